@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run.c — the run driver: scenario → cluster, workload, scheduler; the job
+ * lifecycle on the engine; the accounting layer every allocation change goes
+ * through; the scheduler context. Reporting (summary, trace) is in
+ * run_report.c. */
+#include "models/run_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_SUBMIT = 0, EV_END = 1, EV_SAMPLE = 2 };
+
+/* ---- accounting: every change of the allocated-GPU count passes here ---- */
+
+static void account(WkRun *r, WkTime now)
+{
+    WkTime dt = now - r->last_t;
+    if (dt > 0) {
+        r->alloc_ns += (wk_u128)r->alloc * (wk_u128)dt;
+        r->idle_ns += (wk_u128)(r->cluster.gpus - r->alloc) * (wk_u128)dt;
+        r->last_t = now;
+    }
+}
+
+static int sample(WkRun *r, WkTime now)
+{
+    if (r->nsamples && r->samples[r->nsamples - 1].time_ns == now)
+        r->nsamples--; /* a later state at the same instant replaces it */
+    if (r->nsamples == r->capsamples) {
+        size_t nc = r->capsamples ? r->capsamples * 2 : 256;
+        WkSampleRow *n = realloc(r->samples, nc * sizeof *n);
+        if (!n)
+            return WK_E_NOMEM;
+        r->samples = n;
+        r->capsamples = nc;
+    }
+    r->samples[r->nsamples++] = (WkSampleRow){
+        .time_ns = now,
+        .allocated_gpus = r->alloc,
+        .running_jobs = r->running,
+        .queued_jobs = r->queued,
+    };
+    return 0;
+}
+
+static int finish_if_done(WkRun *r, WkTime now)
+{
+    if (r->completed + r->rejected < r->wl.n)
+        return 0;
+    r->finished = 1;
+    r->end_t = now;
+    wk_engine_cancel(r->eng, r->sample_tok);
+    wk_engine_stop(r->eng);
+    return sample(r, now);
+}
+
+/* ---- scheduler context ---- */
+
+const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx) { return &ctx->run->cluster; }
+WkTime wk_sched_now(const WkSchedCtx *ctx) { return wk_engine_now(ctx->run->eng); }
+uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx) { return ctx->run->cluster.gpus - ctx->run->alloc; }
+uint32_t wk_sched_job_gpus(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].gpus; }
+WkTime wk_sched_job_submit(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].submit; }
+
+int wk_sched_gpu_is_free(const WkSchedCtx *ctx, uint32_t gpu)
+{
+    const WkRun *r = ctx->run;
+    return gpu < r->cluster.gpus && ((r->freebits[gpu >> 6] >> (gpu & 63)) & 1);
+}
+
+int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
+{
+    const WkRun *r = ctx->run;
+    if (n > r->cluster.gpus - r->alloc)
+        return WK_E_RANGE;
+    uint32_t k = 0;
+    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
+    for (size_t w = 0; w < words && k < n; w++) {
+        uint64_t bits = r->freebits[w];
+        while (bits && k < n) {
+            out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            bits &= bits - 1;
+        }
+    }
+    return k == n ? 0 : WK_E_INTERNAL;
+}
+
+int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    WkRun *r = ctx->run;
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (rt->state != WK_JOB_QUEUED || n != js->gpus)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: start of job %u that is not waiting or with %u GPUs instead of %u",
+                            r->sched->name, job, n, js->gpus);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (!wk_sched_gpu_is_free(ctx, g)) {
+            /* undo the GPUs already taken for this job */
+            for (uint32_t k = 0; k < i; k++)
+                r->freebits[gpus[k] >> 6] |= UINT64_C(1) << (gpus[k] & 63);
+            return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                                "scheduler %s: job %u placed on GPU %u which is busy or out of range",
+                                r->sched->name, job, g);
+        }
+        r->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
+    }
+    rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
+    if (!rt->gpus)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
+    WkTime now = wk_engine_now(r->eng);
+    account(r, now);
+    r->alloc += n;
+    r->running++;
+    r->queued--;
+    rt->state = WK_JOB_RUNNING;
+    rt->start = now;
+    int rc = wk_engine_token_new(r->eng, &rt->token, err);
+    if (rc < 0)
+        return rc;
+    if (wk_engine_post(r->eng, now + js->duration, EV_END, job, 0, 0, rt->token) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    return 0;
+}
+
+int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err)
+{
+    WkRun *r = ctx->run;
+    if (r->rt[job].state != WK_JOB_QUEUED)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: reject of job %u that is not waiting",
+                            r->sched->name, job);
+    r->rt[job].state = WK_JOB_REJECTED;
+    r->rt[job].reject_reason = reason;
+    r->queued--;
+    r->rejected++;
+    return 0;
+}
+
+/* ---- event handlers ---- */
+
+static int on_submit(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    uint32_t job = r->order[ev->target];
+    r->rt[job].state = WK_JOB_QUEUED;
+    r->queued++;
+    if (ev->target + 1 < r->wl.n) {
+        uint32_t next = r->order[ev->target + 1];
+        if (wk_engine_post(e, r->wl.jobs[next].submit, EV_SUBMIT, ev->target + 1, 0, 0, 0) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    }
+    int rc = r->sched->on_submit(r->sched_priv, &r->ctx, job, err);
+    if (rc < 0)
+        return rc;
+    return finish_if_done(r, wk_engine_now(e));
+}
+
+static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    WkJobRt *rt = &r->rt[ev->target];
+    uint32_t n = r->wl.jobs[ev->target].gpus;
+    WkTime now = wk_engine_now(e);
+    account(r, now);
+    for (uint32_t i = 0; i < n; i++)
+        r->freebits[rt->gpus[i] >> 6] |= UINT64_C(1) << (rt->gpus[i] & 63);
+    free(rt->gpus);
+    rt->gpus = NULL;
+    r->alloc -= n;
+    r->running--;
+    r->completed++;
+    rt->state = WK_JOB_COMPLETED;
+    rt->end = now;
+    int rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
+    if (rc < 0)
+        return rc;
+    return finish_if_done(r, now);
+}
+
+static int on_sample(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    (void)ev;
+    WkTime now = wk_engine_now(e);
+    if (sample(r, now) < 0 ||
+        wk_engine_post(e, now + r->sample_interval, EV_SAMPLE, 0, 0, 0, r->sample_tok) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    return 0;
+}
+
+/* ---- prepare / execute ---- */
+
+typedef struct {
+    WkTime t;
+    uint32_t id;
+} SubmitKey;
+
+static int cmp_submit(const void *a, const void *b)
+{
+    const SubmitKey *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError *err)
+{
+    const WkNode *sn = wk_node_get(root, "scheduler");
+    const char *name = "fifo";
+    const WkNode *where = sn;
+    if (sn && sn->type == WK_NODE_SCALAR) {
+        name = sn->str;
+    } else if (sn && sn->type == WK_NODE_MAP) {
+        int rc = wk_node_str(sn, "name", 1, &name, err);
+        if (rc < 0)
+            return rc;
+        r->sched_params = sn;
+        where = wk_node_get(sn, "name");
+    } else if (sn && sn->type != WK_NODE_NULL) {
+        return wk_node_error(sn, WK_E_INVAL, err, "expected a scheduler name or a map with 'name'");
+    }
+    if (o && o->scheduler) {
+        name = o->scheduler;
+        where = NULL;
+    }
+    r->sched = wk_sched_find(name);
+    if (!r->sched) {
+        char known[256];
+        wk_sched_names(known, sizeof known);
+        if (where)
+            return wk_node_error(where, WK_E_NOTFOUND, err, "unknown scheduler '%s' (known: %s)", name, known);
+        return wk_error_set(err, WK_E_NOTFOUND, "--scheduler", 0, 0, "unknown scheduler '%s' (known: %s)", name,
+                            known);
+    }
+    if (r->sched->abi != WK_SCHED_ABI)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: ABI %d, expected %d", name,
+                            r->sched->abi, WK_SCHED_ABI);
+    return 0;
+}
+
+int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
+{
+    static const char *const top[] = {"name", "description", "seed", "sim", "cluster", "workload", "scheduler", NULL};
+    static const char *const simk[] = {"end", "sample_interval", NULL};
+    const WkNode *root = doc->root;
+    if (!root)
+        return wk_error_set(err, WK_E_INVAL, doc->file, 0, 0, "empty scenario: expected a mapping with cluster and workload");
+    int rc = wk_node_expect_keys(root, top, err);
+    if (rc < 0)
+        return rc;
+
+    WkRun *r = calloc(1, sizeof *r);
+    if (!r)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    r->doc = doc;
+    r->ctx.run = r;
+    r->name = "unnamed";
+    r->horizon = WK_TIME_NEVER;
+    r->sample_interval = WK_NS_PER_H;
+    int64_t seed = 1;
+    const WkNode *simn = wk_node_get(root, "sim");
+    if ((rc = wk_node_str(root, "name", 0, &r->name, err)) < 0 ||
+        (rc = wk_node_int(root, "seed", 0, 0, INT64_MAX, &seed, err)) < 0)
+        goto fail;
+    const char *desc = NULL;
+    if ((rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+        goto fail;
+    if (simn && simn->type != WK_NODE_NULL) {
+        if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
+            (rc = wk_node_duration(simn, "end", 0, 1, WK_TIME_NEVER / 2, &r->horizon, err)) < 0 ||
+            (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
+                                   &r->sample_interval, err)) < 0)
+            goto fail;
+    }
+    r->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
+    if (o)
+        r->opts = *o;
+
+    if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0)
+        goto fail;
+    WkWorkloadCtx wctx = {.base_dir = doc->dir, .seed = r->seed};
+    if ((rc = wk_workload_load(wk_node_get(root, "workload"), &wctx, &r->wl, err)) < 0)
+        goto fail;
+    if (r->wl.n > UINT32_MAX - 1) {
+        rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
+        goto fail;
+    }
+    if ((rc = parse_sched(r, root, o, err)) < 0)
+        goto fail;
+    r->sched_priv = calloc(1, r->sched->priv_size ? r->sched->priv_size : 1);
+    if (!r->sched_priv) {
+        rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        goto fail;
+    }
+    if ((rc = r->sched->init(r->sched_priv, r->sched_params, &r->ctx, err)) < 0) {
+        free(r->sched_priv);
+        r->sched_priv = NULL;
+        goto fail;
+    }
+    r->sched_ready = 1;
+    *out = r;
+    return 0;
+fail:
+    wk_run_free(r);
+    return rc;
+}
+
+int wk_run_execute(WkRun *r, WkError *err)
+{
+    if (r->executed)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "run: executed twice");
+    r->executed = 1;
+    size_t n = r->wl.n;
+    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
+    r->rt = calloc(n ? n : 1, sizeof *r->rt);
+    r->order = malloc((n ? n : 1) * sizeof *r->order);
+    r->freebits = malloc(words * sizeof *r->freebits);
+    SubmitKey *keys = malloc((n ? n : 1) * sizeof *keys);
+    int rc = 0;
+    if (!r->rt || !r->order || !r->freebits || !keys) {
+        free(keys);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (SubmitKey){r->wl.jobs[i].submit, (uint32_t)i};
+    qsort(keys, n, sizeof *keys, cmp_submit);
+    for (size_t i = 0; i < n; i++)
+        r->order[i] = keys[i].id;
+    free(keys);
+    for (size_t w = 0; w < words; w++)
+        r->freebits[w] = ~UINT64_C(0);
+    if (r->cluster.gpus % 64)
+        r->freebits[words - 1] = (UINT64_C(1) << (r->cluster.gpus % 64)) - 1;
+    for (size_t i = 0; i < n; i++)
+        r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING};
+
+    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0)
+        return rc;
+    if (r->opts.progress)
+        wk_engine_set_progress(r->eng, r->opts.progress, r->opts.progress_user);
+    if ((rc = wk_engine_on(r->eng, EV_SUBMIT, on_submit, r, err)) < 0 ||
+        (rc = wk_engine_on(r->eng, EV_END, on_end, r, err)) < 0 ||
+        (rc = wk_engine_on(r->eng, EV_SAMPLE, on_sample, r, err)) < 0 ||
+        (rc = wk_engine_token_new(r->eng, &r->sample_tok, err)) < 0)
+        return rc;
+    if (wk_engine_post(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok) < 0 ||
+        (n && wk_engine_post(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0) < 0))
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    if (n == 0) {
+        r->finished = 1;
+        r->end_t = 0;
+        return sample(r, 0) < 0 ? wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory") : 0;
+    }
+    if ((rc = wk_engine_run(r->eng, r->horizon, err)) < 0)
+        return rc;
+    if (!r->finished) {
+        /* The horizon was reached, or nothing is left to happen while jobs
+         * still wait (a policy that never starts them). */
+        r->end_t = r->horizon != WK_TIME_NEVER ? r->horizon : wk_engine_now(r->eng);
+        if (sample(r, r->end_t) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    }
+    account(r, r->end_t);
+    return 0;
+}
+
+size_t wk_run_jobs(const WkRun *r) { return r->wl.n; }
+uint32_t wk_run_gpus(const WkRun *r) { return r->cluster.gpus; }
+const char *wk_run_scheduler(const WkRun *r) { return r->sched->name; }
+const char *wk_run_name(const WkRun *r) { return r->name; }
+
+void wk_run_account(const WkRun *r, WkRunAccount *a)
+{
+    a->alloc_hi = (uint64_t)(r->alloc_ns >> 64);
+    a->alloc_lo = (uint64_t)r->alloc_ns;
+    a->idle_hi = (uint64_t)(r->idle_ns >> 64);
+    a->idle_lo = (uint64_t)r->idle_ns;
+    a->end_ns = r->end_t;
+}
+
+void wk_run_free(WkRun *r)
+{
+    if (!r)
+        return;
+    if (r->sched_ready && r->sched->fini)
+        r->sched->fini(r->sched_priv);
+    free(r->sched_priv);
+    if (r->rt)
+        for (size_t i = 0; i < r->wl.n; i++)
+            free(r->rt[i].gpus);
+    free(r->rt);
+    free(r->order);
+    free(r->freebits);
+    free(r->samples);
+    wk_engine_free(r->eng);
+    wk_workload_fini(&r->wl);
+    free(r);
+}

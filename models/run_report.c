@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run_report.c — a finished run's summary metrics and its HDF5 trace. The
+ * metric definitions are in docs/metrics.md; the trace layout in
+ * docs/trace-format.md (schema version WK_TRACE_SCHEMA). */
+#include "models/run_impl.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/trace.h"
+#include "wk_config.h"
+
+#define WK_TRACE_SCHEMA "1.0"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double u128_to_double(wk_u128 v) { return (double)v; }
+
+int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
+    snprintf(s->scheduler, sizeof s->scheduler, "%s", r->sched->name);
+    s->seed = r->seed;
+    size_t n = r->wl.n;
+    double *jct = malloc((n ? n : 1) * sizeof *jct);
+    double *wait = malloc((n ? n : 1) * sizeof *wait);
+    if (!jct || !wait) {
+        free(jct);
+        free(wait);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "summary: out of memory");
+    }
+    size_t nj = 0, nw = 0;
+    double sum_jct = 0, sum_wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (rt->start >= 0) {
+            wait[nw] = wk_time_to_s(rt->start - r->wl.jobs[i].submit);
+            sum_wait += wait[nw++];
+        }
+        if (rt->state == WK_JOB_COMPLETED) {
+            jct[nj] = wk_time_to_s(rt->end - r->wl.jobs[i].submit);
+            sum_jct += jct[nj++];
+        }
+    }
+    qsort(jct, nj, sizeof *jct, cmp_double);
+    qsort(wait, nw, sizeof *wait, cmp_double);
+    double avail = (double)r->cluster.gpus * wk_time_to_s(r->end_t);
+    double util = avail > 0 ? u128_to_double(r->alloc_ns) / 1e9 / avail : NAN;
+    size_t unfinished = n - r->completed - r->rejected;
+
+    int rc = 0;
+    rc |= wk_summary_add(s, "gpus", "GPUs", "GPUs", r->cluster.gpus, 1);
+    rc |= wk_summary_add(s, "jobs_submitted", "jobs in the workload", "jobs", (double)n, 1);
+    rc |= wk_summary_add(s, "jobs_completed", "jobs completed", "jobs", (double)r->completed, 1);
+    rc |= wk_summary_add(s, "jobs_rejected", "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
+    rc |= wk_summary_add(s, "jobs_unfinished", "jobs unfinished at the end", "jobs", (double)unfinished, 1);
+    rc |= wk_summary_add(s, "utilization", "GPU utilization (allocated)", "fraction", util, 0);
+    rc |= wk_summary_add(s, "jct_mean_s", "job completion time mean", "s", nj ? sum_jct / (double)nj : NAN, 0);
+    rc |= wk_summary_add(s, "jct_p50_s", "job completion time p50", "s", wk_quantile_sorted(jct, nj, 0.5), 0);
+    rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
+    rc |= wk_summary_add(s, "wait_mean_s", "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
+    rc |= wk_summary_add(s, "wait_p99_s", "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
+    rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
+    rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
+    rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
+    free(jct);
+    free(wait);
+    if (rc)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "summary: too many metrics");
+    return 0;
+}
+
+/* ---- trace ---- */
+
+typedef struct JobRow {
+    uint32_t id;
+    uint32_t gpus;
+    int64_t submit_ns;
+    int64_t start_ns;
+    int64_t end_ns;
+    int64_t duration_ns;
+    uint8_t status;
+} JobRow;
+
+enum { ST_COMPLETED = 0, ST_REJECTED, ST_QUEUED, ST_RUNNING, ST_NOT_SUBMITTED };
+static const char *const status_names[] = {"completed", "rejected", "queued", "running", "not_submitted", NULL};
+
+static uint8_t status_of(uint8_t state)
+{
+    switch (state) {
+    case WK_JOB_COMPLETED: return ST_COMPLETED;
+    case WK_JOB_REJECTED: return ST_REJECTED;
+    case WK_JOB_QUEUED: return ST_QUEUED;
+    case WK_JOB_RUNNING: return ST_RUNNING;
+    default: return ST_NOT_SUBMITTED;
+    }
+}
+
+static const WkTraceField job_fields[] = {
+    {"id", WK_FT_U32, offsetof(JobRow, id), "", NULL},
+    {"submit", WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
+    {"start", WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
+    {"end", WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
+    {"duration", WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
+    {"gpus", WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
+    {"status", WK_FT_ENUM8, offsetof(JobRow, status), "", status_names},
+};
+
+static const WkTraceField sample_fields[] = {
+    {"time", WK_FT_I64, offsetof(WkSampleRow, time_ns), "ns", NULL},
+    {"allocated_gpus", WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
+    {"running_jobs", WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
+    {"queued_jobs", WK_FT_U32, offsetof(WkSampleRow, queued_jobs), "jobs", NULL},
+};
+
+#define NF(a) (sizeof a / sizeof a[0])
+
+static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
+{
+    JobRow rows[256];
+    WkTraceTable *tab = NULL;
+    int rc = wk_trace_table_begin(t, "jobs", job_fields, NF(job_fields), sizeof(JobRow),
+                                  "one row per job of the workload, in workload order", &tab, err);
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
+        const WkJobSpec *js = &r->wl.jobs[i];
+        const WkJobRt *rt = &r->rt[i];
+        rows[k++] = (JobRow){
+            .id = (uint32_t)i,
+            .gpus = js->gpus,
+            .submit_ns = js->submit,
+            .start_ns = rt->start,
+            .end_ns = rt->end,
+            .duration_ns = js->duration,
+            .status = status_of(rt->state),
+        };
+        if (k == NF(rows) || i + 1 == r->wl.n) {
+            rc = wk_trace_table_append(tab, rows, k, err);
+            k = 0;
+        }
+    }
+    if (rc == 0)
+        rc = wk_trace_table_end(tab, err);
+    return rc;
+}
+
+int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
+{
+    WkTrace *t = NULL;
+    int rc = wk_trace_open(&t, path, err);
+    if (rc < 0)
+        return rc;
+    WkSummary s;
+    char *sets = NULL;
+    size_t setlen = 1;
+    for (size_t i = 0; i < r->opts.nsets; i++)
+        setlen += strlen(r->opts.sets[i]) + 1;
+    sets = calloc(1, setlen);
+    if (!sets) {
+        rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "trace: out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < r->opts.nsets; i++) {
+        strcat(sets, r->opts.sets[i]);
+        strcat(sets, "\n");
+    }
+    if ((rc = wk_trace_attr_str(t, NULL, "wanka_version", WK_VERSION, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "schema_version", WK_TRACE_SCHEMA, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "seed", (int64_t)r->seed, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario_name", r->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario_file", r->doc->file, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario", r->doc->text ? r->doc->text : "", err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "overrides", sets, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scheduler", r->sched->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "gpu_sku", r->cluster.sku->name, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "gpus", r->cluster.gpus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0)
+        goto fail;
+    if ((rc = write_jobs(r, t, err)) < 0)
+        goto fail;
+    if ((rc = wk_trace_table(t, "timeseries/cluster", sample_fields, NF(sample_fields), sizeof(WkSampleRow),
+                             r->samples, r->nsamples,
+                             "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
+        goto fail;
+    if ((rc = wk_run_summary(r, &s, err)) < 0)
+        goto fail;
+    for (size_t i = 0; i < s.n; i++) {
+        if ((rc = wk_trace_attr_f64(t, "summary", s.m[i].name, s.m[i].value, err)) < 0)
+            goto fail;
+    }
+    free(sets);
+    return wk_trace_close(t, err);
+fail:
+    free(sets);
+    wk_trace_abort(t);
+    return rc;
+}
+
+long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max)
+{
+    long n = 0;
+    if (strcmp(kind, "schedulers") == 0) {
+        for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
+    } else if (strcmp(kind, "sources") == 0) {
+        for (const WkWorkloadSource *const *p = wk_workload_sources(); *p; p++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
+    } else if (strcmp(kind, "skus") == 0) {
+        for (size_t i = 0; i < wk_catalog_count(); i++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){wk_catalog_at(i)->name, wk_catalog_at(i)->source};
+    } else {
+        return -1;
+    }
+    return n;
+}

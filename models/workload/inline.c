@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* inline.c — jobs listed in the scenario itself:
+ *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]} */
+#include "models/workload/workload.h"
+
+static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
+{
+    static const char *const known[] = {"source", "jobs", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", NULL};
+    (void)ctx;
+    int rc = wk_node_expect_keys(sec, known, err);
+    if (rc < 0)
+        return rc;
+    const WkNode *jobs = wk_node_get(sec, "jobs");
+    if (!jobs || jobs->type != WK_NODE_SEQ)
+        return wk_node_error(jobs ? jobs : sec, WK_E_INVAL, err, "%s",
+                             jobs ? "expected a sequence of jobs" : "missing required key 'jobs'");
+    for (size_t i = 0; i < jobs->nkids; i++) {
+        const WkNode *j = jobs->kids[i];
+        WkTime submit = 0, dur = 0;
+        int64_t gpus = 0;
+        if ((rc = wk_node_expect_keys(j, job_keys, err)) < 0 ||
+            (rc = wk_node_duration(j, "submit", 0, 0, WK_TIME_NEVER / 4, &submit, err)) < 0 ||
+            (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0 ||
+            (rc = wk_node_duration(j, "duration", 1, 1, WK_TIME_NEVER / 4, &dur, err)) < 0)
+            return rc;
+        WkJobSpec js = {.submit = submit, .duration = dur, .gpus = (uint32_t)gpus};
+        if (wk_workload_push(out, &js) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
+    }
+    return 0;
+}
+
+const WkWorkloadSource wk_workload_inline = {
+    .abi = WK_WORKLOAD_ABI,
+    .name = "inline",
+    .description = "jobs listed in the scenario (submit, gpus, duration)",
+    .load = load,
+};

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* philly.c — importer for the Philly trace in its reduced CSV form
+ * (columns timestamp, duration, num_gpus, gpu_time, cluster; see
+ * ../shared/traces/README.md). Columns are found by header name, so their
+ * order may vary; timestamp, duration and num_gpus are required, others are
+ * ignored. Submit times become seconds from the earliest submit. Errors are
+ * "file:line: column: message". */
+#include "models/workload/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FILE_BYTES (INT64_C(1) << 32)
+
+/* Days from 1970-01-01 of a proleptic Gregorian date (Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int digits(const char *s, int n, int64_t *out)
+{
+    int64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* "YYYY-MM-DD HH:MM:SS" (or with a 'T') → seconds since the epoch (UTC). */
+static int parse_timestamp(const char *s, size_t len, int64_t *out)
+{
+    int64_t y, mo, d, h, mi, se;
+    if (len != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
+        s[16] != ':' || digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
+        digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &se))
+        return -1;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+        return -1;
+    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    return 0;
+}
+
+typedef struct {
+    const char *p;
+    size_t len;
+} Field;
+
+static int read_file(const char *path, char **buf, size_t *len, WkError *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "cannot open trace: %s", strerror(errno));
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 65536) {
+            cap = cap ? cap * 2 : 1 << 20;
+            if ((int64_t)cap > MAX_FILE_BYTES) {
+                free(b);
+                fclose(f);
+                return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 4 GiB");
+            }
+            char *nb = realloc(b, cap + 1);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory reading the trace");
+            }
+            b = nb;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "read error");
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* Split one line into at most max fields at commas; returns the count. */
+static size_t split(const char *s, const char *end, Field *f, size_t max)
+{
+    size_t n = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (p == end || *p == ',') {
+            if (n < max)
+                f[n] = (Field){start, (size_t)(p - start)};
+            n++;
+            if (p == end)
+                break;
+            start = p + 1;
+        }
+    }
+    return n;
+}
+
+static int field_is(const Field *f, const char *name)
+{
+    size_t l = strlen(name);
+    return f->len == l && memcmp(f->p, name, l) == 0;
+}
+
+static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
+{
+    static const char *const known[] = {"source", "trace", NULL};
+    int rc = wk_node_expect_keys(sec, known, err);
+    const char *rel = NULL;
+    if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)
+        return rc;
+    char path[4096];
+    if (!wk_workload_resolve(ctx->base_dir, rel, path, sizeof path))
+        return wk_node_error(wk_node_get(sec, "trace"), WK_E_RANGE, err, "path too long");
+
+    char *buf = NULL;
+    size_t len = 0;
+    if ((rc = read_file(path, &buf, &len, err)) < 0)
+        return rc;
+
+    enum { MAXF = 64 };
+    Field f[MAXF];
+    int col_ts = -1, col_dur = -1, col_gpus = -1;
+    size_t ncols = 0;
+    long line = 0;
+    int64_t t0 = INT64_MAX;
+    int64_t *ts = NULL; /* submit seconds per job, before rebasing */
+    size_t tscap = 0;
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        const char *le = eol;
+        if (le > p && le[-1] == '\r')
+            le--;
+        line++;
+        const char *row = p;
+        p = eol + 1;
+        if (le == row)
+            continue; /* blank line */
+        size_t nf = split(row, le, f, MAXF);
+        if (line == 1) {
+            ncols = nf;
+            for (size_t i = 0; i < nf && i < MAXF; i++) {
+                if (field_is(&f[i], "timestamp")) col_ts = (int)i;
+                else if (field_is(&f[i], "duration")) col_dur = (int)i;
+                else if (field_is(&f[i], "num_gpus")) col_gpus = (int)i;
+            }
+            const char *miss = col_ts < 0 ? "timestamp" : col_dur < 0 ? "duration" : col_gpus < 0 ? "num_gpus" : NULL;
+            if (miss) {
+                rc = wk_error_set(err, WK_E_INVAL, path, 1, 0,
+                                  "%s: missing column in the header (expected timestamp, duration, num_gpus)", miss);
+                goto fail;
+            }
+            continue;
+        }
+        if (nf != ncols) {
+            rc = wk_error_set(err, WK_E_INVAL, path, line, 0, "row: expected %zu fields, got %zu", ncols, nf);
+            goto fail;
+        }
+        int64_t t;
+        if (parse_timestamp(f[col_ts].p, f[col_ts].len, &t) < 0) {
+            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
+                              "timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '%.*s'", (int)f[col_ts].len, f[col_ts].p);
+            goto fail;
+        }
+        char tmp[64], *e;
+        const Field *fd = &f[col_dur];
+        double dur = -1;
+        if (fd->len > 0 && fd->len < sizeof tmp) {
+            memcpy(tmp, fd->p, fd->len);
+            tmp[fd->len] = '\0';
+            errno = 0;
+            dur = strtod(tmp, &e);
+            if (*e || errno)
+                dur = -1;
+        }
+        if (!(dur >= 0 && dur < 1e10)) {
+            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
+                              "duration: expected seconds >= 0 and < 1e10, got '%.*s'", (int)fd->len, fd->p);
+            goto fail;
+        }
+        const Field *fg = &f[col_gpus];
+        long long g = 0;
+        if (fg->len > 0 && fg->len < 12) {
+            memcpy(tmp, fg->p, fg->len);
+            tmp[fg->len] = '\0';
+            errno = 0;
+            g = strtoll(tmp, &e, 10);
+            if (*e || errno)
+                g = 0;
+        }
+        if (g < 1 || g > (long long)WK_JOB_MAX_GPUS) {
+            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
+                              "num_gpus: expected an integer between 1 and %u, got '%.*s'",
+                              (unsigned)WK_JOB_MAX_GPUS, (int)fg->len, fg->p);
+            goto fail;
+        }
+        WkJobSpec js = {.submit = 0, .duration = wk_time_from_s(dur), .gpus = (uint32_t)g};
+        if (js.duration < 1)
+            js.duration = 1;
+        if (out->n == tscap) {
+            tscap = tscap ? tscap * 2 : 1024;
+            int64_t *nts = realloc(ts, tscap * sizeof *nts);
+            if (!nts) {
+                rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
+                goto fail;
+            }
+            ts = nts;
+        }
+        ts[out->n] = t;
+        if (wk_workload_push(out, &js) < 0) {
+            rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
+            goto fail;
+        }
+        if (t < t0)
+            t0 = t;
+    }
+    if (line == 0) {
+        rc = wk_error_set(err, WK_E_INVAL, path, 0, 0, "empty trace file (no header)");
+        goto fail;
+    }
+    for (size_t i = 0; i < out->n; i++)
+        out->jobs[i].submit = (ts[i] - t0) * WK_NS_PER_S;
+    free(ts);
+    free(buf);
+    return 0;
+fail:
+    free(ts);
+    free(buf);
+    return rc;
+}
+
+const WkWorkloadSource wk_workload_philly = {
+    .abi = WK_WORKLOAD_ABI,
+    .name = "philly",
+    .description = "Microsoft Philly trace, CSV with timestamp, duration, num_gpus columns",
+    .load = load,
+};

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* synthetic.c — a generated job stream: renewal arrivals (Poisson with the
+ * default exponential inter-arrival), durations from any distribution
+ * (log-normal by default), GPU counts from a weighted table. Arrivals,
+ * durations and sizes draw from three separate named streams, so changing
+ * the size mix leaves the arrival times unchanged. */
+#include "models/workload/workload.h"
+
+#include "sim/dist.h"
+
+#define MAX_JOBS 100000000
+
+static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
+{
+    static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", NULL};
+    static const char *const mix_keys[] = {"gpus", "weight", NULL};
+    int rc = wk_node_expect_keys(sec, known, err);
+    if (rc < 0)
+        return rc;
+    int64_t njobs = 0;
+    WkDist arr = {.kind = WK_DIST_EXPONENTIAL, .a = 60};
+    WkDist dur = {.kind = WK_DIST_LOGNORMAL, .a = 7.0, .b = 1.5}; /* median e^7 ~ 18 min */
+    if ((rc = wk_node_int(sec, "jobs", 1, 1, MAX_JOBS, &njobs, err)) < 0 ||
+        (rc = wk_dist_parse(sec, "interarrival", 0, &arr, err)) < 0 ||
+        (rc = wk_dist_parse(sec, "duration", 0, &dur, err)) < 0)
+        return rc;
+
+    /* GPU-count mix: a scalar (every job the same) or [{gpus, weight}, ...] */
+    enum { MAXMIX = 64 };
+    uint32_t sizes[MAXMIX] = {1};
+    double weights[MAXMIX] = {1};
+    size_t nmix = 1;
+    const WkNode *mix = wk_node_get(sec, "gpus");
+    if (mix && mix->type == WK_NODE_SCALAR) {
+        int64_t g = 0;
+        if ((rc = wk_node_as_int(mix, 1, WK_JOB_MAX_GPUS, &g, err)) < 0)
+            return rc;
+        sizes[0] = (uint32_t)g;
+    } else if (mix && mix->type == WK_NODE_SEQ) {
+        if (mix->nkids == 0 || mix->nkids > MAXMIX)
+            return wk_node_error(mix, WK_E_RANGE, err, "needs 1 to %d entries", MAXMIX);
+        double tot = 0;
+        for (size_t i = 0; i < mix->nkids; i++) {
+            int64_t g = 0;
+            const WkNode *e = mix->kids[i];
+            if ((rc = wk_node_expect_keys(e, mix_keys, err)) < 0 ||
+                (rc = wk_node_int(e, "gpus", 1, 1, WK_JOB_MAX_GPUS, &g, err)) < 0 ||
+                (rc = wk_node_double(e, "weight", 1, 0, 1e12, &weights[i], err)) < 0)
+                return rc;
+            sizes[i] = (uint32_t)g;
+            tot += weights[i];
+        }
+        if (!(tot > 0))
+            return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");
+        nmix = mix->nkids;
+    } else if (mix && mix->type != WK_NODE_NULL) {
+        return wk_node_error(mix, WK_E_INVAL, err, "expected a GPU count or a list of {gpus, weight}");
+    }
+
+    WkRng *ra = NULL, *rd = NULL, *rg = NULL;
+    if ((rc = wk_rng_new(&ra, ctx->seed, "workload.arrival", err)) < 0 ||
+        (rc = wk_rng_new(&rd, ctx->seed, "workload.duration", err)) < 0 ||
+        (rc = wk_rng_new(&rg, ctx->seed, "workload.gpus", err)) < 0)
+        goto done;
+    WkTime t = 0;
+    for (int64_t i = 0; i < njobs; i++) {
+        WkJobSpec js = {.submit = t, .duration = wk_dist_draw(&dur, rd)};
+        if (js.duration < 1)
+            js.duration = 1;
+        js.gpus = sizes[nmix > 1 ? wk_rng_discrete(rg, weights, nmix) : 0];
+        if ((rc = wk_workload_push(out, &js)) < 0) {
+            rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
+            goto done;
+        }
+        t += wk_dist_draw(&arr, ra);
+    }
+    rc = 0;
+done:
+    wk_rng_free(ra);
+    wk_rng_free(rd);
+    wk_rng_free(rg);
+    return rc;
+}
+
+const WkWorkloadSource wk_workload_synthetic = {
+    .abi = WK_WORKLOAD_ABI,
+    .name = "synthetic",
+    .description = "generated jobs: Poisson arrivals, log-normal durations, a GPU-count mix",
+    .load = load,
+};

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* workload.h — the jobs of a run and the sources that produce them: an inline
+ * YAML list, a synthetic generator, and trace importers. Sources are plugins
+ * (a const ops struct each, a NULL-terminated registry) chosen by
+ * `workload.source`. A job here is its request: submit time, GPUs, duration. */
+#ifndef WK_WORKLOAD_H
+#define WK_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/error.h"
+#include "sim/node.h"
+#include "sim/rng.h"
+#include "sim/time.h"
+
+#define WK_JOB_MAX_GPUS UINT32_C(4000000)
+
+typedef struct WkJobSpec {
+    WkTime submit;   /* ns from the start of the run */
+    WkTime duration; /* ns of work at full speed on its GPUs */
+    uint32_t gpus;   /* GPUs it needs, all at once (gang) */
+} WkJobSpec;
+
+typedef struct WkWorkload {
+    WkJobSpec *jobs; /* owned, in source order; job id = index */
+    size_t n, cap;
+} WkWorkload;
+
+/* What a source may use besides its own section. */
+typedef struct WkWorkloadCtx {
+    const char *base_dir; /* directory relative paths are resolved against */
+    uint64_t seed;        /* scenario seed: sources derive named RNG streams */
+} WkWorkloadCtx;
+
+#define WK_WORKLOAD_ABI 1
+typedef struct WkWorkloadSource {
+    int abi;                 /* WK_WORKLOAD_ABI; fields are only appended */
+    const char *name;        /* `workload.source` value */
+    const char *description; /* shown by `wanka list sources` */
+    /* Fill out (empty on entry) from the section; 0 or negative WK_E_*. */
+    int (*load)(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);
+} WkWorkloadSource;
+
+extern const WkWorkloadSource wk_workload_inline;
+extern const WkWorkloadSource wk_workload_synthetic;
+extern const WkWorkloadSource wk_workload_philly;
+
+/** NULL-terminated table of the built-in sources. */
+const WkWorkloadSource *const *wk_workload_sources(void);
+
+/** Load the `workload:` section: look up `source` in the registry (unknown →
+ * "unknown workload source 'x' (known: inline, synthetic, philly)") and run it.
+ * On failure *out is left empty. The caller owns out (wk_workload_fini). */
+int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);
+
+/** Append a job. Returns 0 or WK_E_NOMEM. */
+int wk_workload_push(WkWorkload *w, const WkJobSpec *job);
+
+/** Release the job array. */
+void wk_workload_fini(WkWorkload *w);
+
+/** Resolve `path` against base_dir (absolute paths are kept) into buf.
+ * Returns buf, or NULL when it does not fit. */
+const char *wk_workload_resolve(const char *base_dir, const char *path, char *buf, size_t n);
+
+#endif

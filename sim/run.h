@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run.h — one simulation run, as the CLI sees it: read a scenario document
+ * into a cluster, a workload and a scheduler, drive the job lifecycle on the
+ * engine, account every GPU-second, report a summary and an HDF5 trace.
+ * Declared here so sim/ depends on no model header; implemented by the
+ * models layer (models/run.c, models/run_report.c), which wires the plugins
+ * in through their registries. */
+#ifndef WK_RUN_H
+#define WK_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/node.h"
+#include "sim/summary.h"
+
+typedef struct WkRunOpts {
+    int has_seed;              /* 1: seed overrides the scenario's */
+    uint64_t seed;
+    const char *scheduler;     /* overrides `scheduler:` when non-NULL */
+    WkProgressFn progress;     /* optional progress hook */
+    void *progress_user;
+    const char *const *sets;   /* the --set overrides applied, for the trace */
+    size_t nsets;
+} WkRunOpts;
+
+typedef struct WkRun WkRun;
+
+/** Read and check the whole scenario (doc borrowed; must outlive the run):
+ * cluster, workload (files are read, generators run), scheduler, sim section.
+ * Returns 0 and a run the caller owns (wk_run_free), or a negative code with
+ * a positioned error. Nothing is written anywhere. */
+int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, WkError *err);
+
+/** Simulate to the end (all jobs done or rejected, or `sim.end`). Once only. */
+int wk_run_execute(WkRun *r, WkError *err);
+
+/** Fill *s with the run's summary metrics (after execute). */
+int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err);
+
+/** Write the HDF5 trace to path (atomically: temp file + rename). */
+int wk_run_write_trace(const WkRun *r, const char *path, WkError *err);
+
+/** Number of jobs in the workload. */
+size_t wk_run_jobs(const WkRun *r);
+
+/** Total GPUs. */
+uint32_t wk_run_gpus(const WkRun *r);
+
+/** Scheduler name and scenario name (borrowed). */
+const char *wk_run_scheduler(const WkRun *r);
+const char *wk_run_name(const WkRun *r);
+
+/** GPU-ns accounted as allocated and idle over [0, end], and the end (ns).
+ * allocated + idle == gpus * end holds exactly (the conservation test). The
+ * 128-bit values are split into high and low 64-bit halves. */
+typedef struct WkRunAccount {
+    uint64_t alloc_hi, alloc_lo, idle_hi, idle_lo;
+    int64_t end_ns;
+} WkRunAccount;
+void wk_run_account(const WkRun *r, WkRunAccount *out);
+
+/** Release everything. NULL is a no-op. */
+void wk_run_free(WkRun *r);
+
+/* A plugin as `wanka list` shows it. */
+typedef struct WkPluginInfo {
+    const char *name;        /* static storage */
+    const char *description; /* static storage */
+} WkPluginInfo;
+
+/** Plugins of a kind ("schedulers", "sources", "skus") into out[0..max).
+ * Returns how many exist (may exceed max), or -1 for an unknown kind. */
+long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max);
+
+#endif

@@ -110,8 +110,8 @@ int wk_node_as_int(const WkNode *n, int64_t min, int64_t max, int64_t *out, WkEr
 int wk_node_as_double(const WkNode *n, double min, double max, double *out, WkError *err);
 int wk_node_as_duration(const WkNode *n, WkTime min, WkTime max, WkTime *out, WkError *err);
 
-/** Parse a duration string as wk_node_duration does, without a node. Returns 0
- * or WK_E_INVAL. */
+/** Parse a duration string as wk_node_duration does, without a node. Returns 0,
+ * WK_E_INVAL (not a duration) or WK_E_RANGE (overflows int64 ns). */
 int wk_parse_duration(const char *s, WkTime *out);
 
 #endif

@@ -1,0 +1,78 @@
+#!/bin/sh
+# test_cli.sh — the command line's contract: exit statuses (0 ok, 2 bad
+# input), file:line:col errors, no trace left behind on error, atomic trace
+# output, --set/--seed/--scheduler, help and listing.
+# usage: test_cli.sh WANKA SRCROOT
+set -u
+W=$1
+SRC=$2
+T=$(mktemp -d /tmp/wk-cli-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS PATTERN CMD... : exit status and a fixed string in stdout+stderr
+expect() {
+  want=$1 pat=$2; shift 2
+  out=$("$@" 2>&1); st=$?
+  if [ "$st" != "$want" ]; then bad "$* → status $st, want $want: $out"; return; fi
+  case "$out" in *"$pat"*) ok ;; *) bad "$* → output lacks '$pat': $out" ;; esac
+}
+
+Q="$SRC/scenarios/quickstart.yaml"
+expect 0 "wanka 0." "$W" --version
+expect 0 "usage: wanka COMMAND" "$W" --help
+expect 0 "--set KEY.PATH=VALUE" "$W" help run
+expect 0 "--set KEY.PATH=VALUE" "$W" run --help
+expect 2 "unknown command 'frobnicate'" "$W" frobnicate
+expect 2 "usage: wanka COMMAND" "$W"
+expect 0 "fifo" "$W" list schedulers
+expect 0 "philly" "$W" list sources
+expect 0 "H100-SXM-80G" "$W" list skus
+expect 2 "unknown kind" "$W" list gizmos
+expect 0 "ok: scenario 'quickstart', 384 GPUs, 3000 jobs, scheduler fifo" "$W" validate "$Q"
+
+# a good run writes the trace atomically under its final name only
+cd "$T" || exit 1
+expect 0 "GPU utilization" "$W" run "$Q" -q
+[ -s "$T/quickstart.h5" ] && ok || bad "default trace quickstart.h5 missing"
+expect 0 '"jobs_completed":3000' "$W" run "$Q" --json -q -o "$T/q.h5"
+[ -s "$T/q.h5" ] && ok || bad "-o q.h5 missing"
+ls "$T" | grep -q tmp && bad "temporary file left: $(ls "$T")" || ok
+expect 0 '"seed":9' "$W" run "$Q" --json -q --no-trace --seed 9
+expect 0 '"gpus":64' "$W" run "$Q" --json -q --no-trace --set cluster.nodes=8
+a=$("$W" run "$Q" --json -q --no-trace); b=$("$W" run "$Q" --json -q --no-trace)
+[ "$a" = "$b" ] && ok || bad "same seed, different summary bytes"
+
+# bad input: status 2, file:line:col: key: message, and no trace file
+cat > "$T/bad.yaml" <<'YAML'
+cluster:
+  nodes: 0
+workload: {source: inline, jobs: []}
+YAML
+expect 2 "bad.yaml:2:10: cluster.nodes: must be" "$W" run "$T/bad.yaml" -o "$T/bad.h5"
+[ -e "$T/bad.h5" ] && bad "trace written for a bad scenario" || ok
+printf 'cluster: {nodes: 2}\nworkload: {source: inline, jobs: []}\ntypo_key: 3\n' > "$T/unk.yaml"
+expect 2 "unk.yaml:3:1: typo_key: unknown key 'typo_key'" "$W" run "$T/unk.yaml" -o "$T/unk.h5"
+[ -e "$T/unk.h5" ] && bad "trace written for an unknown key" || ok
+printf 'cluster: {nodes: 2\nworkload: 1\n' > "$T/syntax.yaml"
+expect 2 "syntax.yaml:" "$W" run "$T/syntax.yaml" -o "$T/syn.h5"
+[ -e "$T/syn.h5" ] && bad "trace written for a syntax error" || ok
+expect 2 "No such file" "$W" run "$T/missing.yaml"
+expect 2 "--set:1:" "$W" run "$Q" --no-trace --set cluster.nodes=-3
+expect 2 "unknown scheduler 'nope' (known: fifo" "$W" run "$Q" --no-trace --scheduler nope
+expect 2 "--seed: expected a non-negative integer" "$W" run "$Q" --seed=-1
+expect 2 "unknown option '--frob'" "$W" run "$Q" --frob
+printf 'timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,a\n2017-10-09 07:01:55,oops,1,66.0,a\n' > "$T/bad.csv"
+printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: bad.csv}\n' > "$T/csv.yaml"
+expect 2 "bad.csv:3: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
+[ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
+expect 2 "bad.csv:3: duration:" "$W" validate "$T/csv.yaml"
+
+# an unwritable trace path: status 2, message names it
+expect 2 "/nonexistent-dir/x.h5" "$W" run "$Q" -q -o /nonexistent-dir/x.h5
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

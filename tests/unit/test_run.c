@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_run.c — the run driver against independent expectations: Erlang-C
+ * queue wait for M/M/c under FIFO, exact GPU-second conservation,
+ * determinism, FIFO's order and placement, rejection, scenario errors. */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/run_impl.h"
+
+/* M/M/c: probability of waiting (Erlang C) and mean wait W_q = C/(c mu - lambda). */
+static double erlang_c_wait(int c, double lambda, double mu)
+{
+    double a = lambda / mu, rho = a / c;
+    double term = 1, sum = 0; /* a^k / k! */
+    for (int k = 0; k < c; k++) {
+        sum += term;
+        term *= a / (k + 1);
+    }
+    double top = term / (1 - rho); /* term is now a^c / c! */
+    double pw = top / (sum + top);
+    return pw / (c * mu - lambda);
+}
+
+static void test_fifo_mmc_wait_matches_erlang_c(void **state)
+{
+    (void)state;
+    /* c = 8 single-GPU servers, mean service 1 h, rho = 0.7, 2 M jobs: the
+     * standard error of the mean wait is about 1.5 % here (measured over
+     * seeds), so the 5 % band is more than 3 standard errors wide. */
+    const int c = 8;
+    const double mu = 1.0 / 3600.0, lambda = 0.7 * c * mu;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "seed: 2024\n"
+             "cluster: {sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+             "workload:\n"
+             "  source: synthetic\n"
+             "  jobs: 2000000\n"
+             "  interarrival: {dist: exponential, mean: %.6fs}\n"
+             "  duration: {dist: exponential, mean: 1h}\n"
+             "  gpus: 1\n"
+             "sim: {sample_interval: 30d}\n"
+             "scheduler: fifo\n",
+             1.0 / lambda);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    double want = erlang_c_wait(c, lambda, mu);
+    double got = test_metric(&t, "wait_mean_s");
+    print_message("M/M/8 rho=0.7: Erlang-C Wq = %.2f s, simulated %.2f s (%+.2f %%)\n", want, got,
+                  100 * (got - want) / want);
+    assert_true(fabs(got - want) / want < 0.05);
+    test_run_free(&t);
+}
+
+static const char *const quick =
+    "name: q\n"
+    "seed: 7\n"
+    "cluster: {nodes: 6, gpus_per_node: 8}\n"
+    "workload:\n"
+    "  source: synthetic\n"
+    "  jobs: 2000\n"
+    "  interarrival: {dist: exponential, mean: 60s}\n"
+    "  duration: {dist: lognormal, median: 20m, sigma: 1.4}\n"
+    "  gpus: [{gpus: 1, weight: 5}, {gpus: 4, weight: 2}, {gpus: 8, weight: 2}, {gpus: 24, weight: 1}]\n"
+    "sim: {sample_interval: 5m}\n";
+
+static void test_gpu_seconds_are_conserved_exactly(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t, quick, NULL);
+    WkRunAccount a;
+    wk_run_account(t.run, &a);
+    wk_u128 alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo;
+    wk_u128 idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo;
+    wk_u128 total = (wk_u128)wk_run_gpus(t.run) * (wk_u128)a.end_ns;
+    assert_true(a.end_ns > 0);
+    assert_true(alloc > 0 && idle > 0);
+    assert_true(alloc + idle == total);
+    /* and the allocated part equals the GPU-time of the completed jobs */
+    wk_u128 work = 0;
+    for (size_t i = 0; i < t.run->wl.n; i++)
+        work += (wk_u128)t.run->wl.jobs[i].gpus * (wk_u128)t.run->wl.jobs[i].duration;
+    assert_true(alloc == work);
+    test_run_free(&t);
+}
+
+static void test_same_seed_gives_identical_summary_bytes(void **state)
+{
+    (void)state;
+    TestRun a, b, c;
+    test_run_yaml(&a, quick, NULL);
+    test_run_yaml(&b, quick, NULL);
+    WkRunOpts o = {.has_seed = 1, .seed = 8};
+    test_run_yaml(&c, quick, &o);
+    char *ja = wk_summary_json(&a.sum), *jb = wk_summary_json(&b.sum), *jc = wk_summary_json(&c.sum);
+    assert_non_null(ja);
+    assert_string_equal(ja, jb);
+    assert_string_not_equal(ja, jc);
+    free(ja);
+    free(jb);
+    free(jc);
+    test_run_free(&a);
+    test_run_free(&b);
+    test_run_free(&c);
+}
+
+static void test_fifo_head_blocks_and_first_fit_places_lowest_gpus(void **state)
+{
+    (void)state;
+    /* 16 GPUs. Job0 takes 12 for 10 s; job1 needs 8 and must wait until 10 s;
+     * job2 (1 GPU, submitted after job1) must wait behind job1 although 4 GPUs are free. */
+    const char *yaml = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 12, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 5s}\n"
+                       "    - {submit: 2s, gpus: 1, duration: 1s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[0].start, 0);
+    assert_int_equal(rt[1].start, 10 * WK_NS_PER_S);
+    assert_int_equal(rt[2].start, 10 * WK_NS_PER_S);
+    assert_int_equal(rt[1].end, 15 * WK_NS_PER_S);
+    assert_int_equal(rt[2].end, 11 * WK_NS_PER_S);
+    assert_float_equal(test_metric(&t, "makespan_s"), 15.0, 1e-12);
+    /* waits: 0, 9, 8 → mean 17/3 */
+    assert_float_equal(test_metric(&t, "wait_mean_s"), 17.0 / 3.0, 1e-9);
+    /* utilization = (12*10 + 8*5 + 1*1) / (16 * 15) */
+    assert_float_equal(test_metric(&t, "utilization"), 161.0 / 240.0, 1e-12);
+    test_run_free(&t);
+
+    /* Placement: stop at 10.5 s, while job1 and job2 run on the lowest free GPUs. */
+    char cut[1024];
+    snprintf(cut, sizeof cut, "sim: {end: 10500ms}\n%s", yaml);
+    test_run_yaml(&t, cut, NULL);
+    rt = t.run->rt;
+    assert_non_null(rt[1].gpus);
+    assert_non_null(rt[2].gpus);
+    for (uint32_t i = 0; i < 8; i++)
+        assert_int_equal(rt[1].gpus[i], i);
+    assert_int_equal(rt[2].gpus[0], 8);
+    test_run_free(&t);
+}
+
+static void test_job_larger_than_cluster_is_rejected_not_blocking(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 16, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 5s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal((int)test_metric(&t, "jobs_rejected"), 1);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 1);
+    assert_int_equal(t.run->rt[1].start, 1 * WK_NS_PER_S);
+    test_run_free(&t);
+}
+
+static void test_horizon_leaves_jobs_unfinished(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "sim: {end: 100s}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 8, duration: 60s}\n"
+                       "    - {submit: 0, gpus: 8, duration: 60s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 1);
+    assert_int_equal((int)test_metric(&t, "jobs_unfinished"), 1);
+    assert_true(isnan(test_metric(&t, "makespan_s")));
+    assert_float_equal(test_metric(&t, "simulated_s"), 100.0, 1e-12);
+    assert_float_equal(test_metric(&t, "utilization"), 1.0, 1e-12);
+    test_run_free(&t);
+}
+
+static void expect_error(const char *yaml, const char *where, const char *fragment)
+{
+    WkError err;
+    int rc = test_prepare_yaml(yaml, &err);
+    assert_true(rc < 0);
+    assert_int_equal(wk_error_exit_status(rc), 2);
+    if (strcmp(err.where, where) != 0 || !strstr(err.msg, fragment))
+        fail_msg("got '%s: %s', want '%s: ...%s...'", err.where, err.msg, where, fragment);
+}
+
+static void test_scenario_errors_name_position_and_key(void **state)
+{
+    (void)state;
+    expect_error("cluster: {nodes: 2}\nworkload: {source: inline, jobs: []}\nbogus: 1\n", "bad.yaml:3:1",
+                 "bogus");
+    expect_error("cluster:\n  nodes: 0\nworkload: {source: inline, jobs: []}\n", "bad.yaml:2:10",
+                 "cluster.nodes");
+    expect_error("cluster:\n  nodes: -4\nworkload: {source: inline, jobs: []}\n", "bad.yaml:2:10",
+                 "cluster.nodes");
+    expect_error("cluster:\n  nodes: many\nworkload: {source: inline, jobs: []}\n", "bad.yaml:2:10",
+                 "cluster.nodes");
+    expect_error("cluster: {nodes: 2, sku: Z80}\nworkload: {source: inline, jobs: []}\n", "bad.yaml:1:26",
+                 "H100-SXM-80G");
+    expect_error("cluster: {nodes: 2}\nworkload: {source: inline, jobs: []}\nscheduler: lottery\n",
+                 "bad.yaml:3:12", "unknown scheduler 'lottery' (known: fifo");
+    expect_error("cluster: {nodes: 2}\nworkload: {source: magic}\n", "bad.yaml:2:20", "known: inline, synthetic, philly");
+    expect_error("cluster: {nodes: 2}\nworkload:\n  source: inline\n  jobs:\n    - {gpus: 0, duration: 1h}\n",
+                 "bad.yaml:5:14", "workload.jobs[0].gpus");
+    expect_error("cluster: {nodes: 2}\nworkload: {source: synthetic, jobs: 10, duration: -3s}\n", "bad.yaml:2:51",
+                 "workload.duration");
+    expect_error("cluster: {nodes: 2}\nworkload: {source: philly, trace: /nonexistent/philly.csv}\n",
+                 "/nonexistent/philly.csv", "No such file");
+    expect_error("cluster: {nodes: 4000000, gpus_per_node: 8}\nworkload: {source: inline, jobs: []}\n", "bad.yaml:1:18",
+                 "4000000");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fifo_mmc_wait_matches_erlang_c),
+        cmocka_unit_test(test_gpu_seconds_are_conserved_exactly),
+        cmocka_unit_test(test_same_seed_gives_identical_summary_bytes),
+        cmocka_unit_test(test_fifo_head_blocks_and_first_fit_places_lowest_gpus),
+        cmocka_unit_test(test_job_larger_than_cluster_is_rejected_not_blocking),
+        cmocka_unit_test(test_horizon_leaves_jobs_unfinished),
+        cmocka_unit_test(test_scenario_errors_name_position_and_key),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* testutil.h — helpers shared by the cmocka tests: run a scenario given as a
+ * YAML string, fetch a summary metric. Header-only, static functions. */
+#ifndef WK_TESTUTIL_H
+#define WK_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/node.h"
+#include "sim/run.h"
+#include "sim/summary.h"
+
+typedef struct {
+    WkDoc *doc;
+    WkRun *run;
+    WkSummary sum;
+} TestRun;
+
+/* Prepare and execute the scenario text; fails the test on any error. */
+static inline void test_run_yaml(TestRun *t, const char *yaml, const WkRunOpts *opts)
+{
+    WkError err;
+    wk_error_clear(&err);
+    memset(t, 0, sizeof *t);
+    int rc = wk_doc_load_string(&t->doc, "test.yaml", yaml, strlen(yaml), &err);
+    if (rc == 0)
+        rc = wk_run_prepare(&t->run, t->doc, opts, &err);
+    if (rc == 0)
+        rc = wk_run_execute(t->run, &err);
+    if (rc == 0)
+        rc = wk_run_summary(t->run, &t->sum, &err);
+    if (rc != 0)
+        fail_msg("run failed: %s: %s", err.where, err.msg);
+}
+
+static inline void test_run_free(TestRun *t)
+{
+    wk_run_free(t->run);
+    wk_doc_free(t->doc);
+    memset(t, 0, sizeof *t);
+}
+
+static inline double test_metric(const TestRun *t, const char *name)
+{
+    const WkMetric *m = wk_summary_get(&t->sum, name);
+    if (!m)
+        fail_msg("no metric %s", name);
+    return m->value;
+}
+
+/* Prepare only; returns the code and fills err. */
+static inline int test_prepare_yaml(const char *yaml, WkError *err)
+{
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    wk_error_clear(err);
+    int rc = wk_doc_load_string(&doc, "bad.yaml", yaml, strlen(yaml), err);
+    if (rc == 0)
+        rc = wk_run_prepare(&run, doc, NULL, err);
+    wk_run_free(run);
+    wk_doc_free(doc);
+    return rc;
+}
+
+#endif

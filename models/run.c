@@ -75,7 +75,7 @@ int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
         return WK_E_RANGE;
     uint32_t k = 0;
     size_t words = ((size_t)r->cluster.gpus + 63) / 64;
-    for (size_t w = 0; w < words && k < n; w++) {
+    for (size_t w = r->free_hint; w < words && k < n; w++) {
         uint64_t bits = r->freebits[w];
         while (bits && k < n) {
             out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
@@ -106,6 +106,9 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
         }
         r->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
     }
+    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
+    while (r->free_hint < words && r->freebits[r->free_hint] == 0)
+        r->free_hint++;
     rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
     if (!rt->gpus)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -164,8 +167,12 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     uint32_t n = r->wl.jobs[ev->target].gpus;
     WkTime now = wk_engine_now(e);
     account(r, now);
-    for (uint32_t i = 0; i < n; i++)
-        r->freebits[rt->gpus[i] >> 6] |= UINT64_C(1) << (rt->gpus[i] & 63);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = rt->gpus[i];
+        r->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
+        if (g >> 6 < r->free_hint)
+            r->free_hint = g >> 6;
+    }
     free(rt->gpus);
     rt->gpus = NULL;
     r->alloc -= n;

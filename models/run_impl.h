@@ -57,6 +57,7 @@ struct WkRun {
     WkJobRt *rt;        /* per job */
     uint32_t *order;    /* job ids by (submit, id) */
     uint64_t *freebits; /* bit g set = GPU g free */
+    size_t free_hint;   /* no free GPU in words below this index */
     uint32_t alloc;     /* GPUs allocated now */
     uint32_t running;   /* jobs running now */
     size_t queued, completed, rejected;

@@ -191,7 +191,9 @@ static int load(const Args *a, WkDoc **doc, WkError *err)
 /* ---- progress on stderr ---- */
 
 typedef struct {
-    struct timespec t0;
+    struct timespec t0;  /* program start */
+    double last_s;       /* wall seconds at the last line printed */
+    uint64_t last_events;
     int shown;
 } Progress;
 
@@ -206,11 +208,15 @@ static void on_progress(void *user, WkTime now, uint64_t events)
 {
     Progress *p = user;
     double el = since(&p->t0);
-    if (el < 1.0)
+    if (el < 1.0 || el - p->last_s < 0.25)
         return;
+    /* the rate over the interval since the last line, not since start-up */
+    double rate = p->last_s > 0 ? (double)(events - p->last_events) / (el - p->last_s) : (double)events / el;
     p->shown = 1;
+    p->last_s = el;
+    p->last_events = events;
     fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ",
-            wk_time_to_s(now) / 86400.0, (double)events / 1e6, (double)events / 1e6 / el);
+            wk_time_to_s(now) / 86400.0, (double)events / 1e6, rate / 1e6);
     fflush(stderr);
 }
 

@@ -314,10 +314,9 @@ static int refill(WkEvq *q)
     return 1;
 }
 
-/* Route slot i (its event already written) to the tier owning its time. */
-static void route(WkEvq *q, uint32_t i)
+/* Route slot i (its event, at time t, already written) to the tier owning t. */
+static void route(WkEvq *q, uint32_t i, WkTime t)
 {
-    WkTime t = q->ev[i].time;
     if (t > q->top_floor) {
         if (q->ntop == 0 || t < q->top_min)
             q->top_min = t;
@@ -457,8 +456,17 @@ int wk_evq_push(WkEvq *q, const WkEvent *ev)
             return WK_E_NOMEM;
         i = q->used++;
     }
-    q->ev[i] = *ev;
-    route(q, i);
+    /* Field by field: callers build *ev just before the call, and one wide
+     * load spanning several narrow stores would stall store forwarding. */
+    WkEvent *d = &q->ev[i];
+    d->time = ev->time;
+    d->seq = ev->seq;
+    d->target = ev->target;
+    d->kind = ev->kind;
+    d->aux = ev->aux;
+    d->token = ev->token;
+    d->payload = ev->payload;
+    route(q, i, ev->time);
     q->n++;
     return 0;
 }

@@ -18,8 +18,17 @@ static void account(WkRun *r, WkTime now)
     if (dt > 0) {
         r->alloc_ns += (wk_u128)r->alloc * (wk_u128)dt;
         r->idle_ns += (wk_u128)(r->cluster.gpus - r->alloc) * (wk_u128)dt;
+        r->energy_j += (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue * wk_time_to_s(dt);
         r->last_t = now;
     }
+}
+
+/* Draw of one GPU, busy (allocated to a running job) or idle. */
+static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
+{
+    const WkCluster *c = &r->cluster;
+    return wk_power_gpu_w(wk_cluster_sku_of(c, gpu), (WkGpuHealth)c->health[gpu], c->clock[gpu],
+                          busy ? c->power.busy_activity : 0.0);
 }
 
 static int sample(WkRun *r, WkTime now)
@@ -39,8 +48,17 @@ static int sample(WkRun *r, WkTime now)
         .allocated_gpus = r->alloc,
         .running_jobs = r->running,
         .queued_jobs = r->queued,
+        .power_w = (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue,
     };
     return 0;
+}
+
+/* Keep "a row is the state after every event at its instant": an event at
+ * the time of the last row rewrites that row. */
+static void resample(WkRun *r, WkTime now)
+{
+    if (r->nsamples && r->samples[r->nsamples - 1].time_ns == now)
+        sample(r, now);
 }
 
 static int finish_if_done(WkRun *r, WkTime now)
@@ -115,6 +133,8 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
     WkTime now = wk_engine_now(r->eng);
     account(r, now);
+    for (uint32_t i = 0; i < n; i++)
+        r->gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
     r->alloc += n;
     r->running++;
     r->queued--;
@@ -157,6 +177,7 @@ static int on_submit(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     int rc = r->sched->on_submit(r->sched_priv, &r->ctx, job, err);
     if (rc < 0)
         return rc;
+    resample(r, wk_engine_now(e));
     return finish_if_done(r, wk_engine_now(e));
 }
 
@@ -172,6 +193,7 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         r->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
         if (g >> 6 < r->free_hint)
             r->free_hint = g >> 6;
+        r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
     }
     free(rt->gpus);
     rt->gpus = NULL;
@@ -183,6 +205,7 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     int rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
     if (rc < 0)
         return rc;
+    resample(r, now);
     return finish_if_done(r, now);
 }
 
@@ -342,6 +365,10 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->freebits[words - 1] = (UINT64_C(1) << (r->cluster.gpus % 64)) - 1;
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING};
+    r->gpu_power_w = 0;
+    for (uint32_t g = 0; g < r->cluster.gpus; g++)
+        r->gpu_power_w += gpu_draw(r, g, 0);
+    r->net_power_w = wk_cluster_network_w(&r->cluster);
 
     if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0)
         return rc;
@@ -401,6 +428,7 @@ void wk_run_free(WkRun *r)
     free(r->order);
     free(r->freebits);
     free(r->samples);
+    wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);
     wk_workload_fini(&r->wl);
     free(r);

@@ -32,6 +32,7 @@ typedef struct WkSampleRow {
     uint32_t allocated_gpus;
     uint32_t running_jobs;
     uint32_t queued_jobs;
+    double power_w; /* facility power (PUE included) */
 } WkSampleRow;
 
 struct WkSchedCtx {
@@ -64,6 +65,9 @@ struct WkRun {
     int executed, finished;
 
     wk_u128 alloc_ns, idle_ns; /* GPU-ns integrals over [0, last_t] */
+    double gpu_power_w;        /* sum of the GPUs' draw now, W */
+    double net_power_w;        /* switches and optics, W (constant) */
+    double energy_j;           /* facility energy over [0, last_t], J (PUE included) */
     WkTime last_t, end_t;
     uint32_t sample_tok;
     WkSampleRow *samples;

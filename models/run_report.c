@@ -68,6 +68,12 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
     rc |= wk_summary_add(s, "wait_mean_s", "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
     rc |= wk_summary_add(s, "wait_p99_s", "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
+    double kwh = r->energy_j / 3.6e6;
+    rc |= wk_summary_add(s, "energy_kwh", "energy (facility, PUE included)", "kWh", kwh, 0);
+    rc |= wk_summary_add(s, "mean_power_mw", "mean power (facility)", "MW",
+                         r->end_t > 0 ? r->energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
+    rc |= wk_summary_add(s, "energy_per_job_kwh", "energy per completed job", "kWh",
+                         r->completed ? kwh / (double)r->completed : NAN, 0);
     rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
@@ -119,6 +125,7 @@ static const WkTraceField sample_fields[] = {
     {"allocated_gpus", WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
     {"running_jobs", WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
     {"queued_jobs", WK_FT_U32, offsetof(WkSampleRow, queued_jobs), "jobs", NULL},
+    {"power", WK_FT_F64, offsetof(WkSampleRow, power_w), "W", NULL},
 };
 
 #define NF(a) (sizeof a / sizeof a[0])
@@ -172,6 +179,16 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
         strcat(sets, r->opts.sets[i]);
         strcat(sets, "\n");
     }
+    char skus[512] = "";
+    size_t used = 0;
+    for (uint32_t g = 0; g < r->cluster.ngroups && used < sizeof skus; g++) {
+        int seen = 0;
+        for (uint32_t h = 0; h < g; h++)
+            seen |= r->cluster.groups[h].sku == r->cluster.groups[g].sku;
+        if (!seen)
+            used += (size_t)snprintf(skus + used, sizeof skus - used, "%s%s", used ? "," : "",
+                                     r->cluster.groups[g].sku->name);
+    }
     if ((rc = wk_trace_attr_str(t, NULL, "wanka_version", WK_VERSION, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "schema_version", WK_TRACE_SCHEMA, err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, "seed", (int64_t)r->seed, err)) < 0 ||
@@ -180,7 +197,7 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
         (rc = wk_trace_attr_str(t, NULL, "scenario", r->doc->text ? r->doc->text : "", err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "overrides", sets, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "scheduler", r->sched->name, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "gpu_sku", r->cluster.sku->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "gpu_sku", skus, err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, "gpus", r->cluster.gpus, err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0)
         goto fail;

@@ -28,6 +28,7 @@ static const char *const usage_main =
     "commands:\n"
     "  run SCENARIO.yaml       simulate a scenario; print a summary, write a trace\n"
     "  validate SCENARIO.yaml  check a scenario without running it\n"
+    "  topo SCENARIO.yaml      describe the scenario's cluster: GPUs, switches, links, power\n"
     "  list KIND               list schedulers, sources (workload) or skus (GPUs)\n"
     "  help [COMMAND]          show help for a command\n"
     "\n"
@@ -74,6 +75,18 @@ static const char *const usage_validate =
     "\n"
     "exit status: 0 valid, 2 invalid, 1 internal error.\n";
 
+static const char *const usage_topo =
+    "usage: wanka topo SCENARIO.yaml [--json] [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "Build the scenario's cluster and print what it holds, without simulating:\n"
+    "GPUs by SKU, nodes, pods, NVLink domains, leaf/spine/core switches, links\n"
+    "per tier, optical modules, bisection bandwidth, network, peak and idle power.\n"
+    "Only the `cluster:` section is read.\n"
+    "\n"
+    "example:\n"
+    "  wanka topo scenarios/superpod-10k.yaml\n"
+    "  wanka topo scenarios/superpod-10k.yaml --set cluster.fabric.oversubscription=2 --json\n";
+
 static const char *const usage_list =
     "usage: wanka list schedulers|sources|skus\n"
     "\n"
@@ -81,7 +94,7 @@ static const char *const usage_list =
     "  sources     workload sources for `workload.source`\n"
     "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
 
-static const char *const usage_help = "usage: wanka help [run|validate|list]\n";
+static const char *const usage_help = "usage: wanka help [run|validate|topo|list]\n";
 
 typedef struct {
     const char *scenario;
@@ -323,6 +336,33 @@ static int cmd_validate(int argc, char **argv)
     return status;
 }
 
+static int cmd_topo(int argc, char **argv)
+{
+    Args a = {0};
+    int st = parse_args("topo", argc, argv, &a);
+    if (st) {
+        free(a.sets);
+        return st;
+    }
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    WkSummary sum;
+    char *text = NULL;
+    int rc = load(&a, &doc, &err);
+    if (rc == 0)
+        rc = wk_run_topology(doc, &sum, &err);
+    if (rc == 0 && !(text = a.json ? wk_summary_json(&sum) : wk_summary_table(&sum)))
+        rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    int status = rc == 0 ? 0 : report(&err);
+    if (text)
+        fputs(text, stdout);
+    free(text);
+    wk_doc_free(doc);
+    free(a.sets);
+    return status;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     if (argc != 1)
@@ -346,8 +386,9 @@ static int cmd_help(int argc, char **argv)
     if (strcmp(c, "run") == 0) fputs(usage_run, stdout);
     else if (strcmp(c, "validate") == 0) fputs(usage_validate, stdout);
     else if (strcmp(c, "list") == 0) fputs(usage_list, stdout);
+    else if (strcmp(c, "topo") == 0) fputs(usage_topo, stdout);
     else if (strcmp(c, "help") == 0) fputs(usage_help, stdout);
-    else return usage_error("help", "unknown command '%s' (known: run, validate, list, help)", c);
+    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, help)", c);
     return 0;
 }
 
@@ -382,5 +423,7 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 2, argv + 2);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 2, argv + 2);
-    return usage_error(NULL, "unknown command '%s' (known: run, validate, list, help)", cmd);
+    if (strcmp(cmd, "topo") == 0)
+        return cmd_topo(argc - 2, argv + 2);
+    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, help)", cmd);
 }

@@ -65,6 +65,13 @@ void wk_run_account(const WkRun *r, WkRunAccount *out);
 /** Release everything. NULL is a no-op. */
 void wk_run_free(WkRun *r);
 
+/** Describe the cluster of a scenario (doc borrowed) without running it:
+ * GPUs by SKU, nodes, pods, NVLink domains, switches per tier, links, optics,
+ * bisection bandwidth, peak and idle power, as summary rows. Only the
+ * `cluster` section is read (and the top-level keys checked). Returns 0 or a
+ * positioned error. */
+int wk_run_topology(const WkDoc *doc, WkSummary *out, WkError *err);
+
 /* A plugin as `wanka list` shows it. */
 typedef struct WkPluginInfo {
     const char *name;        /* static storage */

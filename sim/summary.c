@@ -98,7 +98,11 @@ char *wk_summary_table(const WkSummary *s)
         value_text(&s->m[i], v, sizeof v);
         wv = strlen(v) > wv ? strlen(v) : wv;
     }
-    bprintf(&b, "scenario %s  scheduler %s  seed %llu\n", s->scenario, s->scheduler, (unsigned long long)s->seed);
+    if (s->title[0])
+        bprintf(&b, "%s\n", s->title);
+    else
+        bprintf(&b, "scenario %s  scheduler %s  seed %llu\n", s->scenario, s->scheduler,
+                (unsigned long long)s->seed);
     bprintf(&b, "%-*s  %*s  %s\n", (int)wl, "metric", (int)wv, "value", "units");
     for (size_t i = 0; i < s->n; i++) {
         value_text(&s->m[i], v, sizeof v);

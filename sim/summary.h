@@ -21,6 +21,7 @@ typedef struct WkMetric {
 } WkMetric;
 
 typedef struct WkSummary {
+    char title[160];     /* when set: the table's first line instead of scenario/scheduler/seed */
     char scenario[128];  /* scenario name */
     char scheduler[32];  /* scheduler name */
     uint64_t seed;

@@ -4,12 +4,14 @@
  * SKU (a modelling choice, documented in docs/models.md). */
 #include "models/gpu/catalog.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define T 1e12
 #define GB 1e9
-#define IDLE_FRACTION 0.125
+#define IDLE_FRACTION WK_GPU_IDLE_FRACTION
 
 static const WkGpuSku skus[] = {
     {
@@ -68,12 +70,121 @@ size_t wk_catalog_count(void) { return NSKU; }
 
 const WkGpuSku *wk_catalog_at(size_t i) { return i < NSKU ? &skus[i] : NULL; }
 
-const char *wk_catalog_names(char *buf, size_t n)
+int wk_catalog_init(WkGpuCatalog *c, WkError *err)
+{
+    c->skus = malloc(sizeof skus);
+    if (!c->skus)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
+    memcpy(c->skus, skus, sizeof skus);
+    c->n = NSKU;
+    return 0;
+}
+
+void wk_catalog_fini(WkGpuCatalog *c)
+{
+    free(c->skus);
+    c->skus = NULL;
+    c->n = 0;
+}
+
+const WkGpuSku *wk_catalog_lookup(const WkGpuCatalog *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->skus[i].name, name) == 0)
+            return &c->skus[i];
+    return NULL;
+}
+
+const char *wk_catalog_list(const WkGpuCatalog *c, char *buf, size_t n)
 {
     size_t used = 0;
     if (n)
         buf[0] = '\0';
-    for (size_t i = 0; i < NSKU && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", skus[i].name);
+    for (size_t i = 0; i < c->n && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", c->skus[i].name);
     return buf;
+}
+
+/* One numeric field: key, scale from YAML units to SI, where in the struct. */
+typedef struct {
+    const char *key;
+    double scale;
+    size_t offset;
+    int required_new; /* required when defining a SKU from scratch */
+} Field;
+
+static const Field fields[] = {
+    {"bf16_tflops", 1e12, offsetof(WkGpuSku, bf16_flops), 1},
+    {"fp8_tflops", 1e12, offsetof(WkGpuSku, fp8_flops), 0},
+    {"hbm_gb", 1e9, offsetof(WkGpuSku, hbm_bytes), 1},
+    {"hbm_tb_per_s", 1e12, offsetof(WkGpuSku, hbm_bw_bytes_per_s), 1},
+    {"link_gb_per_s", 1e9, offsetof(WkGpuSku, link_bw_bytes_per_s), 1},
+    {"tdp_w", 1, offsetof(WkGpuSku, tdp_w), 1},
+    {"idle_w", 1, offsetof(WkGpuSku, idle_w), 0},
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
+{
+    static const char *const known[] = {"name", "base", "source", "bf16_tflops", "fp8_tflops", "hbm_gb",
+                                        "hbm_tb_per_s", "link_gb_per_s", "tdp_w", "idle_w", NULL};
+    if (!seq || seq->type == WK_NODE_NULL)
+        return 0;
+    if (seq->type != WK_NODE_SEQ)
+        return wk_node_error(seq, WK_E_INVAL, err, "expected a list of SKUs");
+    for (size_t i = 0; i < seq->nkids; i++) {
+        const WkNode *e = seq->kids[i];
+        const char *name = NULL, *base = NULL, *source = NULL;
+        int rc = wk_node_expect_keys(e, known, err);
+        if (rc < 0 || (rc = wk_node_str(e, "name", 1, &name, err)) < 0 ||
+            (rc = wk_node_str(e, "base", 0, &base, err)) < 0 || (rc = wk_node_str(e, "source", 0, &source, err)) < 0)
+            return rc;
+        WkGpuSku *target = (WkGpuSku *)wk_catalog_lookup(c, name);
+        WkGpuSku sku = {0};
+        int is_new = target == NULL;
+        if (!is_new && base)
+            return wk_node_error(wk_node_get(e, "base"), WK_E_INVAL, err,
+                                 "'%s' is already a SKU: override its fields without 'base'", name);
+        if (base) {
+            const WkGpuSku *b = wk_catalog_lookup(c, base);
+            if (!b) {
+                char names[512];
+                return wk_node_error(wk_node_get(e, "base"), WK_E_NOTFOUND, err, "unknown base SKU '%s' (known: %s)",
+                                     base, wk_catalog_list(c, names, sizeof names));
+            }
+            sku = *b;
+        } else if (!is_new) {
+            sku = *target;
+        }
+        sku.name = name;
+        sku.source = source ? source : is_new ? "defined in the scenario" : sku.source;
+        for (size_t f = 0; f < NFIELDS; f++) {
+            double v = 0;
+            const WkNode *fn = wk_node_get(e, fields[f].key);
+            if (!fn) {
+                if (is_new && !base && fields[f].required_new)
+                    return wk_node_error(e, WK_E_INVAL, err, "new SKU '%s' needs '%s' (or 'base: SKU' to start from)",
+                                         name, fields[f].key);
+                continue;
+            }
+            if ((rc = wk_node_double(e, fields[f].key, 1, fields[f].required_new ? 0.001 : 0, 1e6, &v, err)) < 0)
+                return rc;
+            *(double *)((char *)&sku + fields[f].offset) = v * fields[f].scale;
+        }
+        if (wk_node_get(e, "tdp_w") && !wk_node_get(e, "idle_w"))
+            sku.idle_w = IDLE_FRACTION * sku.tdp_w;
+        if (sku.idle_w > sku.tdp_w)
+            return wk_node_error(wk_node_get(e, "idle_w") ? wk_node_get(e, "idle_w") : e, WK_E_RANGE, err,
+                                 "idle power %.0f W exceeds TDP %.0f W", sku.idle_w, sku.tdp_w);
+        if (is_new) {
+            WkGpuSku *n = realloc(c->skus, (c->n + 1) * sizeof *n);
+            if (!n)
+                return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
+            c->skus = n;
+            c->skus[c->n++] = sku;
+        } else {
+            *target = sku;
+        }
+    }
+    return 0;
 }

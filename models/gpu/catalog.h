@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* catalog.h — built-in GPU SKUs: peak throughput, memory and power. Every
- * number carries its public source (docs/models.md, ../shared/REFERENCES.md).
- * Per-GPU dynamic state (health, clock) belongs to the cluster, not here. */
+/* catalog.h — GPU SKUs: peak throughput, memory and power. The built-in
+ * table carries its public sources (docs/models.md, ../shared/REFERENCES.md);
+ * a run's catalog starts from it and a scenario may add SKUs or override
+ * fields of built-in ones (`cluster.skus`). Per-GPU dynamic state (health,
+ * clock) belongs to the cluster, not here. */
 #ifndef WK_GPU_CATALOG_H
 #define WK_GPU_CATALOG_H
 
 #include <stddef.h>
+
+#include "sim/error.h"
+#include "sim/node.h"
 
 typedef struct WkGpuSku {
     const char *name;          /* catalog key, e.g. "H100-SXM-80G" */
@@ -19,6 +24,10 @@ typedef struct WkGpuSku {
     const char *source;        /* where the numbers come from */
 } WkGpuSku;
 
+/* Idle power as a fraction of TDP when no figure is given: the middle of the
+ * 10–15 % range in ../shared/REFERENCES.md. */
+#define WK_GPU_IDLE_FRACTION 0.125
+
 /** The built-in SKU called `name` (exact, case-sensitive), or NULL. */
 const WkGpuSku *wk_catalog_find(const char *name);
 
@@ -28,7 +37,30 @@ size_t wk_catalog_count(void);
 /** Built-in SKU i (< wk_catalog_count()), borrowed, static storage. */
 const WkGpuSku *wk_catalog_at(size_t i);
 
-/** Comma-separated list of built-in SKU names into buf (for error messages). */
-const char *wk_catalog_names(char *buf, size_t n);
+/* A run's catalog: the built-ins plus the scenario's SKUs. */
+typedef struct WkGpuCatalog {
+    WkGpuSku *skus; /* owned array; names borrowed from static storage or the scenario document */
+    size_t n;
+} WkGpuCatalog;
+
+/** Fill c with copies of the built-in SKUs. Returns 0 or WK_E_NOMEM. */
+int wk_catalog_init(WkGpuCatalog *c, WkError *err);
+
+/** Apply `cluster.skus` (a sequence; NULL = nothing): an entry whose name is
+ * already in c overrides the fields it gives; a new name defines a SKU, from
+ * `base:` (another SKU) or from scratch, when bf16_tflops, hbm_gb,
+ * hbm_tb_per_s, link_gb_per_s and tdp_w are all required. idle_w defaults to
+ * WK_GPU_IDLE_FRACTION x tdp_w whenever tdp_w is given without idle_w.
+ * Strings are borrowed from the document. Errors are positioned. */
+int wk_catalog_apply(WkGpuCatalog *c, const WkNode *skus, WkError *err);
+
+/** The SKU called name in c, or NULL. Borrowed (valid while c lives). */
+const WkGpuSku *wk_catalog_lookup(const WkGpuCatalog *c, const char *name);
+
+/** Comma-separated names of c into buf (for error messages). */
+const char *wk_catalog_list(const WkGpuCatalog *c, char *buf, size_t n);
+
+/** Release c's array. */
+void wk_catalog_fini(WkGpuCatalog *c);
 
 #endif

@@ -1,44 +1,110 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cluster.h — the cluster's shape for the skeleton: N nodes x G GPUs of one
- * SKU, grouped in pods of P nodes. GPU g lives on node g / G, node n in pod
- * n / P. The fabric, SKU mixes and per-GPU state arrive with the hardware
- * model; this module only parses and describes the shape. */
+/* cluster.h — the physical cluster: node groups (each its own SKU, count and
+ * GPUs per node, heterogeneous clusters mix them), pods (scalable units; a
+ * group always starts a new pod, so a pod holds one SKU), NVLink domains
+ * (a node, or a rack of several nodes such as NVL72), the inter-node fabric
+ * (models/topo/fabric.h), per-GPU dynamic state (health, clock factor), and
+ * the power spec. Every component has an id: GPU g, node n, NIC, link,
+ * leaf/spine/core switch (fabric numbering). */
 #ifndef WK_TOPO_CLUSTER_H
 #define WK_TOPO_CLUSTER_H
 
 #include <stdint.h>
 
 #include "models/gpu/catalog.h"
+#include "models/gpu/power.h"
+#include "models/topo/fabric.h"
 #include "sim/error.h"
 #include "sim/node.h"
 
 #define WK_CLUSTER_MAX_GPUS UINT32_C(4000000)
+#define WK_CLUSTER_MAX_GROUPS 256
+
+typedef struct WkNodeGroup {
+    const char *name;        /* `name:` or the SKU name (borrowed) */
+    const WkGpuSku *sku;     /* into the cluster's catalog */
+    uint32_t nodes;          /* nodes in the group */
+    uint32_t gpus_per_node;  /* GPUs per node */
+    uint32_t nvlink_gpus;    /* GPUs per NVLink domain (a multiple of gpus_per_node) */
+    uint32_t first_node, first_gpu, first_pod, first_domain;
+    uint32_t pods;           /* ceil(nodes / nodes_per_pod) */
+} WkNodeGroup;
 
 typedef struct WkCluster {
-    const WkGpuSku *sku;     /* borrowed from the catalog */
-    uint32_t nodes;          /* compute nodes */
-    uint32_t gpus_per_node;  /* GPUs per node (one NVSwitch domain) */
-    uint32_t nodes_per_pod;  /* nodes per pod / scalable unit */
-    uint32_t gpus;           /* nodes * gpus_per_node */
-    uint32_t pods;           /* ceil(nodes / nodes_per_pod) */
+    WkGpuCatalog catalog;    /* built-ins + scenario SKUs (owned) */
+    WkNodeGroup *groups;     /* owned */
+    uint32_t ngroups;
+    uint32_t nodes, gpus, pods;
+    uint32_t nodes_per_pod;
+    uint32_t rails;          /* NICs per node slot (fabric rails) */
+    const WkGpuSku *sku;     /* the SKU of group 0 (single-SKU conveniences) */
+    uint32_t gpus_per_node;  /* of group 0 */
+    /* layout (owned arrays) */
+    uint32_t *gpu_node;      /* [gpus] node of each GPU */
+    uint32_t *node_first_gpu;/* [nodes + 1] */
+    uint32_t *node_pod;      /* [nodes] pod of each node */
+    uint16_t *node_group;    /* [nodes] group of each node */
+    /* dynamic state (owned arrays) */
+    uint8_t *health;         /* [gpus] WkGpuHealth */
+    float *clock;            /* [gpus] clock factor, 1.0 nominal */
+    /* network and power */
+    WkFabric fabric;         /* kind WK_FABRIC_NONE when absent */
+    WkPowerSpec power;
 } WkCluster;
 
-/** Read the `cluster:` section (a map: sku, nodes, gpus_per_node,
- * nodes_per_pod) into *out. Errors name file:line:col and the key: unknown
- * keys, unknown SKU (listing the known ones), sizes < 1 or absurd (more than
- * WK_CLUSTER_MAX_GPUS GPUs). Returns 0 or WK_E_INVAL / WK_E_RANGE. */
+/** Read the `cluster:` section into *out (zeroed first; the caller owns it
+ * and calls wk_cluster_fini). Either the single-group shorthand (sku, nodes,
+ * gpus_per_node, nvlink_domain) or `groups: [...]`, plus nodes_per_pod,
+ * skus, fabric and power. Errors name file:line:col and the key: unknown
+ * keys, unknown SKU (listing the known), sizes < 1 or absurd, a fabric that
+ * cannot hold the cluster. Returns 0 or a negative WK_E_*. */
 int wk_cluster_parse(const WkNode *section, WkCluster *out, WkError *err);
 
+/** Release what wk_cluster_parse allocated. */
+void wk_cluster_fini(WkCluster *c);
+
 /** Node of a GPU. */
-static inline uint32_t wk_cluster_node_of(const WkCluster *c, uint32_t gpu)
-{
-    return gpu / c->gpus_per_node;
-}
+static inline uint32_t wk_cluster_node_of(const WkCluster *c, uint32_t gpu) { return c->gpu_node[gpu]; }
 
 /** Pod of a GPU. */
-static inline uint32_t wk_cluster_pod_of(const WkCluster *c, uint32_t gpu)
+static inline uint32_t wk_cluster_pod_of(const WkCluster *c, uint32_t gpu) { return c->node_pod[c->gpu_node[gpu]]; }
+
+/** Node group of a GPU. */
+static inline const WkNodeGroup *wk_cluster_group_of(const WkCluster *c, uint32_t gpu)
 {
-    return gpu / c->gpus_per_node / c->nodes_per_pod;
+    return &c->groups[c->node_group[c->gpu_node[gpu]]];
 }
+
+/** SKU of a GPU. */
+static inline const WkGpuSku *wk_cluster_sku_of(const WkCluster *c, uint32_t gpu)
+{
+    return wk_cluster_group_of(c, gpu)->sku;
+}
+
+/** NVLink domain of a GPU: a cluster-wide index (domains of a group are
+ * consecutive runs of nvlink_gpus GPUs). */
+uint32_t wk_cluster_nvlink_domain(const WkCluster *c, uint32_t gpu);
+
+/** The fabric NIC a GPU sends through: pod-aligned slot
+ * pod * nodes_per_pod * rails + node_in_pod * rails + local_gpu % rails. */
+uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu);
+
+/** Path class between two GPUs: WK_PATH_LOCAL when they share an NVLink
+ * domain (no fabric links), else the fabric's class of their NICs. */
+WkPathClass wk_cluster_path_class(const WkCluster *c, uint32_t a, uint32_t b);
+
+/** Directed fabric links crossed by a flow from GPU a to GPU b (0 when they
+ * share an NVLink domain); out has room for WK_FABRIC_MAX_HOPS. */
+int wk_cluster_path(const WkCluster *c, uint32_t a, uint32_t b, WkLinkId *out);
+
+/** Set a GPU's health and clock factor (clock in (0, 1]; forced to 1 for UP). */
+void wk_cluster_set_state(WkCluster *c, uint32_t gpu, WkGpuHealth health, float clock);
+
+/** Power of the network: switch ports x switch_port_w + optics x optic_w, W. */
+double wk_cluster_network_w(const WkCluster *c);
+
+/** Facility power (W, PUE included) with every GPU at the given activity and
+ * its current health/clock. activity 0 = idle cluster, 1 = all busy. */
+double wk_cluster_power_at(const WkCluster *c, double activity);
 
 #endif

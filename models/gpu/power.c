@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* power.c — power model parameters and the per-GPU power equation. */
+#include "models/gpu/power.h"
+
+WkPowerSpec wk_power_defaults(void)
+{
+    return (WkPowerSpec){
+        .pue = 1.2,           /* liquid-cooled AI sites 1.1–1.2 (REFERENCES.md); industry average 1.56 */
+        .switch_port_w = 12,  /* assumption: ~750 W per 64-port 400G switch without optics; no cited figure yet */
+        .optic_w = 10,        /* 400G optical modules draw ~8–12 W (REFERENCES.md) */
+        .busy_activity = 1.0, /* TDP-bound; a DGX H100 drew ~76 % of its rating in training (arXiv 2506.14551) */
+    };
+}
+
+int wk_power_parse(const WkNode *sec, WkPowerSpec *out, WkError *err)
+{
+    static const char *const known[] = {"pue", "switch_port_w", "optic_w", "busy_activity", NULL};
+    WkPowerSpec p = wk_power_defaults();
+    if (sec && sec->type != WK_NODE_NULL) {
+        int rc = wk_node_expect_keys(sec, known, err);
+        if (rc < 0 || (rc = wk_node_double(sec, "pue", 0, 1.0, 10.0, &p.pue, err)) < 0 ||
+            (rc = wk_node_double(sec, "switch_port_w", 0, 0, 1e4, &p.switch_port_w, err)) < 0 ||
+            (rc = wk_node_double(sec, "optic_w", 0, 0, 1e3, &p.optic_w, err)) < 0 ||
+            (rc = wk_node_double(sec, "busy_activity", 0, 1e-6, 1.0, &p.busy_activity, err)) < 0)
+            return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+double wk_power_gpu_w(const WkGpuSku *sku, WkGpuHealth health, double clock, double activity)
+{
+    if (health == WK_GPU_DOWN)
+        return 0;
+    return sku->idle_w + (sku->tdp_w - sku->idle_w) * activity * clock;
+}

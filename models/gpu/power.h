@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* power.h — the power model: a GPU draws idle + (TDP − idle) × activity ×
+ * clock factor (0 when down); switches draw a fixed power per port and optical
+ * modules a fixed power each; the facility multiplies IT power by its PUE.
+ * Equations and sources: docs/models.md. */
+#ifndef WK_GPU_POWER_H
+#define WK_GPU_POWER_H
+
+#include "models/gpu/catalog.h"
+#include "sim/error.h"
+#include "sim/node.h"
+
+typedef enum WkGpuHealth {
+    WK_GPU_UP = 0,        /* healthy, nominal clock */
+    WK_GPU_DOWN = 1,      /* failed or powered off: unusable, draws nothing */
+    WK_GPU_THROTTLED = 2, /* usable at clock factor < 1 */
+} WkGpuHealth;
+
+typedef struct WkPowerSpec {
+    double pue;            /* facility power / IT power, >= 1 */
+    double switch_port_w;  /* W per switch port (ASIC, fans; optics excluded) */
+    double optic_w;        /* W per optical module */
+    double busy_activity;  /* activity of a GPU allocated to a running job, in (0, 1] */
+} WkPowerSpec;
+
+/** Defaults: PUE 1.2, 12 W per switch port, 10 W per optical module,
+ * busy activity 1.0 (sources and caveats in docs/models.md). */
+WkPowerSpec wk_power_defaults(void);
+
+/** Read `cluster.power` (NULL = defaults) into *out. Positioned errors. */
+int wk_power_parse(const WkNode *sec, WkPowerSpec *out, WkError *err);
+
+/** Power of one GPU, W: idle + (tdp − idle) × activity × clock for an UP or
+ * THROTTLED GPU (activity in [0,1], clock in (0,1]); 0 when DOWN. */
+double wk_power_gpu_w(const WkGpuSku *sku, WkGpuHealth health, double clock, double activity);
+
+#endif

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_cluster.c — the cluster layer: node groups laid out into pods and
+ * NVLink domains, SKU overrides and new SKUs, GPU→NIC mapping and path
+ * classes through the fabric, per-GPU state, and the power model against
+ * its closed form (idle cluster, busy cluster, one busy GPU over a run). */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/run_impl.h"
+#include "models/topo/cluster.h"
+
+static WkDoc *docs[64];
+static size_t ndocs;
+
+/* Parse `cluster:` from YAML text; the document lives until teardown. */
+static int parse(const char *yaml, WkCluster *c, WkError *err)
+{
+    WkDoc *doc = NULL;
+    wk_error_clear(err);
+    int rc = wk_doc_load_string(&doc, "c.yaml", yaml, strlen(yaml), err);
+    assert_int_equal(rc, 0);
+    docs[ndocs++] = doc;
+    return wk_cluster_parse(wk_node_get(doc->root, "cluster"), c, err);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ndocs; i++)
+        wk_doc_free(docs[i]);
+    ndocs = 0;
+    return 0;
+}
+
+static void test_groups_start_their_own_pods_and_map_gpus(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    assert_int_equal(parse("cluster:\n"
+                           "  nodes_per_pod: 4\n"
+                           "  groups:\n"
+                           "    - {sku: H100-SXM-80G, nodes: 6, gpus_per_node: 8}\n"
+                           "    - {name: old, sku: A100-SXM-80G, nodes: 3, gpus_per_node: 4}\n",
+                           &c, &err),
+                     0);
+    assert_int_equal(c.gpus, 6 * 8 + 3 * 4);
+    assert_int_equal(c.nodes, 9);
+    assert_int_equal(c.pods, 2 + 1); /* 6 nodes → 2 pods; the A100 group starts pod 2 */
+    assert_int_equal(c.groups[1].first_pod, 2);
+    assert_string_equal(c.groups[1].name, "old");
+    /* GPU 47 is the last H100 (node 5, pod 1); GPU 48 the first A100 (node 6, pod 2) */
+    assert_int_equal(wk_cluster_node_of(&c, 47), 5);
+    assert_int_equal(wk_cluster_pod_of(&c, 47), 1);
+    assert_int_equal(wk_cluster_node_of(&c, 48), 6);
+    assert_int_equal(wk_cluster_pod_of(&c, 48), 2);
+    assert_string_equal(wk_cluster_sku_of(&c, 48)->name, "A100-SXM-80G");
+    assert_string_equal(wk_cluster_sku_of(&c, 0)->name, "H100-SXM-80G");
+    wk_cluster_fini(&c);
+}
+
+static void test_nvl72_domains_span_racks_of_nodes(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    /* GB200 NVL72-style: 4 GPUs per tray, 18 trays (72 GPUs) per NVLink domain */
+    assert_int_equal(parse("cluster: {sku: H100-SXM-80G, nodes: 36, gpus_per_node: 4, nvlink_domain: 72}\n", &c,
+                           &err),
+                     0);
+    assert_int_equal(wk_cluster_nvlink_domain(&c, 0), 0);
+    assert_int_equal(wk_cluster_nvlink_domain(&c, 71), 0);
+    assert_int_equal(wk_cluster_nvlink_domain(&c, 72), 1);
+    assert_int_equal(wk_cluster_path_class(&c, 0, 71), WK_PATH_LOCAL); /* different nodes, one domain */
+    assert_int_not_equal(wk_cluster_path_class(&c, 0, 72), WK_PATH_LOCAL);
+    wk_cluster_fini(&c);
+    assert_int_equal(parse("cluster: {nodes: 4, gpus_per_node: 8, nvlink_domain: 12}\n", &c, &err), WK_E_RANGE);
+    assert_string_equal(err.where, "c.yaml:1:54");
+}
+
+static void test_scenario_overrides_and_defines_skus(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    assert_int_equal(parse("cluster:\n"
+                           "  nodes: 2\n"
+                           "  sku: B200-test\n"
+                           "  skus:\n"
+                           "    - {name: H100-SXM-80G, tdp_w: 600}\n"
+                           "    - {name: B200-test, base: H100-SXM-80G, bf16_tflops: 2250, hbm_gb: 192, tdp_w: 1000}\n"
+                           "    - {name: Tiny, bf16_tflops: 1, hbm_gb: 1, hbm_tb_per_s: 1, link_gb_per_s: 1, tdp_w: 100,"
+                           " idle_w: 5}\n",
+                           &c, &err),
+                     0);
+    const WkGpuSku *h = wk_catalog_lookup(&c.catalog, "H100-SXM-80G");
+    assert_float_equal(h->tdp_w, 600, 0);
+    assert_float_equal(h->idle_w, 600 * WK_GPU_IDLE_FRACTION, 1e-9); /* idle follows a new TDP */
+    assert_float_equal(h->bf16_flops, 989e12, 0);                      /* untouched fields stay */
+    assert_string_equal(c.sku->name, "B200-test");
+    assert_float_equal(c.sku->bf16_flops, 2250e12, 0);
+    assert_float_equal(c.sku->fp8_flops, 1979e12, 0); /* from its base, after the base was overridden */
+    assert_float_equal(c.sku->tdp_w, 1000, 0);
+    assert_float_equal(wk_catalog_lookup(&c.catalog, "Tiny")->idle_w, 5, 0);
+    wk_cluster_fini(&c);
+}
+
+static void expect_error(const char *yaml, int code, const char *where, const char *fragment)
+{
+    WkCluster c;
+    WkError err;
+    int rc = parse(yaml, &c, &err);
+    if (rc != code || strcmp(err.where, where) != 0 || !strstr(err.msg, fragment))
+        fail_msg("rc %d, got '%s: %s', want %d '%s: ...%s...'", rc, err.where, err.msg, code, where, fragment);
+}
+
+static void test_cluster_errors_are_positioned(void **state)
+{
+    (void)state;
+    expect_error("cluster: {nodes: 2, sku: V100}\n", WK_E_NOTFOUND, "c.yaml:1:26", "known: A100-SXM-80G");
+    expect_error("cluster:\n  nodes: 2\n  skus:\n    - {name: X, tdp_w: 100}\n", WK_E_INVAL, "c.yaml:4:7",
+                 "new SKU 'X' needs 'bf16_tflops'");
+    expect_error("cluster:\n  nodes: 2\n  skus:\n    - {name: H100-SXM-80G, tdp_w: -1}\n", WK_E_RANGE, "c.yaml:4:35",
+                 "tdp_w");
+    expect_error("cluster:\n  nodes: 2\n  groups: [{nodes: 1}]\n", WK_E_INVAL, "c.yaml:2:10",
+                 "either 'groups' or the single-group keys");
+    /* 2 tiers of radix 8 hold 8 leaves x 4 NICs = 32 NICs; 8 nodes x 8 GPUs need 64 */
+    expect_error("cluster:\n  nodes: 8\n  fabric: {kind: rail, tiers: 2, radix: 8}\n", WK_E_RANGE, "c.yaml:3:31", "tiers");
+    /* radix 4: even 3 tiers cannot hold 4096 NICs */
+    expect_error("cluster:\n  nodes: 512\n  fabric: {kind: fat-tree, radix: 4}\n", WK_E_RANGE, "c.yaml:3:35", "");
+    expect_error("cluster:\n  nodes: 2\n  fabric: {kind: rail, radix: 63}\n", WK_E_RANGE, "c.yaml:3:31", "even");
+    expect_error("cluster:\n  nodes: 2\n  fabric: {kind: torus}\n", WK_E_INVAL, "c.yaml:3:18", "known: none, rail, fat-tree");
+}
+
+static void test_gpu_pairs_get_the_fabric_class_of_their_nics(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    /* 2 pods of 4 nodes x 8 GPUs, radix 16 → leaf_down 8: one leaf per rail per pod,
+     * 8 leaves per pod = the spine's 8 down ports */
+    assert_int_equal(parse("cluster:\n  nodes: 8\n  nodes_per_pod: 4\n  fabric: {kind: rail, tiers: 3, radix: 16}\n",
+                           &c, &err),
+                     0);
+    WkLinkId links[WK_FABRIC_MAX_HOPS];
+    assert_int_equal(wk_cluster_path_class(&c, 0, 7), WK_PATH_LOCAL); /* same node */
+    assert_int_equal(wk_cluster_path(&c, 0, 7, links), 0);
+    assert_int_equal(wk_cluster_path_class(&c, 0, 8), WK_PATH_LEAF); /* node 0 rail 0 ↔ node 1 rail 0 */
+    assert_int_equal(wk_cluster_path(&c, 0, 8, links), 2);
+    assert_int_equal(wk_cluster_path_class(&c, 0, 9), WK_PATH_POD); /* rail 0 ↔ rail 1 */
+    assert_int_equal(wk_cluster_path(&c, 0, 9, links), 4);
+    assert_int_equal(wk_cluster_path_class(&c, 0, 32), WK_PATH_CROSS_POD); /* pod 0 ↔ pod 1 */
+    assert_int_equal(wk_cluster_path(&c, 0, 32, links), 6);
+    assert_int_equal(wk_cluster_nic_of(&c, 32), 32);
+    wk_cluster_fini(&c);
+}
+
+static void test_partial_pods_keep_nics_pod_aligned(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    /* group A has 3 nodes in a 4-node pod; group B starts at pod 1 = NIC slot 4*8 */
+    assert_int_equal(parse("cluster:\n  nodes_per_pod: 4\n  groups:\n"
+                           "    - {sku: H100-SXM-80G, nodes: 3}\n    - {sku: A100-SXM-80G, nodes: 2}\n"
+                           "  fabric: {kind: rail, tiers: 3, radix: 16}\n",
+                           &c, &err),
+                     0);
+    assert_int_equal(wk_cluster_nic_of(&c, 24), 32); /* first GPU of group B */
+    assert_int_equal(wk_cluster_nic_of(&c, 23), 23);
+    assert_int_equal(c.fabric.spec.nics, 2 * 4 * 8);
+    assert_int_equal(c.fabric.spec.nics_present, 5 * 8);
+    assert_int_equal(c.fabric.links_nic_leaf, 5 * 8);
+    wk_cluster_fini(&c);
+}
+
+static void test_cluster_power_matches_closed_form(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    assert_int_equal(parse("cluster:\n  nodes: 4\n  sku: A100-SXM-80G\n"
+                           "  fabric: {kind: rail, radix: 64}\n"
+                           "  power: {pue: 1.5, switch_port_w: 10, optic_w: 8}\n",
+                           &c, &err),
+                     0);
+    /* 32 NICs, radix 64 → 1 leaf per rail = 8 leaves, 2 tiers, spines = ceil(8*32/64) = 4 */
+    double ports = (double)(c.fabric.leaves + c.fabric.spines + c.fabric.cores) * 64;
+    double net = ports * 10 + (double)c.fabric.optics * 8;
+    assert_float_equal(wk_cluster_network_w(&c), net, 1e-9);
+    assert_float_equal(wk_cluster_power_at(&c, 0), (32 * 50.0 + net) * 1.5, 1e-6);
+    assert_float_equal(wk_cluster_power_at(&c, 1), (32 * 400.0 + net) * 1.5, 1e-6);
+    /* a throttled GPU at clock 0.5 and a down GPU */
+    wk_cluster_set_state(&c, 0, WK_GPU_THROTTLED, 0.5f);
+    wk_cluster_set_state(&c, 1, WK_GPU_DOWN, 0);
+    assert_float_equal(wk_cluster_power_at(&c, 1), (30 * 400.0 + (50 + 350 * 0.5) + 0 + net) * 1.5, 1e-6);
+    wk_cluster_fini(&c);
+}
+
+static void test_run_energy_integrates_power_over_time(void **state)
+{
+    (void)state;
+    /* 16 A100, PUE 1.25, no fabric: one 8-GPU job for 1 h, then all 16 for 30 min */
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {sku: A100-SXM-80G, nodes: 2, power: {pue: 1.25}}\n"
+                  "workload:\n  source: inline\n  jobs:\n"
+                  "    - {submit: 0, gpus: 8, duration: 1h}\n"
+                  "    - {submit: 1h, gpus: 16, duration: 30m}\n",
+                  NULL);
+    double first = (8 * 400.0 + 8 * 50.0) * 3600, second = 16 * 400.0 * 1800;
+    double kwh = (first + second) * 1.25 / 3.6e6;
+    assert_float_equal(test_metric(&t, "energy_kwh"), kwh, 1e-9);
+    assert_float_equal(test_metric(&t, "mean_power_mw"), kwh * 3.6e6 / 5400 / 1e6, 1e-12);
+    assert_float_equal(test_metric(&t, "energy_per_job_kwh"), kwh / 2, 1e-9);
+    /* the time series carries the facility power of each instant */
+    const WkRun *r = t.run;
+    assert_float_equal(r->samples[0].power_w, (8 * 400.0 + 8 * 50.0) * 1.25, 1e-9);
+    assert_float_equal(r->samples[r->nsamples - 1].power_w, 16 * 50.0 * 1.25, 1e-9);
+    test_run_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_groups_start_their_own_pods_and_map_gpus, teardown),
+        cmocka_unit_test_teardown(test_nvl72_domains_span_racks_of_nodes, teardown),
+        cmocka_unit_test_teardown(test_scenario_overrides_and_defines_skus, teardown),
+        cmocka_unit_test_teardown(test_cluster_errors_are_positioned, teardown),
+        cmocka_unit_test_teardown(test_gpu_pairs_get_the_fabric_class_of_their_nics, teardown),
+        cmocka_unit_test_teardown(test_partial_pods_keep_nics_pod_aligned, teardown),
+        cmocka_unit_test_teardown(test_cluster_power_matches_closed_form, teardown),
+        cmocka_unit_test_teardown(test_run_energy_integrates_power_over_time, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -15,7 +15,9 @@
  * The ratio is exact when k*o/(1+o) is an integer (k = 64: o = 1 → 32/32,
  * o = 3 → 48/16); otherwise the leftover port goes up (k = 64, o = 2 → 42/22).
  * The leaf uses oversub[0]; the spine of a 3-tier fabric uses oversub[1]; a
- * 2-tier spine uses all k ports downward.
+ * 2-tier spine uses all k ports downward. A rail leaf whose pod fills only
+ * part of its down ports wires ceil(used / o) uplinks instead
+ * (trim_rail_uplinks), so the ratio holds on the ports in use.
  *
  * Leaves. Rail: NIC n is in pod n / nics_per_pod, node (n % nics_per_pod) /
  * rails of the pod, rail n % rails; each rail of a pod has
@@ -158,6 +160,19 @@ static int check_spec(const WkFabricSpec *s, WkError *err)
     return 0;
 }
 
+/* A rail leaf serves at most min(leaf_down, nodes_per_pod) NICs (one per node
+ * of its pod and rail). Wire only the uplinks the ratio asks for on those
+ * ports, ceil(used / o), so the configured oversubscription holds on the
+ * ports in use: a 32-node SU on 64-port leaves at 2:1 gets 16 uplinks per
+ * leaf, not 22. Non-blocking full leaves are unchanged. */
+static void trim_rail_uplinks(WkFabric *f, uint32_t nodes_per_pod)
+{
+    uint32_t used = nodes_per_pod < f->leaf_down ? nodes_per_pod : f->leaf_down;
+    uint32_t up = (uint32_t)ceil((double)used / f->spec.oversub[0] - 1e-9);
+    if (up >= 1 && up < f->leaf_up)
+        f->leaf_up = up;
+}
+
 static int build_two_tiers(WkFabric *f, WkError *err)
 {
     const WkFabricSpec *s = &f->spec;
@@ -167,6 +182,7 @@ static int build_two_tiers(WkFabric *f, WkError *err)
         f->pods = s->nics / s->nics_per_pod;
         uint32_t nodes_per_pod = s->nics_per_pod / s->rails;
         f->leaves_per_rail = (uint32_t)ceil_div(nodes_per_pod, f->leaf_down);
+        trim_rail_uplinks(f, nodes_per_pod);
         uint64_t lpp = (uint64_t)s->rails * f->leaves_per_rail;
         leaves = (uint64_t)f->pods * lpp;
         if (leaves > k)
@@ -203,6 +219,7 @@ static int build_three_tiers(WkFabric *f, WkError *err)
     if (s->kind == WK_FABRIC_RAIL) {
         uint32_t nodes_per_pod = s->nics_per_pod / s->rails;
         f->leaves_per_rail = (uint32_t)ceil_div(nodes_per_pod, f->leaf_down);
+        trim_rail_uplinks(f, nodes_per_pod);
         lpp = (uint64_t)s->rails * f->leaves_per_rail;
         if (lpp > f->spine_down)
             return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,

@@ -71,6 +71,22 @@ expect 2 "bad.csv:3: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
 [ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
 expect 2 "bad.csv:3: duration:" "$W" validate "$T/csv.yaml"
 
+# topo: counts of the shipped SuperPOD build (REFERENCES.md rule: 8 leaves per SU)
+expect 0 '"leaf_switches":320' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json
+expect 0 "spine switches" "$W" topo "$SRC/scenarios/superpod-10k.yaml"
+expect 0 '"gpus_Ascend-910B":1024' "$W" topo "$SRC/scenarios/hetero-mix.yaml" --json
+expect 0 '"gpus":100000' "$W" topo "$SRC/scenarios/colossus-100k.yaml" --json
+expect 2 "a larger radix" "$W" topo "$SRC/scenarios/superpod-10k.yaml" --set cluster.fabric.radix=16
+expect 2 "unknown GPU SKU 'V100'" "$W" topo "$SRC/scenarios/quickstart.yaml" --set cluster.sku=V100
+# oversubscription 2:1 at the leaf halves the bisection (256 → 128 TB/s)
+expect 0 '"bisection_tb_per_s":128' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json --set cluster.fabric.oversubscription=2
+
+# every shipped scenario validates (philly only where its trace is present)
+for s in "$SRC"/scenarios/*.yaml; do
+  case "$s" in *philly.yaml) [ -r "$SRC/../shared/traces/philly.csv" ] || continue ;; esac
+  expect 0 ": ok: scenario" "$W" validate "$s"
+done
+
 # an unwritable trace path: status 2, message names it
 expect 2 "/nonexistent-dir/x.h5" "$W" run "$Q" -q -o /nonexistent-dir/x.h5
 

@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
     int64_t time;
     uint32_t alloc, running, queued;
+    double power;
 } ReadSample;
 
 static TestRun run_file(const char *rel, const char *const *sets, size_t nsets)
@@ -141,12 +142,20 @@ static void check_trace(const TestRun *t, const char *path)
     H5Tinsert(mt, "allocated_gpus", HOFFSET(ReadSample, alloc), H5T_NATIVE_UINT32);
     H5Tinsert(mt, "running_jobs", HOFFSET(ReadSample, running), H5T_NATIVE_UINT32);
     H5Tinsert(mt, "queued_jobs", HOFFSET(ReadSample, queued), H5T_NATIVE_UINT32);
+    H5Tinsert(mt, "power", HOFFSET(ReadSample, power), H5T_NATIVE_DOUBLE);
     assert_true(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0);
     assert_int_equal(s[0].time, 0);
     assert_int_equal(s[n - 1].time, r->end_t);
     assert_int_equal(s[n - 1].alloc, 0);
-    for (hsize_t i = 0; i < n; i++)
+    for (hsize_t i = 0; i < n; i++) {
         assert_true(s[i].alloc <= r->cluster.gpus);
+        assert_int_equal(s[i].time, r->samples[i].time_ns);
+        assert_int_equal(s[i].alloc, r->samples[i].allocated_gpus);
+        assert_int_equal(s[i].queued, r->samples[i].queued_jobs);
+        assert_float_equal(s[i].power, r->samples[i].power_w, 0);
+    }
+    /* the last row is an idle cluster: the closed form of the power model */
+    assert_float_equal(s[n - 1].power, wk_cluster_power_at(&r->cluster, 0), 1e-6 * s[n - 1].power);
     free(s);
     H5Tclose(mt);
     H5Sclose(sp);
@@ -154,6 +163,7 @@ static void check_trace(const TestRun *t, const char *path)
 
     assert_float_equal(attr_f64(f, "summary", "utilization"), test_metric(t, "utilization"), 0);
     assert_float_equal(attr_f64(f, "summary", "jobs_completed"), test_metric(t, "jobs_completed"), 0);
+    assert_float_equal(attr_f64(f, "summary", "energy_kwh"), test_metric(t, "energy_kwh"), 0);
     H5Fclose(f);
 }
 

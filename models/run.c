@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_SUBMIT = 0, EV_END = 1, EV_SAMPLE = 2 };
+enum { EV_SUBMIT = WK_EV_SUBMIT, EV_END = WK_EV_END, EV_SAMPLE = WK_EV_SAMPLE };
 
 /* ---- accounting: every change of the allocated-GPU count passes here ---- */
 
@@ -143,9 +143,7 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     int rc = wk_engine_token_new(r->eng, &rt->token, err);
     if (rc < 0)
         return rc;
-    if (wk_engine_post(r->eng, now + js->duration, EV_END, job, 0, 0, rt->token) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    return 0;
+    return wk_runjob_start(r, job, err);
 }
 
 int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err)
@@ -202,7 +200,10 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     r->completed++;
     rt->state = WK_JOB_COMPLETED;
     rt->end = now;
-    int rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
+    int rc = wk_runjob_stop(r, ev->target, err);
+    if (rc < 0)
+        return rc;
+    rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
     if (rc < 0)
         return rc;
     resample(r, now);
@@ -272,7 +273,8 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
 
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
 {
-    static const char *const top[] = {"name", "description", "seed", "sim", "cluster", "workload", "scheduler", NULL};
+    static const char *const top[] = {"name", "description", "seed", "sim", "cluster", "workload", "scheduler",
+                                      "perf", "models", NULL};
     static const char *const simk[] = {"end", "sample_interval", NULL};
     const WkNode *root = doc->root;
     if (!root)
@@ -310,8 +312,17 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
 
     if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0)
         goto fail;
-    WkWorkloadCtx wctx = {.base_dir = doc->dir, .seed = r->seed};
+    const WkNode *lib = wk_node_get(root, "models");
+    if (lib && lib->type != WK_NODE_MAP && lib->type != WK_NODE_NULL) {
+        rc = wk_node_error(lib, WK_E_INVAL, err, "expected a map of model name: spec");
+        goto fail;
+    }
+    if ((rc = wk_perf_parse(wk_node_get(root, "perf"), &r->perf, err)) < 0)
+        goto fail;
+    WkWorkloadCtx wctx = {.base_dir = doc->dir, .seed = r->seed, .models_lib = lib};
     if ((rc = wk_workload_load(wk_node_get(root, "workload"), &wctx, &r->wl, err)) < 0)
+        goto fail;
+    if ((rc = wk_runjob_check(r, err)) < 0)
         goto fail;
     if (r->wl.n > UINT32_MAX - 1) {
         rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
@@ -364,13 +375,13 @@ int wk_run_execute(WkRun *r, WkError *err)
     if (r->cluster.gpus % 64)
         r->freebits[words - 1] = (UINT64_C(1) << (r->cluster.gpus % 64)) - 1;
     for (size_t i = 0; i < n; i++)
-        r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING};
+        r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH};
     r->gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
         r->gpu_power_w += gpu_draw(r, g, 0);
     r->net_power_w = wk_cluster_network_w(&r->cluster);
 
-    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0)
+    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_runjob_net_init(r, err)) < 0)
         return rc;
     if (r->opts.progress)
         wk_engine_set_progress(r->eng, r->opts.progress, r->opts.progress_user);
@@ -422,8 +433,12 @@ void wk_run_free(WkRun *r)
         r->sched->fini(r->sched_priv);
     free(r->sched_priv);
     if (r->rt)
-        for (size_t i = 0; i < r->wl.n; i++)
+        for (size_t i = 0; i < r->wl.n; i++) {
             free(r->rt[i].gpus);
+            free(r->rt[i].flows);
+        }
+    wk_flownet_free(r->net);
+    free(r->dirty_jobs);
     free(r->rt);
     free(r->order);
     free(r->freebits);

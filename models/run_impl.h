@@ -6,7 +6,9 @@
 
 #include "sim/run.h"
 #include "models/sched/sched.h"
+#include "models/net/flow.h"
 #include "models/topo/cluster.h"
+#include "models/workload/perf.h"
 #include "models/workload/workload.h"
 
 __extension__ typedef unsigned __int128 wk_u128;
@@ -24,8 +26,21 @@ typedef struct WkJobRt {
     uint32_t *gpus;            /* owned while running */
     uint32_t token;            /* cancellation token of its end event */
     uint8_t state;             /* WkJobState */
+    uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
     const char *reject_reason; /* static string from the policy */
+    /* model jobs: progress settled lazily at every rate change */
+    double work;               /* iterations to train */
+    double done;               /* iterations done at time `last` */
+    double iter_s;             /* current iteration time, s */
+    WkTime last;               /* when `done` was settled */
+    WkPerfEnv env;             /* placement-derived inputs of the perf model */
+    uint32_t *flows;           /* owned: its flows in the flow network */
+    uint32_t nflows;
+    double flops_per_iter;     /* model FLOPs of one iteration, whole job */
+    double samples_per_iter;   /* tokens or samples per iteration */
 } WkJobRt;
+
+#define WK_JOB_NO_PATH 255
 
 typedef struct WkSampleRow {
     int64_t time_ns;
@@ -51,6 +66,10 @@ struct WkRun {
     const WkNode *sched_params;
     int sched_ready;
     WkSchedCtx ctx;
+    WkPerfParams perf;      /* global perf-model choices (`perf:`) */
+    WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
+    uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
+    uint64_t reflows;       /* rate recomputations of running jobs */
     WkTime horizon;         /* sim.end, or WK_TIME_NEVER */
     WkTime sample_interval; /* ns between time-series rows */
 
@@ -73,5 +92,25 @@ struct WkRun {
     WkSampleRow *samples;
     size_t nsamples, capsamples;
 };
+
+/* Shared between run.c and run_exec.c. */
+enum { WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2 };
+
+/** A model job got its GPUs (rt->gpus set): derive its perf env from the
+ * placement, add its flows, re-share the fabric, and post its end. Plain
+ * jobs: post end at start + duration. */
+int wk_runjob_start(WkRun *r, uint32_t job, WkError *err);
+
+/** A job ends or stops: settle its progress, remove its flows and re-rate the
+ * jobs whose share changed. */
+int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
+
+/** Check every distinct (model, GPU count) of the workload on the cluster's
+ * first SKU, so a job that can never fit in memory is refused before the
+ * run. Positioned at the scenario file, naming the job. */
+int wk_runjob_check(const WkRun *r, WkError *err);
+
+/** Create the flow network for the cluster's fabric (none without one). */
+int wk_runjob_net_init(WkRun *r, WkError *err);
 
 #endif

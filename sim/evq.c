@@ -8,7 +8,7 @@
  * so that walking a list stays in cache). Three tiers hold disjoint,
  * increasing time ranges:
  *
- *   bottom  a sorted array of node indices: the next events to pop. It holds
+ *   bottom  a sorted array of slot indices: the next events to pop. It holds
  *           every event with time < lo of the deepest rung (or <= top_floor
  *           when there is no rung). Pop takes its head: O(1).
  *   rungs   rung[0..nr): each an array of buckets (unsorted lists) of width
@@ -24,13 +24,14 @@
  * deepest rung hands down its next non-empty bucket: a bucket with few
  * events (or all at one time) is sorted into the bottom; a crowded one
  * becomes a new, finer rung. When every rung is spent, the top becomes
- * rung 0 with about one bucket per event, its width a power of two chosen
- * from the events' time spread — this is where the queue re-adapts to the
- * population and spread, once per "epoch". A bottom that grows too large
- * from inserts is spilled back into a rung. Each event is thus moved O(1)
- * times amortized. Memory is the pool (32 B + 4 B link per slot), the bottom
- * (4 B per slot) and the bucket heads (4 B each, about one per event); the
- * pool is compacted when it falls below 1/8 full. */
+ * rung 0 with about four buckets per event, their width a power of two (a
+ * shift, no division) chosen from the events' time spread: this is where the
+ * queue re-adapts to the population and spread, once per "epoch". A bottom
+ * that grows too large from inserts is spilled back into a rung. Each event
+ * is thus moved O(1) times amortized; pop is allocation-free and never fails.
+ * Memory is the pool (32 B + 4 B link + 4 B bottom per slot) and the bucket
+ * heads (4 B, up to ~4 per event); the pool is compacted when it falls below
+ * 1/8 full, so memory follows the population down as well as up. */
 #include "sim/evq.h"
 
 #include <stdlib.h>
@@ -41,7 +42,16 @@
 #define THRES 48            /* a bucket with more events is split into a rung */
 #define BOT_SPILL 512       /* minimum bottom size that triggers a spill */
 #define POOL_MIN 1024u      /* the pool never shrinks below this many slots */
-#define BUCKETS_PER_EVENT 1 /* rung size relative to the events it receives */
+#define BUCKETS_PER_EVENT 4 /* rung size relative to the events it receives */
+
+/* Keep the slower paths out of push and pop, so these stay small. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#define COLD __attribute__((noinline, cold))
+#else
+#define NOINLINE
+#define COLD
+#endif
 
 typedef struct {
     WkTime start;   /* lower edge of bucket 0, ns */
@@ -63,6 +73,7 @@ struct WkEvq {
     uint32_t free_head; /* free slots, linked through next */
     uint32_t bhead, btail;
     uint32_t spill_at;  /* bottom size that triggers a spill into a rung */
+    uint32_t pf;        /* prefetch cursor (aim_prefetch), NIL when idle */
     size_t n;           /* events queued */
     uint32_t top;       /* top list */
     size_t ntop;
@@ -242,7 +253,7 @@ static void spill(WkEvq *q)
 }
 
 /* Insert slot i into the bottom at its sorted place, moving the shorter side. */
-static void bottom_insert(WkEvq *q, uint32_t i)
+NOINLINE static void bottom_insert(WkEvq *q, uint32_t i)
 {
     uint32_t *a = q->bot, lo = q->bhead, hi = q->btail;
     if (lo == hi || before(q->ev, a[hi - 1], i)) {
@@ -276,9 +287,26 @@ static void bottom_insert(WkEvq *q, uint32_t i)
         spill(q);
 }
 
+/* Point the prefetch cursor at the list of the bucket that will refill the
+ * bottom next. Pop then walks that list two slots per call, so its events are
+ * in cache by their turn: without this, walking a list is a chain of cache
+ * misses once the queue outgrows L2. The cursor is only a hint. */
+static void aim_prefetch(WkEvq *q)
+{
+    q->pf = NIL;
+    if (q->nr == 0)
+        return;
+    const Rung *r = &q->rung[q->nr - 1];
+    uint32_t c = r->cur, lim = r->nb - c > 64 ? c + 64 : r->nb;
+    while (c < lim && r->head[c] == NIL)
+        c++;
+    if (c < lim)
+        q->pf = r->head[c];
+}
+
 /* Refill the empty bottom from the deepest rung, or from the top when every
  * rung is spent. Returns 0 when the queue is empty. */
-static int refill(WkEvq *q)
+NOINLINE static int refill(WkEvq *q)
 {
     while (q->bhead == q->btail) {
         if (q->nr == 0) {
@@ -311,6 +339,7 @@ static int refill(WkEvq *q)
             r->lo = (WkTime)((uint64_t)blo + width);
         hand_down(q, gather(q, list), bmax);
     }
+    aim_prefetch(q);
     return 1;
 }
 
@@ -343,7 +372,7 @@ static void route(WkEvq *q, uint32_t i, WkTime t)
 
 /* Grow the pool to ncap slots. Returns 0, or -1 with the queue unchanged
  * (arrays already grown keep their larger size, which is harmless). */
-static int grow(WkEvq *q, uint32_t ncap)
+COLD static int grow(WkEvq *q, uint32_t ncap)
 {
     WkEvent *e = realloc(q->ev, (size_t)ncap * sizeof *e);
     if (!e)
@@ -377,7 +406,7 @@ static uint32_t copy_list(const WkEvq *q, WkEvent *ne, uint32_t *nn, uint32_t *k
 
 /* Move every queued event to the front of a smaller pool, so memory follows
  * the population down. Skipped silently when allocation fails. */
-static void compact(WkEvq *q)
+COLD static void compact(WkEvq *q)
 {
     uint32_t ncap = (uint32_t)(4 * q->n > POOL_MIN ? 4 * q->n : POOL_MIN);
     WkEvent *ne = malloc((size_t)ncap * sizeof *ne);
@@ -414,6 +443,7 @@ static void compact(WkEvq *q)
     q->btail = nbot;
     q->used = k;
     q->free_head = NIL;
+    q->pf = NIL;
 }
 
 /* ---- API ---- */
@@ -427,6 +457,7 @@ int wk_evq_new(WkEvq **out, WkError *err)
     }
     q->free_head = NIL;
     q->top = NIL;
+    q->pf = NIL;
     q->top_floor = INT64_MIN;
     q->spill_at = BOT_SPILL;
     *out = q;
@@ -476,6 +507,10 @@ int wk_evq_pop(WkEvq *q, WkEvent *out)
     if (q->bhead == q->btail && !refill(q))
         return 0;
     uint32_t i = q->bot[q->bhead++];
+    for (int k = 0; k < 2 && q->pf != NIL; k++) { /* two steps: stay ahead */
+        __builtin_prefetch(&q->ev[q->pf]);
+        q->pf = q->next[q->pf];
+    }
     *out = q->ev[i];
     q->next[i] = q->free_head;
     q->free_head = i;

@@ -3,12 +3,15 @@
  * and exit statuses (0 ok, 1 internal error, 2 bad input or usage). The one
  * place that prints. It reaches the models only through sim/run.h. */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/compare.h"
 #include "sim/error.h"
 #include "sim/node.h"
 #include "sim/run.h"
@@ -29,7 +32,10 @@ static const char *const usage_main =
     "  run SCENARIO.yaml       simulate a scenario; print a summary, write a trace\n"
     "  validate SCENARIO.yaml  check a scenario without running it\n"
     "  topo SCENARIO.yaml      describe the scenario's cluster: GPUs, switches, links, power\n"
+    "  perf JOB.yaml           iteration time, throughput, MFU and memory of one training job\n"
     "  list KIND               list schedulers, sources (workload) or skus (GPUs)\n"
+    "  compare A.h5 B.h5 ...   summary metrics of several traces side by side\n"
+    "  plot TRACE.h5... -o F   draw utilization, queue, power, JCT CDF or incidents\n"
     "  help [COMMAND]          show help for a command\n"
     "\n"
     "options:\n"
@@ -87,6 +93,30 @@ static const char *const usage_topo =
     "  wanka topo scenarios/superpod-10k.yaml\n"
     "  wanka topo scenarios/superpod-10k.yaml --set cluster.fabric.oversubscription=2 --json\n";
 
+static const char *const usage_perf =
+    "usage: wanka perf JOB.yaml [--json] [--scale N1,N2,...] [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "What will this job do on this cluster? Evaluates the performance model for\n"
+    "one training job placed on the first GPUs of the cluster (its ring flows\n"
+    "share the fabric) and prints the iteration time with its breakdown\n"
+    "(compute, pipeline bubble, exposed TP/PP/DP/EP communication), tokens/s,\n"
+    "achieved TFLOP/s per GPU, MFU and memory per GPU. Answers in milliseconds.\n"
+    "\n"
+    "JOB.yaml keys: model (a preset or a map), gpus, and optionally cluster\n"
+    "(default: H100 nodes on a 400G rail-optimized fat-tree sized to the job),\n"
+    "perf (model choices), models (named specs). Presets: llama3-8b, llama3-70b,\n"
+    "llama3-405b, gpt3-175b, mixtral-8x7b, resnet50, vit-l16.\n"
+    "\n"
+    "  --scale N1,N2,...  the scaling curve: DP grows at fixed TP/PP/CP, the\n"
+    "                     micro-batches per replica fixed (weak scaling); the\n"
+    "                     efficiency is throughput per GPU against the first size\n"
+    "\n"
+    "example:\n"
+    "  echo 'model: llama3-70b' > j.yaml; echo 'gpus: 1024' >> j.yaml\n"
+    "  wanka perf j.yaml\n"
+    "  wanka perf j.yaml --scale 256,512,1024,2048,4096\n"
+    "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n";
+
 static const char *const usage_list =
     "usage: wanka list schedulers|sources|skus\n"
     "\n"
@@ -94,7 +124,61 @@ static const char *const usage_list =
     "  sources     workload sources for `workload.source`\n"
     "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
 
-static const char *const usage_help = "usage: wanka help [run|validate|topo|list]\n";
+static const char *const usage_compare =
+    "usage: wanka compare TRACE.h5... [--json|--csv|--markdown] [--no-group]\n"
+    "\n"
+    "Print the summary metrics of several traces side by side: one row per\n"
+    "metric (every summary attribute any trace has), one column per run labelled\n"
+    "scheduler/seed, and the change of each run against the first (\"+3.2 %\").\n"
+    "A metric a trace lacks, or that is undefined for it, shows \"—\" (JSON null,\n"
+    "CSV empty), never 0.\n"
+    "\n"
+    "Traces of one configuration (same scenario_name, scheduler and --set\n"
+    "overrides) with different seeds are pooled into one column \"scheduler (n seeds)\"\n"
+    "showing mean ± 95 % confidence half-width (Student t, n-1 degrees of freedom);\n"
+    "\"~\" after a change marks an interval that overlaps the first column's.\n"
+    "Labels two columns share get the trace's file name in brackets.\n"
+    "\n"
+    "options:\n"
+    "      --json              one JSON object (values, ci95, n, rel_change, overlap)\n"
+    "      --csv               CSV, one row per metric\n"
+    "      --markdown          a Markdown table\n"
+    "      --no-group          one column per trace, even for seeds of one configuration\n"
+    "\n"
+    "exit status: 0 success, 2 missing file, not a trace or unknown schema version.\n"
+    "\n"
+    "example:\n"
+    "  wanka run scenarios/quickstart.yaml -q -o fifo.h5\n"
+    "  wanka run scenarios/quickstart.yaml -q -o big.h5 --set cluster.nodes=64\n"
+    "  wanka compare fifo.h5 big.h5\n"
+    "  for s in 1 2 3; do wanka run scenarios/quickstart.yaml -q --seed $s -o a$s.h5; done\n"
+    "  wanka compare a1.h5 a2.h5 a3.h5 b1.h5 b2.h5 b3.h5 --markdown\n"
+    "\n"
+    "More in docs/analysis.md.\n";
+
+static const char *const usage_plot =
+    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT\n"
+    "\n"
+    "Draw one figure from one or more traces, runs overlaid and labelled\n"
+    "scheduler/seed. WHAT is one of:\n"
+    "  utilization   allocated GPUs / GPUs over time (days)\n"
+    "  queue         jobs waiting over time\n"
+    "  power         facility power (MW) over time\n"
+    "  jct-cdf       CDF of the completion time of completed jobs (hours)\n"
+    "  incidents     cumulative incidents over time (traces with an incidents table)\n"
+    "\n"
+    "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
+    "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
+    "  sudo apt-get install python3 python3-h5py python3-matplotlib\n"
+    "\n"
+    "exit status: 0 written, 2 bad arguments, missing file or a trace lacking the\n"
+    "data to plot, 1 python3 or its packages missing.\n"
+    "\n"
+    "example:\n"
+    "  wanka plot a1.h5 b1.h5 -o util.png --what utilization\n"
+    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
+
+static const char *const usage_help = "usage: wanka help [run|validate|topo|list|compare|plot]\n";
 
 typedef struct {
     const char *scenario;
@@ -363,6 +447,65 @@ static int cmd_topo(int argc, char **argv)
     return status;
 }
 
+static int cmd_perf(int argc, char **argv)
+{
+    /* --scale is perf's own option; the rest is shared with run */
+    uint32_t scale[64];
+    size_t nscale = 0;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0;
+    if (!rest)
+        return 1;
+    for (int i = 0; i < argc; i++) {
+        const char *v = NULL;
+        if (strncmp(argv[i], "--scale=", 8) == 0)
+            v = argv[i] + 8;
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+            v = argv[++i];
+        else if (strcmp(argv[i], "--scale") == 0) {
+            free(rest);
+            return usage_error("perf", "%s", "--scale needs a list of GPU counts, e.g. 512,1024,2048");
+        }
+        if (!v) {
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        for (const char *p = v; *p;) {
+            char *end;
+            errno = 0;
+            unsigned long x = strtoul(p, &end, 10);
+            if (end == p || errno || x == 0 || x > 4000000 || nscale == 64 || (*end && *end != ',')) {
+                free(rest);
+                return usage_error("perf", "--scale: expected GPU counts like 512,1024,2048, got '%s'", v);
+            }
+            scale[nscale++] = (uint32_t)x;
+            p = *end ? end + 1 : end;
+        }
+    }
+    Args a = {0};
+    int st = parse_args("perf", nrest, rest, &a);
+    if (st) {
+        free(a.sets);
+        free(rest);
+        return st;
+    }
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    char *text = NULL;
+    int rc = load(&a, &doc, &err);
+    if (rc == 0)
+        rc = wk_run_perf(doc, scale, nscale, a.json, &text, &err);
+    int status = rc == 0 ? 0 : report(&err);
+    if (text)
+        fputs(text, stdout);
+    free(text);
+    wk_doc_free(doc);
+    free(a.sets);
+    free(rest);
+    return status;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     if (argc != 1)
@@ -376,6 +519,127 @@ static int cmd_list(int argc, char **argv)
     return 0;
 }
 
+static int cmd_compare(int argc, char **argv)
+{
+    WkCompareFormat fmt = WK_COMPARE_TEXT;
+    int group = 1, nfmt = 0;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    if (!paths) {
+        fputs("wanka: out of memory\n", stderr);
+        return 1;
+    }
+    size_t n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--json") == 0) {
+            fmt = WK_COMPARE_JSON;
+            nfmt++;
+        } else if (strcmp(s, "--csv") == 0) {
+            fmt = WK_COMPARE_CSV;
+            nfmt++;
+        } else if (strcmp(s, "--markdown") == 0) {
+            fmt = WK_COMPARE_MARKDOWN;
+            nfmt++;
+        } else if (strcmp(s, "--no-group") == 0) {
+            group = 0;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            free(paths);
+            return usage_error("compare", "unknown option '%s'", s);
+        } else {
+            paths[n++] = s;
+        }
+    }
+    if (nfmt > 1) {
+        free(paths);
+        return usage_error("compare", "%s", "choose one of --json, --csv, --markdown");
+    }
+    if (n == 0) {
+        free(paths);
+        return usage_error("compare", "%s", "missing TRACE.h5 (give one or more traces)");
+    }
+    WkError err;
+    wk_error_clear(&err);
+    WkCompare *c = NULL;
+    char *text = NULL;
+    int rc = wk_compare_load(&c, paths, n, group, &err);
+    if (rc == 0 && !(text = wk_compare_render(c, fmt)))
+        rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    int status = rc == 0 ? 0 : report(&err);
+    if (text)
+        fputs(text, stdout);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
+    free(text);
+    wk_compare_free(c);
+    free(paths);
+    return status;
+}
+
+/* The plot script: in the source tree, else where it was installed. */
+static const char *plot_script(char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_DIR);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_INSTALL_DIR);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    return NULL;
+}
+
+extern char **environ;
+
+/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
+static int cmd_plot(int argc, char **argv)
+{
+    if (argc == 0)
+        return usage_error("plot", "%s", "missing TRACE.h5 -o OUT.png --what WHAT");
+    char script[4096];
+    if (!plot_script(script, sizeof script)) {
+        fprintf(stderr, "wanka plot: cannot find plot.py (looked in %s and %s)\n", WK_ANALYSIS_DIR,
+                WK_ANALYSIS_INSTALL_DIR);
+        return 1;
+    }
+    const char *python = getenv("WANKA_PYTHON");
+    if (!python || !python[0])
+        python = WK_PYTHON;
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args) {
+        fputs("wanka: out of memory\n", stderr);
+        return 1;
+    }
+    args[0] = (char *)python;
+    args[1] = script;
+    for (int i = 0; i < argc; i++)
+        args[i + 2] = argv[i];
+    fflush(stdout);
+    pid_t pid;
+    int e = posix_spawnp(&pid, python, NULL, NULL, args, environ);
+    free(args);
+    if (e != 0) {
+        fprintf(stderr,
+                "wanka plot: cannot run %s: %s\n"
+                "wanka plot: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
+                "  sudo apt-get install python3 python3-h5py python3-matplotlib\n",
+                python, strerror(e));
+        return 1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "wanka plot: waiting for %s: %s\n", python, strerror(errno));
+            return 1;
+        }
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) {
+        fprintf(stderr, "wanka plot: %s killed by signal %d\n", python, WTERMSIG(st));
+        return 128 + WTERMSIG(st);
+    }
+    return 1;
+}
+
 static int cmd_help(int argc, char **argv)
 {
     if (argc == 0) {
@@ -387,8 +651,11 @@ static int cmd_help(int argc, char **argv)
     else if (strcmp(c, "validate") == 0) fputs(usage_validate, stdout);
     else if (strcmp(c, "list") == 0) fputs(usage_list, stdout);
     else if (strcmp(c, "topo") == 0) fputs(usage_topo, stdout);
+    else if (strcmp(c, "perf") == 0) fputs(usage_perf, stdout);
+    else if (strcmp(c, "compare") == 0) fputs(usage_compare, stdout);
+    else if (strcmp(c, "plot") == 0) fputs(usage_plot, stdout);
     else if (strcmp(c, "help") == 0) fputs(usage_help, stdout);
-    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, help)", c);
+    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, compare, plot, help)", c);
     return 0;
 }
 
@@ -425,5 +692,11 @@ int main(int argc, char **argv)
         return cmd_list(argc - 2, argv + 2);
     if (strcmp(cmd, "topo") == 0)
         return cmd_topo(argc - 2, argv + 2);
-    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, help)", cmd);
+    if (strcmp(cmd, "perf") == 0)
+        return cmd_perf(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "plot") == 0)
+        return cmd_plot(argc - 2, argv + 2);
+    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, compare, plot, help)", cmd);
 }

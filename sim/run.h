@@ -72,6 +72,16 @@ void wk_run_free(WkRun *r);
  * positioned error. */
 int wk_run_topology(const WkDoc *doc, WkSummary *out, WkError *err);
 
+/** `wanka perf`: evaluate one training job on a cluster without simulating.
+ * doc holds `model:` (a preset name or a map), `gpus:`, and optionally
+ * `cluster:` (default: H100 nodes with a 400G rail-optimized fabric sized to
+ * the job), `perf:` and `models:`. The job is placed on the first GPUs, its
+ * ring flows share the fabric with each other. With scale[0..nscale) (GPU
+ * counts), prints a scaling curve instead: DP grows at fixed TP/PP/CP with
+ * the micro-batches per replica held fixed (weak scaling). *text receives a
+ * malloc'd table or JSON (caller frees). Positioned errors. */
+int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json, char **text, WkError *err);
+
 /* A plugin as `wanka list` shows it. */
 typedef struct WkPluginInfo {
     const char *name;        /* static storage */

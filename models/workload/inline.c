@@ -6,8 +6,7 @@
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", NULL};
-    (void)ctx;
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -21,10 +20,17 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         int64_t gpus = 0;
         if ((rc = wk_node_expect_keys(j, job_keys, err)) < 0 ||
             (rc = wk_node_duration(j, "submit", 0, 0, WK_TIME_NEVER / 4, &submit, err)) < 0 ||
-            (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0 ||
-            (rc = wk_node_duration(j, "duration", 1, 1, WK_TIME_NEVER / 4, &dur, err)) < 0)
+            (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0)
             return rc;
-        WkJobSpec js = {.submit = submit, .duration = dur, .gpus = (uint32_t)gpus};
+        WkJobSpec js = {.submit = submit, .gpus = (uint32_t)gpus};
+        if ((rc = wk_workload_read_model(out, j, ctx, &js, err)) < 0)
+            return rc;
+        if (js.model && wk_node_get(j, "duration"))
+            return wk_node_error(wk_node_get(j, "duration"), WK_E_INVAL, err,
+                                 "a model job's duration follows from its iterations; drop 'duration'");
+        if (!js.model && (rc = wk_node_duration(j, "duration", 1, 1, WK_TIME_NEVER / 4, &dur, err)) < 0)
+            return rc;
+        js.duration = dur;
         if (wk_workload_push(out, &js) < 0)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
     }
@@ -34,6 +40,6 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
 const WkWorkloadSource wk_workload_inline = {
     .abi = WK_WORKLOAD_ABI,
     .name = "inline",
-    .description = "jobs listed in the scenario (submit, gpus, duration)",
+    .description = "jobs listed in the scenario (submit, gpus, duration or model + iterations/tokens)",
     .load = load,
 };

@@ -13,7 +13,7 @@
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", NULL};
-    static const char *const mix_keys[] = {"gpus", "weight", NULL};
+    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -29,6 +29,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     enum { MAXMIX = 64 };
     uint32_t sizes[MAXMIX] = {1};
     double weights[MAXMIX] = {1};
+    WkJobSpec proto[MAXMIX] = {{0}}; /* model fields of each mix entry */
     size_t nmix = 1;
     const WkNode *mix = wk_node_get(sec, "gpus");
     if (mix && mix->type == WK_NODE_SCALAR) {
@@ -49,6 +50,8 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
                 return rc;
             sizes[i] = (uint32_t)g;
             tot += weights[i];
+            if ((rc = wk_workload_read_model(out, e, ctx, &proto[i], err)) < 0)
+                return rc;
         }
         if (!(tot > 0))
             return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");
@@ -64,10 +67,13 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         goto done;
     WkTime t = 0;
     for (int64_t i = 0; i < njobs; i++) {
-        WkJobSpec js = {.submit = t, .duration = wk_dist_draw(&dur, rd)};
+        size_t k = nmix > 1 ? wk_rng_discrete(rg, weights, nmix) : 0;
+        WkJobSpec js = proto[k];
+        js.submit = t;
+        js.duration = wk_dist_draw(&dur, rd); /* drawn for every job, so streams stay aligned */
         if (js.duration < 1)
             js.duration = 1;
-        js.gpus = sizes[nmix > 1 ? wk_rng_discrete(rg, weights, nmix) : 0];
+        js.gpus = sizes[k];
         if ((rc = wk_workload_push(out, &js)) < 0) {
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
             goto done;
@@ -85,6 +91,6 @@ done:
 const WkWorkloadSource wk_workload_synthetic = {
     .abi = WK_WORKLOAD_ABI,
     .name = "synthetic",
-    .description = "generated jobs: Poisson arrivals, log-normal durations, a GPU-count mix",
+    .description = "generated jobs: Poisson arrivals, log-normal durations, a GPU-count (and model) mix",
     .load = load,
 };

@@ -54,8 +54,54 @@ int wk_workload_push(WkWorkload *w, const WkJobSpec *job)
     return 0;
 }
 
+int wk_workload_read_model(WkWorkload *w, const WkNode *map, const WkWorkloadCtx *ctx, WkJobSpec *js,
+                           WkError *err)
+{
+    const WkNode *mn = wk_node_get(map, "model");
+    if (!mn || mn->type == WK_NODE_NULL) {
+        if (wk_node_get(map, "iterations") || wk_node_get(map, "tokens"))
+            return wk_node_error(map, WK_E_INVAL, err, "'iterations' and 'tokens' need a 'model'");
+        return 0;
+    }
+    int has_it = wk_node_get(map, "iterations") != NULL, has_tok = wk_node_get(map, "tokens") != NULL;
+    if (has_it == has_tok)
+        return wk_node_error(mn, WK_E_INVAL, err, "a model job needs exactly one of 'iterations' or 'tokens'");
+    int rc;
+    double it = 0, tok = 0;
+    if ((rc = wk_node_double(map, "iterations", 0, 1, 1e15, &it, err)) < 0 ||
+        (rc = wk_node_double(map, "tokens", 0, 1, 1e18, &tok, err)) < 0)
+        return rc;
+    /* one spec per distinct model: a name shared by many jobs is parsed once */
+    const char *key = mn->type == WK_NODE_SCALAR ? mn->str : NULL;
+    size_t idx = w->nmodels;
+    for (size_t i = 0; key && i < w->nmodels; i++)
+        if (w->models[i].name && strcmp(w->models[i].name, key) == 0)
+            idx = i;
+    if (idx == w->nmodels) {
+        WkModelSpec m;
+        if ((rc = wk_model_parse(mn, ctx ? ctx->models_lib : NULL, &m, err)) < 0)
+            return rc;
+        if (key)
+            m.name = key;
+        if (w->nmodels == w->capmodels) {
+            size_t nc = w->capmodels ? w->capmodels * 2 : 8;
+            WkModelSpec *n = realloc(w->models, nc * sizeof *n);
+            if (!n)
+                return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
+            w->models = n;
+            w->capmodels = nc;
+        }
+        w->models[w->nmodels++] = m;
+    }
+    js->model = (uint32_t)idx + 1;
+    js->iterations = it;
+    js->tokens = tok;
+    return 0;
+}
+
 void wk_workload_fini(WkWorkload *w)
 {
+    free(w->models);
     free(w->jobs);
     memset(w, 0, sizeof *w);
 }

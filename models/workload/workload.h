@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/workload/model.h"
 #include "sim/error.h"
 #include "sim/node.h"
 #include "sim/rng.h"
@@ -17,20 +18,26 @@
 #define WK_JOB_MAX_GPUS UINT32_C(4000000)
 
 typedef struct WkJobSpec {
-    WkTime submit;   /* ns from the start of the run */
-    WkTime duration; /* ns of work at full speed on its GPUs */
-    uint32_t gpus;   /* GPUs it needs, all at once (gang) */
+    WkTime submit;     /* ns from the start of the run */
+    WkTime duration;   /* ns of work at full speed on its GPUs (jobs without a model) */
+    uint32_t gpus;     /* GPUs it needs, all at once (gang) */
+    uint32_t model;    /* 0: a plain job of fixed duration; k: WkWorkload.models[k - 1] */
+    double iterations; /* model jobs: iterations to train (0: from tokens) */
+    double tokens;     /* model jobs: tokens (or samples) to train, when iterations is 0 */
 } WkJobSpec;
 
 typedef struct WkWorkload {
-    WkJobSpec *jobs; /* owned, in source order; job id = index */
+    WkJobSpec *jobs;     /* owned, in source order; job id = index */
     size_t n, cap;
+    WkModelSpec *models; /* owned: the distinct model specs jobs refer to */
+    size_t nmodels, capmodels;
 } WkWorkload;
 
 /* What a source may use besides its own section. */
 typedef struct WkWorkloadCtx {
-    const char *base_dir; /* directory relative paths are resolved against */
-    uint64_t seed;        /* scenario seed: sources derive named RNG streams */
+    const char *base_dir;     /* directory relative paths are resolved against */
+    uint64_t seed;            /* scenario seed: sources derive named RNG streams */
+    const WkNode *models_lib; /* the scenario's `models:` map, or NULL */
 } WkWorkloadCtx;
 
 #define WK_WORKLOAD_ABI 1
@@ -56,6 +63,14 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
 
 /** Append a job. Returns 0 or WK_E_NOMEM. */
 int wk_workload_push(WkWorkload *w, const WkJobSpec *job);
+
+/** Read a job's training work from map (keys model, iterations, tokens) into
+ * js: `model` (a preset, a key of `models:`, or an inline map) is parsed and
+ * stored once per distinct node in w->models; exactly one of `iterations` or
+ * `tokens` must accompany it. Without `model`, nothing is read (returns 0).
+ * Positioned errors. */
+int wk_workload_read_model(WkWorkload *w, const WkNode *map, const WkWorkloadCtx *ctx, WkJobSpec *js,
+                           WkError *err);
 
 /** Release the job array. */
 void wk_workload_fini(WkWorkload *w);

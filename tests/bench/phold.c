@@ -161,7 +161,8 @@ static WkTime hop_ns(const Model *m)
 static int on_phold(WkEngine *eng, const WkEvent *ev, void *ctx, WkError *err)
 {
     const Model *m = ctx;
-    WkTime at = wk_engine_now(eng) + hop_ns(m);
+    (void)eng;
+    WkTime at = ev->time + hop_ns(m); /* ev->time is now */
     uint32_t dst = ev->target;
     if (wk_rng_uniform(m->rng) < m->remote)
         dst = (uint32_t)wk_rng_uint(m->rng, m->lps);

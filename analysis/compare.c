@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* compare.c — `wanka compare`: load the summaries of several traces, pool the
+ * seeds of one configuration (mean ± Student-t 95 % half-width) and compute
+ * the change against the first column. Rendering is in compare_render.c. */
+#include "analysis/compare.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sim/trace_read.h"
+
+/* The rows shown first, in this order; the other metrics follow alphabetically. */
+static const char *const preferred[] = {
+    "utilization", "util_gpu_std", "effective_utilization", "jct_mean_s", "jct_p50_s", "jct_p99_s",
+    "wait_mean_s", "wait_p99_s", "makespan_s", "energy_kwh", "mean_power_mw", "tokens_per_joule",
+    "interruptions", "recovery_mean_s", "recovery_p99_s", "lost_gpu_hours", "ettr", NULL,
+};
+
+/* One trace as read. */
+typedef struct Run {
+    const char *path;
+    char *scenario, *scheduler, *overrides;
+    long long seed;
+    int has_seed;
+    WkTraceMetric *m;
+    size_t nm;
+} Run;
+
+/* ---- loading ------------------------------------------------------------------ */
+
+static int nomem(WkError *err)
+{
+    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "compare: out of memory");
+}
+
+static int copy_error(WkError *err, const WkError *sub)
+{
+    return wk_error_set(err, sub->code, sub->where[0] ? sub->where : NULL, 0, 0, "%s", sub->msg);
+}
+
+/* A root string attribute, "" when the trace lacks it. */
+static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
+{
+    WkError sub;
+    wk_error_clear(&sub);
+    int rc = wk_trace_read_attr_str(r, name, out, &sub);
+    if (rc == WK_E_NOTFOUND) {
+        *out = strdup("");
+        return *out ? 0 : nomem(err);
+    }
+    return rc < 0 ? copy_error(err, &sub) : 0;
+}
+
+static void run_fini(Run *r)
+{
+    free(r->scenario);
+    free(r->scheduler);
+    free(r->overrides);
+    free(r->m);
+}
+
+static int run_load(Run *run, const char *path, WkError *err)
+{
+    memset(run, 0, sizeof *run);
+    run->path = path;
+    WkTraceRead *r = NULL;
+    int rc = wk_trace_read_open(&r, path, err);
+    if (rc < 0)
+        return rc;
+    rc = opt_str(r, "scenario_name", &run->scenario, err);
+    if (rc == 0)
+        rc = opt_str(r, "scheduler", &run->scheduler, err);
+    if (rc == 0)
+        rc = opt_str(r, "overrides", &run->overrides, err);
+    if (rc == 0) {
+        WkError sub;
+        wk_error_clear(&sub);
+        int64_t seed = 0;
+        int s = wk_trace_read_attr_i64(r, "seed", &seed, &sub);
+        if (s == 0) {
+            run->seed = (long long)seed;
+            run->has_seed = 1;
+        } else if (s != WK_E_NOTFOUND) {
+            rc = copy_error(err, &sub);
+        }
+    }
+    if (rc == 0)
+        rc = wk_trace_read_summary(r, &run->m, &run->nm, err);
+    wk_trace_read_close(r);
+    return rc;
+}
+
+static double run_metric(const Run *r, const char *name)
+{
+    for (size_t i = 0; i < r->nm; i++)
+        if (strcmp(r->m[i].name, name) == 0)
+            return r->m[i].value;
+    return NAN;
+}
+
+static int run_has_metric(const Run *r, const char *name)
+{
+    for (size_t i = 0; i < r->nm; i++)
+        if (strcmp(r->m[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- grouping -------------------------------------------------------------------- */
+
+static int same_config(const Run *a, const Run *b)
+{
+    return strcmp(a->scenario, b->scenario) == 0 && strcmp(a->scheduler, b->scheduler) == 0 &&
+           strcmp(a->overrides, b->overrides) == 0;
+}
+
+/* col[i] = column of run i; returns the number of columns. A run joins the
+ * first column of its configuration that does not hold its seed yet. */
+static size_t assign_columns(const Run *runs, size_t n, int group, size_t *col)
+{
+    size_t ncols = 0;
+    for (size_t i = 0; i < n; i++) {
+        col[i] = SIZE_MAX;
+        for (size_t c = 0; group && c < ncols && col[i] == SIZE_MAX; c++) {
+            size_t first = SIZE_MAX;
+            int clash = 0;
+            for (size_t j = 0; j < i; j++) {
+                if (col[j] != c)
+                    continue;
+                if (first == SIZE_MAX)
+                    first = j;
+                if (!runs[j].has_seed || !runs[i].has_seed || runs[j].seed == runs[i].seed)
+                    clash = 1;
+            }
+            if (first != SIZE_MAX && !clash && same_config(&runs[first], &runs[i]))
+                col[i] = c;
+        }
+        if (col[i] == SIZE_MAX)
+            col[i] = ncols++;
+    }
+    return ncols;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void base_label(const WkCompareColumn *c, char *buf, size_t n)
+{
+    const char *sched = c->scheduler[0] ? c->scheduler : "?";
+    if (c->nruns > 1)
+        snprintf(buf, n, "%s (%zu seeds)", sched, c->nruns);
+    else if (c->seeds[0] >= 0)
+        snprintf(buf, n, "%s/%lld", sched, c->seeds[0]);
+    else
+        snprintf(buf, n, "%s/?", sched);
+}
+
+/* "scheduler/seed" or "scheduler (n seeds)"; a label two columns share gets
+ * the first trace's file name, or its path when those are equal too. */
+static void make_labels(WkCompare *c)
+{
+    for (size_t i = 0; i < c->ncols; i++)
+        base_label(&c->cols[i], c->cols[i].label, sizeof c->cols[i].label);
+    for (int pass = 0; pass < 2; pass++) {
+        int *dup = calloc(c->ncols ? c->ncols : 1, sizeof *dup);
+        if (!dup)
+            return; /* labels stay ambiguous, nothing worse */
+        for (size_t i = 0; i < c->ncols; i++)
+            for (size_t j = 0; j < c->ncols; j++)
+                if (i != j && strcmp(c->cols[i].label, c->cols[j].label) == 0)
+                    dup[i] = 1;
+        for (size_t i = 0; i < c->ncols; i++) {
+            if (!dup[i])
+                continue;
+            WkCompareColumn *col = &c->cols[i];
+            char base[96];
+            base_label(col, base, sizeof base);
+            const char *file = pass == 0 ? base_name(col->paths[0]) : col->paths[0];
+            snprintf(col->label, sizeof col->label, "%s [%.*s]", base, (int)(sizeof col->label - 100), file);
+        }
+        free(dup);
+    }
+}
+
+/* ---- metrics ----------------------------------------------------------------------- */
+
+static int preferred_rank(const char *name)
+{
+    for (int i = 0; preferred[i]; i++)
+        if (strcmp(preferred[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const WkCompareRow *a = pa, *b = pb;
+    int ra = preferred_rank(a->name), rb = preferred_rank(b->name);
+    if (ra >= 0 && rb >= 0)
+        return ra - rb;
+    if (ra >= 0 || rb >= 0)
+        return ra >= 0 ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The union of the runs' metric names as rows (cells not yet allocated). */
+static int collect_rows(WkCompare *c, const Run *runs, size_t n, WkError *err)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++)
+        cap += runs[i].nm;
+    c->rows = calloc(cap ? cap : 1, sizeof *c->rows);
+    if (!c->rows)
+        return nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < runs[i].nm; k++) {
+            const char *name = runs[i].m[k].name;
+            int seen = 0;
+            for (size_t r = 0; r < c->nrows && !seen; r++)
+                seen = strcmp(c->rows[r].name, name) == 0;
+            if (!seen)
+                snprintf(c->rows[c->nrows++].name, sizeof c->rows[0].name, "%s", name);
+        }
+    }
+    qsort(c->rows, c->nrows, sizeof *c->rows, cmp_rows);
+    return 0;
+}
+
+/* Mean, 95 % half-width and count of the runs of column col for metric name. */
+static void fill_cell(WkCompareCell *cell, const Run *runs, size_t n, const size_t *colof, size_t col,
+                      const char *name, double *scratch)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (colof[i] != col || !run_has_metric(&runs[i], name))
+            continue;
+        double v = run_metric(&runs[i], name);
+        if (!isnan(v))
+            scratch[k++] = v;
+    }
+    cell->n = k;
+    cell->mean = k ? gsl_stats_mean(scratch, 1, k) : NAN;
+    cell->half = NAN;
+    if (k >= 2) {
+        double sd = gsl_stats_sd(scratch, 1, k);
+        cell->half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
+    }
+    cell->change = NAN;
+    cell->overlap = -1;
+}
+
+static void fill_change(WkCompareCell *cell, const WkCompareCell *first)
+{
+    if (isnan(cell->mean) || isnan(first->mean))
+        return;
+    if (first->mean == 0)
+        cell->change = cell->mean == 0 ? 0.0 : NAN;
+    else
+        cell->change = (cell->mean - first->mean) / fabs(first->mean);
+    if (cell->n >= 2 && first->n >= 2)
+        cell->overlap = fabs(cell->mean - first->mean) <= cell->half + first->half;
+}
+
+/* ---- public: load / free -------------------------------------------------------------- */
+
+void wk_compare_free(WkCompare *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->ncols; i++) {
+        free(c->cols[i].scenario);
+        free(c->cols[i].scheduler);
+        free(c->cols[i].overrides);
+        free(c->cols[i].seeds);
+        free(c->cols[i].paths);
+    }
+    for (size_t r = 0; r < c->nrows; r++)
+        free(c->rows[r].cells);
+    free(c->cols);
+    free(c->rows);
+    free(c);
+}
+
+static int build_columns(WkCompare *c, const Run *runs, size_t n, const size_t *colof, WkError *err)
+{
+    c->cols = calloc(c->ncols, sizeof *c->cols);
+    if (!c->cols)
+        return nomem(err);
+    for (size_t k = 0; k < c->ncols; k++) {
+        WkCompareColumn *col = &c->cols[k];
+        for (size_t i = 0; i < n; i++)
+            col->nruns += colof[i] == k;
+        col->seeds = calloc(col->nruns, sizeof *col->seeds);
+        col->paths = calloc(col->nruns, sizeof *col->paths);
+        if (!col->seeds || !col->paths)
+            return nomem(err);
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (colof[i] != k)
+                continue;
+            if (j == 0) {
+                col->scenario = strdup(runs[i].scenario);
+                col->scheduler = strdup(runs[i].scheduler);
+                col->overrides = strdup(runs[i].overrides);
+                if (!col->scenario || !col->scheduler || !col->overrides)
+                    return nomem(err);
+            }
+            col->seeds[j] = runs[i].has_seed ? runs[i].seed : -1;
+            col->paths[j] = runs[i].path;
+            j++;
+        }
+        if (col->nruns > 1)
+            c->grouped = 1;
+    }
+    make_labels(c);
+    return 0;
+}
+
+int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int group, WkError *err)
+{
+    if (!out || !paths || n == 0)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "compare: no traces given");
+    *out = NULL;
+    Run *runs = calloc(n, sizeof *runs);
+    size_t *colof = calloc(n, sizeof *colof);
+    double *scratch = calloc(n, sizeof *scratch);
+    WkCompare *c = calloc(1, sizeof *c);
+    size_t loaded = 0;
+    int rc = 0;
+    if (!runs || !colof || !scratch || !c) {
+        rc = nomem(err);
+        goto fail;
+    }
+    for (; loaded < n; loaded++) {
+        rc = run_load(&runs[loaded], paths[loaded], err);
+        if (rc < 0) {
+            run_fini(&runs[loaded]);
+            goto fail;
+        }
+    }
+    c->ncols = assign_columns(runs, n, group, colof);
+    rc = build_columns(c, runs, n, colof, err);
+    if (rc == 0)
+        rc = collect_rows(c, runs, n, err);
+    if (rc < 0)
+        goto fail;
+    for (size_t r = 0; r < c->nrows; r++) {
+        WkCompareRow *row = &c->rows[r];
+        if (!(row->cells = calloc(c->ncols, sizeof *row->cells))) {
+            rc = nomem(err);
+            goto fail;
+        }
+        for (size_t k = 0; k < c->ncols; k++)
+            fill_cell(&row->cells[k], runs, n, colof, k, row->name, scratch);
+        for (size_t k = 1; k < c->ncols; k++)
+            fill_change(&row->cells[k], &row->cells[0]);
+    }
+    for (size_t i = 0; i < loaded; i++)
+        run_fini(&runs[i]);
+    free(runs);
+    free(colof);
+    free(scratch);
+    *out = c;
+    return 0;
+fail:
+    for (size_t i = 0; runs && i < loaded; i++)
+        run_fini(&runs[i]);
+    free(runs);
+    free(colof);
+    free(scratch);
+    wk_compare_free(c);
+    return rc;
+}
+
+const WkCompareRow *wk_compare_row(const WkCompare *c, const char *name)
+{
+    for (size_t r = 0; c && r < c->nrows; r++)
+        if (strcmp(c->rows[r].name, name) == 0)
+            return &c->rows[r];
+    return NULL;
+}

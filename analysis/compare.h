@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* compare.h — `wanka compare`: the summary metrics of several traces side by
+ * side, runs of one configuration over several seeds pooled into mean ± 95 %
+ * confidence half-width, rendered as text, JSON, CSV or Markdown. Reads
+ * traces through sim/trace_read.h; the library formats, only main prints. */
+#ifndef WK_COMPARE_H
+#define WK_COMPARE_H
+
+#include <stddef.h>
+
+#include "sim/error.h"
+
+typedef enum WkCompareFormat {
+    WK_COMPARE_TEXT = 0, /* aligned table for a terminal */
+    WK_COMPARE_JSON,     /* one JSON object */
+    WK_COMPARE_CSV,      /* RFC 4180 CSV, one header line */
+    WK_COMPARE_MARKDOWN, /* a GitHub-flavoured Markdown table */
+} WkCompareFormat;
+
+/* One configuration: a single trace, or several seeds of the same
+ * (scenario_name, scheduler, overrides). */
+typedef struct WkCompareColumn {
+    char label[192];     /* "fifo/1", "fifo (3 seeds)"; "[file]" appended to tell duplicates apart */
+    char *scenario;      /* root attribute scenario_name (owned) */
+    char *scheduler;     /* root attribute scheduler (owned) */
+    char *overrides;     /* root attribute overrides (owned) */
+    long long *seeds;    /* seed of each run, in argument order (owned) */
+    const char **paths;  /* trace of each run (borrowed from the caller's paths) */
+    size_t nruns;
+} WkCompareColumn;
+
+/* One metric of one column. */
+typedef struct WkCompareCell {
+    double mean;   /* the value (one run) or the mean over the runs that have it; NaN = missing */
+    double half;   /* 95 % confidence half-width t(0.975, n-1)·s/√n when n >= 2, else NaN */
+    size_t n;      /* runs of the column with a (non-NaN) value */
+    double change; /* (mean − first column's mean) / |first's mean|; NaN for column 0, a missing
+                      value or a first mean of 0 (then 0 when both are 0) */
+    int overlap;   /* 1: this column's interval overlaps column 0's, 0: it does not, -1: not
+                      applicable (column 0, or either side has fewer than 2 values) */
+} WkCompareCell;
+
+typedef struct WkCompareRow {
+    char name[64];         /* summary attribute name, e.g. "jct_p99_s" */
+    WkCompareCell *cells;  /* ncols cells (owned) */
+} WkCompareRow;
+
+typedef struct WkCompare {
+    WkCompareColumn *cols; /* configurations in order of first appearance */
+    size_t ncols;
+    WkCompareRow *rows;    /* metrics: the preferred order, then the others alphabetically */
+    size_t nrows;
+    int grouped;           /* 1 when some column pools two or more seeds */
+} WkCompare;
+
+/** Read the traces paths[0..n) (borrowed; must outlive the result) and build
+ * the comparison. With group != 0, runs with equal scenario_name, scheduler
+ * and overrides and distinct seeds form one column (a repeated seed starts
+ * another column); with group == 0 every trace is a column. Every summary
+ * metric any trace has is a row. Returns 0 and a comparison the caller owns (wk_compare_free), or the
+ * first trace's error (WK_E_IO missing file, WK_E_INVAL not a trace or an
+ * unknown schema major version), naming the file. n must be >= 1. */
+int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int group, WkError *err);
+
+/** Render c (malloc'd, caller frees), or NULL when out of memory. Missing
+ * values print "—" (text, Markdown), null (JSON) or nothing (CSV), never 0. */
+char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt);
+
+/** The row for metric name, or NULL. */
+const WkCompareRow *wk_compare_row(const WkCompare *c, const char *name);
+
+/** Release c. NULL is a no-op. */
+void wk_compare_free(WkCompare *c);
+
+#endif

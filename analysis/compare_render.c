@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* compare_render.c — rendering a `wanka compare` result (analysis/compare.h)
+ * as an aligned text table, Markdown, JSON or CSV. Formats into strings only;
+ * loading and the statistics live in compare.c. */
+#include "analysis/compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable string ----------------------------------------------------- */
+
+typedef struct Buf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} Buf;
+
+static void bprintf(Buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void bprintf(Buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = (b->cap ? b->cap * 2 : 1024) + (size_t)k;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+}
+
+static char *finish(Buf *b)
+{
+    if (b->oom || !b->p) {
+        free(b->p);
+        return NULL;
+    }
+    return b->p;
+}
+
+/* ---- rendering: numbers ------------------------------------------------------------------ */
+
+#define CELL_MAX 256 /* bytes of one table cell: a label (192) and room */
+
+/* printf format for a value, as wanka run's table: integers plain, very large
+ * or small magnitudes in %g, the rest with four decimals. */
+static const char *num_format(double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        return "%.0f";
+    if (v != 0 && (fabs(v) >= 1e7 || fabs(v) < 1e-3))
+        return "%.4g";
+    return "%.4f";
+}
+
+/* "1234.5678", "0.48 ± 0.01", "—"; "(n=2)" when only some of the runs have it. */
+static void value_text(const WkCompareCell *cell, size_t nruns, char *buf, size_t n)
+{
+    if (isnan(cell->mean)) {
+        snprintf(buf, n, "—");
+        return;
+    }
+    char m[48], h[48] = "";
+    snprintf(m, sizeof m, num_format(cell->mean), cell->mean);
+    if (!isnan(cell->half)) {
+        const char *f = num_format(cell->mean);
+        if (strcmp(f, "%.0f") == 0)
+            f = num_format(cell->half);
+        snprintf(h, sizeof h, f, cell->half);
+    }
+    char partial[32] = "";
+    if (nruns > 1 && cell->n < nruns)
+        snprintf(partial, sizeof partial, " (n=%zu)", cell->n);
+    if (h[0])
+        snprintf(buf, n, "%s ± %s%s", m, h, partial);
+    else
+        snprintf(buf, n, "%s%s", m, partial);
+}
+
+/* "+3.2 %", "-0.012 %", "0.0 %", "—"; " ~" when the intervals overlap. */
+static void change_text(const WkCompareCell *cell, char *buf, size_t n)
+{
+    if (isnan(cell->change)) {
+        snprintf(buf, n, "—");
+        return;
+    }
+    double pct = 100.0 * cell->change;
+    const char *ov = cell->overlap == 1 ? " ~" : "";
+    if (pct == 0)
+        snprintf(buf, n, "0.0 %%%s", ov);
+    else if (fabs(pct) < 0.05)
+        snprintf(buf, n, "%+.2g %%%s", pct, ov);
+    else
+        snprintf(buf, n, "%+.1f %%%s", pct, ov);
+}
+
+/* Display width of UTF-8 text: one column per code point. */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* ---- rendering: the table grid (text and Markdown) ---------------------------------------- */
+
+typedef struct Grid {
+    size_t nr, nc; /* rows incl. the header, columns incl. the metric name */
+    char (*cell)[CELL_MAX];
+} Grid;
+
+/* Columns: metric, then per configuration its value and (from the second on) its change. */
+static int grid_build(const WkCompare *c, Grid *g)
+{
+    g->nr = c->nrows + 1;
+    g->nc = 1 + c->ncols + (c->ncols - 1);
+    g->cell = calloc(g->nr * g->nc, sizeof *g->cell);
+    if (!g->cell)
+        return -1;
+    snprintf(g->cell[0], CELL_MAX, "metric");
+    for (size_t k = 0, x = 1; k < c->ncols; k++) {
+        snprintf(g->cell[x++], CELL_MAX, "%s", c->cols[k].label);
+        if (k > 0)
+            snprintf(g->cell[x++], CELL_MAX, "change");
+    }
+    for (size_t r = 0; r < c->nrows; r++) {
+        char(*line)[CELL_MAX] = &g->cell[(r + 1) * g->nc];
+        snprintf(line[0], CELL_MAX, "%s", c->rows[r].name);
+        for (size_t k = 0, x = 1; k < c->ncols; k++) {
+            value_text(&c->rows[r].cells[k], c->cols[k].nruns, line[x++], CELL_MAX);
+            if (k > 0)
+                change_text(&c->rows[r].cells[k], line[x++], CELL_MAX);
+        }
+    }
+    return 0;
+}
+
+static void pad(Buf *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bprintf(b, " ");
+}
+
+static void footnotes(Buf *b, const WkCompare *c, const char *bullet)
+{
+    if (c->ncols > 1)
+        bprintf(b, "%schange: relative to the first column, %s\n", bullet, c->cols[0].label);
+    if (!c->grouped)
+        return;
+    bprintf(b, "%smean ± 95 %% confidence half-width over seeds (Student t, n-1 degrees of freedom)\n",
+            bullet);
+    if (c->ncols > 1)
+        bprintf(b, "%s~ : the interval overlaps the first column's (the difference is not clear at this level)\n",
+                bullet);
+    for (size_t k = 0; k < c->ncols; k++) {
+        const WkCompareColumn *col = &c->cols[k];
+        if (col->nruns < 2)
+            continue;
+        bprintf(b, "%s%s: seeds", bullet, col->label);
+        for (size_t j = 0; j < col->nruns; j++)
+            bprintf(b, "%s %lld", j ? "," : "", col->seeds[j]);
+        bprintf(b, "\n");
+    }
+}
+
+static void render_text(Buf *b, const WkCompare *c, const Grid *g)
+{
+    size_t *w = calloc(g->nc, sizeof *w);
+    if (!w) {
+        b->oom = 1;
+        return;
+    }
+    for (size_t r = 0; r < g->nr; r++)
+        for (size_t x = 0; x < g->nc; x++) {
+            size_t l = width(g->cell[r * g->nc + x]);
+            w[x] = l > w[x] ? l : w[x];
+        }
+    for (size_t r = 0; r < g->nr; r++) {
+        for (size_t x = 0; x < g->nc; x++) {
+            const char *s = g->cell[r * g->nc + x];
+            size_t l = width(s);
+            if (x == 0) {
+                bprintf(b, "%s", s);
+                pad(b, w[0] - l);
+            } else {
+                pad(b, 2 + w[x] - l);
+                bprintf(b, "%s", s);
+            }
+        }
+        bprintf(b, "\n");
+    }
+    free(w);
+    footnotes(b, c, "");
+}
+
+/* Markdown cell text: '|' escaped. */
+static void md_cell(Buf *b, const char *s)
+{
+    for (; *s; s++)
+        bprintf(b, *s == '|' ? "\\|" : "%c", *s);
+}
+
+static void render_markdown(Buf *b, const WkCompare *c, const Grid *g)
+{
+    for (size_t r = 0; r < g->nr; r++) {
+        bprintf(b, "|");
+        for (size_t x = 0; x < g->nc; x++) {
+            bprintf(b, " ");
+            md_cell(b, g->cell[r * g->nc + x]);
+            bprintf(b, " |");
+        }
+        bprintf(b, "\n");
+        if (r == 0) {
+            bprintf(b, "|");
+            for (size_t x = 0; x < g->nc; x++)
+                bprintf(b, x == 0 ? " --- |" : " ---: |");
+            bprintf(b, "\n");
+        }
+    }
+    bprintf(b, "\n");
+    footnotes(b, c, "- ");
+}
+
+/* ---- rendering: JSON and CSV ---------------------------------------------------------------- */
+
+static void json_str(Buf *b, const char *s)
+{
+    bprintf(b, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            bprintf(b, "\\%c", ch);
+        else if (ch == '\n')
+            bprintf(b, "\\n");
+        else if (ch < 0x20)
+            bprintf(b, "\\u%04x", ch);
+        else
+            bprintf(b, "%c", ch);
+    }
+    bprintf(b, "\"");
+}
+
+static void json_num(Buf *b, double v)
+{
+    if (isnan(v) || isinf(v))
+        bprintf(b, "null");
+    else
+        bprintf(b, "%.17g", v);
+}
+
+typedef enum CellField { F_MEAN, F_HALF, F_N, F_CHANGE, F_OVERLAP } CellField;
+
+static void json_cells(Buf *b, const WkCompare *c, const WkCompareRow *row, const char *key, CellField f)
+{
+    bprintf(b, ",\"%s\":[", key);
+    for (size_t k = 0; k < c->ncols; k++) {
+        const WkCompareCell *cell = &row->cells[k];
+        bprintf(b, "%s", k ? "," : "");
+        switch (f) {
+        case F_MEAN: json_num(b, cell->mean); break;
+        case F_HALF: json_num(b, cell->half); break;
+        case F_N: bprintf(b, "%zu", cell->n); break;
+        case F_CHANGE: json_num(b, cell->change); break;
+        case F_OVERLAP: bprintf(b, "%s", cell->overlap < 0 ? "null" : cell->overlap ? "true" : "false"); break;
+        }
+    }
+    bprintf(b, "]");
+}
+
+static void render_json(Buf *b, const WkCompare *c)
+{
+    bprintf(b, "{\"grouped\":%s,\"columns\":[", c->grouped ? "true" : "false");
+    for (size_t k = 0; k < c->ncols; k++) {
+        const WkCompareColumn *col = &c->cols[k];
+        bprintf(b, "%s{\"label\":", k ? "," : "");
+        json_str(b, col->label);
+        bprintf(b, ",\"scenario\":");
+        json_str(b, col->scenario);
+        bprintf(b, ",\"scheduler\":");
+        json_str(b, col->scheduler);
+        bprintf(b, ",\"overrides\":");
+        json_str(b, col->overrides);
+        bprintf(b, ",\"seeds\":[");
+        for (size_t j = 0; j < col->nruns; j++) {
+            if (col->seeds[j] >= 0)
+                bprintf(b, "%s%lld", j ? "," : "", col->seeds[j]);
+            else
+                bprintf(b, "%snull", j ? "," : "");
+        }
+        bprintf(b, "],\"files\":[");
+        for (size_t j = 0; j < col->nruns; j++) {
+            bprintf(b, "%s", j ? "," : "");
+            json_str(b, col->paths[j]);
+        }
+        bprintf(b, "]}");
+    }
+    bprintf(b, "],\"metrics\":[");
+    for (size_t r = 0; r < c->nrows; r++) {
+        const WkCompareRow *row = &c->rows[r];
+        bprintf(b, "%s{\"name\":", r ? "," : "");
+        json_str(b, row->name);
+        json_cells(b, c, row, "values", F_MEAN);
+        json_cells(b, c, row, "ci95", F_HALF);
+        json_cells(b, c, row, "n", F_N);
+        json_cells(b, c, row, "rel_change", F_CHANGE);
+        json_cells(b, c, row, "overlap", F_OVERLAP);
+        bprintf(b, "}");
+    }
+    bprintf(b, "]}\n");
+}
+
+/* A CSV field, quoted when it holds a comma, quote or line break. */
+static void csv_field(Buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        bprintf(b, "%s", s);
+        return;
+    }
+    bprintf(b, "\"");
+    for (; *s; s++)
+        bprintf(b, *s == '"' ? "\"\"" : "%c", *s);
+    bprintf(b, "\"");
+}
+
+static void csv_num(Buf *b, double v)
+{
+    if (!isnan(v) && !isinf(v))
+        bprintf(b, "%.17g", v);
+}
+
+static void csv_header(Buf *b, const char *label, const char *suffix)
+{
+    char h[sizeof ((WkCompareColumn *)0)->label + 16];
+    snprintf(h, sizeof h, "%s%s", label, suffix);
+    bprintf(b, ",");
+    csv_field(b, h);
+}
+
+/* metric, then per column: value [, ci95] and from the second on rel_change [, overlap]. */
+static void render_csv(Buf *b, const WkCompare *c)
+{
+    bprintf(b, "metric");
+    for (size_t k = 0; k < c->ncols; k++) {
+        csv_header(b, c->cols[k].label, "");
+        if (c->grouped)
+            csv_header(b, c->cols[k].label, " ci95");
+        if (k > 0)
+            csv_header(b, c->cols[k].label, " rel_change");
+        if (k > 0 && c->grouped)
+            csv_header(b, c->cols[k].label, " overlap");
+    }
+    bprintf(b, "\r\n");
+    for (size_t r = 0; r < c->nrows; r++) {
+        const WkCompareRow *row = &c->rows[r];
+        csv_field(b, row->name);
+        for (size_t k = 0; k < c->ncols; k++) {
+            const WkCompareCell *cell = &row->cells[k];
+            bprintf(b, ",");
+            csv_num(b, cell->mean);
+            if (c->grouped) {
+                bprintf(b, ",");
+                csv_num(b, cell->half);
+            }
+            if (k > 0) {
+                bprintf(b, ",");
+                csv_num(b, cell->change);
+            }
+            if (k > 0 && c->grouped)
+                bprintf(b, ",%s", cell->overlap < 0 ? "" : cell->overlap ? "yes" : "no");
+        }
+        bprintf(b, "\r\n");
+    }
+}
+
+char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
+{
+    if (!c)
+        return NULL;
+    Buf b = {0};
+    Grid g = {0};
+    switch (fmt) {
+    case WK_COMPARE_JSON:
+        render_json(&b, c);
+        break;
+    case WK_COMPARE_CSV:
+        render_csv(&b, c);
+        break;
+    case WK_COMPARE_MARKDOWN:
+    case WK_COMPARE_TEXT:
+    default:
+        if (grid_build(c, &g) < 0) {
+            b.oom = 1;
+            break;
+        }
+        if (fmt == WK_COMPARE_MARKDOWN)
+            render_markdown(&b, c, &g);
+        else
+            render_text(&b, c, &g);
+        free(g.cell);
+        break;
+    }
+    return finish(&b);
+}

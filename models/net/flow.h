@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* flow.h — flow-level bandwidth sharing on the fabric's directed links:
+ * flows (a path of directed links, optionally a rate cap) share each link's
+ * capacity max-min fairly, computed by progressive filling (water-filling).
+ * After flows are added or removed, wk_flownet_solve recomputes rates only
+ * for the connected component of links and flows touched since the last
+ * solve; flows elsewhere keep their rates. Equations in docs/models.md. */
+#ifndef WK_NET_FLOW_H
+#define WK_NET_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/topo/fabric.h"
+#include "sim/error.h"
+
+typedef struct WkFlowNet WkFlowNet;
+
+/** A network of nlinks directed links (ids 0 .. nlinks-1, e.g. 2 * the
+ * fabric's physical links), each of capacity default_bw (bytes/s). Returns 0
+ * or WK_E_NOMEM; the caller owns *out (wk_flownet_free). */
+int wk_flownet_new(WkFlowNet **out, uint64_t nlinks, double default_bw, WkError *err);
+
+/** Release the network. NULL is a no-op. */
+void wk_flownet_free(WkFlowNet *n);
+
+/** Set one link's capacity (bytes/s, >= 0; 0 = failed link). Marks it dirty. */
+void wk_flownet_set_capacity(WkFlowNet *n, WkLinkId link, double bw);
+
+/** Capacity of a link. */
+double wk_flownet_capacity(const WkFlowNet *n, WkLinkId link);
+
+/** Add a flow over links[0..nlinks) (copied; a link may not repeat) with a
+ * rate cap (bytes/s; <= 0 = no cap) and an owner tag (e.g. a job id). Its
+ * rate is 0 until the next solve. Returns 0 and *id, or WK_E_NOMEM /
+ * WK_E_RANGE (link id out of range). A flow with no links gets rate = cap
+ * (or +inf without cap) at the next solve. */
+int wk_flownet_add(WkFlowNet *n, const WkLinkId *links, size_t nlinks, double cap, uint32_t owner,
+                   uint32_t *id, WkError *err);
+
+/** Remove a flow (its id may be reused by a later add). */
+void wk_flownet_remove(WkFlowNet *n, uint32_t id);
+
+/** Recompute max-min fair rates for the component touched since the last
+ * solve (links whose flows or capacity changed, and everything connected to
+ * them through shared links). Returns 0 or WK_E_NOMEM. */
+int wk_flownet_solve(WkFlowNet *n, WkError *err);
+
+/** Current rate of a flow, bytes/s. */
+double wk_flownet_rate(const WkFlowNet *n, uint32_t id);
+
+/** Owner tag of a flow. */
+uint32_t wk_flownet_owner(const WkFlowNet *n, uint32_t id);
+
+/** Flows whose rate changed in the last solve: *ids borrowed until the next
+ * call that modifies n; returns the count. */
+size_t wk_flownet_changed(const WkFlowNet *n, const uint32_t **ids);
+
+/** Counters: solves done, and flows re-rated in total (a measure of work). */
+uint64_t wk_flownet_solves(const WkFlowNet *n);
+uint64_t wk_flownet_rerated(const WkFlowNet *n);
+
+/** Flows currently in the network. */
+size_t wk_flownet_count(const WkFlowNet *n);
+
+#endif

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run_exec.c — how a started job progresses: its speed comes from the
+ * performance model on its placement (SKU, clocks, NVLink domains) and its
+ * current share of the fabric. A job's flows are the edges of one ring per
+ * rail across its NVLink domains; the flow network shares links max-min
+ * fairly; whenever the shares change, the affected jobs settle their
+ * progress and re-post their end (DESIGN.md, "Modelling resolution"). */
+#include "models/run_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double link_bw(const WkRun *r)
+{
+    const WkFabric *f = &r->cluster.fabric;
+    return f->spec.kind == WK_FABRIC_NONE ? 50e9 : f->spec.link_bytes_per_s;
+}
+
+int wk_runjob_net_init(WkRun *r, WkError *err)
+{
+    const WkFabric *f = &r->cluster.fabric;
+    if (f->spec.kind == WK_FABRIC_NONE)
+        return 0;
+    uint64_t phys = (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
+    int rc = wk_flownet_new(&r->net, 2 * phys, f->spec.link_bytes_per_s, err);
+    if (rc < 0)
+        return rc;
+    r->dirty_jobs = calloc((r->wl.n + 63) / 64 + 1, sizeof *r->dirty_jobs);
+    return r->dirty_jobs ? 0 : wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+}
+
+/* Nominal environment of a job on `gpus` GPUs of the cluster's first group,
+ * contiguous, with the full link rate: for up-front checks. */
+static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
+{
+    const WkNodeGroup *g = &r->cluster.groups[0];
+    return (WkPerfEnv){
+        .sku = g->sku,
+        .speed = 1.0,
+        .gpus = gpus,
+        .nvlink_gpus = g->nvlink_gpus,
+        .nvlink_bw = g->sku->link_bw_bytes_per_s / 2,
+        .net_bw = link_bw(r),
+        .tp_cross = 0,
+        .multi_domain = gpus > g->nvlink_gpus,
+    };
+}
+
+int wk_runjob_check(const WkRun *r, WkError *err)
+{
+    enum { MAXSEEN = 256 };
+    uint64_t seen[MAXSEEN];
+    size_t nseen = 0;
+    for (size_t i = 0; i < r->wl.n; i++) {
+        const WkJobSpec *js = &r->wl.jobs[i];
+        if (!js->model || js->gpus > r->cluster.gpus)
+            continue;
+        uint64_t key = ((uint64_t)js->model << 32) | js->gpus;
+        int dup = 0;
+        for (size_t k = 0; k < nseen; k++)
+            dup |= seen[k] == key;
+        if (dup)
+            continue;
+        if (nseen < MAXSEEN)
+            seen[nseen++] = key;
+        const WkModelSpec *m = &r->wl.models[js->model - 1];
+        WkPerfEnv env = nominal_env(r, js->gpus);
+        WkPerfResult res;
+        WkError e;
+        wk_error_clear(&e);
+        if (wk_perf_eval(m, &env, &r->perf, &res, &e) < 0)
+            return wk_error_set(err, e.code, r->doc->file, 0, 0, "workload: job %zu (model %s on %u GPUs): %s", i,
+                                m->name, js->gpus, e.msg);
+    }
+    return 0;
+}
+
+/* Environment from the actual placement. */
+static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, WkPerfEnv *env)
+{
+    const WkCluster *c = &r->cluster;
+    const WkGpuSku *slow = wk_cluster_sku_of(c, gpus[0]);
+    double speed = 1.0;
+    uint32_t nvl = UINT32_MAX;
+    uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
+    int multi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
+        if (s->bf16_flops < slow->bf16_flops)
+            slow = s;
+        if (c->clock[gpus[i]] < speed)
+            speed = c->clock[gpus[i]];
+        uint32_t g = wk_cluster_group_of(c, gpus[i])->nvlink_gpus;
+        nvl = g < nvl ? g : nvl;
+        multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
+    }
+    int tp_cross = 0;
+    uint32_t tp = m->kind == WK_MODEL_LLM ? m->tp : 1;
+    for (uint32_t i = 0; tp > 1 && i + tp <= n && !tp_cross; i += tp) {
+        uint32_t d = wk_cluster_nvlink_domain(c, gpus[i]);
+        for (uint32_t k = 1; k < tp; k++)
+            tp_cross |= wk_cluster_nvlink_domain(c, gpus[i + k]) != d;
+    }
+    *env = (WkPerfEnv){
+        .sku = slow,
+        .speed = speed,
+        .gpus = n,
+        .nvlink_gpus = nvl,
+        .nvlink_bw = slow->link_bw_bytes_per_s / 2,
+        .net_bw = link_bw(r),
+        .tp_cross = tp_cross,
+        .multi_domain = multi,
+    };
+}
+
+typedef struct {
+    uint32_t domain, gpu;
+} DomGpu;
+
+static int cmp_domgpu(const void *a, const void *b)
+{
+    const DomGpu *x = a, *y = b;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* One ring per rail across the job's NVLink domains: ring k links the k-th
+ * GPU of each domain to the k-th GPU of the next (NCCL builds one ring per
+ * NIC). Adds the flows; sets the job's widest path class. */
+static int add_flows(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    uint32_t n = r->wl.jobs[job].gpus;
+    DomGpu *dg = malloc((size_t)n * sizeof *dg);
+    uint32_t *start = malloc(((size_t)n + 1) * sizeof *start);
+    if (!dg || !start) {
+        free(dg);
+        free(start);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dg[i] = (DomGpu){wk_cluster_nvlink_domain(&r->cluster, rt->gpus[i]), rt->gpus[i]};
+    qsort(dg, n, sizeof *dg, cmp_domgpu);
+    uint32_t nd = 0, rings = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || dg[i].domain != dg[i - 1].domain)
+            start[nd++] = i;
+    start[nd] = n;
+    for (uint32_t d = 0; d < nd; d++)
+        if (start[d + 1] - start[d] < rings)
+            rings = start[d + 1] - start[d];
+    if (rings > r->cluster.rails)
+        rings = r->cluster.rails;
+    int rc = 0;
+    rt->path_class = WK_PATH_LOCAL;
+    if (nd > 1) {
+        rt->flows = malloc((size_t)rings * nd * sizeof *rt->flows);
+        if (!rt->flows)
+            rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        for (uint32_t k = 0; rc == 0 && k < rings; k++) {
+            for (uint32_t d = 0; rc == 0 && d < nd; d++) {
+                uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
+                WkLinkId links[WK_FABRIC_MAX_HOPS];
+                int nl = wk_cluster_path(&r->cluster, a, b, links);
+                WkPathClass pc = wk_cluster_path_class(&r->cluster, a, b);
+                if (pc > rt->path_class)
+                    rt->path_class = (uint8_t)pc;
+                uint32_t id;
+                rc = wk_flownet_add(r->net, links, (size_t)nl, r->cluster.fabric.spec.link_bytes_per_s, job, &id, err);
+                if (rc == 0)
+                    rt->flows[rt->nflows++] = id;
+            }
+        }
+    }
+    free(dg);
+    free(start);
+    return rc;
+}
+
+/* Re-evaluate a running model job's iteration time with its current
+ * bandwidth share and re-post its end. */
+static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
+    if (rt->iter_s > 0)
+        rt->done += wk_time_to_s(now - rt->last) / rt->iter_s;
+    if (rt->done > rt->work)
+        rt->done = rt->work;
+    rt->last = now;
+    double bw = link_bw(r);
+    for (uint32_t i = 0; i < rt->nflows; i++) {
+        double f = wk_flownet_rate(r->net, rt->flows[i]);
+        if (f < bw)
+            bw = f;
+    }
+    rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
+    WkPerfResult res;
+    WkError e;
+    wk_error_clear(&e);
+    if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u: %s", job, e.msg);
+    rt->iter_s = res.iter_s;
+    rt->flops_per_iter = res.model_flops_per_iter;
+    rt->samples_per_iter = res.samples_per_iter;
+    double left_s = (rt->work - rt->done) * rt->iter_s;
+    WkTime end = now + (WkTime)ceil(left_s * 1e9);
+    r->reflows++;
+    if (wk_engine_post(r->eng, end, WK_EV_END, job, 0, 0, rt->token) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    return 0;
+}
+
+/* Solve the flow network and re-rate every running job with a changed flow. */
+static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
+{
+    if (!r->net)
+        return 0;
+    int rc = wk_flownet_solve(r->net, err);
+    if (rc < 0)
+        return rc;
+    const uint32_t *ids;
+    size_t n = wk_flownet_changed(r->net, &ids);
+    uint32_t *touched = NULL;
+    size_t nt = 0;
+    if (n) {
+        touched = malloc(n * sizeof *touched);
+        if (!touched)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t job = wk_flownet_owner(r->net, ids[i]);
+        uint64_t bit = UINT64_C(1) << (job & 63);
+        if (job == except || r->rt[job].state != WK_JOB_RUNNING || (r->dirty_jobs[job >> 6] & bit))
+            continue;
+        r->dirty_jobs[job >> 6] |= bit;
+        touched[nt++] = job;
+    }
+    for (size_t i = 0; i < nt && rc == 0; i++)
+        rc = rerate(r, touched[i], now, err);
+    for (size_t i = 0; i < nt; i++)
+        r->dirty_jobs[touched[i] >> 6] &= ~(UINT64_C(1) << (touched[i] & 63));
+    free(touched);
+    return rc;
+}
+
+int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    WkTime now = wk_engine_now(r->eng);
+    if (!js->model) {
+        if (wk_engine_post(r->eng, now + js->duration, WK_EV_END, job, 0, 0, rt->token) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        return 0;
+    }
+    const WkModelSpec *m = &r->wl.models[js->model - 1];
+    placement_env(r, m, rt->gpus, js->gpus, &rt->env);
+    WkPerfResult res;
+    WkError e;
+    wk_error_clear(&e);
+    if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
+        return wk_error_set(err, e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL, r->doc->file, 0, 0,
+                            "workload: job %u (model %s on %u GPUs as placed): %s", job, m->name, js->gpus, e.msg);
+    rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
+    rt->done = 0;
+    rt->iter_s = 0;
+    rt->last = now;
+    int rc = 0;
+    if (r->net && rt->env.multi_domain)
+        rc = add_flows(r, job, err);
+    else
+        rt->path_class = WK_PATH_LOCAL;
+    if (rc == 0)
+        rc = reshare(r, job, now, err);
+    if (rc == 0)
+        rc = rerate(r, job, now, err);
+    return rc;
+}
+
+int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (!r->wl.jobs[job].model)
+        return 0;
+    WkTime now = wk_engine_now(r->eng);
+    if (rt->iter_s > 0)
+        rt->done += wk_time_to_s(now - rt->last) / rt->iter_s;
+    if (rt->done > rt->work)
+        rt->done = rt->work;
+    rt->last = now;
+    for (uint32_t i = 0; i < rt->nflows; i++)
+        wk_flownet_remove(r->net, rt->flows[i]);
+    free(rt->flows);
+    rt->flows = NULL;
+    rt->nflows = 0;
+    return reshare(r, job, now, err);
+}

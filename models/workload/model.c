@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* model.c — model presets (with sources), parsing of model specs, and the
+ * parameter and FLOP counts derived from a transformer's shape. */
+#include "models/workload/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Transformer shapes from the model papers; training set-ups where the
+ * paper states them. Fields not stated by a source are marked "choice". */
+static const WkModelSpec presets[] = {
+    {
+        /* Llama 3 paper (Dubey et al., 2024), Table 3: 32 layers, dim 4096,
+         * FFN 14,336, 32 heads, 8 KV heads, vocabulary 128,000. */
+        .name = "llama3-8b", .kind = WK_MODEL_LLM, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+        .ffn = 14336, .vocab = 128000, .gated_mlp = 1, .seq_len = 8192, .global_batch = 512, .micro_batch = 1,
+        .tp = 1, .pp = 1, .cp = 1, .ep = 1, .vp = 1, .zero = 1,
+    },
+    {
+        /* Llama 3, Table 3: 80 layers, dim 8192, FFN 28,672, 64 heads, 8 KV heads. */
+        .name = "llama3-70b", .kind = WK_MODEL_LLM, .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8,
+        .ffn = 28672, .vocab = 128000, .gated_mlp = 1, .seq_len = 8192, .global_batch = 1024, .micro_batch = 1,
+        .tp = 8, .pp = 4, .cp = 1, .ep = 1, .vp = 1, .zero = 1,
+    },
+    {
+        /* Llama 3, Table 3: 126 layers, dim 16,384, FFN 53,248, 128 heads, 8 KV
+         * heads; §3.3.2: TP 8, PP 16, 16M tokens per batch at 8,192 tokens per
+         * sequence (2,048 sequences), micro-batch 1, an interleaved schedule.
+         * Choices (not stated): vp = 2; full recomputation, since without it
+         * the activation model needs ~105 GiB per GPU on the first stage. */
+        .name = "llama3-405b", .kind = WK_MODEL_LLM, .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8,
+        .ffn = 53248, .vocab = 128000, .gated_mlp = 1, .seq_len = 8192, .global_batch = 2048, .micro_batch = 1,
+        .tp = 8, .pp = 16, .cp = 1, .ep = 1, .schedule = WK_PP_INTERLEAVED, .vp = 2, .zero = 1,
+        .recompute = WK_RECOMPUTE_FULL,
+    },
+    {
+        /* GPT-3 175B (Brown et al., 2020, Table 2.1): 96 layers, d_model 12,288,
+         * 96 heads, FFN 4 x d_model, context 2,048, GPT-2 vocabulary 50,257.
+         * Training set-up of MegaScale (Jiang et al., NSDI'24): TP 8, PP 8,
+         * batch 6,144 sequences; micro-batch 1 is a choice. */
+        .name = "gpt3-175b", .kind = WK_MODEL_LLM, .layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96,
+        .ffn = 49152, .vocab = 50257, .gated_mlp = 0, .seq_len = 2048, .global_batch = 6144, .micro_batch = 1,
+        .tp = 8, .pp = 8, .cp = 1, .ep = 1, .schedule = WK_PP_INTERLEAVED, .vp = 2, .zero = 1,
+    },
+    {
+        /* Mixtral 8x7B (Jiang et al., 2024): 32 layers, dim 4096, FFN 14,336,
+         * 32 heads, 8 KV heads, vocabulary 32,000, 8 experts, top-2. */
+        .name = "mixtral-8x7b", .kind = WK_MODEL_LLM, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+        .ffn = 14336, .vocab = 32000, .gated_mlp = 1, .experts = 8, .top_k = 2, .seq_len = 4096,
+        .global_batch = 1024, .micro_batch = 1, .tp = 2, .pp = 1, .cp = 1, .ep = 8, .vp = 1, .zero = 1,
+    },
+    {
+        /* ResNet-50 (He et al., CVPR'16): 25.6 M parameters, 4.1 G multiply-adds
+         * per 224x224 image forward = 8.2 GFLOP; batch 256 per GPU is a choice. */
+        .name = "resnet50", .kind = WK_MODEL_VISION, .params = 25.6e6, .flops_per_sample = 8.2e9,
+        .batch_per_gpu = 256, .tp = 1, .pp = 1, .cp = 1, .ep = 1, .vp = 1,
+    },
+    {
+        /* ViT-L/16 (Dosovitskiy et al., ICLR'21, Table 1 and 6): 307 M
+         * parameters, 61.6 G multiply-adds per 224x224 image = 123 GFLOP. */
+        .name = "vit-l16", .kind = WK_MODEL_VISION, .params = 307e6, .flops_per_sample = 123.2e9,
+        .batch_per_gpu = 64, .tp = 1, .pp = 1, .cp = 1, .ep = 1, .vp = 1,
+    },
+};
+#define NPRESET (sizeof presets / sizeof presets[0])
+
+const WkModelSpec *wk_model_preset(const char *name)
+{
+    for (size_t i = 0; i < NPRESET; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return &presets[i];
+    return NULL;
+}
+
+const char *wk_model_preset_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        buf[0] = '\0';
+    for (size_t i = 0; i < NPRESET && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", presets[i].name);
+    return buf;
+}
+
+/* Parameters of a transformer from its shape (docs/models.md). */
+static void derive_params(WkModelSpec *m)
+{
+    double h = m->hidden, kv = m->kv_heads ? m->kv_heads : m->heads;
+    double attn = 2 * h * h + 2 * h * (h * kv / m->heads); /* q, o + k, v (GQA) */
+    double mlp = (m->gated_mlp ? 3.0 : 2.0) * h * m->ffn;
+    double embed = 2.0 * m->vocab * h; /* input embedding + untied output layer */
+    if (m->experts > 0) {
+        double router = h * m->experts;
+        m->params = m->layers * (attn + m->experts * mlp + router) + embed;
+        m->active_params = m->layers * (attn + m->top_k * mlp + router) + embed;
+    } else {
+        m->params = m->layers * (attn + mlp) + embed;
+        m->active_params = m->params;
+    }
+}
+
+double wk_model_train_flops_per_token(const WkModelSpec *m)
+{
+    if (m->kind != WK_MODEL_LLM)
+        return 3 * m->flops_per_sample;
+    return 6 * m->active_params + 12.0 * m->layers * m->hidden * m->seq_len;
+}
+
+static int u32(const WkNode *map, const char *key, int64_t min, int64_t max, uint32_t *out, WkError *err)
+{
+    int64_t v = *out;
+    int rc = wk_node_int(map, key, 0, min, max, &v, err);
+    *out = (uint32_t)v;
+    return rc;
+}
+
+int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err)
+{
+    static const char *const known[] = {
+        "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
+        "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep",
+        "schedule", "vp", "zero", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        NULL};
+    static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
+    static const char *const mlps[] = {"gelu", "swiglu", NULL};
+    static const char *const precs[] = {"bf16", "fp8", NULL};
+    static const char *const recs[] = {"none", "selective", "full", NULL};
+    static const char *const scheds[] = {"1f1b", "interleaved", NULL};
+    char names[512];
+    int rc;
+    if (!n || n->type == WK_NODE_NULL)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "model: missing");
+    const char *basename = n->type == WK_NODE_SCALAR ? n->str : NULL;
+    const WkNode *basenode = n;
+    if (n->type == WK_NODE_MAP) {
+        if ((rc = wk_node_expect_keys(n, known, err)) < 0 || (rc = wk_node_str(n, "base", 0, &basename, err)) < 0)
+            return rc;
+        basenode = wk_node_get(n, "base");
+    } else if (n->type != WK_NODE_SCALAR) {
+        return wk_node_error(n, WK_E_INVAL, err, "expected a model name or a map");
+    }
+    WkModelSpec m = {.kind = WK_MODEL_LLM, .gated_mlp = 1, .micro_batch = 1, .tp = 1, .pp = 1, .cp = 1, .ep = 1,
+                     .vp = 1, .zero = 1, .batch_per_gpu = 32};
+    if (basename) {
+        const WkNode *lib = wk_node_get(library, basename);
+        const WkModelSpec *p = wk_model_preset(basename);
+        if (lib && lib != n) {
+            if ((rc = wk_model_parse(lib, library, &m, err)) < 0)
+                return rc;
+        } else if (p) {
+            m = *p;
+        } else {
+            return wk_node_error(basenode, WK_E_NOTFOUND, err, "unknown model '%s' (presets: %s%s)", basename,
+                                 wk_model_preset_names(names, sizeof names),
+                                 library ? "; or a key of models:" : "");
+        }
+        if (n->type == WK_NODE_SCALAR) {
+            derive_params(&m);
+            if (m.kind != WK_MODEL_LLM)
+                m.active_params = m.params;
+            *out = m;
+            return 0;
+        }
+    }
+    int kind = (int)m.kind, mlp = m.gated_mlp, prec = m.fp8, rec = (int)m.recompute, sch = (int)m.schedule;
+    int64_t zero = m.zero;
+    double params = m.params, emb_gb = m.embedding_bytes / 1e9;
+    const int64_t BIG = INT64_C(1) << 30;
+    if ((rc = wk_node_enum(n, "kind", 0, kinds, &kind, err)) < 0 ||
+        (rc = wk_node_double(n, "params", 0, 1, 1e16, &params, err)) < 0 ||
+        (rc = u32(n, "layers", 1, 100000, &m.layers, err)) < 0 || (rc = u32(n, "hidden", 1, BIG, &m.hidden, err)) < 0 ||
+        (rc = u32(n, "heads", 1, BIG, &m.heads, err)) < 0 || (rc = u32(n, "kv_heads", 1, BIG, &m.kv_heads, err)) < 0 ||
+        (rc = u32(n, "ffn", 1, BIG, &m.ffn, err)) < 0 || (rc = u32(n, "vocab", 1, BIG, &m.vocab, err)) < 0 ||
+        (rc = wk_node_enum(n, "mlp", 0, mlps, &mlp, err)) < 0 ||
+        (rc = u32(n, "experts", 0, 1 << 20, &m.experts, err)) < 0 || (rc = u32(n, "top_k", 1, 1 << 20, &m.top_k, err)) < 0 ||
+        (rc = u32(n, "seq_len", 1, BIG, &m.seq_len, err)) < 0 ||
+        (rc = u32(n, "global_batch", 1, BIG, &m.global_batch, err)) < 0 ||
+        (rc = u32(n, "micro_batch", 1, BIG, &m.micro_batch, err)) < 0 ||
+        (rc = wk_node_enum(n, "precision", 0, precs, &prec, err)) < 0 ||
+        (rc = wk_node_enum(n, "recompute", 0, recs, &rec, err)) < 0 ||
+        (rc = u32(n, "tp", 1, 1 << 20, &m.tp, err)) < 0 || (rc = u32(n, "pp", 1, 1 << 20, &m.pp, err)) < 0 ||
+        (rc = u32(n, "cp", 1, 1 << 20, &m.cp, err)) < 0 || (rc = u32(n, "ep", 1, 1 << 20, &m.ep, err)) < 0 ||
+        (rc = wk_node_enum(n, "schedule", 0, scheds, &sch, err)) < 0 ||
+        (rc = u32(n, "vp", 1, 1024, &m.vp, err)) < 0 || (rc = wk_node_int(n, "zero", 0, 0, 3, &zero, err)) < 0 ||
+        (rc = wk_node_double(n, "flops_per_sample", 0, 1, 1e18, &m.flops_per_sample, err)) < 0 ||
+        (rc = u32(n, "batch_per_gpu", 1, BIG, &m.batch_per_gpu, err)) < 0 ||
+        (rc = wk_node_double(n, "embedding_gb", 0, 0, 1e9, &emb_gb, err)) < 0 ||
+        (rc = wk_node_double(n, "a2a_bytes_per_sample", 0, 0, 1e12, &m.a2a_bytes_per_sample, err)) < 0)
+        return rc;
+    m.name = basename ? basename : "custom";
+    m.kind = (WkModelKind)kind;
+    m.gated_mlp = mlp;
+    m.fp8 = prec;
+    m.recompute = (WkRecompute)rec;
+    m.schedule = (WkSchedule)sch;
+    m.zero = (int)zero;
+    m.embedding_bytes = emb_gb * 1e9;
+    m.params = params;
+    if (m.kind == WK_MODEL_LLM) {
+        const char *miss = !m.layers ? "layers" : !m.hidden ? "hidden" : !m.heads ? "heads" : !m.ffn ? "ffn"
+                                                                                       : !m.vocab ? "vocab" : !m.seq_len ? "seq_len" : NULL;
+        if (miss)
+            return wk_node_error(n, WK_E_INVAL, err, "an LLM needs '%s' (or 'base: PRESET'; presets: %s)", miss,
+                                 wk_model_preset_names(names, sizeof names));
+        if (!m.kv_heads)
+            m.kv_heads = m.heads;
+        if (m.heads % m.tp)
+            return wk_node_error(wk_node_get(n, "tp") ? wk_node_get(n, "tp") : n, WK_E_INVAL, err,
+                                 "%u attention heads do not split over tp = %u", m.heads, m.tp);
+        if (m.experts && m.top_k > m.experts)
+            return wk_node_error(wk_node_get(n, "top_k") ? wk_node_get(n, "top_k") : n, WK_E_INVAL, err,
+                                 "top_k %u exceeds %u experts", m.top_k, m.experts);
+        if (m.experts && !m.top_k)
+            m.top_k = 1;
+        if (m.ep > 1 && (!m.experts || m.experts % m.ep))
+            return wk_node_error(wk_node_get(n, "ep") ? wk_node_get(n, "ep") : n, WK_E_INVAL, err,
+                                 "ep = %u needs a number of experts divisible by it (experts: %u)", m.ep, m.experts);
+        if (m.seq_len % m.cp)
+            return wk_node_error(wk_node_get(n, "cp") ? wk_node_get(n, "cp") : n, WK_E_INVAL, err,
+                                 "seq_len %u does not split over cp = %u", m.seq_len, m.cp);
+        if (m.schedule == WK_PP_1F1B)
+            m.vp = 1;
+        derive_params(&m);
+    } else {
+        if (!(m.params > 0) || !(m.flops_per_sample > 0))
+            return wk_node_error(n, WK_E_INVAL, err, "a %s model needs 'params' and 'flops_per_sample'",
+                                 kinds[m.kind]);
+        m.active_params = m.params;
+    }
+    *out = m;
+    return 0;
+}

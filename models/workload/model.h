@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* model.h — what a training job trains: an LLM (dense or MoE transformer with
+ * its parallelism and schedule), a vision model or a recommendation model,
+ * reduced to the quantities the performance model needs: parameters, FLOPs
+ * per token or sample, bytes moved by each collective, memory per GPU.
+ * Presets for well-known models carry their sources; a scenario may define
+ * its own under `models:`. Equations: docs/models.md. */
+#ifndef WK_WORKLOAD_MODEL_H
+#define WK_WORKLOAD_MODEL_H
+
+#include <stdint.h>
+
+#include "sim/error.h"
+#include "sim/node.h"
+
+typedef enum WkModelKind {
+    WK_MODEL_LLM = 0,
+    WK_MODEL_VISION,
+    WK_MODEL_RECSYS,
+} WkModelKind;
+
+typedef enum WkRecompute { WK_RECOMPUTE_NONE = 0, WK_RECOMPUTE_SELECTIVE, WK_RECOMPUTE_FULL } WkRecompute;
+typedef enum WkSchedule { WK_PP_1F1B = 0, WK_PP_INTERLEAVED } WkSchedule;
+
+typedef struct WkModelSpec {
+    const char *name;       /* preset or `models:` key, borrowed */
+    WkModelKind kind;
+    /* transformer shape (LLM) */
+    uint32_t layers, hidden, heads, kv_heads, ffn, vocab;
+    int gated_mlp;          /* 1: SwiGLU (3 FFN matrices), 0: GELU (2) */
+    uint32_t experts, top_k;/* MoE: experts per layer (0 = dense), experts per token */
+    double params;          /* total parameters (derived for LLMs when the shape is given) */
+    double active_params;   /* parameters a token passes through (MoE: top_k of the experts) */
+    /* training set-up (LLM) */
+    uint32_t seq_len;       /* tokens per sequence */
+    uint32_t global_batch;  /* sequences per iteration (0 = micro_batch * dp * pp-bound default) */
+    uint32_t micro_batch;   /* sequences per micro-batch */
+    int fp8;                /* 1: FP8 GEMMs (peak from fp8_flops) */
+    WkRecompute recompute;
+    uint32_t tp, pp, cp, ep;/* tensor, pipeline, context, expert parallel degrees */
+    WkSchedule schedule;
+    uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
+    int zero;               /* ZeRO / distributed optimizer stage 0..3 */
+    /* vision / recommendation */
+    double flops_per_sample;/* forward FLOPs per sample */
+    uint32_t batch_per_gpu; /* samples per GPU per iteration */
+    double embedding_bytes; /* recsys: embedding tables, sharded over all GPUs */
+    double a2a_bytes_per_sample; /* recsys: embedding all-to-all bytes per sample (forward) */
+} WkModelSpec;
+
+/** The built-in preset called name, or NULL (static storage). */
+const WkModelSpec *wk_model_preset(const char *name);
+
+/** Comma-separated preset names into buf. */
+const char *wk_model_preset_names(char *buf, size_t n);
+
+/** Read a model: a preset name (scalar), or a map with optional `base:` (a
+ * preset or an entry of `library`, the scenario's `models:` map, may be NULL)
+ * and fields overriding it. Derives params/active_params from the shape.
+ * Positioned errors for unknown keys, bad values, inconsistent parallelism
+ * (heads % tp, layers % (pp * vp), experts % ep). */
+int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err);
+
+/** Model FLOPs per token for training (forward + backward, no recompute):
+ * 6 * active_params + 12 * layers * hidden * seq_len (REFERENCES.md). LLMs
+ * only; for vision/recsys: 3 * flops_per_sample per sample. */
+double wk_model_train_flops_per_token(const WkModelSpec *m);
+
+#endif

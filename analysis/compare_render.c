@@ -83,14 +83,15 @@ static void value_text(const WkCompareCell *cell, size_t nruns, char *buf, size_
         snprintf(buf, n, "—");
         return;
     }
+    /* mean and half-width share a format: an integral mean of runs that
+     * differ takes the half-width's ("2.0000 ± 2.4841", not "2 ± 2.4841") */
+    const char *f = num_format(cell->mean);
+    if (!isnan(cell->half) && strcmp(f, "%.0f") == 0)
+        f = num_format(cell->half);
     char m[48], h[48] = "";
-    snprintf(m, sizeof m, num_format(cell->mean), cell->mean);
-    if (!isnan(cell->half)) {
-        const char *f = num_format(cell->mean);
-        if (strcmp(f, "%.0f") == 0)
-            f = num_format(cell->half);
+    snprintf(m, sizeof m, f, cell->mean);
+    if (!isnan(cell->half))
         snprintf(h, sizeof h, f, cell->half);
-    }
     char partial[32] = "";
     if (nruns > 1 && cell->n < nruns)
         snprintf(partial, sizeof partial, " (n=%zu)", cell->n);

@@ -40,9 +40,8 @@ static void bp(Buf *b, const char *fmt, ...)
     b->n += (size_t)k;
 }
 
-/* Evaluate m on the first `gpus` GPUs of c, flows shared among themselves. */
-static int eval_on(const WkCluster *c, const WkModelSpec *m, uint32_t gpus, const WkPerfParams *pp, WkPerfResult *res,
-                   uint8_t *path_class, WkError *err)
+int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t gpus,
+                   const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err)
 {
     /* a throw-away run holding just enough state for run_exec's helpers */
     WkRun r;
@@ -63,7 +62,7 @@ static int eval_on(const WkCluster *c, const WkModelSpec *m, uint32_t gpus, cons
     if (!rt.gpus)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "perf: out of memory");
     for (uint32_t i = 0; i < gpus; i++)
-        rt.gpus[i] = i;
+        rt.gpus[i] = list ? list[i] : i;
     int rc = wk_engine_new(&r.eng, 1, err);
     if (rc == 0)
         rc = wk_runjob_net_init(&r, err);
@@ -144,7 +143,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
         uint8_t pc;
         WkError e;
         wk_error_clear(&e);
-        if ((rc = eval_on(&c, &m, (uint32_t)gpus, &pp, &r, &pc, &e)) < 0) {
+        if ((rc = wk_runjob_eval(&c, &m, NULL, (uint32_t)gpus, &pp, &r, &pc, &e)) < 0) {
             rc = wk_node_error(gn, rc, err, "%s", e.msg);
             goto done;
         }
@@ -210,7 +209,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
                 }
                 ms.global_batch = mb0 * (scale[i] / per);
             }
-            if ((rc = eval_on(&c, &ms, scale[i], &pp, &base, &pc, &e)) < 0) {
+            if ((rc = wk_runjob_eval(&c, &ms, NULL, scale[i], &pp, &base, &pc, &e)) < 0) {
                 rc = wk_error_set(err, rc, "--scale", 0, 0, "%u GPUs: %s", scale[i], e.msg);
                 goto done;
             }

@@ -115,42 +115,58 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
 }
 
 typedef struct {
-    uint32_t domain, gpu;
+    uint32_t domain, rank, gpu;
 } DomGpu;
 
-static int cmp_domgpu(const void *a, const void *b)
+static int cmp_domain(const void *a, const void *b)
 {
     const DomGpu *x = a, *y = b;
     if (x->domain != y->domain)
         return x->domain < y->domain ? -1 : 1;
-    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+    return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* One ring per rail across the job's NVLink domains: ring k links the k-th
- * GPU of each domain to the k-th GPU of the next (NCCL builds one ring per
- * NIC). Adds the flows; sets the job's widest path class. */
+static int cmp_rank(const void *a, const void *b)
+{
+    const DomGpu *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* One ring per rail across the job's NVLink domains, visited in rank order
+ * (the order of each domain's first rank, as NCCL orders nodes): ring k links
+ * the k-th GPU of each domain to the k-th GPU of the next. So a placement
+ * that alternates pods makes every ring edge cross pods. Adds the flows;
+ * sets the job's widest path class. */
 static int add_flows(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
     DomGpu *dg = malloc((size_t)n * sizeof *dg);
+    DomGpu *heads = malloc(((size_t)n + 1) * sizeof *heads); /* per domain: first rank, start index */
     uint32_t *start = malloc(((size_t)n + 1) * sizeof *start);
-    if (!dg || !start) {
+    if (!dg || !heads || !start) {
         free(dg);
+        free(heads);
         free(start);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     }
     for (uint32_t i = 0; i < n; i++)
-        dg[i] = (DomGpu){wk_cluster_nvlink_domain(&r->cluster, rt->gpus[i]), rt->gpus[i]};
-    qsort(dg, n, sizeof *dg, cmp_domgpu);
+        dg[i] = (DomGpu){wk_cluster_nvlink_domain(&r->cluster, rt->gpus[i]), i, rt->gpus[i]};
+    qsort(dg, n, sizeof *dg, cmp_domain);
     uint32_t nd = 0, rings = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
         if (i == 0 || dg[i].domain != dg[i - 1].domain)
-            start[nd++] = i;
-    start[nd] = n;
+            heads[nd++] = (DomGpu){dg[i].domain, dg[i].rank, i}; /* gpu field: start index */
+    qsort(heads, nd, sizeof *heads, cmp_rank);
     for (uint32_t d = 0; d < nd; d++)
-        if (start[d + 1] - start[d] < rings)
-            rings = start[d + 1] - start[d];
+        start[d] = heads[d].gpu;
+    for (uint32_t d = 0; d < nd; d++) {
+        uint32_t s = start[d], e = s;
+        while (e < n && dg[e].domain == dg[s].domain)
+            e++;
+        if (e - s < rings)
+            rings = e - s;
+    }
     if (rings > r->cluster.rails)
         rings = r->cluster.rails;
     int rc = 0;
@@ -175,6 +191,7 @@ static int add_flows(WkRun *r, uint32_t job, WkError *err)
         }
     }
     free(dg);
+    free(heads);
     free(start);
     return rc;
 }

@@ -110,6 +110,13 @@ int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
  * run. Positioned at the scenario file, naming the job. */
 int wk_runjob_check(const WkRun *r, WkError *err);
 
+/** Evaluate model m alone on the GPUs list[0..n) of c (list NULL = the first
+ * n GPUs), in rank order, its ring flows sharing the fabric among
+ * themselves: the perf result and the widest path class. For `wanka perf`
+ * and tests. */
+int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                   const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err);
+
 /** Create the flow network for the cluster's fabric (none without one). */
 int wk_runjob_net_init(WkRun *r, WkError *err);
 

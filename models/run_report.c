@@ -74,6 +74,32 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          r->end_t > 0 ? r->energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
     rc |= wk_summary_add(s, "energy_per_job_kwh", "energy per completed job", "kWh",
                          r->completed ? kwh / (double)r->completed : NAN, 0);
+    /* model jobs: trained tokens (progress settled to the end), achieved FLOP/s */
+    double tokens = 0, flops = 0, gpu_s = 0;
+    size_t model_jobs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (!r->wl.jobs[i].model || rt->start < 0)
+            continue;
+        model_jobs++;
+        double done = rt->done;
+        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0)
+            done += wk_time_to_s(r->end_t - rt->last) / rt->iter_s;
+        if (done > rt->work)
+            done = rt->work;
+        tokens += done * rt->samples_per_iter;
+        flops += done * rt->flops_per_iter;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        gpu_s += (double)r->wl.jobs[i].gpus * wk_time_to_s(until - rt->start);
+    }
+    rc |= wk_summary_add(s, "model_jobs_started", "model jobs started", "jobs", (double)model_jobs, 1);
+    rc |= wk_summary_add(s, "tokens_trained", "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
+    rc |= wk_summary_add(s, "tflops_per_gpu", "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
+                         gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
+    rc |= wk_summary_add(s, "tokens_per_joule", "tokens per joule (facility)", "tokens/J",
+                         model_jobs && r->energy_j > 0 ? tokens / r->energy_j : NAN, 0);
+    rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
+                         (double)r->reflows, 1);
     rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
@@ -93,11 +119,16 @@ typedef struct JobRow {
     int64_t start_ns;
     int64_t end_ns;
     int64_t duration_ns;
+    double iterations;  /* model jobs: iterations to train; NaN otherwise */
+    double iter_time_s; /* model jobs: mean iteration time over the run; NaN otherwise */
+    double tflops;      /* model jobs: achieved model TFLOP/s per GPU; NaN otherwise */
     uint8_t status;
+    uint8_t path_class;
 } JobRow;
 
 enum { ST_COMPLETED = 0, ST_REJECTED, ST_QUEUED, ST_RUNNING, ST_NOT_SUBMITTED };
 static const char *const status_names[] = {"completed", "rejected", "queued", "running", "not_submitted", NULL};
+static const char *const class_names[] = {"local", "leaf", "pod", "cross-pod", "none", NULL};
 
 static uint8_t status_of(uint8_t state)
 {
@@ -118,6 +149,10 @@ static const WkTraceField job_fields[] = {
     {"duration", WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
     {"gpus", WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
     {"status", WK_FT_ENUM8, offsetof(JobRow, status), "", status_names},
+    {"iterations", WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
+    {"iteration_time", WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
+    {"tflops_per_gpu", WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
+    {"path_class", WK_FT_ENUM8, offsetof(JobRow, path_class), "", class_names},
 };
 
 static const WkTraceField sample_fields[] = {
@@ -140,14 +175,30 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
         const WkJobSpec *js = &r->wl.jobs[i];
         const WkJobRt *rt = &r->rt[i];
+        double it = NAN, tf = NAN, iters = NAN;
+        if (js->model && rt->start >= 0) {
+            double done = rt->done;
+            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+            if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0)
+                done += wk_time_to_s(r->end_t - rt->last) / rt->iter_s;
+            iters = rt->work;
+            if (done > 0) {
+                it = wk_time_to_s(until - rt->start) / done;
+                tf = rt->flops_per_iter / it / js->gpus / 1e12;
+            }
+        }
         rows[k++] = (JobRow){
             .id = (uint32_t)i,
             .gpus = js->gpus,
             .submit_ns = js->submit,
             .start_ns = rt->start,
             .end_ns = rt->end,
-            .duration_ns = js->duration,
+            .duration_ns = js->model ? (rt->end >= 0 ? rt->end - rt->start : -1) : js->duration,
+            .iterations = iters,
+            .iter_time_s = it,
+            .tflops = tf,
             .status = status_of(rt->state),
+            .path_class = rt->path_class == WK_JOB_NO_PATH ? 4 : rt->path_class,
         };
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);

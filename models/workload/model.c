@@ -103,7 +103,10 @@ double wk_model_train_flops_per_token(const WkModelSpec *m)
 {
     if (m->kind != WK_MODEL_LLM)
         return 3 * m->flops_per_sample;
-    return 6 * m->active_params + 12.0 * m->layers * m->hidden * m->seq_len;
+    /* the input embedding is a table lookup, not a matrix product: its
+     * vocab x hidden parameters are left out (the output layer stays) */
+    double lookup = (double)m->vocab * m->hidden;
+    return 6 * (m->active_params - lookup) + 12.0 * m->layers * m->hidden * m->seq_len;
 }
 
 static int u32(const WkNode *map, const char *key, int64_t min, int64_t max, uint32_t *out, WkError *err)

@@ -62,8 +62,9 @@ const char *wk_model_preset_names(char *buf, size_t n);
 int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err);
 
 /** Model FLOPs per token for training (forward + backward, no recompute):
- * 6 * active_params + 12 * layers * hidden * seq_len (REFERENCES.md). LLMs
- * only; for vision/recsys: 3 * flops_per_sample per sample. */
+ * 6 * (active_params - vocab * hidden) + 12 * layers * hidden * seq_len
+ * (REFERENCES.md; the input embedding is a lookup, so its parameters are
+ * left out). For vision/recsys: 3 * flops_per_sample per sample. */
 double wk_model_train_flops_per_token(const WkModelSpec *m);
 
 #endif

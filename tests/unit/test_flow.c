@@ -515,7 +515,6 @@ static void test_incremental_solve_equals_solve_from_scratch(void **state)
         wk_flownet_free(m);
     }
     /* Incremental solves did less than re-rating every flow every step. */
-    fprintf(stderr, "rerated %llu of %llu\n", (unsigned long long)rerated_total, (unsigned long long)live_total);
     assert_true(rerated_total > 0 && rerated_total < live_total);
     wk_flownet_free(n);
 }

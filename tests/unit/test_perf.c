@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_perf.c — the training performance model against closed forms: 6N FLOPs
+ * plus the attention term, parameter counts from the shape, the pipeline
+ * bubble fraction (1F1B and interleaved), the memory check, the slowest rank
+ * bounding a synchronous job, placement across an oversubscribed spine, and
+ * a model job's duration in a run = iterations x iteration time. */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/run_impl.h"
+#include "models/workload/model.h"
+#include "models/workload/perf.h"
+
+static WkDoc *keep[32];
+static size_t nkeep;
+
+static const WkNode *yaml_node(const char *text, const char *key)
+{
+    WkError err;
+    WkDoc *d = NULL;
+    wk_error_clear(&err);
+    if (wk_doc_load_string(&d, "t.yaml", text, strlen(text), &err) < 0)
+        fail_msg("%s: %s", err.where, err.msg);
+    keep[nkeep++] = d;
+    return wk_node_get(d->root, key);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < nkeep; i++)
+        wk_doc_free(keep[i]);
+    nkeep = 0;
+    return 0;
+}
+
+static WkModelSpec model(const char *yaml)
+{
+    WkModelSpec m;
+    WkError err;
+    wk_error_clear(&err);
+    if (wk_model_parse(yaml_node(yaml, "model"), NULL, &m, &err) < 0)
+        fail_msg("%s: %s", err.where, err.msg);
+    return m;
+}
+
+static WkPerfEnv env_h100(uint32_t gpus)
+{
+    return (WkPerfEnv){.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = gpus, .nvlink_gpus = 8,
+                       .nvlink_bw = 450e9, .net_bw = 50e9, .multi_domain = gpus > 8};
+}
+
+static void test_flops_are_6n_plus_attention_term(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {layers: 4, hidden: 1024, heads: 16, kv_heads: 4, ffn: 4096, vocab: 32000,"
+                          " seq_len: 2048, mlp: swiglu}\n");
+    /* by hand: attention q,o 2h^2 + k,v 2*h*(h*4/16); MLP 3*h*ffn; embeddings 2*V*h */
+    double h = 1024, attn = 2 * h * h + 2 * h * (h * 4 / 16), mlp = 3 * h * 4096, emb = 2 * 32000 * h;
+    double n = 4 * (attn + mlp) + emb;
+    assert_float_equal(m.params, n, 0);
+    assert_float_equal(wk_model_train_flops_per_token(&m), 6 * (n - 32000 * h) + 12 * 4 * h * 2048, 1e-3);
+    /* MoE: only top_k of the experts are active */
+    WkModelSpec e = model("model: {layers: 2, hidden: 512, heads: 8, ffn: 1024, vocab: 1000, seq_len: 128,"
+                          " experts: 8, top_k: 2, mlp: gelu}\n");
+    double hh = 512, a2 = 4 * hh * hh, m2 = 2 * hh * 1024, router = hh * 8;
+    assert_float_equal(e.params, 2 * (a2 + 8 * m2 + router) + 2 * 1000 * hh, 0);
+    assert_float_equal(e.active_params, 2 * (a2 + 2 * m2 + router) + 2 * 1000 * hh, 0);
+}
+
+static void test_llama3_405b_preset_has_405b_parameters(void **state)
+{
+    (void)state;
+    const WkModelSpec *p = wk_model_preset("llama3-405b");
+    WkModelSpec m = model("model: llama3-405b\n");
+    assert_non_null(p);
+    assert_true(m.params > 400e9 && m.params < 410e9);
+}
+
+static void test_pipeline_bubble_fraction_is_closed_form(void **state)
+{
+    (void)state;
+    WkPerfParams pp = wk_perf_defaults();
+    /* 8 stages, 1 replica, 24 micro-batches: bubble / (compute + bubble) = (p-1)/(m+p-1) */
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 1, pp: 8, global_batch: 24, micro_batch: 1}\n");
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &(WkPerfEnv){.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = 8,
+                                                    .nvlink_gpus = 8, .nvlink_bw = 450e9, .net_bw = 50e9},
+                                  &pp, &r, &err),
+                     0);
+    assert_int_equal(r.micro_batches, 24);
+    assert_float_equal(r.bubble_s / (r.compute_s + r.bubble_s), 7.0 / (24 + 7), 1e-12);
+    /* interleaved with v = 2 divides the bubble by 2 */
+    WkModelSpec mi = model("model: {base: llama3-8b, tp: 1, pp: 8, global_batch: 24, schedule: interleaved, vp: 2}\n");
+    WkPerfResult ri;
+    assert_int_equal(wk_perf_eval(&mi, &(WkPerfEnv){.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = 8,
+                                                     .nvlink_gpus = 8, .nvlink_bw = 450e9, .net_bw = 50e9},
+                                  &pp, &ri, &err),
+                     0);
+    assert_float_equal(ri.bubble_s, r.bubble_s / 2, 1e-12);
+}
+
+static void test_memory_shortfall_is_refused_with_numbers(void **state)
+{
+    (void)state;
+    WkPerfParams pp = wk_perf_defaults();
+    WkModelSpec m = model("model: {base: llama3-70b, tp: 1, pp: 1, zero: 0, global_batch: 64}\n");
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    WkPerfEnv env = env_h100(64);
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &r, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "GiB per GPU"));
+    assert_non_null(strstr(err.msg, "H100-SXM-80G has 74.5 GiB"));
+    assert_non_null(strstr(err.msg, "short"));
+    /* 70B x 16 bytes of training state alone is > 1 TB per GPU */
+    assert_true(r.mem_state_bytes > 70e9 * 16 * 0.99);
+}
+
+static void test_slowest_rank_bounds_compute(void **state)
+{
+    (void)state;
+    WkPerfParams pp = wk_perf_defaults();
+    WkModelSpec m = model("model: {base: llama3-8b, global_batch: 64}\n");
+    WkPerfResult fast, slow;
+    WkError err;
+    wk_error_clear(&err);
+    WkPerfEnv env = env_h100(64);
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &fast, &err), 0);
+    env.speed = 0.5; /* one throttled GPU at half clock bounds everyone */
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &slow, &err), 0);
+    assert_float_equal(slow.compute_s, 2 * fast.compute_s, 1e-9 * fast.compute_s);
+    /* an A100 is 989/312 times slower on compute-bound GEMMs than an H100 */
+    env.speed = 1;
+    env.sku = wk_catalog_find("A100-SXM-80G");
+    env.nvlink_bw = 300e9;
+    WkPerfResult a100;
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &a100, &err), 0);
+    assert_true(a100.compute_s > 2.5 * fast.compute_s);
+}
+
+static void test_spread_across_oversubscribed_spine_is_slower(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    /* 2 pods of 32 nodes, spine 4:1 oversubscribed towards the core */
+    const WkNode *cn = yaml_node("cluster:\n  nodes: 64\n  fabric: {kind: rail, tiers: 3, radix: 64,"
+                                 " oversubscription: {leaf: 1, spine: 4}}\n",
+                                 "cluster");
+    assert_int_equal(wk_cluster_parse(cn, &c, &err), 0);
+    WkModelSpec m = model("model: {base: llama3-8b, global_batch: 256}\n");
+    WkPerfParams pp = wk_perf_defaults();
+    pp.dp_overlap = 0; /* expose the gradient all-reduce fully */
+    uint32_t pod[256], spread[256];
+    for (uint32_t i = 0; i < 256; i++)
+        pod[i] = i; /* 32 nodes of pod 0 */
+    for (uint32_t n = 0; n < 32; n++) /* nodes alternate pod 0, pod 1 */
+        for (uint32_t g = 0; g < 8; g++)
+            spread[n * 8 + g] = ((n % 2) * 32 + n / 2) * 8 + g;
+    WkPerfResult a, b;
+    uint8_t pa, pb;
+    assert_int_equal(wk_runjob_eval(&c, &m, pod, 256, &pp, &a, &pa, &err), 0);
+    assert_int_equal(wk_runjob_eval(&c, &m, spread, 256, &pp, &b, &pb, &err), 0);
+    assert_int_equal(pa, WK_PATH_LEAF); /* rail k of every node in a pod: one leaf */
+    assert_int_equal(pb, WK_PATH_CROSS_POD);
+    print_message("one pod: %.4f s, spread over 2 pods: %.4f s per iteration\n", a.iter_s, b.iter_s);
+    assert_true(b.dp_s > 1.2 * a.dp_s);
+    assert_true(b.iter_s > a.iter_s);
+    wk_cluster_fini(&c);
+}
+
+static void test_model_job_duration_is_iterations_times_iteration_time(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {nodes: 8, fabric: {kind: rail, radix: 64}}\n"
+                  "workload:\n  source: inline\n  jobs:\n"
+                  "    - {submit: 0, gpus: 64, model: llama3-8b, iterations: 50}\n",
+                  NULL);
+    const WkJobRt *rt = &t.run->rt[0];
+    assert_int_equal(rt->state, WK_JOB_COMPLETED);
+    WkTime want = (WkTime)ceil(50 * rt->iter_s * 1e9);
+    assert_int_equal(rt->end - rt->start, want);
+    assert_float_equal(test_metric(&t, "tokens_trained"), 50.0 * 512 * 8192, 1);
+    test_run_free(&t);
+}
+
+static void test_model_job_too_big_for_memory_is_refused_at_prepare(void **state)
+{
+    (void)state;
+    WkError err;
+    int rc = test_prepare_yaml("cluster: {nodes: 8}\n"
+                               "workload:\n  source: inline\n  jobs:\n"
+                               "    - {submit: 0, gpus: 8, model: {base: llama3-70b, tp: 1, pp: 1, global_batch: 8}, "
+                               "iterations: 5}\n",
+                               &err);
+    assert_int_equal(rc, WK_E_RANGE);
+    assert_int_equal(wk_error_exit_status(rc), 2);
+    assert_non_null(strstr(err.msg, "job 0 (model llama3-70b on 8 GPUs)"));
+    assert_non_null(strstr(err.msg, "short"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_flops_are_6n_plus_attention_term, teardown),
+        cmocka_unit_test_teardown(test_llama3_405b_preset_has_405b_parameters, teardown),
+        cmocka_unit_test_teardown(test_pipeline_bubble_fraction_is_closed_form, teardown),
+        cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
+        cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),
+        cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
+        cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
+        cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -158,8 +158,9 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
                                  library ? "; or a key of models:" : "");
         }
         if (n->type == WK_NODE_SCALAR) {
-            derive_params(&m);
-            if (m.kind != WK_MODEL_LLM)
+            if (m.kind == WK_MODEL_LLM)
+                derive_params(&m);
+            else
                 m.active_params = m.params;
             *out = m;
             return 0;

@@ -1,0 +1,92 @@
+#!/bin/sh
+# test_plot.sh — `wanka plot` end to end: a PNG for every --what the traces
+# support (PNG magic bytes, more than 10 kB), an SVG, and status 2 with a
+# clear message for a missing file, a trace lacking the data, bad arguments.
+# usage: test_plot.sh WANKA SRCROOT PYTHON   (exit 77 = skipped: no h5py/matplotlib)
+set -u
+W=$1
+SRC=$2
+PY=$3
+T=$(mktemp -d /tmp/wk-plot-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS PATTERN CMD... : exit status and a fixed string in stdout+stderr
+expect() {
+  want=$1 pat=$2; shift 2
+  out=$("$@" 2>&1); st=$?
+  if [ "$st" != "$want" ]; then bad "$* → status $st, want $want: $out"; return; fi
+  case "$out" in *"$pat"*) ok ;; *) bad "$* → output lacks '$pat': $out" ;; esac
+}
+
+# is_png FILE: PNG signature 89 50 4e 47 0d 0a 1a 0a and more than 10 kB
+is_png() {
+  sig=$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+  size=$(wc -c < "$1" 2>/dev/null || echo 0)
+  if [ "$sig" != "89504e470d0a1a0a" ]; then bad "$1: not a PNG (signature '$sig')"; return; fi
+  if [ "$size" -le 10240 ]; then bad "$1: only $size bytes"; return; fi
+  ok
+}
+
+Q="$SRC/scenarios/quickstart.yaml"
+"$W" run "$Q" -q --seed 1 -o "$T/a.h5" >/dev/null || { echo "run failed"; exit 1; }
+"$W" run "$Q" -q --seed 2 --set cluster.nodes=40 -o "$T/b.h5" >/dev/null || { echo "run failed"; exit 1; }
+
+# Skip when the interpreter wanka runs lacks the packages (wanka says which).
+out=$("$W" plot "$T/a.h5" -o "$T/probe.png" --what utilization 2>&1); st=$?
+if [ "$st" = 1 ] && { echo "$out" | grep -q -e "cannot import" -e "cannot run"; }; then
+  echo "skipped: $out"
+  exit 77
+fi
+
+for what in utilization queue power jct-cdf; do
+  expect 0 "" "$W" plot "$T/a.h5" "$T/b.h5" -o "$T/$what.png" --what "$what"
+  is_png "$T/$what.png"
+done
+# incidents: a PNG when the traces have an incidents table, else status 2 saying so
+out=$("$W" plot "$T/a.h5" -o "$T/incidents.png" --what incidents 2>&1); st=$?
+if [ "$st" = 0 ]; then
+  is_png "$T/incidents.png"
+else
+  case "$st:$out" in 2:*"no 'incidents' table"*) ok ;; *) bad "incidents → status $st: $out" ;; esac
+  [ -e "$T/incidents.png" ] && bad "incidents.png written although the plot failed" || ok
+fi
+# ... and with one added by hand (time ns, kind enum), a PNG
+"$PY" - "$T/a.h5" "$T/inc.h5" <<'PY' || bad "could not write a trace with incidents"
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "a") as f:
+    if "incidents" in f:
+        del f["incidents"]
+    kind = h5py.enum_dtype({"gpu": 0, "node": 1}, basetype="u1")
+    rows = np.zeros(30, dtype=[("time", "<i8"), ("kind", kind)])
+    rows["time"] = np.arange(30, dtype=np.int64) * 3 * 3600 * 10**9
+    rows["kind"] = np.arange(30) % 2
+    d = f.create_dataset("incidents", data=rows, maxshape=(None,))
+    d.attrs["time_units"] = "ns"
+PY
+expect 0 "" "$W" plot "$T/inc.h5" -o "$T/inc.png" --what incidents
+is_png "$T/inc.png"
+
+expect 0 "" "$W" plot "$T/a.h5" -o "$T/u.svg" --what utilization
+grep -q "<svg" "$T/u.svg" 2>/dev/null && ok || bad "u.svg is not an SVG"
+
+# bad input: status 2 and a message naming the problem
+expect 2 "$T/none.h5: no such file" "$W" plot "$T/none.h5" -o "$T/x.png" --what queue
+expect 2 "must end in .png or .svg" "$W" plot "$T/a.h5" -o "$T/x.jpg" --what queue
+expect 2 "invalid choice: 'frob'" "$W" plot "$T/a.h5" -o "$T/x.png" --what frob
+expect 2 "missing TRACE.h5" "$W" plot
+"$PY" -c "import h5py, sys; f = h5py.File(sys.argv[1], 'a'); del f['timeseries/cluster']; f.close()" "$T/inc.h5" ||
+  bad "could not remove timeseries/cluster"
+expect 2 "lacks the dataset 'timeseries/cluster'" "$W" plot "$T/a.h5" "$T/inc.h5" -o "$T/y.png" --what power
+[ -e "$T/y.png" ] && bad "y.png written although a trace lacks the data" || ok
+printf 'not a trace\n' > "$T/text.h5"
+expect 2 "$T/text.h5: not a readable HDF5 file" "$W" plot "$T/text.h5" -o "$T/x.png" --what queue
+expect 0 "--what WHAT" "$W" help plot
+expect 0 "jct-cdf" "$W" plot --help
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -278,9 +278,13 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
     WkPerfResult res;
     WkError e;
     wk_error_clear(&e);
-    if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
-        return wk_error_set(err, e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL, r->doc->file, 0, 0,
-                            "workload: job %u (model %s on %u GPUs as placed): %s", job, m->name, js->gpus, e.msg);
+    if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0) {
+        int code = e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL;
+        if (!r->doc) /* `wanka perf`: no workload to name */
+            return wk_error_set(err, code, NULL, 0, 0, "%s", e.msg);
+        return wk_error_set(err, code, r->doc->file, 0, 0, "workload: job %u (model %s on %u GPUs as placed): %s", job,
+                            m->name, js->gpus, e.msg);
+    }
     rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
     rt->done = 0;
     rt->iter_s = 0;

@@ -81,6 +81,20 @@ expect 2 "unknown GPU SKU 'V100'" "$W" topo "$SRC/scenarios/quickstart.yaml" --s
 # oversubscription 2:1 at the leaf halves the bisection (256 → 128 TB/s)
 expect 0 '"bisection_tb_per_s":128' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json --set cluster.fabric.oversubscription=2
 
+# perf: one job's breakdown, JSON, scaling curve, and a refused configuration
+printf 'model: llama3-70b\ngpus: 1024\n' > "$T/j70.yaml"
+expect 0 "iteration time" "$W" perf "$T/j70.yaml"
+expect 0 '"model":"llama3-70b","gpus":1024' "$W" perf "$T/j70.yaml" --json
+expect 0 "scaling" "$W" perf "$T/j70.yaml" --scale 256,512,1024
+expect 2 "GiB short" "$W" perf "$T/j70.yaml" --set 'model={base: llama3-70b, tp: 1, pp: 1, zero: 0}'
+expect 2 "'model' is a scalar" "$W" perf "$T/j70.yaml" --set model.tp=1
+expect 2 "not a multiple of tp x pp x cp" "$W" perf "$T/j70.yaml" --set gpus=100
+expect 2 "unknown model 'llama9'" "$W" perf "$T/j70.yaml" --set model=llama9
+expect 2 "--scale: expected GPU counts" "$W" perf "$T/j70.yaml" --scale 1x
+printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, model: {base: llama3-70b, tp: 1, pp: 1}, iterations: 5}]\n' > "$T/mem.yaml"
+expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
+[ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok
+
 # every shipped scenario validates (philly only where its trace is present)
 for s in "$SRC"/scenarios/*.yaml; do
   case "$s" in *philly.yaml) [ -r "$SRC/../shared/traces/philly.csv" ] || continue ;; esac

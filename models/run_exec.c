@@ -95,6 +95,24 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
         nvl = g < nvl ? g : nvl;
         multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
     }
+    if (m->rebalance) {
+        /* each DP replica runs at its slowest GPU; micro-batches are dealt in
+         * proportion to replica speed, so the job runs at the mean replica
+         * speed (relative to the slowest SKU's nominal peak) */
+        uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1;
+        double sum = 0;
+        uint32_t reps = 0;
+        for (uint32_t i = 0; i + per <= n; i += per, reps++) {
+            double rs = INFINITY;
+            for (uint32_t k = 0; k < per; k++) {
+                double v = wk_cluster_sku_of(c, gpus[i + k])->bf16_flops * c->clock[gpus[i + k]];
+                rs = v < rs ? v : rs;
+            }
+            sum += rs / slow->bf16_flops;
+        }
+        if (reps)
+            speed = sum / reps;
+    }
     int tp_cross = 0;
     uint32_t tp = m->kind == WK_MODEL_LLM ? m->tp : 1;
     for (uint32_t i = 0; tp > 1 && i + tp <= n && !tp_cross; i += tp) {

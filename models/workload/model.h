@@ -41,6 +41,8 @@ typedef struct WkModelSpec {
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
+    int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient
+                               accumulation bridges slower nodes); 0: the slowest rank bounds */
     /* vision / recommendation */
     double flops_per_sample;/* forward FLOPs per sample */
     uint32_t batch_per_gpu; /* samples per GPU per iteration */

@@ -142,6 +142,29 @@ static void test_slowest_rank_bounds_compute(void **state)
     assert_true(a100.compute_s > 2.5 * fast.compute_s);
 }
 
+static void test_rebalancing_lets_fast_replicas_carry_more(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_cluster_parse(yaml_node("cluster: {nodes: 8}\n", "cluster"), &c, &err), 0);
+    WkModelSpec m = model("model: {base: llama3-8b, global_batch: 64}\n");
+    WkModelSpec mr = model("model: {base: llama3-8b, global_batch: 64, rebalance: true}\n");
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult base, bound, reb;
+    uint8_t pc;
+    assert_int_equal(wk_runjob_eval(&c, &m, NULL, 64, &pp, &base, &pc, &err), 0);
+    wk_cluster_set_state(&c, 5, WK_GPU_THROTTLED, 0.5f); /* one GPU at half clock */
+    assert_int_equal(wk_runjob_eval(&c, &m, NULL, 64, &pp, &bound, &pc, &err), 0);
+    assert_int_equal(wk_runjob_eval(&c, &mr, NULL, 64, &pp, &reb, &pc, &err), 0);
+    /* bound by the slow rank: compute doubles; rebalanced over 64 replicas:
+     * mean speed (63 + 0.5) / 64 */
+    assert_float_equal(bound.compute_s, 2 * base.compute_s, 1e-9 * base.compute_s);
+    assert_float_equal(reb.compute_s, base.compute_s * 64 / 63.5, 1e-9 * base.compute_s);
+    wk_cluster_fini(&c);
+}
+
 static void test_spread_across_oversubscribed_spine_is_slower(void **state)
 {
     (void)state;
@@ -214,6 +237,7 @@ int main(void)
         cmocka_unit_test_teardown(test_pipeline_bubble_fraction_is_closed_form, teardown),
         cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
         cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),
+        cmocka_unit_test_teardown(test_rebalancing_lets_fast_replicas_carry_more, teardown),
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),

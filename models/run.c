@@ -5,6 +5,7 @@
  * run_report.c. */
 #include "models/run_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,17 +69,47 @@ static int finish_if_done(WkRun *r, WkTime now)
     r->finished = 1;
     r->end_t = now;
     wk_engine_cancel(r->eng, r->sample_tok);
+    wk_engine_cancel(r->eng, r->tick_tok);
     wk_engine_stop(r->eng);
     return sample(r, now);
 }
 
 /* ---- scheduler context ---- */
 
+void wk_run_take_gpu(WkRun *r, uint32_t g)
+{
+    r->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
+    r->nfree--;
+    uint32_t node = r->cluster.gpu_node[g];
+    r->node_free[node]--;
+    r->pod_free[r->cluster.node_pod[node]]--;
+    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
+    while (r->free_hint < words && r->freebits[r->free_hint] == 0)
+        r->free_hint++;
+}
+
+void wk_run_free_gpu(WkRun *r, uint32_t g)
+{
+    r->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
+    r->nfree++;
+    uint32_t node = r->cluster.gpu_node[g];
+    r->node_free[node]++;
+    r->pod_free[r->cluster.node_pod[node]]++;
+    if (g >> 6 < r->free_hint)
+        r->free_hint = g >> 6;
+}
+
 const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx) { return &ctx->run->cluster; }
 WkTime wk_sched_now(const WkSchedCtx *ctx) { return wk_engine_now(ctx->run->eng); }
-uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx) { return ctx->run->cluster.gpus - ctx->run->alloc; }
+uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx) { return ctx->run->nfree; }
+uint32_t wk_sched_usable_gpus(const WkSchedCtx *ctx) { return ctx->run->cluster.gpus - ctx->run->ndown; }
 uint32_t wk_sched_job_gpus(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].gpus; }
 WkTime wk_sched_job_submit(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].submit; }
+int wk_sched_job_priority(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].priority; }
+int wk_sched_job_running(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->rt[job].state == WK_JOB_RUNNING; }
+uint32_t wk_sched_node_free(const WkSchedCtx *ctx, uint32_t node) { return ctx->run->node_free[node]; }
+uint32_t wk_sched_pod_free(const WkSchedCtx *ctx, uint32_t pod) { return ctx->run->pod_free[pod]; }
+int wk_sched_gpu_health(const WkSchedCtx *ctx, uint32_t gpu) { return ctx->run->cluster.health[gpu]; }
 
 int wk_sched_gpu_is_free(const WkSchedCtx *ctx, uint32_t gpu)
 {
@@ -86,21 +117,83 @@ int wk_sched_gpu_is_free(const WkSchedCtx *ctx, uint32_t gpu)
     return gpu < r->cluster.gpus && ((r->freebits[gpu >> 6] >> (gpu & 63)) & 1);
 }
 
-int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
+const uint32_t *wk_sched_job_placement(const WkSchedCtx *ctx, uint32_t job, uint32_t *n)
 {
     const WkRun *r = ctx->run;
-    if (n > r->cluster.gpus - r->alloc)
-        return WK_E_RANGE;
-    uint32_t k = 0;
-    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
-    for (size_t w = r->free_hint; w < words && k < n; w++) {
-        uint64_t bits = r->freebits[w];
-        while (bits && k < n) {
-            out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-            bits &= bits - 1;
+    *n = r->rt[job].state == WK_JOB_RUNNING ? r->wl.jobs[job].gpus : 0;
+    return r->rt[job].state == WK_JOB_RUNNING ? r->rt[job].gpus : NULL;
+}
+
+double wk_sched_job_iter_s_on(const WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    return wk_runjob_iter_on(ctx->run, job, gpus, n);
+}
+
+double wk_sched_job_estimate_s(const WkSchedCtx *ctx, uint32_t job)
+{
+    WkRun *r = ctx->run;
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model)
+        return wk_time_to_s(js->duration);
+    if (rt->est_s == 0) {
+        /* nominal: iterations x iteration time on the first GPUs of the cluster */
+        uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
+        uint32_t *g = malloc((size_t)n * sizeof *g);
+        double it = NAN;
+        if (g) {
+            for (uint32_t i = 0; i < n; i++)
+                g[i] = i;
+            it = wk_runjob_iter_on(r, job, g, n);
+            free(g);
         }
+        const WkModelSpec *m = &r->wl.models[js->model - 1];
+        double iters = js->iterations;
+        if (iters <= 0) {
+            double per = m->kind == WK_MODEL_LLM ? (double)m->global_batch * m->seq_len
+                                                 : (double)m->batch_per_gpu * js->gpus;
+            iters = per > 0 ? ceil(js->tokens / per) : 0;
+        }
+        rt->est_s = isnan(it) ? INFINITY : iters * it;
     }
-    return k == n ? 0 : WK_E_INTERNAL;
+    return rt->est_s;
+}
+
+double wk_sched_job_remaining_s(const WkSchedCtx *ctx, uint32_t job)
+{
+    WkRun *r = ctx->run;
+    WkJobRt *rt = &r->rt[job];
+    if (rt->state == WK_JOB_RUNNING)
+        wk_runjob_settle(r, job, wk_engine_now(r->eng));
+    if (!r->wl.jobs[job].model)
+        return wk_time_to_s(rt->left_ns);
+    double est = wk_sched_job_estimate_s(ctx, job);
+    if (rt->work <= 0)
+        return est;
+    return est * (1 - rt->done / rt->work);
+}
+
+double wk_sched_job_attained_gpu_s(const WkSchedCtx *ctx, uint32_t job)
+{
+    const WkRun *r = ctx->run;
+    const WkJobRt *rt = &r->rt[job];
+    double a = rt->attained_gpu_s;
+    if (rt->state == WK_JOB_RUNNING) {
+        WkTime now = wk_engine_now(r->eng);
+        if (now > rt->seg_start)
+            a += (double)r->wl.jobs[job].gpus * wk_time_to_s(now - rt->seg_start);
+    }
+    return a;
+}
+
+int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
+{
+    return wk_sched_place_with(ctx, WK_PLACE_FIRST_FIT, n, out, NULL, NULL);
+}
+
+int wk_sched_place(const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
+{
+    return wk_sched_place_with(ctx, ctx->run->placement, n, out, NULL, NULL);
 }
 
 int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
@@ -115,19 +208,16 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (!wk_sched_gpu_is_free(ctx, g)) {
-            /* undo the GPUs already taken for this job */
-            for (uint32_t k = 0; k < i; k++)
-                r->freebits[gpus[k] >> 6] |= UINT64_C(1) << (gpus[k] & 63);
+            for (uint32_t k = 0; k < i; k++) /* undo the GPUs already taken for this job */
+                wk_run_free_gpu(r, gpus[k]);
             return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                                "scheduler %s: job %u placed on GPU %u which is busy or out of range",
+                                "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
                                 r->sched->name, job, g);
         }
-        r->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
+        wk_run_take_gpu(r, g);
     }
-    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
-    while (r->free_hint < words && r->freebits[r->free_hint] == 0)
-        r->free_hint++;
-    rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
+    if (!rt->gpus)
+        rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
     if (!rt->gpus)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
@@ -139,11 +229,55 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
-    rt->start = now;
-    int rc = wk_engine_token_new(r->eng, &rt->token, err);
+    if (rt->start < 0)
+        rt->start = now;
+    rt->seg_start = now + rt->pending_cost;
+    rt->pending_cost = 0;
+    if (!rt->token) {
+        int rc = wk_engine_token_new(r->eng, &rt->token, err);
+        if (rc < 0)
+            return rc;
+    }
+    return wk_runjob_start(r, job, err);
+}
+
+/* Give a stopped job's GPUs back (running → not running). */
+static void release(WkRun *r, uint32_t job, WkTime now)
+{
+    WkJobRt *rt = &r->rt[job];
+    uint32_t n = r->wl.jobs[job].gpus;
+    account(r, now);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = rt->gpus[i];
+        r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
+        if (r->cluster.health[g] != WK_GPU_DOWN)
+            wk_run_free_gpu(r, g);
+    }
+    r->alloc -= n;
+    r->running--;
+}
+
+int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    WkRun *r = ctx->run;
+    WkJobRt *rt = &r->rt[job];
+    if (rt->state != WK_JOB_RUNNING)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: preempt of job %u that is not running",
+                            r->sched->name, job);
+    WkTime now = wk_engine_now(r->eng);
+    wk_runjob_settle(r, job, now);
+    wk_engine_cancel(r->eng, rt->token);
+    rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
+    int rc = wk_runjob_stop(r, job, err);
     if (rc < 0)
         return rc;
-    return wk_runjob_start(r, job, err);
+    release(r, job, now);
+    r->queued++;
+    rt->preemptions++;
+    r->preemptions++;
+    rt->pending_cost = r->preempt_cost;
+    resample(r, now);
+    return 0;
 }
 
 int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err)
@@ -183,31 +317,36 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
     WkJobRt *rt = &r->rt[ev->target];
-    uint32_t n = r->wl.jobs[ev->target].gpus;
     WkTime now = wk_engine_now(e);
-    account(r, now);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = rt->gpus[i];
-        r->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
-        if (g >> 6 < r->free_hint)
-            r->free_hint = g >> 6;
-        r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
-    }
-    free(rt->gpus);
-    rt->gpus = NULL;
-    r->alloc -= n;
-    r->running--;
-    r->completed++;
+    wk_runjob_settle(r, ev->target, now);
     rt->state = WK_JOB_COMPLETED;
     rt->end = now;
     int rc = wk_runjob_stop(r, ev->target, err);
     if (rc < 0)
         return rc;
+    release(r, ev->target, now);
+    r->completed++;
     rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
     if (rc < 0)
         return rc;
     resample(r, now);
     return finish_if_done(r, now);
+}
+
+static int on_tick(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    (void)ev;
+    if (r->sched->on_tick) {
+        int rc = r->sched->on_tick(r->sched_priv, &r->ctx, err);
+        if (rc < 0)
+            return rc;
+    }
+    WkTime now = wk_engine_now(e);
+    resample(r, now);
+    if (wk_engine_post(e, now + r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    return 0;
 }
 
 static int on_sample(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
@@ -244,9 +383,14 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
     if (sn && sn->type == WK_NODE_SCALAR) {
         name = sn->str;
     } else if (sn && sn->type == WK_NODE_MAP) {
+        static const char *const places[] = {"first-fit", "pack", "spread", "round-robin", NULL};
+        int place = 0;
         int rc = wk_node_str(sn, "name", 1, &name, err);
-        if (rc < 0)
+        if (rc < 0 || (rc = wk_node_enum(sn, "placement", 0, places, &place, err)) < 0 ||
+            (rc = wk_node_duration(sn, "preemption_cost", 0, 0, 365 * WK_NS_PER_DAY, &r->preempt_cost, err)) < 0 ||
+            (rc = wk_node_duration(sn, "tick", 0, WK_NS_PER_MS, 365 * WK_NS_PER_DAY, &r->tick_ns, err)) < 0)
             return rc;
+        r->placement = (WkPlacement)place;
         r->sched_params = sn;
         where = wk_node_get(sn, "name");
     } else if (sn && sn->type != WK_NODE_NULL) {
@@ -291,6 +435,7 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
     r->name = "unnamed";
     r->horizon = WK_TIME_NEVER;
     r->sample_interval = WK_NS_PER_H;
+    r->preempt_cost = 10 * WK_NS_PER_MIN; /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
     int64_t seed = 1;
     const WkNode *simn = wk_node_get(root, "sim");
     if ((rc = wk_node_str(root, "name", 0, &r->name, err)) < 0 ||
@@ -374,8 +519,18 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->freebits[w] = ~UINT64_C(0);
     if (r->cluster.gpus % 64)
         r->freebits[words - 1] = (UINT64_C(1) << (r->cluster.gpus % 64)) - 1;
+    r->node_free = malloc((size_t)r->cluster.nodes * sizeof *r->node_free);
+    r->pod_free = calloc(r->cluster.pods, sizeof *r->pod_free);
+    if (!r->node_free || !r->pod_free)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    r->nfree = r->cluster.gpus;
+    for (uint32_t nd = 0; nd < r->cluster.nodes; nd++) {
+        r->node_free[nd] = r->cluster.node_first_gpu[nd + 1] - r->cluster.node_first_gpu[nd];
+        r->pod_free[r->cluster.node_pod[nd]] += r->node_free[nd];
+    }
     for (size_t i = 0; i < n; i++)
-        r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH};
+        r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
+                             .left_ns = r->wl.jobs[i].duration};
     r->gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
         r->gpu_power_w += gpu_draw(r, g, 0);
@@ -388,8 +543,12 @@ int wk_run_execute(WkRun *r, WkError *err)
     if ((rc = wk_engine_on(r->eng, EV_SUBMIT, on_submit, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, EV_END, on_end, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, EV_SAMPLE, on_sample, r, err)) < 0 ||
-        (rc = wk_engine_token_new(r->eng, &r->sample_tok, err)) < 0)
+        (rc = wk_engine_on(r->eng, WK_EV_TICK, on_tick, r, err)) < 0 ||
+        (rc = wk_engine_token_new(r->eng, &r->sample_tok, err)) < 0 ||
+        (rc = wk_engine_token_new(r->eng, &r->tick_tok, err)) < 0)
         return rc;
+    if (r->tick_ns > 0 && wk_engine_post(r->eng, r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     if (wk_engine_post(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok) < 0 ||
         (n && wk_engine_post(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0) < 0))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -442,6 +601,8 @@ void wk_run_free(WkRun *r)
     free(r->rt);
     free(r->order);
     free(r->freebits);
+    free(r->node_free);
+    free(r->pod_free);
     free(r->samples);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);

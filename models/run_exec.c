@@ -214,17 +214,44 @@ static int add_flows(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
+void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (now <= rt->seg_start) /* still paying its restart cost */
+        return;
+    WkTime dt = now - rt->seg_start;
+    rt->attained_gpu_s += (double)r->wl.jobs[job].gpus * wk_time_to_s(dt);
+    if (!r->wl.jobs[job].model) {
+        rt->left_ns = dt < rt->left_ns ? rt->left_ns - dt : 0;
+    } else if (rt->iter_s > 0) {
+        rt->done += wk_time_to_s(dt) / rt->iter_s;
+        if (rt->done > rt->work)
+            rt->done = rt->work;
+    }
+    rt->seg_start = now;
+}
+
+double wk_runjob_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model || n != js->gpus)
+        return NAN;
+    const WkModelSpec *m = &r->wl.models[js->model - 1];
+    WkPerfEnv env;
+    placement_env(r, m, gpus, n, &env);
+    WkPerfResult res;
+    WkError e;
+    wk_error_clear(&e);
+    return wk_perf_eval(m, &env, &r->perf, &res, &e) < 0 ? NAN : res.iter_s;
+}
+
 /* Re-evaluate a running model job's iteration time with its current
  * bandwidth share and re-post its end. */
 static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
-    if (rt->iter_s > 0)
-        rt->done += wk_time_to_s(now - rt->last) / rt->iter_s;
-    if (rt->done > rt->work)
-        rt->done = rt->work;
-    rt->last = now;
+    wk_runjob_settle(r, job, now);
     double bw = link_bw(r);
     for (uint32_t i = 0; i < rt->nflows; i++) {
         double f = wk_flownet_rate(r->net, rt->flows[i]);
@@ -241,7 +268,8 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     rt->flops_per_iter = res.model_flops_per_iter;
     rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;
-    WkTime end = now + (WkTime)ceil(left_s * 1e9);
+    WkTime from = rt->seg_start > now ? rt->seg_start : now;
+    WkTime end = from + (WkTime)ceil(left_s * 1e9);
     r->reflows++;
     if (wk_engine_post(r->eng, end, WK_EV_END, job, 0, 0, rt->token) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -287,7 +315,7 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
     const WkJobSpec *js = &r->wl.jobs[job];
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
-        if (wk_engine_post(r->eng, now + js->duration, WK_EV_END, job, 0, 0, rt->token) < 0)
+        if (wk_engine_post(r->eng, rt->seg_start + rt->left_ns, WK_EV_END, job, 0, 0, rt->token) < 0)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
         return 0;
     }
@@ -303,10 +331,9 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
         return wk_error_set(err, code, r->doc->file, 0, 0, "workload: job %u (model %s on %u GPUs as placed): %s", job,
                             m->name, js->gpus, e.msg);
     }
-    rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
-    rt->done = 0;
+    if (rt->work <= 0) /* first start; a resumed job keeps its progress */
+        rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
     rt->iter_s = 0;
-    rt->last = now;
     int rc = 0;
     if (r->net && rt->env.multi_domain)
         rc = add_flows(r, job, err);
@@ -325,11 +352,7 @@ int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err)
     if (!r->wl.jobs[job].model)
         return 0;
     WkTime now = wk_engine_now(r->eng);
-    if (rt->iter_s > 0)
-        rt->done += wk_time_to_s(now - rt->last) / rt->iter_s;
-    if (rt->done > rt->work)
-        rt->done = rt->work;
-    rt->last = now;
+    wk_runjob_settle(r, job, now);
     for (uint32_t i = 0; i < rt->nflows; i++)
         wk_flownet_remove(r->net, rt->flows[i]);
     free(rt->flows);

@@ -28,11 +28,17 @@ typedef struct WkJobRt {
     uint8_t state;             /* WkJobState */
     uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
     const char *reject_reason; /* static string from the policy */
+    /* progress of every job across preemptions and restarts */
+    WkTime left_ns;            /* plain jobs: run time still to go at full speed */
+    WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
+    WkTime pending_cost;       /* restart cost to pay at the next start */
+    double attained_gpu_s;     /* GPU-seconds of service in finished segments */
+    double est_s;              /* nominal expected run time (0 = not yet computed) */
+    uint32_t preemptions;      /* times stopped by the scheduler */
     /* model jobs: progress settled lazily at every rate change */
     double work;               /* iterations to train */
     double done;               /* iterations done at time `last` */
-    double iter_s;             /* current iteration time, s */
-    WkTime last;               /* when `done` was settled */
+    double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
     WkPerfEnv env;             /* placement-derived inputs of the perf model */
     uint32_t *flows;           /* owned: its flows in the flow network */
     uint32_t nflows;
@@ -76,8 +82,18 @@ struct WkRun {
     WkEngine *eng;
     WkJobRt *rt;        /* per job */
     uint32_t *order;    /* job ids by (submit, id) */
-    uint64_t *freebits; /* bit g set = GPU g free */
+    uint64_t *freebits; /* bit g set = GPU g free and usable */
     size_t free_hint;   /* no free GPU in words below this index */
+    uint32_t nfree;     /* GPUs free and usable */
+    uint32_t ndown;     /* GPUs down */
+    uint32_t *node_free;/* [nodes] free usable GPUs per node */
+    uint32_t *pod_free; /* [pods] free usable GPUs per pod */
+    uint32_t rr_next;   /* round-robin placement: where the next search starts */
+    WkPlacement placement;
+    WkTime preempt_cost;/* restart cost of a preempted job (scheduler `preemption_cost`) */
+    WkTime tick_ns;     /* scheduler tick period, 0 = none */
+    uint32_t tick_tok;
+    size_t preemptions;
     uint32_t alloc;     /* GPUs allocated now */
     uint32_t running;   /* jobs running now */
     size_t queued, completed, rejected;
@@ -94,7 +110,19 @@ struct WkRun {
 };
 
 /* Shared between run.c and run_exec.c. */
-enum { WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2 };
+enum { WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3 };
+
+/** Take GPU g out of the free pool / put it back (keeps nfree, node_free,
+ * pod_free and the bitmap consistent). */
+void wk_run_take_gpu(WkRun *r, uint32_t g);
+void wk_run_free_gpu(WkRun *r, uint32_t g);
+
+/** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
+ * link rate, or NaN if it does not fit there. */
+double wk_runjob_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
+
+/** Settle a running job's progress to now (plain and model jobs). */
+void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now);
 
 /** A model job got its GPUs (rt->gpus set): derive its perf env from the
  * placement, add its flows, re-share the fabric, and post its end. Plain

@@ -83,8 +83,8 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
             continue;
         model_jobs++;
         double done = rt->done;
-        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0)
-            done += wk_time_to_s(r->end_t - rt->last) / rt->iter_s;
+        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+            done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
         if (done > rt->work)
             done = rt->work;
         tokens += done * rt->samples_per_iter;
@@ -179,8 +179,8 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
         if (js->model && rt->start >= 0) {
             double done = rt->done;
             WkTime until = rt->end >= 0 ? rt->end : r->end_t;
-            if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0)
-                done += wk_time_to_s(r->end_t - rt->last) / rt->iter_s;
+            if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+                done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
             iters = rt->work;
             if (done > 0) {
                 it = wk_time_to_s(until - rt->start) / done;

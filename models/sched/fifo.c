@@ -54,7 +54,7 @@ static int drain(Fifo *f, WkSchedCtx *ctx, WkError *err)
             f->place = np;
             f->place_cap = need;
         }
-        int rc = wk_sched_first_fit(ctx, need, f->place);
+        int rc = wk_sched_place(ctx, need, f->place);
         if (rc == 0)
             rc = wk_sched_start(ctx, job, f->place, need, err);
         if (rc < 0)

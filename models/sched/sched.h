@@ -18,7 +18,20 @@
 
 #define WK_SCHED_ABI 1
 
+/* Keys every policy accepts in its `scheduler:` map (the run reads them):
+ * name, placement (first-fit | pack | spread | round-robin), preemption_cost
+ * (a duration: checkpoint + restart paid by a preempted job when it resumes),
+ * tick (period of on_tick calls). Put this first in a policy's known-keys list. */
+#define WK_SCHED_COMMON_KEYS "name", "placement", "preemption_cost", "tick"
+
 typedef struct WkSchedCtx WkSchedCtx;
+
+typedef enum WkPlacement {
+    WK_PLACE_FIRST_FIT = 0, /* the lowest-numbered free GPUs */
+    WK_PLACE_PACK,          /* fewest nodes, then leaves and pods: tightest fit first */
+    WK_PLACE_SPREAD,        /* across as many pods and nodes as possible */
+    WK_PLACE_ROUND_ROBIN,   /* next fit: first fit starting after the last placement */
+} WkPlacement;
 
 typedef struct WkSchedOps {
     int abi;                 /* WK_SCHED_ABI; fields are only appended */
@@ -35,6 +48,13 @@ typedef struct WkSchedOps {
     /* Jobs waiting in the policy's queue. */
     size_t (*queued)(const void *priv);
     void (*fini)(void *priv); /* optional */
+    /* Optional: called every `tick` of simulated time while jobs remain. */
+    int (*on_tick)(void *priv, WkSchedCtx *ctx, WkError *err);
+    /* Optional: GPUs changed health (failure, repair, throttling). Jobs that
+     * were hit are already stopped and back in QUEUED state; the policy
+     * decides where and when they restart (it receives no on_submit for them:
+     * it must queue them here). jobs[0..njobs) lists them. */
+    int (*on_incident)(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err);
 } WkSchedOps;
 
 /* --- registry (models/sched/registry.c) --- */
@@ -62,10 +82,43 @@ int wk_sched_gpu_is_free(const WkSchedCtx *ctx, uint32_t gpu);
 uint32_t wk_sched_job_gpus(const WkSchedCtx *ctx, uint32_t job);
 /** Submit time of job. */
 WkTime wk_sched_job_submit(const WkSchedCtx *ctx, uint32_t job);
+/** `priority` of the job (higher runs first in priority policies; default 0). */
+int wk_sched_job_priority(const WkSchedCtx *ctx, uint32_t job);
+/** Expected run time at nominal speed on the cluster's first SKU, s: the
+ * duration of a plain job; iterations x nominal iteration time of a model
+ * job. What a policy may know in advance (SJF, backfill). */
+double wk_sched_job_estimate_s(const WkSchedCtx *ctx, uint32_t job);
+/** Remaining expected run time, s (estimate minus the work already done). */
+double wk_sched_job_remaining_s(const WkSchedCtx *ctx, uint32_t job);
+/** GPU-seconds of service the job has received so far (LAS). */
+double wk_sched_job_attained_gpu_s(const WkSchedCtx *ctx, uint32_t job);
+/** 1 while the job runs (holds GPUs). */
+int wk_sched_job_running(const WkSchedCtx *ctx, uint32_t job);
+/** The GPUs a running job holds (borrowed until it stops); *n = count. */
+const uint32_t *wk_sched_job_placement(const WkSchedCtx *ctx, uint32_t job, uint32_t *n);
+/** Iteration time (s) the job would have on gpus[0..n) alone, for model
+ * jobs (heterogeneity-aware placement); NaN for plain jobs or when it does
+ * not fit there. */
+double wk_sched_job_iter_s_on(const WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n);
+/** Free GPUs on a node / in a pod; GPU health (WkGpuHealth). */
+uint32_t wk_sched_node_free(const WkSchedCtx *ctx, uint32_t node);
+uint32_t wk_sched_pod_free(const WkSchedCtx *ctx, uint32_t pod);
+int wk_sched_gpu_health(const WkSchedCtx *ctx, uint32_t gpu);
+/** Usable GPUs (not down). */
+uint32_t wk_sched_usable_gpus(const WkSchedCtx *ctx);
 
 /** First-fit placement: the n lowest-numbered free GPUs into out[0..n).
  * Returns 0, or WK_E_RANGE when fewer than n are free (out untouched). */
 int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
+
+/** Place n GPUs by the scenario's `placement:` option into out[0..n).
+ * Returns 0, or WK_E_RANGE when fewer than n usable GPUs are free. */
+int wk_sched_place(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
+
+/** Place n GPUs with an explicit strategy, optionally restricted to free
+ * GPUs g with allowed(g, user) != 0 (allowed NULL = any free GPU). */
+int wk_sched_place_with(const WkSchedCtx *ctx, WkPlacement how, uint32_t n, uint32_t *out,
+                        int (*allowed)(uint32_t gpu, void *user), void *user);
 
 /* --- actions --- */
 
@@ -73,6 +126,11 @@ int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
  * every GPU free and distinct). Returns 0, or WK_E_INTERNAL for a policy bug
  * (wrong count, busy GPU, job not waiting), or WK_E_NOMEM. */
 int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+
+/** Stop a running job and put it back to QUEUED (the policy re-queues it):
+ * progress is kept (checkpointed at preemption); it pays `preemption_cost`
+ * when it next starts. Returns 0 or WK_E_INTERNAL (not running). */
+int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err);
 
 /** Refuse job for good (it can never run here), with a short reason that is
  * counted in the summary. Returns 0 or WK_E_INTERNAL (job not waiting). */

@@ -6,7 +6,7 @@
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -22,7 +22,10 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             (rc = wk_node_duration(j, "submit", 0, 0, WK_TIME_NEVER / 4, &submit, err)) < 0 ||
             (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0)
             return rc;
-        WkJobSpec js = {.submit = submit, .gpus = (uint32_t)gpus};
+        int64_t prio = 0;
+        if ((rc = wk_node_int(j, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
+            return rc;
+        WkJobSpec js = {.submit = submit, .gpus = (uint32_t)gpus, .priority = (int32_t)prio};
         if ((rc = wk_workload_read_model(out, j, ctx, &js, err)) < 0)
             return rc;
         if (js.model && wk_node_get(j, "duration"))

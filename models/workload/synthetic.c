@@ -13,7 +13,7 @@
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", NULL};
-    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", NULL};
+    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", "priority", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -52,6 +52,10 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             tot += weights[i];
             if ((rc = wk_workload_read_model(out, e, ctx, &proto[i], err)) < 0)
                 return rc;
+            int64_t prio = 0;
+            if ((rc = wk_node_int(e, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
+                return rc;
+            proto[i].priority = (int32_t)prio;
         }
         if (!(tot > 0))
             return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");

@@ -24,6 +24,7 @@ typedef struct WkJobSpec {
     uint32_t model;    /* 0: a plain job of fixed duration; k: WkWorkload.models[k - 1] */
     double iterations; /* model jobs: iterations to train (0: from tokens) */
     double tokens;     /* model jobs: tokens (or samples) to train, when iterations is 0 */
+    int32_t priority;  /* `priority:` (higher first in priority policies), default 0 */
 } WkJobSpec;
 
 typedef struct WkWorkload {

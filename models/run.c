@@ -100,7 +100,8 @@ void wk_run_free_gpu(WkRun *r, uint32_t g)
 }
 
 const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx) { return &ctx->run->cluster; }
-WkTime wk_sched_now(const WkSchedCtx *ctx) { return wk_engine_now(ctx->run->eng); }
+WkTime wk_sched_now(const WkSchedCtx *ctx) { return ctx->run->eng ? wk_engine_now(ctx->run->eng) : 0; }
+uint64_t wk_sched_seed(const WkSchedCtx *ctx) { return ctx->run->seed; }
 uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx) { return ctx->run->nfree; }
 uint32_t wk_sched_usable_gpus(const WkSchedCtx *ctx) { return ctx->run->cluster.gpus - ctx->run->ndown; }
 uint32_t wk_sched_job_gpus(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].gpus; }

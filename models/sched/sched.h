@@ -74,6 +74,9 @@ const char *wk_sched_names(char *buf, size_t n);
 const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx);
 /** Current simulated time. */
 WkTime wk_sched_now(const WkSchedCtx *ctx);
+/** The run's scenario seed (valid from init on): a policy that draws random
+ * numbers creates its own named stream, wk_rng_new(seed, "sched.NAME"). */
+uint64_t wk_sched_seed(const WkSchedCtx *ctx);
 /** GPUs not allocated to any job. */
 uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx);
 /** 1 when gpu is free. */

@@ -24,6 +24,11 @@ static void account(WkRun *r, WkTime now)
     }
 }
 
+void wk_run_account_to(WkRun *r, WkTime now)
+{
+    account(r, now);
+}
+
 /* Draw of one GPU, busy (allocated to a running job) or idle. */
 static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
 {
@@ -209,13 +214,16 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (!wk_sched_gpu_is_free(ctx, g)) {
-            for (uint32_t k = 0; k < i; k++) /* undo the GPUs already taken for this job */
+            for (uint32_t k = 0; k < i; k++) { /* undo the GPUs already taken for this job */
                 wk_run_free_gpu(r, gpus[k]);
+                r->owner[gpus[k]] = UINT32_MAX;
+            }
             return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
                                 "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
                                 r->sched->name, job, g);
         }
         wk_run_take_gpu(r, g);
+        r->owner[g] = job;
     }
     if (!rt->gpus)
         rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
@@ -239,7 +247,8 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
         if (rc < 0)
             return rc;
     }
-    return wk_runjob_start(r, job, err);
+    int rc = wk_runjob_start(r, job, err);
+    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
 }
 
 /* Give a stopped job's GPUs back (running → not running). */
@@ -251,6 +260,7 @@ static void release(WkRun *r, uint32_t job, WkTime now)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = rt->gpus[i];
         r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
+        r->owner[g] = UINT32_MAX;
         if (r->cluster.health[g] != WK_GPU_DOWN)
             wk_run_free_gpu(r, g);
     }
@@ -258,26 +268,36 @@ static void release(WkRun *r, uint32_t job, WkTime now)
     r->running--;
 }
 
-int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err)
+int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
 {
-    WkRun *r = ctx->run;
     WkJobRt *rt = &r->rt[job];
-    if (rt->state != WK_JOB_RUNNING)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: preempt of job %u that is not running",
-                            r->sched->name, job);
     WkTime now = wk_engine_now(r->eng);
     wk_runjob_settle(r, job, now);
     wk_engine_cancel(r->eng, rt->token);
+    wk_runfail_job_stopped(r, job);
     rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
     int rc = wk_runjob_stop(r, job, err);
     if (rc < 0)
         return rc;
     release(r, job, now);
     r->queued++;
+    resample(r, now);
+    return 0;
+}
+
+int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    WkRun *r = ctx->run;
+    WkJobRt *rt = &r->rt[job];
+    if (rt->state != WK_JOB_RUNNING || rt->hung)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: preempt of job %u that is not running",
+                            r->sched->name, job);
+    int rc = wk_run_requeue(r, job, err);
+    if (rc < 0)
+        return rc;
     rt->preemptions++;
     r->preemptions++;
     rt->pending_cost = r->preempt_cost;
-    resample(r, now);
     return 0;
 }
 
@@ -320,6 +340,7 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkJobRt *rt = &r->rt[ev->target];
     WkTime now = wk_engine_now(e);
     wk_runjob_settle(r, ev->target, now);
+    wk_runfail_job_stopped(r, ev->target);
     rt->state = WK_JOB_COMPLETED;
     rt->end = now;
     int rc = wk_runjob_stop(r, ev->target, err);
@@ -419,7 +440,7 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
 {
     static const char *const top[] = {"name", "description", "seed", "sim", "cluster", "workload", "scheduler",
-                                      "perf", "models", NULL};
+                                      "perf", "models", "failures", "checkpoint", "recovery", NULL};
     static const char *const simk[] = {"end", "sample_interval", NULL};
     const WkNode *root = doc->root;
     if (!root)
@@ -456,7 +477,8 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
     if (o)
         r->opts = *o;
 
-    if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0)
+    if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0 ||
+        (rc = wk_runfail_parse(r, root, err)) < 0)
         goto fail;
     const WkNode *lib = wk_node_get(root, "models");
     if (lib && lib->type != WK_NODE_MAP && lib->type != WK_NODE_NULL) {
@@ -531,7 +553,7 @@ int wk_run_execute(WkRun *r, WkError *err)
     }
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
-                             .left_ns = r->wl.jobs[i].duration};
+                             .left_ns = r->wl.jobs[i].duration, .ckpt_left = r->wl.jobs[i].duration};
     r->gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
         r->gpu_power_w += gpu_draw(r, g, 0);
@@ -550,6 +572,8 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     if (r->tick_ns > 0 && wk_engine_post(r->eng, r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    if ((rc = wk_runfail_start(r, err)) < 0)
+        return rc;
     if (wk_engine_post(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok) < 0 ||
         (n && wk_engine_post(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0) < 0))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -604,6 +628,11 @@ void wk_run_free(WkRun *r)
     free(r->freebits);
     free(r->node_free);
     free(r->pod_free);
+    free(r->owner);
+    free(r->reserved);
+    free(r->link_down);
+    free(r->incidents);
+    wk_fail_fini(&r->fail);
     free(r->samples);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);

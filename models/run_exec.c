@@ -89,8 +89,9 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
         const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
         if (s->bf16_flops < slow->bf16_flops)
             slow = s;
-        if (c->clock[gpus[i]] < speed)
-            speed = c->clock[gpus[i]];
+        double ck = r->owner ? wk_runfail_clock(r, gpus[i]) : c->clock[gpus[i]];
+        if (ck < speed)
+            speed = ck;
         uint32_t g = wk_cluster_group_of(c, gpus[i])->nvlink_gpus;
         nvl = g < nvl ? g : nvl;
         multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
@@ -105,7 +106,8 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
         for (uint32_t i = 0; i + per <= n; i += per, reps++) {
             double rs = INFINITY;
             for (uint32_t k = 0; k < per; k++) {
-                double v = wk_cluster_sku_of(c, gpus[i + k])->bf16_flops * c->clock[gpus[i + k]];
+                double v = wk_cluster_sku_of(c, gpus[i + k])->bf16_flops *
+                           (r->owner ? wk_runfail_clock(r, gpus[i + k]) : c->clock[gpus[i + k]]);
                 rs = v < rs ? v : rs;
             }
             sum += rs / slow->bf16_flops;
@@ -198,6 +200,17 @@ static int add_flows(WkRun *r, uint32_t job, WkError *err)
                 uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
                 WkLinkId links[WK_FABRIC_MAX_HOPS];
                 int nl = wk_cluster_path(&r->cluster, a, b, links);
+                if (r->link_down) { /* re-route around failed links where another way exists */
+                    uint32_t na = wk_cluster_nic_of(&r->cluster, a), nb = wk_cluster_nic_of(&r->cluster, b);
+                    for (uint64_t salt = 1; salt <= 16; salt++) {
+                        int bad = 0;
+                        for (int x = 0; x < nl && !bad; x++)
+                            bad = r->link_down[links[x] / 2] != 0;
+                        if (!bad)
+                            break;
+                        nl = wk_fabric_path_salted(&r->cluster.fabric, na, nb, salt, links);
+                    }
+                }
                 WkPathClass pc = wk_cluster_path_class(&r->cluster, a, b);
                 if (pc > rt->path_class)
                     rt->path_class = (uint8_t)pc;
@@ -221,6 +234,7 @@ void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now)
         return;
     WkTime dt = now - rt->seg_start;
     rt->attained_gpu_s += (double)r->wl.jobs[job].gpus * wk_time_to_s(dt);
+    rt->prog_s += wk_time_to_s(dt);
     if (!r->wl.jobs[job].model) {
         rt->left_ns = dt < rt->left_ns ? rt->left_ns - dt : 0;
     } else if (rt->iter_s > 0) {
@@ -359,4 +373,41 @@ int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err)
     rt->flows = NULL;
     rt->nflows = 0;
     return reshare(r, job, now, err);
+}
+
+int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    WkTime now = wk_engine_now(r->eng);
+    if (!js->model) {
+        wk_runjob_settle(r, job, now);
+        WkTime from = rt->seg_start > now ? rt->seg_start : now;
+        if (wk_engine_post(r->eng, from + rt->left_ns, WK_EV_END, job, 0, 0, rt->token) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        return 0;
+    }
+    if (new_env) {
+        double bw = rt->env.net_bw;
+        placement_env(r, &r->wl.models[js->model - 1], rt->gpus, js->gpus, &rt->env);
+        rt->env.net_bw = bw;
+    }
+    return rerate(r, job, now, err);
+}
+
+int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(r->eng);
+    for (uint32_t i = 0; i < rt->nflows; i++)
+        wk_flownet_remove(r->net, rt->flows[i]);
+    free(rt->flows);
+    rt->flows = NULL;
+    rt->nflows = 0;
+    int rc = add_flows(r, job, err);
+    if (rc == 0)
+        rc = reshare(r, UINT32_MAX, now, err);
+    if (rc == 0 && !rt->hung)
+        rc = rerate(r, job, now, err);
+    return rc;
 }

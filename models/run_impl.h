@@ -6,6 +6,7 @@
 
 #include "sim/run.h"
 #include "models/sched/sched.h"
+#include "models/fail/fail.h"
 #include "models/net/flow.h"
 #include "models/topo/cluster.h"
 #include "models/workload/perf.h"
@@ -35,6 +36,18 @@ typedef struct WkJobRt {
     double attained_gpu_s;     /* GPU-seconds of service in finished segments */
     double est_s;              /* nominal expected run time (0 = not yet computed) */
     uint32_t preemptions;      /* times stopped by the scheduler */
+    /* failures and checkpoints (models/run_fail.c) */
+    uint32_t interruptions;    /* times hit by a failure */
+    uint32_t ckpt_tok;         /* token of its checkpoint events */
+    int in_ckpt;               /* a checkpoint write is in flight */
+    int hung;                  /* hit, waiting for detection */
+    double prog_s;             /* time spent making progress (kept or not yet lost) */
+    double ckpt_done, snap_done;      /* model jobs: iterations at the last checkpoint / snapshot */
+    WkTime ckpt_left, snap_left;      /* plain jobs: run time left at the last checkpoint / snapshot */
+    double ckpt_prog_s, snap_prog_s;  /* prog_s at the last checkpoint / snapshot */
+    double tau_s;              /* checkpoint interval of this job, s (0 = none) */
+    uint32_t incident;         /* 1 + the incident that stopped it last, 0 = none pending */
+    WkTime fail_t, detect_t;   /* of the pending incident */
     /* model jobs: progress settled lazily at every rate change */
     double work;               /* iterations to train */
     double done;               /* iterations done at time `last` */
@@ -56,6 +69,19 @@ typedef struct WkSampleRow {
     double power_w; /* facility power (PUE included) */
 } WkSampleRow;
 
+/* One row of the incidents table. */
+typedef struct WkIncidentRow {
+    uint32_t id;
+    uint8_t cls;        /* WkFailClass, or WK_FC_N for a process/scripted event */
+    uint8_t kind;       /* WkIncidentKind */
+    uint8_t scope;      /* WkScope of the component, or 255 for a link/switch */
+    uint32_t component; /* its index in that class or scope */
+    int64_t start_ns, end_ns; /* failure; repair or effect end (-1 none) */
+    uint32_t jobs_hit, gpus_lost;
+    double detect_s, wait_s, restart_s, recovery_s, lost_gpu_h;
+    double clock;       /* throttles */
+} WkIncidentRow;
+
 struct WkSchedCtx {
     WkRun *run;
 };
@@ -73,6 +99,18 @@ struct WkRun {
     int sched_ready;
     WkSchedCtx ctx;
     WkPerfParams perf;      /* global perf-model choices (`perf:`) */
+    WkFailSpec fail;        /* failures, checkpoints, recovery */
+    WkRng *fail_rng;        /* failure processes (own stream) */
+    uint32_t *owner;        /* [gpus] job running on a GPU, UINT32_MAX = none */
+    uint8_t *reserved;      /* [nodes] 1 = a hot spare held out of scheduling */
+    uint32_t spares_free;   /* spare nodes in the pool */
+    uint8_t *link_down;     /* [physical links] failures in force on a link */
+    WkIncidentRow *incidents;
+    size_t nincidents, capincidents;
+    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
+    double diurnal;         /* cluster-wide clock factor of the time of day */
+    uint64_t interruptions;
+    double lost_gpu_s;
     WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
     uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
     uint64_t reflows;       /* rate recomputations of running jobs */
@@ -110,7 +148,44 @@ struct WkRun {
 };
 
 /* Shared between run.c and run_exec.c. */
-enum { WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3 };
+enum {
+    WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3,
+    WK_EV_FAIL = 4,      /* target: class; payload: component, or UINT32_MAX for the class's Poisson stream */
+    WK_EV_REPAIR = 5,    /* target: incident */
+    WK_EV_DETECT = 6,    /* target: job */
+    WK_EV_CKPT = 7,      /* target: job */
+    WK_EV_CKPT_DONE = 8, /* target: job */
+    WK_EV_EFFECT_END = 9,/* target: incident (throttle over) */
+    WK_EV_PROC = 10,     /* target: process; payload: unit */
+    WK_EV_SCRIPT = 11,   /* target: scripted incident */
+    WK_EV_DIURNAL = 12,
+};
+
+/** Integrate accounting (GPU-time, energy) up to now before a change. */
+void wk_run_account_to(WkRun *r, WkTime now);
+
+/** Stop a running (or hung) job and put it back to QUEUED: progress
+ * settled, events cancelled, flows removed, GPUs released (down ones stay
+ * out of the pool). The caller tells the scheduler. */
+int wk_run_requeue(WkRun *r, uint32_t job, WkError *err);
+
+/** A running job's speed inputs changed: settle, optionally recompute its
+ * placement environment (clocks, SKUs), re-post its end. */
+int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
+
+/** Rebuild a running job's flows (paths avoid failed links) and re-share. */
+int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err);
+
+/** Failures: read the sections (after the cluster), set up streams, spares
+ * and the first events (models/run_fail.c). */
+int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err);
+int wk_runfail_start(WkRun *r, WkError *err);
+/** A job (re)starts or ends: arm or drop its checkpoint events; a restart
+ * after an incident records the recovery time. */
+int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
+void wk_runfail_job_stopped(WkRun *r, uint32_t job);
+/** Effective clock factor of a GPU (its clock x the time-of-day factor). */
+double wk_runfail_clock(const WkRun *r, uint32_t gpu);
 
 /** Take GPU g out of the free pool / put it back (keeps nfree, node_free,
  * pod_free and the bitmap consistent). */

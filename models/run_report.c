@@ -100,6 +100,41 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          model_jobs && r->energy_j > 0 ? tokens / r->energy_j : NAN, 0);
     rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
                          (double)r->reflows, 1);
+    /* reliability: interruptions, recovery, lost work, ETTR, goodput */
+    double *rec = malloc((r->nincidents ? r->nincidents : 1) * sizeof *rec);
+    size_t nrec = 0;
+    double sum_rec = 0;
+    for (size_t i = 0; rec && i < r->nincidents; i++)
+        if (!isnan(r->incidents[i].recovery_s)) {
+            rec[nrec++] = r->incidents[i].recovery_s;
+            sum_rec += r->incidents[i].recovery_s;
+        }
+    if (rec)
+        qsort(rec, nrec, sizeof *rec, cmp_double);
+    double useful = 0, elapsed = 0, useful_gpu_s = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (rt->start < 0)
+            continue;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        double prog = rt->prog_s;
+        if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+            prog += wk_time_to_s(r->end_t - rt->seg_start);
+        useful += prog;
+        elapsed += wk_time_to_s(until - rt->start);
+        useful_gpu_s += prog * r->wl.jobs[i].gpus;
+    }
+    int failures = r->fail.enabled || r->fail.nscripted;
+    rc |= wk_summary_add(s, "incidents", "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
+    rc |= wk_summary_add(s, "interruptions", "job interruptions by failures", "", (double)r->interruptions, 1);
+    rc |= wk_summary_add(s, "preemptions", "job preemptions by the scheduler", "", (double)r->preemptions, 1);
+    rc |= wk_summary_add(s, "recovery_mean_s", "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
+    rc |= wk_summary_add(s, "recovery_p50_s", "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
+    rc |= wk_summary_add(s, "recovery_p99_s", "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
+    rc |= wk_summary_add(s, "lost_gpu_hours", "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, "ettr", "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
+    rc |= wk_summary_add(s, "goodput", "goodput (useful GPU-time / available)", "fraction", avail > 0 ? useful_gpu_s / avail : NAN, 0);
+    free(rec);
     rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
@@ -122,6 +157,9 @@ typedef struct JobRow {
     double iterations;  /* model jobs: iterations to train; NaN otherwise */
     double iter_time_s; /* model jobs: mean iteration time over the run; NaN otherwise */
     double tflops;      /* model jobs: achieved model TFLOP/s per GPU; NaN otherwise */
+    double ettr;        /* time making kept progress / time since first start */
+    uint32_t interruptions;
+    uint32_t preemptions;
     uint8_t status;
     uint8_t path_class;
 } JobRow;
@@ -153,6 +191,9 @@ static const WkTraceField job_fields[] = {
     {"iteration_time", WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
     {"tflops_per_gpu", WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
     {"path_class", WK_FT_ENUM8, offsetof(JobRow, path_class), "", class_names},
+    {"interruptions", WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
+    {"preemptions", WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
+    {"ettr", WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
 };
 
 static const WkTraceField sample_fields[] = {
@@ -199,7 +240,18 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
             .tflops = tf,
             .status = status_of(rt->state),
             .path_class = rt->path_class == WK_JOB_NO_PATH ? 4 : rt->path_class,
+            .interruptions = rt->interruptions,
+            .preemptions = rt->preemptions,
+            .ettr = NAN,
         };
+        if (rt->start >= 0) {
+            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+            double prog = rt->prog_s;
+            if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+                prog += wk_time_to_s(r->end_t - rt->seg_start);
+            if (until > rt->start)
+                rows[k - 1].ettr = prog / wk_time_to_s(until - rt->start);
+        }
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -209,6 +261,27 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
         rc = wk_trace_table_end(tab, err);
     return rc;
 }
+
+static const char *const fail_class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link", "switch",
+                                                "software", "sdc", "maintenance", "event", NULL};
+static const char *const inc_kind_names[] = {"down", "throttle", "straggler", "software", NULL};
+
+static const WkTraceField incident_fields[] = {
+    {"id", WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
+    {"class", WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", fail_class_names},
+    {"kind", WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", inc_kind_names},
+    {"component", WK_FT_U32, offsetof(WkIncidentRow, component), "", NULL},
+    {"start", WK_FT_I64, offsetof(WkIncidentRow, start_ns), "ns", NULL},
+    {"end", WK_FT_I64, offsetof(WkIncidentRow, end_ns), "ns", NULL},
+    {"jobs_hit", WK_FT_U32, offsetof(WkIncidentRow, jobs_hit), "jobs", NULL},
+    {"gpus_lost", WK_FT_U32, offsetof(WkIncidentRow, gpus_lost), "GPUs", NULL},
+    {"detection", WK_FT_F64, offsetof(WkIncidentRow, detect_s), "s", NULL},
+    {"wait", WK_FT_F64, offsetof(WkIncidentRow, wait_s), "s", NULL},
+    {"restart", WK_FT_F64, offsetof(WkIncidentRow, restart_s), "s", NULL},
+    {"recovery", WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
+    {"lost_work", WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
+    {"clock", WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
+};
 
 int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
 {
@@ -257,6 +330,10 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
     if ((rc = wk_trace_table(t, "timeseries/cluster", sample_fields, NF(sample_fields), sizeof(WkSampleRow),
                              r->samples, r->nsamples,
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
+        goto fail;
+    if ((rc = wk_trace_table(t, "incidents", incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
+                             r->incidents, r->nincidents,
+                             "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
         goto fail;
     if ((rc = wk_run_summary(r, &s, err)) < 0)
         goto fail;

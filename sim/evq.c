@@ -48,10 +48,32 @@
 #if defined(__GNUC__)
 #define NOINLINE __attribute__((noinline))
 #define COLD __attribute__((noinline, cold))
+#define PREFETCH(p) __builtin_prefetch(p)
 #else
 #define NOINLINE
 #define COLD
+#define PREFETCH(p) ((void)(p))
 #endif
+
+/* Number of significant bits of x (0 for 0). */
+static inline unsigned bit_length(uint64_t x)
+{
+#if defined(__GNUC__)
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+#else
+    unsigned n = 0;
+    for (; x; x >>= 1)
+        n++;
+    return n;
+#endif
+}
+
+/* Bottom size that triggers a spill, for a bottom of n events. */
+static inline uint32_t spill_limit(uint32_t n)
+{
+    uint64_t lim = 2 * (uint64_t)n;
+    return lim < BOT_SPILL ? BOT_SPILL : lim > UINT32_MAX ? UINT32_MAX : (uint32_t)lim;
+}
 
 typedef struct {
     WkTime start;   /* lower edge of bucket 0, ns */
@@ -172,9 +194,7 @@ static int make_rung(WkEvq *q, const uint32_t *a, uint32_t n, WkTime min, WkTime
     if (target > (UINT32_MAX >> 2))
         target = UINT32_MAX >> 2;
     uint64_t span = (uint64_t)max - (uint64_t)min;
-    unsigned shift = 0;
-    if (span >= target) /* smallest 2^shift with span >> shift < target */
-        shift = 64u - (unsigned)__builtin_clzll(span / target);
+    unsigned shift = bit_length(span / target); /* least with span >> shift < target */
     /* Buckets up to range_max; past 2 x target the last one catches the rest. */
     uint64_t nb = ((uint64_t)range_max - (uint64_t)min) >> shift;
     nb = nb < 2 * target ? nb + 1 : 2 * target;
@@ -226,7 +246,7 @@ static void hand_down(WkEvq *q, uint32_t n, WkTime range_max)
     sort_slots(q->ev, a, n);
     q->bhead = 0;
     q->btail = n;
-    q->spill_at = n * 2 > BOT_SPILL ? n * 2 : BOT_SPILL;
+    q->spill_at = spill_limit(n);
 }
 
 /* Gather list `i` into bot[0..), returning its length. */
@@ -246,7 +266,7 @@ static void spill(WkEvq *q)
     WkTime min = q->ev[a[0]].time, max = q->ev[a[n - 1]].time;
     if (min == max || q->nr == MAX_RUNGS ||
         make_rung(q, a, n, min, max, bottom_max(q)) < 0) {
-        q->spill_at = 2 * n; /* cannot split: let the bottom grow */
+        q->spill_at = spill_limit(n); /* cannot split: let the bottom grow */
         return;
     }
     q->bhead = q->btail = 0;
@@ -421,6 +441,7 @@ COLD static void compact(WkEvq *q)
     uint32_t k = 0, nbot = q->btail - q->bhead;
     for (uint32_t j = 0; j < nbot; j++) {
         ne[k] = q->ev[q->bot[q->bhead + j]];
+        nn[k] = NIL;
         nb[j] = k++;
     }
     q->top = copy_list(q, ne, nn, &k, q->top);
@@ -508,7 +529,7 @@ int wk_evq_pop(WkEvq *q, WkEvent *out)
         return 0;
     uint32_t i = q->bot[q->bhead++];
     for (int k = 0; k < 2 && q->pf != NIL; k++) { /* two steps: stay ahead */
-        __builtin_prefetch(&q->ev[q->pf]);
+        PREFETCH(&q->ev[q->pf]);
         q->pf = q->next[q->pf];
     }
     *out = q->ev[i];

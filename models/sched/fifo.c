@@ -40,6 +40,18 @@ static int push(Fifo *f, uint32_t job)
     return 0;
 }
 
+/* Put job back at the head (a job hit by an incident restarts first). */
+static int push_front(Fifo *f, uint32_t job)
+{
+    if (push(f, job) < 0) /* grows the ring when full; job lands at the tail */
+        return WK_E_NOMEM;
+    f->n--;
+    f->head = (f->head + f->cap - 1) % f->cap;
+    f->q[f->head] = job;
+    f->n++;
+    return 0;
+}
+
 static int drain(Fifo *f, WkSchedCtx *ctx, WkError *err)
 {
     while (f->n) {
@@ -80,6 +92,15 @@ static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
     return drain(priv, ctx, err);
 }
 
+static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    Fifo *f = priv;
+    for (size_t i = njobs; i-- > 0;) /* jobs[0] ends up at the head */
+        if (push_front(f, jobs[i]) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "fifo: out of memory");
+    return drain(f, ctx, err);
+}
+
 static size_t queued(const void *priv)
 {
     return ((const Fifo *)priv)->n;
@@ -102,4 +123,5 @@ const WkSchedOps wk_sched_fifo = {
     .on_release = on_release,
     .queued = queued,
     .fini = fini,
+    .on_incident = on_incident,
 };

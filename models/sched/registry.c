@@ -7,6 +7,12 @@
 
 static const WkSchedOps *const table[] = {
     &wk_sched_fifo,
+    &wk_sched_priority,
+    &wk_sched_sjf,
+    &wk_sched_backfill,
+    &wk_sched_las,
+    &wk_sched_topo,
+    &wk_sched_hetero,
     NULL,
 };
 

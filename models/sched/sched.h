@@ -140,5 +140,11 @@ int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err);
 int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err);
 
 extern const WkSchedOps wk_sched_fifo;
+extern const WkSchedOps wk_sched_priority;
+extern const WkSchedOps wk_sched_sjf;
+extern const WkSchedOps wk_sched_backfill;
+extern const WkSchedOps wk_sched_las;
+extern const WkSchedOps wk_sched_topo;
+extern const WkSchedOps wk_sched_hetero;
 
 #endif

@@ -354,6 +354,11 @@ static uint32_t uplink_to(uint64_t *h, uint32_t m, uint32_t nup, uint32_t ngroup
 
 int wk_fabric_path(const WkFabric *f, uint32_t a, uint32_t b, WkLinkId *out)
 {
+    return wk_fabric_path_salted(f, a, b, 0, out);
+}
+
+int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out)
+{
     const WkFabricSpec *s = &f->spec;
     WkPathClass c = wk_fabric_class(f, a, b);
     if (c == WK_PATH_LOCAL)
@@ -364,7 +369,7 @@ int wk_fabric_path(const WkFabric *f, uint32_t a, uint32_t b, WkLinkId *out)
         out[1] = down(b);
         return 2;
     }
-    uint64_t h = ((uint64_t)a << 32) | b;
+    uint64_t h = (((uint64_t)a << 32) | b) ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
     uint64_t leaf_base = s->nics;
     uint32_t ua = pick(&h, f->leaf_up), ub;
     if (s->tiers == 2) {
@@ -414,4 +419,37 @@ const char *wk_path_class_name(WkPathClass c)
         return "cross-pod";
     }
     return "unknown";
+}
+
+int64_t wk_fabric_link_upper(const WkFabric *f, uint64_t phys)
+{
+    const WkFabricSpec *s = &f->spec;
+    uint64_t leaf_base = s->nics, spine_base = leaf_base + (uint64_t)f->leaves * f->leaf_up;
+    uint64_t core_base = spine_base + (uint64_t)f->spines * f->spine_up;
+    if (s->kind == WK_FABRIC_NONE || phys >= core_base)
+        return -1;
+    if (phys < leaf_base)
+        return wk_fabric_leaf_of(f, (uint32_t)phys);
+    if (phys < spine_base) {
+        uint64_t l = (phys - leaf_base) / f->leaf_up, u = (phys - leaf_base) % f->leaf_up;
+        if (s->tiers == 2)
+            return (int64_t)(f->leaves + (l * f->leaf_up + u) % f->spines);
+        uint64_t p = l / f->leaves_per_pod, m = l % f->leaves_per_pod;
+        return (int64_t)(f->leaves + p * f->spines_per_pod + (m * f->leaf_up + u) % f->spines_per_pod);
+    }
+    uint64_t sp = (phys - spine_base) / f->spine_up, v = (phys - spine_base) % f->spine_up;
+    uint64_t p = sp / f->spines_per_pod, j = sp % f->spines_per_pod;
+    return (int64_t)(f->leaves + f->spines + j * f->cores_per_group + (p * f->spine_up + v) % f->cores_per_group);
+}
+
+int64_t wk_fabric_link_lower(const WkFabric *f, uint64_t phys)
+{
+    const WkFabricSpec *s = &f->spec;
+    uint64_t leaf_base = s->nics, spine_base = leaf_base + (uint64_t)f->leaves * f->leaf_up;
+    uint64_t core_base = spine_base + (uint64_t)f->spines * f->spine_up;
+    if (s->kind == WK_FABRIC_NONE || phys < leaf_base || phys >= core_base)
+        return -1;
+    if (phys < spine_base)
+        return (int64_t)((phys - leaf_base) / f->leaf_up);
+    return (int64_t)(f->leaves + (phys - spine_base) / f->spine_up);
 }

@@ -92,6 +92,18 @@ WkPathClass wk_fabric_class(const WkFabric *f, uint32_t a, uint32_t b);
  * and different pairs spread over the uplinks. */
 int wk_fabric_path(const WkFabric *f, uint32_t a, uint32_t b, WkLinkId *out);
 
+/** wk_fabric_path with the equal-cost choices re-drawn by salt (salt 0 =
+ * wk_fabric_path): a flow re-routed around a failed link tries salts 1, 2, ...
+ * until its path avoids the failure. */
+int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out);
+
+/** Switches are numbered globally: leaves [0, leaves), spines [leaves,
+ * leaves + spines), cores after. The switch at the upper end of physical link
+ * `phys` (a NIC link's leaf, a leaf uplink's spine, a spine uplink's core),
+ * and at its lower end (-1 for a NIC link); -1 for an id out of range. */
+int64_t wk_fabric_link_upper(const WkFabric *f, uint64_t phys);
+int64_t wk_fabric_link_lower(const WkFabric *f, uint64_t phys);
+
 /** Human name of a class: "local", "leaf", "pod", "cross-pod". */
 const char *wk_path_class_name(WkPathClass c);
 

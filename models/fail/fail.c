@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail.c — failure and checkpoint settings: defaults with sources, parsing,
+ * Young/Daly closed forms. */
+#include "models/fail/fail.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link",
+                                          "switch", "software", "sdc", "maintenance", NULL};
+static const char *const kind_names[] = {"down", "throttle", "straggler", "software", NULL};
+static const char *const scope_names[] = {"gpu", "node", "rack", "pod", NULL};
+
+const char *wk_fail_class_name(WkFailClass c) { return c < WK_FC_N ? class_names[c] : "?"; }
+const char *wk_incident_kind_name(WkIncidentKind k) { return k <= WK_INC_SOFT ? kind_names[k] : "?"; }
+
+/* Llama 3 (Dubey et al., 2024, Table 5): 419 unexpected interruptions and 47
+ * planned ones in 54 days on 16,384 H100 GPUs in 2,048 nodes. Per-component
+ * mean time to failure = exposure / count, exposure in component-days:
+ *   gpu: faulty GPU 148 + GPU SRAM 19 + GPU system processor 17 = 184 over 16,384 GPUs
+ *   hbm: 72 over 16,384 GPUs;  sdc: 6 over 16,384 GPUs
+ *   nic: 7 over 16,384 NICs (one per GPU)
+ *   node: host maintenance 32 + thermal/sensor 6 + SSD 3 + PSU 3 + chassis 2 +
+ *         IO board 2 + CPU 2 + system memory 2 = 52 over 2,048 nodes
+ *   software: software bug 54 + NCCL watchdog 7 + dependency 2 = 63 over 2,048 nodes
+ *   link: network switch/cable 35 over the 49,152 cables of a 64-SU fabric
+ *   maintenance: 47 planned over 2,048 nodes
+ *   nvswitch, switch: counted in gpu and link there: off by default. */
+static double mttf_days(double count, double units) { return units * 54.0 / count; }
+
+void wk_fail_defaults(WkFailSpec *f)
+{
+    memset(f, 0, sizeof *f);
+    const double G = 16384, N = 2048, L = 49152;
+    struct {
+        WkFailClass c;
+        double mttf_d;
+        double repair_median_h; /* lognormal sigma 1: Schroeder & Gibson (DSN'06); medians are choices */
+    } d[] = {
+        {WK_FC_GPU, mttf_days(184, G), 8},      {WK_FC_HBM, mttf_days(72, G), 8},
+        {WK_FC_NVSWITCH, 0, 8},                 {WK_FC_NIC, mttf_days(7, G), 4},
+        {WK_FC_NODE, mttf_days(52, N), 4},      {WK_FC_LINK, mttf_days(35, L), 2},
+        {WK_FC_SWITCH, 0, 4},                   {WK_FC_SOFTWARE, mttf_days(63, N), 0},
+        {WK_FC_SDC, mttf_days(6, G), 0},        {WK_FC_MAINT, mttf_days(47, N), 2},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        WkFailClassSpec *s = &f->cls[d[i].c];
+        s->on = d[i].mttf_d > 0;
+        s->ttf = (WkDist){.kind = WK_DIST_EXPONENTIAL, .a = d[i].mttf_d * 86400};
+        s->repair = d[i].repair_median_h > 0
+                        ? (WkDist){.kind = WK_DIST_LOGNORMAL, .a = log(d[i].repair_median_h * 3600), .b = 1.0}
+                        : (WkDist){.kind = WK_DIST_CONSTANT, .a = 0};
+    }
+    f->nodes_per_rack = 4;                  /* 4 DGX-class nodes per rack: 32 GPUs (the seed paper's rack 3) */
+    f->health_check = 5 * WK_NS_PER_MIN;   /* health checks every 5 min (Meta RSC, REFERENCES.md) */
+    f->nccl_timeout = 10 * WK_NS_PER_MIN;  /* NCCL watchdog default timeout: 10 min (choice) */
+    f->interval_rule = WK_CKPT_YOUNG;
+    f->interval = 30 * WK_NS_PER_MIN;
+    f->bytes_per_param = 14;               /* bf16 weights + fp32 master + Adam (REFERENCES.md) */
+    f->plain_ckpt_bytes = 10e9;            /* a job without a model: 10 GB (choice) */
+    f->storage_bw = 1e12;                  /* 1 TB/s parallel file system (choice) */
+    f->host_bw = 25e9;                     /* PCIe Gen5 x16 ~ 25 GB/s to host memory per GPU (choice) */
+    f->mode = WK_CKPT_REMOTE;
+    f->memory_restore_speedup = 13;        /* Gemini (SOSP'23): 13x faster recovery from memory */
+    f->launch = 10 * WK_NS_PER_MIN;        /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
+    f->recovery = WK_RECOVER_RESCHEDULE;
+}
+
+void wk_fail_fini(WkFailSpec *f)
+{
+    free(f->procs);
+    free(f->scripted);
+    f->procs = NULL;
+    f->scripted = NULL;
+}
+
+static int parse_process(const WkNode *e, WkFailProcess *p, WkError *err)
+{
+    static const char *const known[] = {"kind", "scope", "mtbf", "duration", "clock", NULL};
+    int kind = WK_INC_THROTTLE, scope = WK_SCOPE_GPU, rc;
+    *p = (WkFailProcess){.clock = 0.7};
+    if ((rc = wk_node_expect_keys(e, known, err)) < 0 || (rc = wk_node_enum(e, "kind", 1, kind_names, &kind, err)) < 0 ||
+        (rc = wk_node_enum(e, "scope", 0, scope_names, &scope, err)) < 0 ||
+        (rc = wk_dist_parse(e, "mtbf", 1, &p->ttf, err)) < 0 ||
+        (rc = wk_dist_parse(e, "duration", 1, &p->duration, err)) < 0 ||
+        (rc = wk_node_double(e, "clock", 0, 0.01, 1, &p->clock, err)) < 0)
+        return rc;
+    if (kind == WK_INC_SOFT)
+        return wk_node_error(wk_node_get(e, "kind"), WK_E_INVAL, err,
+                             "a process is down, throttle or straggler (software failures are the 'software' class)");
+    p->kind = (WkIncidentKind)kind;
+    p->scope = (WkScope)scope;
+    return 0;
+}
+
+static int parse_scripted(const WkNode *e, uint32_t gpus, uint32_t nodes, uint32_t pods, uint32_t npr,
+                          WkScripted *s, WkError *err)
+{
+    static const char *const known[] = {"at", "kind", "gpu", "node", "rack", "pod", "gpus", "duration", "clock", NULL};
+    int kind = 0, rc;
+    *s = (WkScripted){.clock = 0.7, .line = e->line, .col = e->col};
+    WkTime dur = 0;
+    int64_t ng = 0;
+    if ((rc = wk_node_expect_keys(e, known, err)) < 0 || (rc = wk_node_duration(e, "at", 1, 0, WK_TIME_NEVER / 4, &s->at, err)) < 0 ||
+        (rc = wk_node_enum(e, "kind", 1, kind_names, &kind, err)) < 0 ||
+        (rc = wk_node_duration(e, "duration", kind != WK_INC_SOFT, 1, WK_TIME_NEVER / 4, &dur, err)) < 0 ||
+        (rc = wk_node_double(e, "clock", 0, 0.01, 1, &s->clock, err)) < 0 ||
+        (rc = wk_node_int(e, "gpus", 0, 1, UINT32_MAX, &ng, err)) < 0)
+        return rc;
+    s->kind = (WkIncidentKind)kind;
+    s->duration = dur;
+    s->gpus = (uint32_t)ng;
+    static const char *const targets[] = {"gpu", "node", "rack", "pod"};
+    const uint32_t limit[] = {gpus, nodes, (nodes + npr - 1) / npr, pods};
+    int found = -1;
+    for (int t = 0; t < 4; t++) {
+        if (!wk_node_get(e, targets[t]))
+            continue;
+        if (found >= 0)
+            return wk_node_error(wk_node_get(e, targets[t]), WK_E_INVAL, err,
+                                 "give one target: gpu, node, rack or pod");
+        found = t;
+        int64_t idx = 0;
+        if ((rc = wk_node_int(e, targets[t], 1, 0, INT64_MAX, &idx, err)) < 0)
+            return rc;
+        if ((uint64_t)idx >= limit[t])
+            return wk_node_error(wk_node_get(e, targets[t]), WK_E_RANGE, err,
+                                 "%s %lld does not exist (the cluster has %u %s%s, numbered from 0)", targets[t],
+                                 (long long)idx, limit[t], targets[t], limit[t] == 1 ? "" : "s");
+        s->index = (uint32_t)idx;
+        s->scope = (WkScope)t;
+    }
+    if (found < 0)
+        return wk_node_error(e, WK_E_INVAL, err, "an incident needs a target: gpu, node, rack or pod");
+    return 0;
+}
+
+int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t gpus, uint32_t nodes,
+                  uint32_t pods, WkFailSpec *f, WkError *err)
+{
+    static const char *const fkeys[] = {"enabled", "classes", "processes", "incidents", "nodes_per_rack",
+                                        "health_check", "nccl_timeout", "diurnal_amplitude", NULL};
+    static const char *const ckeys[] = {"interval", "bytes_per_param", "plain_gb", "storage_gb_per_s",
+                                        "host_gb_per_s", "mode", "memory_restore_speedup", "launch", NULL};
+    static const char *const rkeys[] = {"mode", "spare_nodes", NULL};
+    static const char *const ckkeys[] = {"enabled", "mtbf", "repair", NULL};
+    static const char *const modes[] = {"remote", "async", "memory", NULL};
+    static const char *const rmodes[] = {"reschedule", "spares", NULL};
+    wk_fail_defaults(f);
+    int rc;
+    if (fn && fn->type != WK_NODE_NULL) {
+        int en = 1;
+        int64_t npr = f->nodes_per_rack;
+        if ((rc = wk_node_expect_keys(fn, fkeys, err)) < 0 || (rc = wk_node_bool(fn, "enabled", 0, &en, err)) < 0 ||
+            (rc = wk_node_int(fn, "nodes_per_rack", 0, 1, 1 << 20, &npr, err)) < 0 ||
+            (rc = wk_node_duration(fn, "health_check", 0, 0, WK_NS_PER_DAY, &f->health_check, err)) < 0 ||
+            (rc = wk_node_duration(fn, "nccl_timeout", 0, 0, WK_NS_PER_DAY, &f->nccl_timeout, err)) < 0 ||
+            (rc = wk_node_double(fn, "diurnal_amplitude", 0, 0, 0.5, &f->diurnal_amplitude, err)) < 0)
+            return rc;
+        f->enabled = en;
+        f->nodes_per_rack = (uint32_t)npr;
+        const WkNode *cl = wk_node_get(fn, "classes");
+        if (cl && cl->type != WK_NODE_NULL) {
+            if ((rc = wk_node_expect_keys(cl, class_names, err)) < 0)
+                return rc;
+            for (int c = 0; c < WK_FC_N; c++) {
+                const WkNode *e = wk_node_get(cl, class_names[c]);
+                if (!e || e->type == WK_NODE_NULL)
+                    continue;
+                int on = 1;
+                if ((rc = wk_node_expect_keys(e, ckkeys, err)) < 0 || (rc = wk_node_bool(e, "enabled", 0, &on, err)) < 0 ||
+                    (rc = wk_dist_parse(e, "mtbf", 0, &f->cls[c].ttf, err)) < 0 ||
+                    (rc = wk_dist_parse(e, "repair", 0, &f->cls[c].repair, err)) < 0)
+                    return rc;
+                f->cls[c].on = on && wk_dist_mean_s(&f->cls[c].ttf) > 0;
+            }
+        }
+        const WkNode *pl = wk_node_get(fn, "processes");
+        if (pl && pl->type == WK_NODE_SEQ && pl->nkids) {
+            f->procs = calloc(pl->nkids, sizeof *f->procs);
+            if (!f->procs)
+                return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "failures: out of memory");
+            for (size_t i = 0; i < pl->nkids; i++, f->nprocs++)
+                if ((rc = parse_process(pl->kids[i], &f->procs[i], err)) < 0)
+                    return rc;
+        } else if (pl && pl->type != WK_NODE_NULL && pl->type != WK_NODE_SEQ) {
+            return wk_node_error(pl, WK_E_INVAL, err, "expected a list of processes");
+        }
+        const WkNode *il = wk_node_get(fn, "incidents");
+        if (il && il->type == WK_NODE_SEQ && il->nkids) {
+            f->scripted = calloc(il->nkids, sizeof *f->scripted);
+            if (!f->scripted)
+                return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "failures: out of memory");
+            for (size_t i = 0; i < il->nkids; i++, f->nscripted++)
+                if ((rc = parse_scripted(il->kids[i], gpus, nodes, pods, f->nodes_per_rack, &f->scripted[i], err)) < 0)
+                    return rc;
+        } else if (il && il->type != WK_NODE_NULL && il->type != WK_NODE_SEQ) {
+            return wk_node_error(il, WK_E_INVAL, err, "expected a list of incidents");
+        }
+    }
+    if (cn && cn->type != WK_NODE_NULL) {
+        if ((rc = wk_node_expect_keys(cn, ckeys, err)) < 0)
+            return rc;
+        const WkNode *iv = wk_node_get(cn, "interval");
+        if (iv && iv->type == WK_NODE_SCALAR && !iv->quoted &&
+            (strcmp(iv->str, "young") == 0 || strcmp(iv->str, "daly") == 0 || strcmp(iv->str, "none") == 0)) {
+            f->interval_rule = iv->str[0] == 'y' ? WK_CKPT_YOUNG : iv->str[0] == 'd' ? WK_CKPT_DALY : WK_CKPT_NONE;
+        } else if (iv) {
+            if ((rc = wk_node_duration(cn, "interval", 1, WK_NS_PER_S, 365 * WK_NS_PER_DAY, &f->interval, err)) < 0)
+                return rc;
+            f->interval_rule = WK_CKPT_FIXED;
+        }
+        double plain_gb = f->plain_ckpt_bytes / 1e9, sbw = f->storage_bw / 1e9, hbw = f->host_bw / 1e9;
+        int mode = (int)f->mode;
+        if ((rc = wk_node_double(cn, "bytes_per_param", 0, 0.01, 1000, &f->bytes_per_param, err)) < 0 ||
+            (rc = wk_node_double(cn, "plain_gb", 0, 0, 1e9, &plain_gb, err)) < 0 ||
+            (rc = wk_node_double(cn, "storage_gb_per_s", 0, 1e-3, 1e9, &sbw, err)) < 0 ||
+            (rc = wk_node_double(cn, "host_gb_per_s", 0, 1e-3, 1e6, &hbw, err)) < 0 ||
+            (rc = wk_node_enum(cn, "mode", 0, modes, &mode, err)) < 0 ||
+            (rc = wk_node_double(cn, "memory_restore_speedup", 0, 1, 1e6, &f->memory_restore_speedup, err)) < 0 ||
+            (rc = wk_node_duration(cn, "launch", 0, 0, WK_NS_PER_DAY, &f->launch, err)) < 0)
+            return rc;
+        f->plain_ckpt_bytes = plain_gb * 1e9;
+        f->storage_bw = sbw * 1e9;
+        f->host_bw = hbw * 1e9;
+        f->mode = (WkCkptMode)mode;
+    }
+    if (rn && rn->type != WK_NODE_NULL) {
+        int mode = 0;
+        int64_t spares = 0;
+        if ((rc = wk_node_expect_keys(rn, rkeys, err)) < 0 || (rc = wk_node_enum(rn, "mode", 0, rmodes, &mode, err)) < 0 ||
+            (rc = wk_node_int(rn, "spare_nodes", 0, 0, nodes > 0 ? nodes - 1 : 0, &spares, err)) < 0)
+            return rc;
+        f->recovery = (WkRecoveryMode)mode;
+        f->spare_nodes = (uint32_t)spares;
+        if (f->recovery == WK_RECOVER_SPARES && spares == 0)
+            return wk_node_error(wk_node_get(rn, "mode"), WK_E_INVAL, err, "mode spares needs spare_nodes > 0");
+    }
+    return 0;
+}
+
+double wk_ckpt_young_s(double delta, double mttf) { return sqrt(2 * delta * mttf); }
+
+double wk_ckpt_daly_s(double delta, double mttf)
+{
+    if (delta >= 2 * mttf)
+        return mttf;
+    double x = delta / (2 * mttf);
+    return sqrt(2 * delta * mttf) * (1 + sqrt(x) / 3 + x / 9) - delta;
+}
+
+double wk_ckpt_ettr_first_order(double tau, double delta, double restart, double mttf)
+{
+    return 1 - delta / tau - (tau / 2 + restart) / mttf;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* hetero.c — heterogeneity-aware placement in FIFO order (the head blocks,
+ * as in fifo): the head is placed, by the scenario's `placement:`, inside
+ * each SKU node group that has enough free GPUs, and starts in the group
+ * where its iteration time is shortest (model jobs; the same GPU count
+ * everywhere, so also the fewest GPU-seconds per iteration) or, for plain
+ * jobs, the group with the highest BF16 peak. A job larger than every group
+ * spans groups. */
+#include "models/sched/queue.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KIND_UNKNOWN = 0, KIND_PLAIN, KIND_MODEL };
+
+typedef struct {
+    WkJobQueue q;
+    WkPlaceBuf cand, best;
+    WkPlacement how;  /* the scenario's `placement:` */
+    uint8_t *kind;    /* [jobs seen] KIND_*: does the perf model know the job */
+    size_t kind_cap;
+    uint32_t *probe;  /* scratch: a GPU list for the submit-time probe */
+    uint32_t probe_cap;
+} Hetero;
+
+typedef struct {
+    uint32_t lo, hi; /* GPU range [lo, hi) of a node group */
+} Range;
+
+static int in_range(uint32_t gpu, void *user)
+{
+    const Range *r = user;
+    return gpu >= r->lo && gpu < r->hi;
+}
+
+static Range group_range(const WkNodeGroup *g)
+{
+    return (Range){g->first_gpu, g->first_gpu + g->nodes * g->gpus_per_node};
+}
+
+static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
+{
+    static const char *const known[] = {WK_SCHED_COMMON_KEYS, NULL};
+    Hetero *h = priv;
+    (void)ctx;
+    int rc = params ? wk_node_expect_keys(params, known, err) : 0;
+    return rc < 0 ? rc : wk_queue_common_opts(params, &h->how, NULL, err);
+}
+
+/* Model job or plain job, decided once at submit: a model job has a finite
+ * iteration time on the first GPUs of some group that can hold it (or of the
+ * cluster when no group can). */
+static int probe_kind(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
+{
+    const WkCluster *c = wk_sched_cluster(ctx);
+    uint32_t need = wk_sched_job_gpus(ctx, job);
+    if (need > h->probe_cap) {
+        uint32_t *np = realloc(h->probe, (size_t)need * sizeof *np);
+        if (!np)
+            return WK_E_NOMEM;
+        h->probe = np;
+        h->probe_cap = need;
+    }
+    int any_group = 0;
+    for (uint32_t k = 0; k < c->ngroups; k++) {
+        Range r = group_range(&c->groups[k]);
+        if (r.hi - r.lo < need)
+            continue;
+        any_group = 1;
+        for (uint32_t i = 0; i < need; i++)
+            h->probe[i] = r.lo + i;
+        if (!isnan(wk_sched_job_iter_s_on(ctx, job, h->probe, need)))
+            return KIND_MODEL;
+    }
+    if (!any_group) {
+        for (uint32_t i = 0; i < need; i++)
+            h->probe[i] = i;
+        if (!isnan(wk_sched_job_iter_s_on(ctx, job, h->probe, need)))
+            return KIND_MODEL;
+    }
+    return KIND_PLAIN;
+}
+
+/* Place the job: the best group by score, or across groups when it is larger
+ * than every group. Result in h->best. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
+{
+    const WkCluster *c = wk_sched_cluster(ctx);
+    uint32_t need = wk_sched_job_gpus(ctx, job);
+    if (wk_queue_place_reserve(&h->cand, need) < 0 || wk_queue_place_reserve(&h->best, need) < 0)
+        return WK_E_NOMEM;
+    int model = h->kind[job] == KIND_MODEL, found = 0, any_group = 0;
+    double best = INFINITY;
+    for (uint32_t k = 0; k < c->ngroups; k++) {
+        const WkNodeGroup *g = &c->groups[k];
+        Range r = group_range(g);
+        if (r.hi - r.lo < need)
+            continue;
+        any_group = 1;
+        uint32_t nfree = 0;
+        for (uint32_t nd = g->first_node; nd < g->first_node + g->nodes; nd++)
+            nfree += wk_sched_node_free(ctx, nd);
+        if (nfree < need)
+            continue;
+        int rc = wk_sched_place_with(ctx, h->how, need, h->cand.gpus, in_range, &r);
+        if (rc == WK_E_RANGE)
+            continue;
+        if (rc < 0)
+            return rc;
+        double score = model ? wk_sched_job_iter_s_on(ctx, job, h->cand.gpus, need) : -g->sku->bf16_flops;
+        if (isnan(score) || (found && score >= best))
+            continue;
+        best = score;
+        found = 1;
+        memcpy(h->best.gpus, h->cand.gpus, (size_t)need * sizeof *h->cand.gpus);
+    }
+    if (found)
+        return 0;
+    if (any_group)
+        return WK_E_RANGE;
+    return wk_sched_place_with(ctx, h->how, need, h->best.gpus, NULL, NULL);
+}
+
+static int drain(Hetero *h, WkSchedCtx *ctx, WkError *err)
+{
+    while (h->q.n) {
+        uint32_t job = wk_queue_at(&h->q, 0)->job, need = wk_sched_job_gpus(ctx, job);
+        if (need > wk_sched_free_gpus(ctx))
+            return 0;
+        int rc = place(h, ctx, job);
+        if (rc == WK_E_RANGE)
+            return 0;
+        if (rc < 0)
+            return wk_error_set(err, rc, NULL, 0, 0, "hetero: out of memory");
+        if ((rc = wk_queue_start_on(ctx, job, h->best.gpus, need, NULL, err)) < 0)
+            return rc;
+        wk_queue_remove(&h->q, 0);
+    }
+    return 0;
+}
+
+static int enqueue(Hetero *h, const WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    if (wk_queue_push(&h->q, 0, wk_sched_job_submit(ctx, job), job) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
+    return 0;
+}
+
+static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    Hetero *h = priv;
+    const char *why = wk_queue_never_fits(ctx, job);
+    if (why)
+        return wk_sched_reject(ctx, job, why, err);
+    if (job >= h->kind_cap) {
+        size_t nc = h->kind_cap ? h->kind_cap : 1024;
+        while (nc <= job)
+            nc *= 2;
+        uint8_t *nk = realloc(h->kind, nc);
+        if (!nk)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
+        memset(nk + h->kind_cap, KIND_UNKNOWN, nc - h->kind_cap);
+        h->kind = nk;
+        h->kind_cap = nc;
+    }
+    int kind = probe_kind(h, ctx, job);
+    if (kind < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
+    h->kind[job] = (uint8_t)kind;
+    int rc = enqueue(h, ctx, job, err);
+    return rc < 0 ? rc : h->q.n == 1 ? drain(h, ctx, err) : 0;
+}
+
+static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return drain(priv, ctx, err);
+}
+
+static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    Hetero *h = priv;
+    for (size_t i = 0; i < njobs; i++) {
+        int rc = enqueue(h, ctx, jobs[i], err);
+        if (rc < 0)
+            return rc;
+    }
+    return drain(h, ctx, err);
+}
+
+static size_t queued(const void *priv)
+{
+    return ((const Hetero *)priv)->q.n;
+}
+
+static void fini(void *priv)
+{
+    Hetero *h = priv;
+    wk_queue_fini(&h->q);
+    wk_queue_place_fini(&h->cand);
+    wk_queue_place_fini(&h->best);
+    free(h->kind);
+    free(h->probe);
+}
+
+const WkSchedOps wk_sched_hetero = {
+    .abi = WK_SCHED_ABI,
+    .name = "hetero",
+    .description = "heterogeneity-aware, FIFO order: the SKU group where the job's iteration time is "
+                   "shortest (plain jobs: highest BF16 peak)",
+    .priv_size = sizeof(Hetero),
+    .init = init,
+    .on_submit = on_submit,
+    .on_release = on_release,
+    .queued = queued,
+    .fini = fini,
+    .on_incident = on_incident,
+};

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* las.c — Tiresias-style discretized 2D least attained service (Gu et al.,
+ * NSDI'19): K priority queues by attained GPU-seconds (GPUs x time served),
+ * FIFO within a queue, jobs sink as their service crosses the thresholds.
+ * Preemptive: the jobs that should run are chosen greedily in queue order,
+ * and running jobs of lower queues make room for waiting ones of higher
+ * queues; a job is never preempted within `preemption_cost` of its start. */
+#include "models/sched/queue.h"
+
+#include <stdlib.h>
+
+#define LAS_MAX_QUEUES 16
+
+typedef struct {
+    uint32_t q;       /* queue index, 0 = highest priority */
+    uint8_t running;  /* 1: holds GPUs now */
+    uint8_t pinned;   /* 1: running, started less than the guard ago */
+    uint8_t selected; /* 1: should run after this evaluation */
+    WkTime submit;
+    uint32_t job, gpus;
+    size_t pos;       /* waiting jobs: position in the queue */
+} Cand;
+
+typedef struct {
+    WkJobQueue q; /* waiting jobs, key = queue index */
+    WkRunSet run;
+    WkPlaceBuf buf;
+    uint32_t nq;                        /* `queues:` */
+    double thr[LAS_MAX_QUEUES - 1];     /* `thresholds:`, attained GPU-s, increasing */
+    WkTime guard_ns;                    /* `preemption_cost:`: no preemption this soon after a start */
+    uint64_t waiting_gpus;              /* GPUs the waiting jobs ask for */
+    Cand *cand;                         /* scratch */
+    size_t cand_cap;
+} Las;
+
+/* `thresholds:` into l->thr; l->nq = its length + 1. */
+static int read_thresholds(Las *l, const WkNode *params, const WkNode *th, int64_t nq, WkError *err)
+{
+    if (th->type != WK_NODE_SEQ || th->nkids > LAS_MAX_QUEUES - 1)
+        return wk_node_error(th, WK_E_INVAL, err, "expected a list of at most %d increasing GPU-second values",
+                             LAS_MAX_QUEUES - 1);
+    if (wk_node_get(params, "queues") && (size_t)nq != th->nkids + 1)
+        return wk_node_error(th, WK_E_INVAL, err, "%zu thresholds for %lld queues: need queues - 1", th->nkids,
+                             (long long)nq);
+    for (size_t i = 0; i < th->nkids; i++) {
+        int rc = wk_node_as_double(th->kids[i], 0, 1e300, &l->thr[i], err);
+        if (rc < 0)
+            return rc;
+        if (l->thr[i] <= (i ? l->thr[i - 1] : 0))
+            return wk_node_error(th->kids[i], WK_E_INVAL, err,
+                                 "thresholds must be positive and increasing (GPU-seconds)");
+    }
+    l->nq = (uint32_t)th->nkids + 1;
+    return 0;
+}
+
+static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
+{
+    static const char *const known[] = {WK_SCHED_COMMON_KEYS, "queues", "thresholds", NULL};
+    Las *l = priv;
+    (void)ctx;
+    int64_t nq = 2;
+    int rc = wk_queue_common_opts(params, NULL, &l->guard_ns, err);
+    if (rc == 0 && params)
+        rc = wk_node_expect_keys(params, known, err);
+    if (rc == 0 && params)
+        rc = wk_node_int(params, "queues", 0, 1, LAS_MAX_QUEUES, &nq, err);
+    if (rc < 0)
+        return rc;
+    const WkNode *th = params ? wk_node_get(params, "thresholds") : NULL;
+    if (th && th->type != WK_NODE_NULL)
+        return read_thresholds(l, params, th, nq, err);
+    l->nq = (uint32_t)nq;
+    for (uint32_t i = 0; i + 1 < l->nq; i++)
+        l->thr[i] = i ? l->thr[i - 1] * 10 : 3600; /* 1, 10, 100 ... GPU-hours */
+    return 0;
+}
+
+static uint32_t queue_of(const Las *l, double attained_gpu_s)
+{
+    uint32_t k = 0;
+    while (k + 1 < l->nq && attained_gpu_s >= l->thr[k])
+        k++;
+    return k;
+}
+
+static int enqueue(Las *l, const WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    uint32_t q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, job));
+    if (wk_queue_push(&l->q, q, wk_sched_job_submit(ctx, job), job) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
+    l->waiting_gpus += wk_sched_job_gpus(ctx, job);
+    return 0;
+}
+
+static void dequeue(Las *l, const WkSchedCtx *ctx, size_t i)
+{
+    l->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&l->q, i)->job);
+    wk_queue_remove(&l->q, i);
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->q != y->q)
+        return x->q < y->q ? -1 : 1;
+    if (x->running != y->running) /* within a queue, running jobs keep their GPUs */
+        return x->running ? -1 : 1;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Start every waiting job in queue order (they all fit). */
+static int start_all(Las *l, WkSchedCtx *ctx, WkError *err)
+{
+    while (l->q.n) {
+        int rc = wk_queue_start(ctx, wk_queue_at(&l->q, 0)->job, &l->buf, &l->run, err);
+        if (rc == WK_E_RANGE)
+            return 0;
+        if (rc < 0)
+            return rc;
+        dequeue(l, ctx, 0);
+    }
+    return 0;
+}
+
+static int eval(Las *l, WkSchedCtx *ctx, WkError *err)
+{
+    if (l->q.n == 0)
+        return 0;
+    if (l->waiting_gpus <= wk_sched_free_gpus(ctx))
+        return start_all(l, ctx, err);
+    wk_queue_running_sweep(&l->run, ctx);
+    size_t n = l->run.n + l->q.n;
+    if (n > l->cand_cap) {
+        Cand *nc = realloc(l->cand, n * sizeof *nc);
+        if (!nc)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
+        l->cand = nc;
+        l->cand_cap = n;
+    }
+    WkTime now = wk_sched_now(ctx);
+    uint64_t cap = wk_sched_free_gpus(ctx);
+    size_t k = 0;
+    for (size_t i = 0; i < l->run.n; i++) {
+        uint32_t j = l->run.job[i], g = wk_sched_job_gpus(ctx, j);
+        l->cand[k++] = (Cand){.q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, j)), .running = 1,
+                              .pinned = now - l->run.since[i] < l->guard_ns, .submit = wk_sched_job_submit(ctx, j),
+                              .job = j, .gpus = g};
+        cap += g;
+    }
+    for (size_t i = 0; i < l->q.n; i++) {
+        const WkQueueItem *it = wk_queue_at(&l->q, i);
+        l->cand[k++] = (Cand){.q = (uint32_t)it->key, .submit = it->submit, .job = it->job,
+                              .gpus = wk_sched_job_gpus(ctx, it->job), .pos = i};
+    }
+    qsort(l->cand, n, sizeof *l->cand, cmp_cand);
+    for (size_t i = 0; i < n; i++)
+        if (l->cand[i].pinned) {
+            l->cand[i].selected = 1;
+            cap -= l->cand[i].gpus;
+        }
+    int change = 0;
+    for (size_t i = 0; i < n; i++) {
+        Cand *c = &l->cand[i];
+        if (!c->pinned && c->gpus <= cap) {
+            c->selected = 1;
+            cap -= c->gpus;
+        }
+        change |= c->selected != c->running;
+    }
+    if (!change)
+        return 0;
+    /* selected waiting jobs leave the queue (positions ascend in cand order) */
+    for (size_t i = n; i-- > 0;)
+        if (!l->cand[i].running && l->cand[i].selected)
+            dequeue(l, ctx, l->cand[i].pos);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const Cand *c = &l->cand[i];
+        if (c->running && !c->selected) {
+            if ((rc = wk_sched_preempt(ctx, c->job, err)) == 0) {
+                wk_queue_running_remove(&l->run, c->job);
+                rc = enqueue(l, ctx, c->job, err);
+            }
+        }
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const Cand *c = &l->cand[i];
+        if (c->running || !c->selected)
+            continue;
+        rc = wk_queue_start(ctx, c->job, &l->buf, &l->run, err);
+        if (rc == WK_E_RANGE) /* GPUs of a preempted job were down: it waits */
+            rc = enqueue(l, ctx, c->job, err);
+    }
+    return rc;
+}
+
+static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    const char *why = wk_queue_never_fits(ctx, job);
+    if (why)
+        return wk_sched_reject(ctx, job, why, err);
+    int rc = enqueue(priv, ctx, job, err);
+    return rc < 0 ? rc : eval(priv, ctx, err);
+}
+
+static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return eval(priv, ctx, err);
+}
+
+static int on_tick(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return eval(priv, ctx, err);
+}
+
+static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    Las *l = priv;
+    for (size_t i = 0; i < njobs; i++) {
+        wk_queue_running_remove(&l->run, jobs[i]);
+        int rc = enqueue(l, ctx, jobs[i], err);
+        if (rc < 0)
+            return rc;
+    }
+    return eval(l, ctx, err);
+}
+
+static size_t queued(const void *priv)
+{
+    return ((const Las *)priv)->q.n;
+}
+
+static void fini(void *priv)
+{
+    Las *l = priv;
+    wk_queue_fini(&l->q);
+    wk_queue_running_fini(&l->run);
+    wk_queue_place_fini(&l->buf);
+    free(l->cand);
+}
+
+const WkSchedOps wk_sched_las = {
+    .abi = WK_SCHED_ABI,
+    .name = "las",
+    .description = "Tiresias 2D least attained service: queues by attained GPU-seconds, preemptive, "
+                   "FIFO within a queue (set tick: for timely demotion)",
+    .priv_size = sizeof(Las),
+    .init = init,
+    .on_submit = on_submit,
+    .on_release = on_release,
+    .queued = queued,
+    .fini = fini,
+    .on_tick = on_tick,
+    .on_incident = on_incident,
+};

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* queue.c — the waiting-job queue (a sorted array with an O(1) head), the
+ * running-job set and the placement buffer the policies share, plus the
+ * submit-time "can never fit" check and the common option readers. */
+#include "models/sched/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int before(const WkQueueItem *a, const WkQueueItem *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key;
+    if (a->submit != b->submit)
+        return a->submit < b->submit;
+    return a->job < b->job;
+}
+
+int wk_queue_push(WkJobQueue *q, double key, WkTime submit, uint32_t job)
+{
+    WkQueueItem x = {.key = key, .submit = submit, .job = job};
+    /* first live position whose item comes after x */
+    size_t a = q->lo, b = q->lo + q->n;
+    if (q->n && !before(&x, &q->it[b - 1])) {
+        a = b;
+    } else {
+        while (a < b) {
+            size_t m = a + (b - a) / 2;
+            if (before(&x, &q->it[m]))
+                b = m;
+            else
+                a = m + 1;
+        }
+    }
+    if (a == q->lo && q->lo > 0) { /* room in front of the head */
+        q->it[--q->lo] = x;
+        q->n++;
+        return 0;
+    }
+    if (q->lo + q->n == q->cap) {
+        if (q->lo > q->cap / 4) { /* slide down rather than grow */
+            memmove(q->it, q->it + q->lo, q->n * sizeof *q->it);
+            a -= q->lo;
+            q->lo = 0;
+        } else {
+            size_t nc = q->cap ? q->cap * 2 : 64;
+            WkQueueItem *ni = realloc(q->it, nc * sizeof *ni);
+            if (!ni)
+                return WK_E_NOMEM;
+            q->it = ni;
+            q->cap = nc;
+        }
+    }
+    memmove(q->it + a + 1, q->it + a, (q->lo + q->n - a) * sizeof *q->it);
+    q->it[a] = x;
+    q->n++;
+    return 0;
+}
+
+void wk_queue_remove(WkJobQueue *q, size_t i)
+{
+    if (i == 0) {
+        q->lo++;
+    } else {
+        size_t at = q->lo + i;
+        memmove(q->it + at, q->it + at + 1, (q->lo + q->n - at - 1) * sizeof *q->it);
+    }
+    q->n--;
+    if (q->n == 0)
+        q->lo = 0;
+}
+
+void wk_queue_fini(WkJobQueue *q)
+{
+    free(q->it);
+    memset(q, 0, sizeof *q);
+}
+
+int wk_queue_running_add(WkRunSet *s, uint32_t job, WkTime since)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 64;
+        uint32_t *nj = realloc(s->job, nc * sizeof *nj);
+        if (!nj)
+            return WK_E_NOMEM;
+        s->job = nj;
+        WkTime *ns = realloc(s->since, nc * sizeof *ns);
+        if (!ns)
+            return WK_E_NOMEM;
+        s->since = ns;
+        s->cap = nc;
+    }
+    s->job[s->n] = job;
+    s->since[s->n] = since;
+    s->n++;
+    return 0;
+}
+
+void wk_queue_running_remove(WkRunSet *s, uint32_t job)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->job[i] == job) {
+            s->n--;
+            s->job[i] = s->job[s->n];
+            s->since[i] = s->since[s->n];
+            return;
+        }
+}
+
+void wk_queue_running_sweep(WkRunSet *s, const WkSchedCtx *ctx)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (wk_sched_job_running(ctx, s->job[i])) {
+            s->job[k] = s->job[i];
+            s->since[k] = s->since[i];
+            k++;
+        }
+    s->n = k;
+}
+
+void wk_queue_running_fini(WkRunSet *s)
+{
+    free(s->job);
+    free(s->since);
+    memset(s, 0, sizeof *s);
+}
+
+int wk_queue_place_reserve(WkPlaceBuf *b, uint32_t n)
+{
+    if (n <= b->cap)
+        return 0;
+    uint32_t *ng = realloc(b->gpus, (size_t)n * sizeof *ng);
+    if (!ng)
+        return WK_E_NOMEM;
+    b->gpus = ng;
+    b->cap = n;
+    return 0;
+}
+
+void wk_queue_place_fini(WkPlaceBuf *b)
+{
+    free(b->gpus);
+    memset(b, 0, sizeof *b);
+}
+
+int wk_queue_start_on(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkRunSet *run,
+                      WkError *err)
+{
+    int rc = wk_sched_start(ctx, job, gpus, n, err);
+    if (rc < 0)
+        return rc;
+    if (run && wk_queue_running_add(run, job, wk_sched_now(ctx)) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "scheduler: out of memory");
+    return 0;
+}
+
+int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err)
+{
+    uint32_t need = wk_sched_job_gpus(ctx, job);
+    if (need > wk_sched_free_gpus(ctx))
+        return WK_E_RANGE;
+    if (wk_queue_place_reserve(buf, need) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "scheduler: out of memory");
+    int rc = wk_sched_place(ctx, need, buf->gpus);
+    if (rc == WK_E_RANGE)
+        return rc;
+    if (rc < 0)
+        return wk_error_set(err, rc, NULL, 0, 0, "scheduler: placement failed");
+    return wk_queue_start_on(ctx, job, buf->gpus, need, run, err);
+}
+
+const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job)
+{
+    uint32_t need = wk_sched_job_gpus(ctx, job);
+    if (need > wk_sched_cluster(ctx)->gpus)
+        return "needs more GPUs than the cluster has";
+    if (need > wk_sched_usable_gpus(ctx))
+        return "needs more GPUs than are usable";
+    return NULL;
+}
+
+int wk_queue_common_opts(const WkNode *params, WkPlacement *how, WkTime *cost_ns, WkError *err)
+{
+    static const char *const places[] = {"first-fit", "pack", "spread", "round-robin", NULL};
+    int place = WK_PLACE_FIRST_FIT;
+    WkTime cost = 10 * WK_NS_PER_MIN; /* as models/run.c */
+    int rc = 0;
+    if (params && ((rc = wk_node_enum(params, "placement", 0, places, &place, err)) < 0 ||
+                   (rc = wk_node_duration(params, "preemption_cost", 0, 0, 365 * WK_NS_PER_DAY, &cost, err)) < 0))
+        return rc;
+    if (how)
+        *how = (WkPlacement)place;
+    if (cost_ns)
+        *cost_ns = cost;
+    return 0;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sci.h — internals of the `sci` policy (models/sched/sci.c) shared with its
+ * tests: the annealer's energy and state, the per-run statistics, and the
+ * "local rules" cascade model. Not a plugin interface; the policy itself is
+ * the wk_sched_sci symbol declared in sched.h. Equations: docs/sci.md. */
+#ifndef WK_SCHED_SCI_H
+#define WK_SCHED_SCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/topo/cluster.h"
+#include "sim/error.h"
+#include "sim/rng.h"
+
+/* Inputs of the cascade model (docs/sci.md#cascade). Units in names. */
+typedef struct WkSciCascadeParams {
+    double proc_s;        /* message processing time of one relay (receive, update, forward) */
+    double lat_nvlink_s;  /* one message inside an NVLink domain */
+    double lat_fabric_s;  /* one message between NICs on the same leaf */
+    double switch_s;      /* each further switch on a fabric path (switch + cable) */
+    double period_s;      /* relays forward on a period (gossip); 0 = at once */
+} WkSciCascadeParams;
+
+/* Outcome: time for a load change at GPU 0 to be known by every GPU of its
+ * NVLink domain, its leaf group, its pod and the whole cluster, s. */
+typedef struct WkSciCascade {
+    double nvlink_s, leaf_s, pod_s, cluster_s;
+    uint32_t fan[4]; /* units to reach per level: GPUs per domain, domains per
+                        leaf group, leaf groups per pod, pods */
+} WkSciCascade;
+
+/* Every parameter of the policy; YAML keys and defaults in docs/sci.md. */
+typedef struct WkSciParams {
+    double j[4];           /* coupling per WkPathClass of consecutive ranks (NVLink, leaf, pod, cross-pod) */
+    double h_load;         /* reward per allocated GPU */
+    double h_throttle;     /* per GPU x (1 - slowest clock of the block) x rho */
+    double h_hot;          /* per GPU above hot_threshold x pod size in a pod */
+    double hot_threshold;  /* fraction of a pod's GPUs */
+    double c_wait;         /* per GPU-hour of queue wait of an unplaced job */
+    double c_node, c_pod;  /* per partially used node / pod */
+    double c_migrate;      /* per GPU-hour of restart cost of a migrated job */
+    double migrate_cost_s; /* restart cost of a migration (preemption_cost), s */
+    double tau_s;          /* remaining-time scale of rho = R / (R + tau), s */
+    double t0, alpha, t_min; /* geometric schedule: T_k = t0 alpha^k per sweep, down to t_min */
+    uint32_t moves;        /* move budget per invocation */
+    int64_t budget_us;     /* optional CPU-time budget per invocation, µs; 0 = off (breaks determinism) */
+    int migrate;           /* running jobs may move (preempt + restart) */
+    int local_rules;       /* proposals grow from one node outward; decision latency recorded */
+    WkSciCascadeParams cascade;
+} WkSciParams;
+
+/** Fill p with the defaults of docs/sci.md. */
+void wk_sci_defaults(WkSciParams *p);
+
+/** The cascade times of a cluster (docs/sci.md#cascade): a relay tree along
+ * the switch hierarchy, each level covered by doubling rounds. Returns 0 or
+ * WK_E_INVAL for negative times. */
+int wk_sci_cascade(const WkCluster *c, const WkSciCascadeParams *p, WkSciCascade *out, WkError *err);
+
+/* --- the annealer, usable without a run (tests) --- */
+
+enum { WK_SCI_FREE = 0, WK_SCI_USED = 1, WK_SCI_DOWN = 2 }; /* GPU states */
+
+/* One job in play. */
+typedef struct WkSciJob {
+    uint32_t gpus;         /* GPUs it needs */
+    double wait_s;         /* time waited in the queue (unplaced jobs) */
+    double rho;            /* weight of its placement quality, in [0, 1] */
+    const uint32_t *real;  /* its running placement (borrowed), NULL when queued */
+} WkSciJob;
+
+typedef struct WkSciState WkSciState;
+
+typedef struct WkSciAnnealStats {
+    uint32_t moves, accepted;
+    double e_before, e_after; /* e_after is tracked incrementally */
+} WkSciAnnealStats;
+
+/** New annealer state for cluster c (borrowed; must outlive the state) and
+ * parameters p (copied). Returns 0 or WK_E_NOMEM. Free with wk_sci_state_free. */
+int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p, WkError *err);
+void wk_sci_state_free(WkSciState *s);
+
+/** Replace the parameters (e.g. migration allowed or not for one call). */
+void wk_sci_state_params(WkSciState *s, const WkSciParams *p);
+
+/** Load a configuration: gpu[g] is WK_SCI_FREE / USED / DOWN (borrowed,
+ * copied); jobs[i] with `real` are placed there (those GPUs must be USED),
+ * the others start unplaced. Returns 0, WK_E_NOMEM, or WK_E_INVAL when a
+ * real placement is not on USED GPUs. */
+int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err);
+
+/** The energy H of the current configuration, recomputed from scratch. */
+double wk_sci_energy(const WkSciState *s);
+
+/** Put job i on gpus[0..n) in that rank order (free GPUs, or its own), or
+ * unplace it (gpus NULL; not for a job with a real placement). Returns 0 or
+ * WK_E_INVAL. For tests and brute force. */
+int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus);
+
+/** Place unplaced job i with the pack proposal and pin it (it may move but
+ * never return to the queue). Returns 0 or WK_E_RANGE when it does not fit. */
+int wk_sci_pin(WkSciState *s, uint32_t i);
+
+/** Anneal: Metropolis moves (place, unplace, move, swap) under the geometric
+ * schedule within the move budget. rng is borrowed. Returns 0. */
+int wk_sci_anneal(WkSciState *s, WkRng *rng, WkSciAnnealStats *st);
+
+/** Job i's current block (borrowed until the next change), NULL when unplaced. */
+const uint32_t *wk_sci_block(const WkSciState *s, uint32_t i);
+
+/** 1 when job i has a real placement and its block differs from it. */
+int wk_sci_moved(const WkSciState *s, uint32_t i);
+
+/** Widest path class between consecutive ranks of a block (WkPathClass). */
+int wk_sci_block_scope(const WkSciState *s, const uint32_t *gpus, uint32_t n);
+
+/* --- the policy's statistics over a run --- */
+
+typedef struct WkSciStats {
+    uint64_t invocations;   /* calls that looked at the state */
+    uint64_t annealed;      /* calls that ran the annealer */
+    uint64_t moves, accepted;
+    uint32_t max_moves;     /* most moves in one call */
+    size_t max_queue;       /* longest queue seen */
+    uint64_t commits;       /* calls whose result was applied */
+    uint64_t starts, migrations;
+    uint64_t safety_starts; /* queue heads started by the fallback pass (0 when the annealer did its job) */
+    uint64_t uphill;        /* annealed calls whose end energy exceeded the start energy (not applied) */
+    double energy_drop;     /* sum over calls of E(start) - E(applied) */
+    double latency_sum_s, latency_max_s; /* local rules: cascade time of each start's scope */
+    uint64_t latency_n;
+    WkSciCascade cascade;   /* of this cluster, with the run's cascade parameters */
+} WkSciStats;
+
+/** The statistics of a policy instance (priv of a run using `sci`). */
+const WkSciStats *wk_sci_stats(const void *priv);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* topo.c — topology-aware packing in FIFO order (the head blocks, as in
+ * fifo, so a comparison with fifo isolates placement): a job goes into one
+ * node if it can, else under one leaf switch, else into one pod, else across
+ * the fewest pods, choosing the tightest fit at each level. Its own placement
+ * replaces the scenario's `placement:`. */
+#include "models/sched/queue.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    WkJobQueue q;
+    WkPlaceBuf buf;
+    /* leaf blocks: the nodes whose NICs hang off the same leaf switches (a
+     * rail-optimized leaf group, or one leaf of a plain fat-tree) */
+    uint32_t *node_block; /* [nodes] block id, built at the first placement */
+    uint32_t nblocks;
+    uint32_t *block_free; /* [nblocks] scratch */
+    uint32_t *order;      /* [nodes] scratch: candidate nodes */
+    uint32_t *key;        /* [nodes] scratch: free GPUs per node */
+    uint32_t *bkey;       /* [nodes] scratch: free GPUs of the node's block */
+} Topo;
+
+static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
+{
+    static const char *const known[] = {WK_SCHED_COMMON_KEYS, NULL};
+    (void)priv;
+    (void)ctx;
+    return params ? wk_node_expect_keys(params, known, err) : 0;
+}
+
+/* Block of a node: the leaf of its first GPU's NIC. In a rail-optimized
+ * fabric nodes that share the rail-0 leaf share every rail's leaf; without a
+ * fabric every node is its own block. */
+static int build_blocks(Topo *t, const WkCluster *c)
+{
+    t->node_block = malloc((size_t)c->nodes * sizeof *t->node_block);
+    t->order = malloc((size_t)c->nodes * sizeof *t->order);
+    t->key = malloc((size_t)c->nodes * sizeof *t->key);
+    t->bkey = malloc((size_t)c->nodes * sizeof *t->bkey);
+    if (!t->node_block || !t->order || !t->key || !t->bkey)
+        return WK_E_NOMEM;
+    int fabric = c->fabric.spec.kind != WK_FABRIC_NONE;
+    t->nblocks = fabric ? c->fabric.leaves : c->nodes;
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        uint32_t b = fabric ? wk_fabric_leaf_of(&c->fabric, wk_cluster_nic_of(c, c->node_first_gpu[nd])) : nd;
+        t->node_block[nd] = b < t->nblocks ? b : t->nblocks - 1;
+    }
+    t->block_free = calloc(t->nblocks ? t->nblocks : 1, sizeof *t->block_free);
+    return t->block_free ? 0 : WK_E_NOMEM;
+}
+
+/* Take free GPUs from nodes order[0..m) in that order until n are taken. */
+static uint32_t take(const WkSchedCtx *ctx, const WkCluster *c, const uint32_t *order, uint32_t m, uint32_t n,
+                     uint32_t *out)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m && k < n; i++)
+        for (uint32_t g = c->node_first_gpu[order[i]]; g < c->node_first_gpu[order[i] + 1] && k < n; g++)
+            if (wk_sched_gpu_is_free(ctx, g))
+                out[k++] = g;
+    return k;
+}
+
+/* Insertion sort of order[0..m) by (block free desc, block asc, node free
+ * desc, node asc), keys indexed by node; candidate lists are short (one
+ * pod's or one leaf's nodes). */
+static void sort_nodes(uint32_t *order, uint32_t m, const uint32_t *k1, const uint32_t *blk, const uint32_t *k2)
+{
+    for (uint32_t i = 1; i < m; i++) {
+        uint32_t x = order[i], j = i;
+        while (j > 0) {
+            uint32_t y = order[j - 1];
+            int after = k1[x] != k1[y]   ? k1[x] < k1[y]
+                        : blk[x] != blk[y] ? blk[x] > blk[y]
+                        : k2[x] != k2[y]   ? k2[x] < k2[y]
+                                           : x > y;
+            if (after)
+                break;
+            order[j] = y;
+            j--;
+        }
+        order[j] = x;
+    }
+}
+
+/* Place n GPUs: one node (pack's tightest node), else the tightest leaf
+ * block, else the tightest pod with its fullest blocks and nodes first, else
+ * pack across pods. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
+{
+    const WkCluster *c = wk_sched_cluster(ctx);
+    if (n > wk_sched_free_gpus(ctx))
+        return WK_E_RANGE;
+    if (!t->node_block && build_blocks(t, c) < 0)
+        return WK_E_NOMEM;
+    uint32_t maxnode = 0;
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        uint32_t f = wk_sched_node_free(ctx, nd);
+        if (f > maxnode)
+            maxnode = f;
+    }
+    if (n <= maxnode)
+        return wk_sched_place_with(ctx, WK_PLACE_PACK, n, out, NULL, NULL);
+    /* per-block free GPUs (t->key holds per-node free counts for sorting) */
+    for (uint32_t b = 0; b < t->nblocks; b++)
+        t->block_free[b] = 0;
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        t->key[nd] = wk_sched_node_free(ctx, nd);
+        t->block_free[t->node_block[nd]] += t->key[nd];
+    }
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < t->nblocks; b++)
+        if (t->block_free[b] >= n && (best == UINT32_MAX || t->block_free[b] < t->block_free[best]))
+            best = b;
+    uint32_t m = 0;
+    if (best != UINT32_MAX) {
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            if (t->node_block[nd] == best && t->key[nd])
+                t->order[m++] = nd;
+    } else {
+        uint32_t pod = UINT32_MAX, podfree = 0;
+        for (uint32_t p = 0; p < c->pods; p++) {
+            uint32_t f = wk_sched_pod_free(ctx, p);
+            if (f >= n && (pod == UINT32_MAX || f < podfree)) {
+                pod = p;
+                podfree = f;
+            }
+        }
+        if (pod == UINT32_MAX)
+            return wk_sched_place_with(ctx, WK_PLACE_PACK, n, out, NULL, NULL);
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            if (c->node_pod[nd] == pod && t->key[nd])
+                t->order[m++] = nd;
+    }
+    /* fullest blocks first, then fullest nodes: fewest leaves, fewest nodes */
+    for (uint32_t i = 0; i < m; i++)
+        t->bkey[t->order[i]] = t->block_free[t->node_block[t->order[i]]];
+    sort_nodes(t->order, m, t->bkey, t->node_block, t->key);
+    return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_RANGE;
+}
+
+static int drain(Topo *t, WkSchedCtx *ctx, WkError *err)
+{
+    while (t->q.n) {
+        uint32_t job = wk_queue_at(&t->q, 0)->job, need = wk_sched_job_gpus(ctx, job);
+        if (need > wk_sched_free_gpus(ctx))
+            return 0;
+        if (wk_queue_place_reserve(&t->buf, need) < 0)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "topo: out of memory");
+        int rc = place(t, ctx, need, t->buf.gpus);
+        if (rc == WK_E_RANGE)
+            return 0;
+        if (rc < 0)
+            return wk_error_set(err, rc, NULL, 0, 0, "topo: out of memory");
+        if ((rc = wk_queue_start_on(ctx, job, t->buf.gpus, need, NULL, err)) < 0)
+            return rc;
+        wk_queue_remove(&t->q, 0);
+    }
+    return 0;
+}
+
+static int enqueue(Topo *t, const WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    if (wk_queue_push(&t->q, 0, wk_sched_job_submit(ctx, job), job) < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "topo: out of memory");
+    return 0;
+}
+
+static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    Topo *t = priv;
+    const char *why = wk_queue_never_fits(ctx, job);
+    if (why)
+        return wk_sched_reject(ctx, job, why, err);
+    int rc = enqueue(t, ctx, job, err);
+    return rc < 0 ? rc : t->q.n == 1 ? drain(t, ctx, err) : 0;
+}
+
+static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return drain(priv, ctx, err);
+}
+
+static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    Topo *t = priv;
+    for (size_t i = 0; i < njobs; i++) {
+        int rc = enqueue(t, ctx, jobs[i], err);
+        if (rc < 0)
+            return rc;
+    }
+    return drain(t, ctx, err);
+}
+
+static size_t queued(const void *priv)
+{
+    return ((const Topo *)priv)->q.n;
+}
+
+static void fini(void *priv)
+{
+    Topo *t = priv;
+    wk_queue_fini(&t->q);
+    wk_queue_place_fini(&t->buf);
+    free(t->node_block);
+    free(t->block_free);
+    free(t->order);
+    free(t->key);
+    free(t->bkey);
+}
+
+const WkSchedOps wk_sched_topo = {
+    .abi = WK_SCHED_ABI,
+    .name = "topo",
+    .description = "topology-aware packing in FIFO order: one node, else one leaf, else one pod, "
+                   "else fewest pods; tightest fit first",
+    .priv_size = sizeof(Topo),
+    .init = init,
+    .on_submit = on_submit,
+    .on_release = on_release,
+    .queued = queued,
+    .fini = fini,
+    .on_incident = on_incident,
+};

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_fail.c — failures and recovery against closed forms: a job on N
+ * nodes is interrupted at N x the node failure rate; the simulated ETTR of
+ * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
+ * beats shorter and longer ones; a throttled rack bounds a synchronous job;
+ * spares restart a job at once; bad input is refused with a position. */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/fail/fail.h"
+#include "models/run_impl.h"
+
+/* All classes off but nodes: exponential node failures, MTBF `node_days`. */
+static const char *only_nodes =
+    "failures:\n"
+    "  health_check: 0s\n"
+    "  classes:\n"
+    "    gpu: {enabled: false}\n    hbm: {enabled: false}\n    nic: {enabled: false}\n"
+    "    link: {enabled: false}\n    software: {enabled: false}\n    sdc: {enabled: false}\n"
+    "    maintenance: {enabled: false}\n"
+    "    node: {mtbf: {dist: exponential, mean: %s}, repair: {dist: exponential, mean: 1h}}\n";
+
+static void test_job_on_n_nodes_fails_at_n_times_node_rate(void **state)
+{
+    (void)state;
+    char y[2048], f[1024];
+    snprintf(f, sizeof f, only_nodes, "10d");
+    snprintf(y, sizeof y,
+             "cluster: {nodes: 32}\n%s"
+             "checkpoint: {interval: none, launch: 0s}\n"
+             "sim: {end: 5000d, sample_interval: 1000d}\n"
+             "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 20000d}]\n",
+             f);
+    TestRun t;
+    test_run_yaml(&t, y, NULL);
+    double n = test_metric(&t, "interruptions");
+    double mttf_days = 5000.0 / n, want = 10.0 / 16;
+    print_message("16 nodes at MTBF 10 d: %.0f interruptions in 5000 d, MTTF %.4f d (closed form %.4f d)\n", n,
+                  mttf_days, want);
+    assert_true(fabs(mttf_days - want) / want < 0.05);
+    test_run_free(&t);
+}
+
+/* One long job on 16 of 32 nodes, checkpoint every tau, cost delta, restart R. */
+static double ettr_run(double tau_s, double *mttf_s, double *delta_s, double *restart_s)
+{
+    char y[2048], f[1024];
+    snprintf(f, sizeof f, only_nodes, "16d"); /* job MTTF = 16 d / 16 = 1 d */
+    /* delta: 60 GB at 1 GB/s = 60 s; R = launch 540 s + restore 60 s = 600 s */
+    snprintf(y, sizeof y,
+             "cluster: {nodes: 32}\n%s"
+             "checkpoint: {interval: %.3fs, plain_gb: 60, storage_gb_per_s: 1, launch: 540s}\n"
+             "sim: {sample_interval: 1000d}\n"
+             "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3000d}]\n",
+             f, tau_s);
+    TestRun t;
+    test_run_yaml(&t, y, NULL);
+    double e = test_metric(&t, "ettr");
+    test_run_free(&t);
+    *mttf_s = 86400;
+    *delta_s = 60;
+    *restart_s = 600;
+    return e;
+}
+
+static void test_ettr_matches_first_order_expression(void **state)
+{
+    (void)state;
+    double m, d, r;
+    double sim = ettr_run(3600, &m, &d, &r);
+    double want = wk_ckpt_ettr_first_order(3600, d, r, m);
+    print_message("tau 1 h, delta 60 s, R 600 s, M 1 d: ETTR simulated %.4f, first order %.4f\n", sim, want);
+    assert_true(fabs(sim - want) < 0.01);
+}
+
+static void test_young_interval_beats_shorter_and_longer(void **state)
+{
+    (void)state;
+    double m, d, r;
+    double ty = wk_ckpt_young_s(60, 86400); /* sqrt(2 * 60 * 86400) = 3220 s */
+    double e_short = ettr_run(ty / 4, &m, &d, &r), e_y = ettr_run(ty, &m, &d, &r), e_long = ettr_run(ty * 4, &m, &d, &r);
+    print_message("ETTR at tau/4 %.4f, Young %.4f (tau %.0f s), 4 tau %.4f\n", e_short, e_y, ty, e_long);
+    assert_true(e_y > e_short);
+    assert_true(e_y > e_long);
+    /* Daly is Young refined for large delta/M; here they nearly agree */
+    assert_true(fabs(wk_ckpt_daly_s(60, 86400) - ty) / ty < 0.05);
+}
+
+static void test_throttled_rack_bounds_a_synchronous_job(void **state)
+{
+    (void)state;
+    /* rack 3 = nodes 12..15 = GPUs 96..127, throttled to 0.5 for 10 days from day 0 */
+    const char *base = "cluster: {nodes: 32, fabric: {kind: rail, radix: 64}}\n"
+                       "failures:\n  enabled: false\n"
+                       "  incidents: [{at: 0s, kind: throttle, rack: 3, clock: 0.5, duration: 10d}]\n"
+                       "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 256, model: %s, iterations: 20}]\n";
+    char y[1024];
+    TestRun slow, fast, reb;
+    snprintf(y, sizeof y, base, "{base: llama3-8b, global_batch: 256}");
+    test_run_yaml(&slow, y, NULL);
+    snprintf(y, sizeof y, base, "{base: llama3-8b, global_batch: 256, rebalance: true}");
+    test_run_yaml(&reb, y, NULL);
+    test_run_yaml(&fast, "cluster: {nodes: 32, fabric: {kind: rail, radix: 64}}\n"
+                         "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 256, model: {base: llama3-8b, "
+                         "global_batch: 256}, iterations: 20}]\n",
+                  NULL);
+    double ts = slow.run->rt[0].iter_s, tf = fast.run->rt[0].iter_s, tr = reb.run->rt[0].iter_s;
+    print_message("iteration: nominal %.4f s, 32 GPUs at half clock %.4f s (%+.1f %%), rebalanced %.4f s (%+.1f %%)\n", tf,
+                  ts, 100 * (ts / tf - 1), tr, 100 * (tr / tf - 1));
+    assert_true(ts > 1.8 * tf);
+    assert_true(tr < 1.1 * tf && tr > tf);
+    assert_int_equal((int)test_metric(&slow, "incidents"), 1);
+    test_run_free(&slow);
+    test_run_free(&fast);
+    test_run_free(&reb);
+}
+
+static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
+{
+    (void)state;
+    /* 17 nodes, 1 spare: the job holds the other 16; a node dies at day 1 and
+     * takes a week to repair. With the spare the job is back after detection
+     * + restart; without, it waits for the repair. */
+    const char *y = "cluster: {nodes: 17}\n"
+                    "failures:\n  enabled: false\n  health_check: 0s\n"
+                    "  incidents: [{at: 1d, kind: down, node: 3, duration: 7d}]\n"
+                    "checkpoint: {interval: none, launch: 600s}\n"
+                    "recovery: {mode: spares, spare_nodes: 1}\n"
+                    "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3d}]\n";
+    TestRun t;
+    test_run_yaml(&t, y, NULL);
+    assert_int_equal((int)test_metric(&t, "interruptions"), 1);
+    const WkIncidentRow *row = &t.run->incidents[0];
+    print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row->recovery_s, row->restart_s);
+    assert_true(row->recovery_s >= 600 && row->recovery_s < 700);
+    /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
+    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row->recovery_s + 3 * 86400, 1e-3);
+    test_run_free(&t);
+}
+
+static void expect_error(const char *yaml, const char *where, const char *fragment)
+{
+    WkError err;
+    int rc = test_prepare_yaml(yaml, &err);
+    assert_true(rc < 0);
+    assert_int_equal(wk_error_exit_status(rc), 2);
+    if (strcmp(err.where, where) != 0 || !strstr(err.msg, fragment))
+        fail_msg("got '%s: %s', want '%s: ...%s...'", err.where, err.msg, where, fragment);
+}
+
+static void test_bad_failure_input_is_refused_with_position(void **state)
+{
+    (void)state;
+    const char *wl = "workload: {source: inline, jobs: []}\n";
+    char y[512];
+    snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  classes:\n    gpu: {mtbf: -5d}\n", wl);
+    expect_error(y, "bad.yaml:5:17", "failures.classes.gpu.mtbf");
+    snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  classes:\n    node: {mtbf: {dist: weibull, scale: 10d, shape: 0}}\n", wl);
+    expect_error(y, "bad.yaml:5:53", "shape");
+    snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  incidents: [{at: 1h, kind: down, node: 7, duration: 1h}]\n", wl);
+    expect_error(y, "bad.yaml:4:42", "node 7 does not exist");
+    snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  classes: {cpu: {enabled: false}}\n", wl);
+    expect_error(y, "bad.yaml:4:14", "unknown key 'cpu'");
+    snprintf(y, sizeof y, "cluster: {nodes: 2}\n%srecovery: {mode: spares}\n", wl);
+    expect_error(y, "bad.yaml:3:18", "spare_nodes");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_job_on_n_nodes_fails_at_n_times_node_rate),
+        cmocka_unit_test(test_ettr_matches_first_order_expression),
+        cmocka_unit_test(test_young_interval_beats_shorter_and_longer),
+        cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
+        cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
+        cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -161,7 +161,7 @@ static void test_bad_failure_input_is_refused_with_position(void **state)
     snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  incidents: [{at: 1h, kind: down, node: 7, duration: 1h}]\n", wl);
     expect_error(y, "bad.yaml:4:42", "node 7 does not exist");
     snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sfailures:\n  classes: {cpu: {enabled: false}}\n", wl);
-    expect_error(y, "bad.yaml:4:14", "unknown key 'cpu'");
+    expect_error(y, "bad.yaml:4:13", "unknown key 'cpu'");
     snprintf(y, sizeof y, "cluster: {nodes: 2}\n%srecovery: {mode: spares}\n", wl);
     expect_error(y, "bad.yaml:3:18", "spare_nodes");
 }

@@ -283,10 +283,15 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;
-    WkTime end = from + (WkTime)ceil(left_s * 1e9);
     r->reflows++;
-    if (wk_engine_post(r->eng, end, WK_EV_END, job, 0, 0, rt->token) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    if (rt->hung) /* hit by a failure: it ends only after a restart */
+        return 0;
+    double end_ns = (double)from + ceil(left_s * 1e9);
+    WkTime end = end_ns < 9e18 ? (WkTime)end_ns : WK_TIME_NEVER / 2;
+    int rc = wk_engine_post(r->eng, end, WK_EV_END, job, 0, 0, rt->token);
+    if (rc < 0)
+        return wk_error_set(err, rc, NULL, 0, 0, "run: cannot schedule the end of job %u (%s)", job,
+                            wk_error_code_name(rc));
     return 0;
 }
 
@@ -310,7 +315,7 @@ static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
     for (size_t i = 0; i < n; i++) {
         uint32_t job = wk_flownet_owner(r->net, ids[i]);
         uint64_t bit = UINT64_C(1) << (job & 63);
-        if (job == except || r->rt[job].state != WK_JOB_RUNNING || (r->dirty_jobs[job >> 6] & bit))
+        if (job == except || r->rt[job].state != WK_JOB_RUNNING || r->rt[job].hung || (r->dirty_jobs[job >> 6] & bit))
             continue;
         r->dirty_jobs[job >> 6] |= bit;
         touched[nt++] = job;

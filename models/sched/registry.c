@@ -13,6 +13,7 @@ static const WkSchedOps *const table[] = {
     &wk_sched_las,
     &wk_sched_topo,
     &wk_sched_hetero,
+    &wk_sched_sci,
     NULL,
 };
 

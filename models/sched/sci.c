@@ -1,0 +1,1297 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sci.c — the seed paper's "Silicon Collective Intelligence" scheduler as a
+ * simulated annealer: an Ising-like energy over the placement of queued and
+ * running jobs (docs/sci.md), lowered by Metropolis moves under a geometric
+ * temperature schedule on submit, release, incident and tick. The paper gives
+ * no algorithm beyond "global objective, local coordination, annealing,
+ * feedback"; every concrete term here is ours and documented as such. */
+#include "models/sched/sci.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "models/sched/sched.h"
+
+/* ====================== the annealer ====================== */
+
+typedef struct {
+    uint32_t n;            /* GPUs */
+    double wait_term;      /* energy while unplaced: c_wait n wait_h */
+    double rho;            /* placement-quality weight */
+    const uint32_t *real;  /* running placement, NULL when queued */
+    uint32_t *blk;         /* current block (capacity n) */
+    double e;              /* energy of the current block while placed */
+    uint32_t plpos, uppos; /* positions in placed[] / unplaced[], or NONE */
+    uint32_t size_lo, size_hi; /* range of same-size items in bysize[] */
+    uint8_t placed, pinned, moved;
+} Item;
+
+#define NONE UINT32_MAX
+
+struct WkSciState {
+    const WkCluster *c;
+    WkSciParams p;
+    uint32_t G, nodes, pods, max_node;
+    uint32_t *dom;       /* [G] NVLink domain of each GPU */
+    uint32_t *pod_first; /* [pods + 1] first node of each pod */
+    uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
+    uint32_t *node_used, *node_free, *pod_used, *pod_free;
+    double *hot_cap;     /* [pods] hot_threshold x GPUs of the pod */
+    uint32_t free_total;
+    Item *it;
+    uint32_t nit, capit;
+    uint32_t *pool;      /* block storage of the items */
+    size_t poolcap;
+    uint32_t *placed, nplaced;     /* movable placed items */
+    uint32_t *unplaced, nunplaced; /* queued items not placed */
+    uint32_t *bysize;              /* item ids sorted by size */
+    uint32_t *cand, candcap;       /* candidate block */
+    uint32_t *sel, *cnt, nsel;     /* chosen nodes and GPUs taken from each */
+    uint32_t *order;               /* scratch, max(nodes, pods) */
+    uint32_t *nodebuf;             /* scratch, max_node */
+    double e;                      /* tracked energy */
+};
+
+void wk_sci_defaults(WkSciParams *p)
+{
+    *p = (WkSciParams){
+        .j = {1.0, 0.5, 0.25, 0.0},
+        .h_load = 1.0,
+        .h_throttle = 4.0,
+        .h_hot = 0.25,
+        .hot_threshold = 0.9,
+        .c_wait = 1.0,
+        .c_node = 0.5,
+        .c_pod = 1.0,
+        .c_migrate = 1.0,
+        .migrate_cost_s = 600,
+        .tau_s = 3600,
+        .t0 = 1.0,
+        .alpha = 0.8,
+        .t_min = 0.01,
+        .moves = 2000,
+        .budget_us = 0,
+        .migrate = 0,
+        .local_rules = 0,
+        .cascade = {.proc_s = 20e-6, .lat_nvlink_s = 2e-6, .lat_fabric_s = 8e-6, .switch_s = 0.3e-6, .period_s = 0},
+    };
+}
+
+/* --- occupancy and the fragmentation / hot-spot terms --- */
+
+static double node_phi(const WkSciState *s, uint32_t nd)
+{
+    return s->node_used[nd] && s->node_free[nd] ? s->p.c_node : 0;
+}
+
+static double pod_phi(const WkSciState *s, uint32_t p)
+{
+    double e = s->pod_used[p] && s->pod_free[p] ? s->p.c_pod : 0;
+    double over = (double)s->pod_used[p] - s->hot_cap[p];
+    return over > 0 ? e + s->p.h_hot * over : e;
+}
+
+/* Free GPU g → used; returns the change of the occupancy terms. */
+static double take(WkSciState *s, uint32_t g)
+{
+    uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
+    double d = -node_phi(s, nd) - pod_phi(s, p);
+    s->gs[g] = WK_SCI_USED;
+    s->node_used[nd]++, s->node_free[nd]--, s->pod_used[p]++, s->pod_free[p]--, s->free_total--;
+    return d + node_phi(s, nd) + pod_phi(s, p);
+}
+
+static double give(WkSciState *s, uint32_t g)
+{
+    uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
+    double d = -node_phi(s, nd) - pod_phi(s, p);
+    s->gs[g] = WK_SCI_FREE;
+    s->node_used[nd]--, s->node_free[nd]++, s->pod_used[p]--, s->pod_free[p]++, s->free_total++;
+    return d + node_phi(s, nd) + pod_phi(s, p);
+}
+
+static double take_all(WkSciState *s, const uint32_t *b, uint32_t n)
+{
+    double d = 0;
+    for (uint32_t k = 0; k < n; k++)
+        d += take(s, b[k]);
+    return d;
+}
+
+static double give_all(WkSciState *s, const uint32_t *b, uint32_t n)
+{
+    double d = 0;
+    for (uint32_t k = 0; k < n; k++)
+        d += give(s, b[k]);
+    return d;
+}
+
+/* --- the per-job terms --- */
+
+/* Class between consecutive ranks a, b: local inside an NVLink domain, else
+ * the fabric class between a and b's node's GPU on a's rail (the per-rail
+ * rings of the performance model join the k-th GPUs of consecutive domains). */
+static int pair_class(const WkSciState *s, uint32_t a, uint32_t b)
+{
+    if (s->dom[a] == s->dom[b])
+        return WK_PATH_LOCAL;
+    const WkCluster *c = s->c;
+    uint32_t na = c->gpu_node[a], nb = c->gpu_node[b];
+    uint32_t szb = c->node_first_gpu[nb + 1] - c->node_first_gpu[nb];
+    uint32_t b2 = c->node_first_gpu[nb] + (a - c->node_first_gpu[na]) % szb;
+    return (int)wk_cluster_path_class(c, a, b2);
+}
+
+static int differs(const Item *it, const uint32_t *b)
+{
+    return it->real && memcmp(b, it->real, (size_t)it->n * sizeof *b) != 0;
+}
+
+/* E_j(B) = -rho C(B) - h_load n + h_throttle rho n (1 - c_min) + migration. */
+static double block_energy(const WkSciState *s, const Item *it, const uint32_t *b)
+{
+    const WkSciParams *p = &s->p;
+    double cpl = 0;
+    float cmin = s->c->clock[b[0]];
+    for (uint32_t r = 1; r < it->n; r++) {
+        cpl += p->j[pair_class(s, b[r - 1], b[r])];
+        if (s->c->clock[b[r]] < cmin)
+            cmin = s->c->clock[b[r]];
+    }
+    double n = it->n;
+    double e = -it->rho * cpl - p->h_load * n + p->h_throttle * it->rho * n * (1.0 - cmin);
+    if (differs(it, b))
+        e += p->c_migrate * n * p->migrate_cost_s / 3600.0;
+    return e;
+}
+
+int wk_sci_block_scope(const WkSciState *s, const uint32_t *gpus, uint32_t n)
+{
+    int w = WK_PATH_LOCAL;
+    for (uint32_t r = 1; r < n; r++) {
+        int k = pair_class(s, gpus[r - 1], gpus[r]);
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+double wk_sci_energy(const WkSciState *s)
+{
+    double e = 0;
+    for (uint32_t i = 0; i < s->nit; i++)
+        e += s->it[i].placed ? block_energy(s, &s->it[i], s->it[i].blk) : s->it[i].wait_term;
+    for (uint32_t nd = 0; nd < s->nodes; nd++)
+        e += node_phi(s, nd);
+    for (uint32_t p = 0; p < s->pods; p++)
+        e += pod_phi(s, p);
+    return e;
+}
+
+/* --- lists of placed (movable) and unplaced items --- */
+
+static void list_add(uint32_t *list, uint32_t *n, uint32_t *pos, uint32_t i)
+{
+    *pos = *n;
+    list[(*n)++] = i;
+}
+
+static void list_del(WkSciState *s, uint32_t *list, uint32_t *n, int placed, uint32_t i)
+{
+    uint32_t *pos = placed ? &s->it[i].plpos : &s->it[i].uppos;
+    uint32_t last = list[--*n];
+    list[*pos] = last;
+    if (placed)
+        s->it[last].plpos = *pos;
+    else
+        s->it[last].uppos = *pos;
+    *pos = NONE;
+}
+
+static int movable(const WkSciState *s, const Item *it)
+{
+    return !it->real || s->p.migrate;
+}
+
+/* Item i becomes placed / unplaced (lists only). */
+static void mark_placed(WkSciState *s, uint32_t i)
+{
+    Item *it = &s->it[i];
+    if (it->uppos != NONE)
+        list_del(s, s->unplaced, &s->nunplaced, 0, i);
+    if (movable(s, it) && it->plpos == NONE)
+        list_add(s->placed, &s->nplaced, &it->plpos, i);
+    it->placed = 1;
+}
+
+static void mark_unplaced(WkSciState *s, uint32_t i)
+{
+    Item *it = &s->it[i];
+    if (it->plpos != NONE)
+        list_del(s, s->placed, &s->nplaced, 1, i);
+    if (it->uppos == NONE)
+        list_add(s->unplaced, &s->nunplaced, &it->uppos, i);
+    it->placed = 0;
+}
+
+/* --- proposals: choose nodes and counts into sel/cnt, then emit a block --- */
+
+static void sel_add(WkSciState *s, uint32_t nd, uint32_t k)
+{
+    s->sel[s->nsel] = nd;
+    s->cnt[s->nsel++] = k;
+}
+
+/* Take up to need GPUs from pod p, nodes with the most free first (ties by
+ * id). Returns the GPUs taken. */
+static uint32_t take_pod(WkSciState *s, uint32_t p, uint32_t need, uint32_t skip)
+{
+    uint32_t k = 0;
+    for (uint32_t nd = s->pod_first[p]; nd < s->pod_first[p + 1]; nd++)
+        if (s->node_free[nd] && nd != skip)
+            s->order[k++] = nd;
+    for (uint32_t i = 1; i < k; i++) { /* insertion sort: pods hold tens of nodes */
+        uint32_t v = s->order[i], j = i;
+        while (j > 0 && (s->node_free[s->order[j - 1]] < s->node_free[v] ||
+                         (s->node_free[s->order[j - 1]] == s->node_free[v] && s->order[j - 1] > v))) {
+            s->order[j] = s->order[j - 1];
+            j--;
+        }
+        s->order[j] = v;
+    }
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < k && got < need; i++) {
+        uint32_t nd = s->order[i], t = s->node_free[nd] < need - got ? s->node_free[nd] : need - got;
+        sel_add(s, nd, t);
+        got += t;
+    }
+    return got;
+}
+
+/* Pods by free GPUs, most first, each filled by take_pod. */
+static void take_pods_desc(WkSciState *s, uint32_t need)
+{
+    uint32_t k = 0;
+    uint32_t *po = s->order + s->nodes; /* take_pod sorts nodes in the first part */
+    for (uint32_t p = 0; p < s->pods; p++)
+        if (s->pod_free[p])
+            po[k++] = p;
+    for (uint32_t i = 1; i < k; i++) {
+        uint32_t v = po[i], j = i;
+        while (j > 0 && (s->pod_free[po[j - 1]] < s->pod_free[v] ||
+                         (s->pod_free[po[j - 1]] == s->pod_free[v] && po[j - 1] > v))) {
+            po[j] = po[j - 1];
+            j--;
+        }
+        po[j] = v;
+    }
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < k && got < need; i++)
+        got += take_pod(s, po[i], need - got, NONE);
+}
+
+/* Pack: the best-fitting node; else the best-fitting pod; else pods by free
+ * GPUs, most first. */
+static void prop_pack(WkSciState *s, uint32_t n)
+{
+    uint32_t best = NONE, bestf = UINT32_MAX;
+    if (n <= s->max_node)
+        for (uint32_t nd = 0; nd < s->nodes; nd++)
+            if (s->node_free[nd] >= n && s->node_free[nd] < bestf)
+                best = nd, bestf = s->node_free[nd];
+    if (best != NONE) {
+        sel_add(s, best, n);
+        return;
+    }
+    bestf = UINT32_MAX;
+    for (uint32_t p = 0; p < s->pods; p++)
+        if (s->pod_free[p] >= n && s->pod_free[p] < bestf)
+            best = p, bestf = s->pod_free[p];
+    if (best != NONE)
+        take_pod(s, best, n, NONE);
+    else
+        take_pods_desc(s, n);
+}
+
+/* A random pod that can hold the job (a random node in it when one node can),
+ * else pods in turn from a random one. */
+static void prop_pod(WkSciState *s, WkRng *rng, uint32_t n)
+{
+    uint32_t pick = NONE, seen = 0;
+    for (uint32_t p = 0; p < s->pods; p++)
+        if (s->pod_free[p] >= n && wk_rng_uint(rng, ++seen) == 0)
+            pick = p;
+    if (pick == NONE) {
+        uint32_t p0 = (uint32_t)wk_rng_uint(rng, s->pods), got = 0;
+        for (uint32_t i = 0; i < s->pods && got < n; i++)
+            got += take_pod(s, (p0 + i) % s->pods, n - got, NONE);
+        return;
+    }
+    uint32_t nd_pick = NONE;
+    seen = 0;
+    if (n <= s->max_node)
+        for (uint32_t nd = s->pod_first[pick]; nd < s->pod_first[pick + 1]; nd++)
+            if (s->node_free[nd] >= n && wk_rng_uint(rng, ++seen) == 0)
+                nd_pick = nd;
+    if (nd_pick != NONE)
+        sel_add(s, nd_pick, n);
+    else
+        take_pod(s, pick, n, NONE);
+}
+
+/* A random node that can hold the job, else first fit from a random node. */
+static void prop_node(WkSciState *s, WkRng *rng, uint32_t n)
+{
+    uint32_t pick = NONE, seen = 0;
+    if (n <= s->max_node)
+        for (uint32_t nd = 0; nd < s->nodes; nd++)
+            if (s->node_free[nd] >= n && wk_rng_uint(rng, ++seen) == 0)
+                pick = nd;
+    if (pick != NONE) {
+        sel_add(s, pick, n);
+        return;
+    }
+    uint32_t nd0 = (uint32_t)wk_rng_uint(rng, s->nodes), got = 0;
+    for (uint32_t i = 0; i < s->nodes && got < n; i++) {
+        uint32_t nd = (nd0 + i) % s->nodes, t = s->node_free[nd] < n - got ? s->node_free[nd] : n - got;
+        if (t)
+            sel_add(s, nd, t);
+        got += t;
+    }
+}
+
+/* Local rules: grow from a random node with free GPUs through its pod, then
+ * pods at increasing distance — no cluster-wide search. */
+static void prop_grow(WkSciState *s, WkRng *rng, uint32_t n)
+{
+    uint32_t seed = NONE, seen = 0;
+    for (uint32_t nd = 0; nd < s->nodes; nd++)
+        if (s->node_free[nd] && wk_rng_uint(rng, ++seen) == 0)
+            seed = nd;
+    uint32_t t = s->node_free[seed] < n ? s->node_free[seed] : n, p0 = s->c->node_pod[seed];
+    sel_add(s, seed, t);
+    uint32_t got = t + take_pod(s, p0, n - t, seed);
+    for (uint32_t d = 1; got < n && d < s->pods; d++) {
+        if (p0 + d < s->pods)
+            got += take_pod(s, p0 + d, n - got, NONE);
+        if (got < n && p0 >= d)
+            got += take_pod(s, p0 - d, n - got, NONE);
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Emit the chosen nodes' GPUs into cand in ascending GPU order (the rank
+ * order); inside a node the fastest free GPUs (highest clock, then lowest id). */
+static void emit(WkSciState *s)
+{
+    const WkCluster *c = s->c;
+    /* sort sel by node id, carrying cnt */
+    for (uint32_t i = 1; i < s->nsel; i++) {
+        uint32_t v = s->sel[i], w = s->cnt[i], j = i;
+        while (j > 0 && s->sel[j - 1] > v) {
+            s->sel[j] = s->sel[j - 1], s->cnt[j] = s->cnt[j - 1];
+            j--;
+        }
+        s->sel[j] = v, s->cnt[j] = w;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->nsel; i++) {
+        uint32_t nd = s->sel[i], m = 0, slow = 0;
+        for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
+            if (s->gs[g] == WK_SCI_FREE) {
+                s->nodebuf[m++] = g;
+                slow |= c->clock[g] < 1.0f;
+            }
+        uint32_t want = s->cnt[i];
+        if (slow && want < m) {
+            for (uint32_t a = 0; a < want; a++) { /* selection: fastest first, stable */
+                uint32_t b = a;
+                for (uint32_t x = a + 1; x < m; x++)
+                    if (c->clock[s->nodebuf[x]] > c->clock[s->nodebuf[b]])
+                        b = x;
+                uint32_t v = s->nodebuf[b];
+                memmove(s->nodebuf + a + 1, s->nodebuf + a, (size_t)(b - a) * sizeof v);
+                s->nodebuf[a] = v;
+            }
+            qsort(s->nodebuf, want, sizeof *s->nodebuf, cmp_u32);
+        }
+        memcpy(s->cand + k, s->nodebuf, (size_t)want * sizeof *s->cand);
+        k += want;
+    }
+}
+
+enum { PROP_PACK, PROP_POD, PROP_NODE, PROP_GROW };
+
+/* A candidate block of n GPUs from the free pool into cand. */
+static int propose(WkSciState *s, WkRng *rng, int how, uint32_t n)
+{
+    if (n > s->free_total || n == 0)
+        return WK_E_RANGE;
+    s->nsel = 0;
+    switch (how) {
+    case PROP_PACK: prop_pack(s, n); break;
+    case PROP_POD: prop_pod(s, rng, n); break;
+    case PROP_NODE: prop_node(s, rng, n); break;
+    default: prop_grow(s, rng, n); break;
+    }
+    emit(s);
+    return 0;
+}
+
+static int random_how(const WkSciState *s, WkRng *rng)
+{
+    return s->p.local_rules ? PROP_GROW : (int)wk_rng_uint(rng, 3);
+}
+
+/* --- state lifecycle --- */
+
+void wk_sci_state_free(WkSciState *s)
+{
+    if (!s)
+        return;
+    free(s->dom);
+    free(s->pod_first);
+    free(s->gs);
+    free(s->node_used);
+    free(s->node_free);
+    free(s->pod_used);
+    free(s->pod_free);
+    free(s->hot_cap);
+    free(s->it);
+    free(s->pool);
+    free(s->placed);
+    free(s->unplaced);
+    free(s->bysize);
+    free(s->cand);
+    free(s->sel);
+    free(s->cnt);
+    free(s->order);
+    free(s->nodebuf);
+    free(s);
+}
+
+void wk_sci_state_params(WkSciState *s, const WkSciParams *p)
+{
+    s->p = *p;
+    for (uint32_t q = 0; q < s->pods; q++) {
+        uint32_t gpus = s->c->node_first_gpu[s->pod_first[q + 1]] - s->c->node_first_gpu[s->pod_first[q]];
+        s->hot_cap[q] = p->hot_threshold * gpus;
+    }
+}
+
+int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p, WkError *err)
+{
+    WkSciState *s = calloc(1, sizeof *s);
+    if (!s)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+    s->c = c;
+    s->G = c->gpus, s->nodes = c->nodes, s->pods = c->pods;
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        uint32_t sz = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
+        if (sz > s->max_node)
+            s->max_node = sz;
+    }
+    s->dom = malloc((size_t)s->G * sizeof *s->dom);
+    s->pod_first = calloc((size_t)s->pods + 1, sizeof *s->pod_first);
+    s->gs = malloc(s->G);
+    s->node_used = malloc((size_t)s->nodes * sizeof *s->node_used);
+    s->node_free = malloc((size_t)s->nodes * sizeof *s->node_free);
+    s->pod_used = malloc((size_t)s->pods * sizeof *s->pod_used);
+    s->pod_free = malloc((size_t)s->pods * sizeof *s->pod_free);
+    s->hot_cap = malloc((size_t)s->pods * sizeof *s->hot_cap);
+    s->sel = malloc((size_t)s->nodes * sizeof *s->sel);
+    s->cnt = malloc((size_t)s->nodes * sizeof *s->cnt);
+    s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
+    s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
+    if (!s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
+        !s->hot_cap || !s->sel || !s->cnt || !s->order || !s->nodebuf) {
+        wk_sci_state_free(s);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+    }
+    for (uint32_t g = 0; g < s->G; g++)
+        s->dom[g] = wk_cluster_nvlink_domain(c, g);
+    /* pods are runs of consecutive nodes (a group starts a new pod) */
+    for (uint32_t nd = 0; nd < s->nodes; nd++)
+        s->pod_first[c->node_pod[nd] + 1] = nd + 1;
+    for (uint32_t q = 0; q < s->pods; q++)
+        if (s->pod_first[q + 1] < s->pod_first[q])
+            s->pod_first[q + 1] = s->pod_first[q];
+    wk_sci_state_params(s, p);
+    *out = s;
+    return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err)
+{
+    size_t need = 0;
+    uint32_t maxn = 1;
+    for (uint32_t i = 0; i < njobs; i++) {
+        need += jobs[i].gpus;
+        if (jobs[i].gpus > maxn)
+            maxn = jobs[i].gpus;
+    }
+    if (njobs > s->capit) {
+        Item *ni = realloc(s->it, (size_t)njobs * sizeof *ni);
+        uint32_t *a = ni ? realloc(s->placed, (size_t)njobs * sizeof *a) : NULL;
+        if (a)
+            s->placed = a;
+        uint32_t *b = a ? realloc(s->unplaced, (size_t)njobs * sizeof *b) : NULL;
+        if (b)
+            s->unplaced = b;
+        uint32_t *c = b ? realloc(s->bysize, (size_t)njobs * sizeof *c) : NULL;
+        if (c)
+            s->bysize = c;
+        if (ni)
+            s->it = ni;
+        if (!c)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+        s->capit = njobs;
+    }
+    if (need > s->poolcap) {
+        uint32_t *np = realloc(s->pool, need * sizeof *np);
+        if (!np)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+        s->pool = np, s->poolcap = need;
+    }
+    if (maxn > s->candcap) {
+        uint32_t *nc = realloc(s->cand, (size_t)maxn * sizeof *nc);
+        if (!nc)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+        s->cand = nc, s->candcap = maxn;
+    }
+    memcpy(s->gs, gpu, s->G);
+    memset(s->node_used, 0, (size_t)s->nodes * sizeof *s->node_used);
+    memset(s->node_free, 0, (size_t)s->nodes * sizeof *s->node_free);
+    memset(s->pod_used, 0, (size_t)s->pods * sizeof *s->pod_used);
+    memset(s->pod_free, 0, (size_t)s->pods * sizeof *s->pod_free);
+    s->free_total = 0;
+    for (uint32_t g = 0; g < s->G; g++) {
+        uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
+        if (gpu[g] == WK_SCI_FREE)
+            s->node_free[nd]++, s->pod_free[p]++, s->free_total++;
+        else if (gpu[g] == WK_SCI_USED)
+            s->node_used[nd]++, s->pod_used[p]++;
+    }
+    s->nit = njobs, s->nplaced = 0, s->nunplaced = 0;
+    uint64_t *keys = malloc((njobs ? njobs : 1) * sizeof *keys);
+    if (!keys)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+    size_t off = 0;
+    for (uint32_t i = 0; i < njobs; i++) {
+        Item *it = &s->it[i];
+        *it = (Item){.n = jobs[i].gpus, .rho = jobs[i].rho, .real = jobs[i].real, .blk = s->pool + off,
+                     .plpos = NONE, .uppos = NONE,
+                     .wait_term = s->p.c_wait * jobs[i].gpus * jobs[i].wait_s / 3600.0};
+        off += it->n;
+        keys[i] = ((uint64_t)it->n << 32) | i;
+        if (it->real) {
+            for (uint32_t k = 0; k < it->n; k++)
+                if (it->real[k] >= s->G || gpu[it->real[k]] != WK_SCI_USED) {
+                    free(keys);
+                    return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "sci: job %u placed on GPU %u that is not in use",
+                                        i, it->real[k]);
+                }
+            memcpy(it->blk, it->real, (size_t)it->n * sizeof *it->blk);
+            it->e = block_energy(s, it, it->blk);
+            mark_placed(s, i);
+        } else {
+            mark_unplaced(s, i);
+        }
+    }
+    qsort(keys, njobs, sizeof *keys, cmp_size);
+    for (uint32_t a = 0, b; a < njobs; a = b) {
+        for (b = a; b < njobs && keys[b] >> 32 == keys[a] >> 32; b++)
+            ;
+        for (uint32_t k = a; k < b; k++) {
+            uint32_t i = (uint32_t)keys[k];
+            s->bysize[k] = i;
+            s->it[i].size_lo = a, s->it[i].size_hi = b;
+        }
+    }
+    free(keys);
+    s->e = wk_sci_energy(s);
+    return 0;
+}
+
+int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus)
+{
+    Item *it = &s->it[i];
+    if (!gpus && it->real)
+        return WK_E_INVAL;
+    if (it->placed) {
+        give_all(s, it->blk, it->n);
+        mark_unplaced(s, i);
+    }
+    if (gpus) {
+        for (uint32_t k = 0; k < it->n; k++) {
+            if (gpus[k] >= s->G || s->gs[gpus[k]] != WK_SCI_FREE) {
+                give_all(s, gpus, k);
+                if (it->real) { /* back where it was */
+                    take_all(s, it->blk, it->n);
+                    mark_placed(s, i);
+                }
+                s->e = wk_sci_energy(s);
+                return WK_E_INVAL;
+            }
+            take(s, gpus[k]);
+        }
+        memcpy(it->blk, gpus, (size_t)it->n * sizeof *gpus);
+        it->moved = (uint8_t)differs(it, it->blk);
+        it->e = block_energy(s, it, it->blk);
+        mark_placed(s, i);
+    }
+    s->e = wk_sci_energy(s);
+    return 0;
+}
+
+int wk_sci_pin(WkSciState *s, uint32_t i)
+{
+    Item *it = &s->it[i];
+    if (it->placed)
+        return 0;
+    if (propose(s, NULL, PROP_PACK, it->n) < 0)
+        return WK_E_RANGE;
+    double d = take_all(s, s->cand, it->n);
+    memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
+    it->e = block_energy(s, it, it->blk);
+    it->pinned = 1;
+    mark_placed(s, i);
+    s->e += it->e - it->wait_term + d;
+    return 0;
+}
+
+const uint32_t *wk_sci_block(const WkSciState *s, uint32_t i)
+{
+    return s->it[i].placed ? s->it[i].blk : NULL;
+}
+
+int wk_sci_moved(const WkSciState *s, uint32_t i)
+{
+    return s->it[i].placed && s->it[i].moved;
+}
+
+/* --- moves --- */
+
+static int metropolis(WkRng *rng, double de, double t)
+{
+    return de <= 0 || wk_rng_uniform(rng) < exp(-de / t);
+}
+
+static int move_place(WkSciState *s, WkRng *rng, uint32_t i, double t)
+{
+    Item *it = &s->it[i];
+    if (propose(s, rng, random_how(s, rng), it->n) < 0)
+        return 0;
+    double d = take_all(s, s->cand, it->n);
+    double e = block_energy(s, it, s->cand), de = e - it->wait_term + d;
+    if (!metropolis(rng, de, t)) {
+        give_all(s, s->cand, it->n);
+        return 0;
+    }
+    memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
+    it->e = e;
+    it->moved = (uint8_t)differs(it, it->blk);
+    mark_placed(s, i);
+    s->e += de;
+    return 1;
+}
+
+static int move_unplace(WkSciState *s, WkRng *rng, uint32_t i, double t)
+{
+    Item *it = &s->it[i];
+    double d = give_all(s, it->blk, it->n), de = it->wait_term - it->e + d;
+    if (!metropolis(rng, de, t)) {
+        take_all(s, it->blk, it->n);
+        return 0;
+    }
+    mark_unplaced(s, i);
+    s->e += de;
+    return 1;
+}
+
+static int move_block(WkSciState *s, WkRng *rng, uint32_t i, double t)
+{
+    Item *it = &s->it[i];
+    double d = give_all(s, it->blk, it->n);
+    if (propose(s, rng, random_how(s, rng), it->n) < 0) {
+        take_all(s, it->blk, it->n);
+        return 0;
+    }
+    d += take_all(s, s->cand, it->n);
+    double e = block_energy(s, it, s->cand), de = e - it->e + d;
+    if (!metropolis(rng, de, t)) {
+        give_all(s, s->cand, it->n);
+        take_all(s, it->blk, it->n);
+        return 0;
+    }
+    memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
+    it->e = e;
+    it->moved = (uint8_t)differs(it, it->blk);
+    s->e += de;
+    return 1;
+}
+
+/* Swap the blocks of i and a placed movable job of the same size (ranks keep
+ * the block's order). Occupancy does not change, so only the job terms do. */
+static int move_swap(WkSciState *s, WkRng *rng, uint32_t i, double t)
+{
+    Item *a = &s->it[i];
+    uint32_t span = a->size_hi - a->size_lo, k = NONE;
+    for (int tries = 0; span > 1 && tries < 4 && k == NONE; tries++) {
+        uint32_t c = s->bysize[a->size_lo + wk_rng_uint(rng, span)];
+        if (c != i && s->it[c].plpos != NONE)
+            k = c;
+    }
+    if (k == NONE)
+        return move_block(s, rng, i, t);
+    Item *b = &s->it[k];
+    double ea = block_energy(s, a, b->blk), eb = block_energy(s, b, a->blk);
+    double de = ea + eb - a->e - b->e;
+    if (!metropolis(rng, de, t))
+        return 0;
+    uint32_t *tmp = a->blk;
+    a->blk = b->blk, b->blk = tmp;
+    a->e = ea, b->e = eb;
+    a->moved = (uint8_t)differs(a, a->blk);
+    b->moved = (uint8_t)differs(b, b->blk);
+    s->e += de;
+    return 1;
+}
+
+static int one_move(WkSciState *s, WkRng *rng, double t)
+{
+    if (s->nunplaced && (!s->nplaced || wk_rng_uniform(rng) < 0.5))
+        return move_place(s, rng, s->unplaced[wk_rng_uint(rng, s->nunplaced)], t);
+    if (!s->nplaced)
+        return 0;
+    uint32_t i = s->placed[wk_rng_uint(rng, s->nplaced)];
+    double u = wk_rng_uniform(rng);
+    if (u < 0.2 && !s->it[i].real && !s->it[i].pinned)
+        return move_unplace(s, rng, i, t);
+    if (u < 0.6)
+        return move_block(s, rng, i, t);
+    return move_swap(s, rng, i, t);
+}
+
+static double cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+int wk_sci_anneal(WkSciState *s, WkRng *rng, WkSciAnnealStats *st)
+{
+    const WkSciParams *p = &s->p;
+    *st = (WkSciAnnealStats){.e_before = s->e, .e_after = s->e};
+    uint32_t active = s->nunplaced + s->nplaced;
+    if (!active || !p->moves)
+        return 0;
+    /* S sweeps of L moves at T = t0 alpha^k, k < S, with t0 alpha^(S-1) >= t_min */
+    uint32_t sweeps = 1;
+    if (p->t0 > p->t_min)
+        sweeps = (uint32_t)floor(log(p->t_min / p->t0) / log(p->alpha)) + 1;
+    uint32_t len = p->moves / sweeps;
+    if (len > active)
+        len = active;
+    if (len < 1)
+        len = 1;
+    uint64_t total = (uint64_t)sweeps * len;
+    if (total > p->moves)
+        total = p->moves;
+    double t = p->t0, start = p->budget_us > 0 ? cpu_us() : 0;
+    for (uint64_t k = 0; k < total; k++) {
+        if (k && k % len == 0)
+            t *= p->alpha;
+        if (p->budget_us > 0 && (k & 31) == 31 && cpu_us() - start > (double)p->budget_us)
+            break;
+        st->accepted += (uint32_t)one_move(s, rng, t);
+        st->moves++;
+    }
+    st->e_after = s->e;
+    return 0;
+}
+
+/* ====================== the cascade model ====================== */
+
+static double rounds(uint32_t f)
+{
+    return f <= 1 ? 0 : ceil(log2((double)f));
+}
+
+int wk_sci_cascade(const WkCluster *c, const WkSciCascadeParams *p, WkSciCascade *out, WkError *err)
+{
+    const double v[] = {p->proc_s, p->lat_nvlink_s, p->lat_fabric_s, p->switch_s, p->period_s};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!(v[i] >= 0) || !isfinite(v[i]))
+            return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "sci: cascade times must be finite and >= 0");
+    memset(out, 0, sizeof *out);
+    /* from GPU 0: its domain, the domains whose rail-0 NIC shares its leaf,
+     * the domains of its pod, the pods */
+    uint32_t pod0 = c->node_pod[0], in_leaf = 0, last = UINT32_MAX, nd_end = 0;
+    for (uint32_t nd = 0; nd < c->nodes && c->node_pod[nd] == pod0; nd++) {
+        nd_end = nd + 1;
+        uint32_t g = c->node_first_gpu[nd];
+        if (wk_cluster_path_class(c, 0, g) > WK_PATH_LEAF)
+            continue;
+        for (uint32_t h = g; h < c->node_first_gpu[nd + 1]; h++) {
+            uint32_t d = wk_cluster_nvlink_domain(c, h);
+            if (d != last)
+                in_leaf++, last = d;
+        }
+    }
+    uint32_t in_pod = wk_cluster_nvlink_domain(c, c->node_first_gpu[nd_end] - 1) - wk_cluster_nvlink_domain(c, 0) + 1;
+    out->fan[0] = c->groups[0].nvlink_gpus;
+    out->fan[1] = in_leaf ? in_leaf : 1;
+    out->fan[2] = (in_pod + out->fan[1] - 1) / out->fan[1];
+    out->fan[3] = c->pods;
+    int tiers = c->fabric.spec.kind == WK_FABRIC_NONE ? 0 : c->fabric.spec.tiers;
+    double wait = p->period_s / 2, sw = p->switch_s;
+    double hop_nv = p->proc_s + p->lat_nvlink_s + wait;
+    double hop_leaf = p->proc_s + p->lat_fabric_s + wait;
+    double hop_pod = hop_leaf + (tiers ? 2 * sw : 0);
+    double hop_x = hop_leaf + (tiers == 3 ? 4 * sw : tiers ? 2 * sw : 0);
+    out->nvlink_s = rounds(out->fan[0]) * hop_nv;
+    out->leaf_s = out->nvlink_s + rounds(out->fan[1]) * hop_leaf;
+    out->pod_s = out->leaf_s + rounds(out->fan[2]) * hop_pod;
+    out->cluster_s = out->pod_s + rounds(out->fan[3]) * hop_x;
+    return 0;
+}
+
+/* ====================== the policy ====================== */
+
+typedef struct {
+    WkSciParams p;
+    WkRng *rng;
+    WkSciState *st;
+    uint32_t *q;          /* queue in order; q[0] is the head */
+    size_t nq, capq;
+    uint32_t *run;        /* jobs sci started that may still run */
+    size_t nrun, caprun;
+    WkTime *since;        /* [job] when it (re)entered the queue */
+    size_t capj;
+    uint8_t *gstate;      /* [gpus] scratch for the state load */
+    WkSciJob *jobs;       /* per call */
+    uint32_t *jid;        /* [item] job id */
+    uint8_t *stop;        /* [item] preempted for a migration in this round */
+    size_t capjobs, capjid, capstop;
+    uint32_t *place;      /* fallback placement */
+    uint32_t place_cap;
+    WkSciStats stats;
+} Sci;
+
+/* a, grown to hold want elements (capacity doubled); NULL when out of
+ * memory (a is then still valid and *cap unchanged). */
+static void *grow(void *a, size_t *cap, size_t want, size_t elem)
+{
+    if (want <= *cap)
+        return a;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < want)
+        nc *= 2;
+    void *n = realloc(a, nc * elem);
+    if (n)
+        *cap = nc;
+    return n;
+}
+
+static int nomem(WkError *err)
+{
+    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+}
+
+static int dur_s(const WkNode *m, const char *key, double *out, WkError *err)
+{
+    WkTime t = (WkTime)llround(*out * 1e9);
+    int rc = wk_node_duration(m, key, 0, 0, 365 * WK_NS_PER_DAY, &t, err);
+    if (rc == 0)
+        *out = wk_time_to_s(t);
+    return rc;
+}
+
+static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
+{
+    static const char *const known[] = {
+        WK_SCHED_COMMON_KEYS, "j_nvlink", "j_leaf", "j_pod", "j_cross_pod", "h_load", "h_throttle", "h_hot",
+        "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "migrate_weight", "remaining_scale", "t0",
+        "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
+        "hop_switch", "gossip_period", NULL};
+    /* the perf model's message latencies are the cascade's defaults */
+    const WkNode *root = m;
+    while (root->parent)
+        root = root->parent;
+    const WkNode *perf = wk_node_get(root, "perf");
+    int64_t moves = p->moves, budget = p->budget_us;
+    int rc;
+    if (perf && perf->type == WK_NODE_MAP &&
+        ((rc = dur_s(perf, "latency_intra", &p->cascade.lat_nvlink_s, err)) < 0 ||
+         (rc = dur_s(perf, "latency_inter", &p->cascade.lat_fabric_s, err)) < 0))
+        return rc;
+    if ((rc = wk_node_expect_keys(m, known, err)) < 0 ||
+        (rc = wk_node_double(m, "j_nvlink", 0, -1e6, 1e6, &p->j[WK_PATH_LOCAL], err)) < 0 ||
+        (rc = wk_node_double(m, "j_leaf", 0, -1e6, 1e6, &p->j[WK_PATH_LEAF], err)) < 0 ||
+        (rc = wk_node_double(m, "j_pod", 0, -1e6, 1e6, &p->j[WK_PATH_POD], err)) < 0 ||
+        (rc = wk_node_double(m, "j_cross_pod", 0, -1e6, 1e6, &p->j[WK_PATH_CROSS_POD], err)) < 0 ||
+        (rc = wk_node_double(m, "h_load", 0, 0, 1e6, &p->h_load, err)) < 0 ||
+        (rc = wk_node_double(m, "h_throttle", 0, 0, 1e6, &p->h_throttle, err)) < 0 ||
+        (rc = wk_node_double(m, "h_hot", 0, 0, 1e6, &p->h_hot, err)) < 0 ||
+        (rc = wk_node_double(m, "hot_threshold", 0, 0, 1, &p->hot_threshold, err)) < 0 ||
+        (rc = wk_node_double(m, "wait", 0, 0, 1e6, &p->c_wait, err)) < 0 ||
+        (rc = wk_node_double(m, "frag_node", 0, 0, 1e6, &p->c_node, err)) < 0 ||
+        (rc = wk_node_double(m, "frag_pod", 0, 0, 1e6, &p->c_pod, err)) < 0 ||
+        (rc = wk_node_bool(m, "migrate", 0, &p->migrate, err)) < 0 ||
+        (rc = wk_node_double(m, "migrate_weight", 0, 0, 1e6, &p->c_migrate, err)) < 0 ||
+        (rc = dur_s(m, "preemption_cost", &p->migrate_cost_s, err)) < 0 ||
+        (rc = dur_s(m, "remaining_scale", &p->tau_s, err)) < 0 ||
+        (rc = wk_node_double(m, "t0", 0, 1e-9, 1e9, &p->t0, err)) < 0 ||
+        (rc = wk_node_double(m, "alpha", 0, 1e-6, 0.999999, &p->alpha, err)) < 0 ||
+        (rc = wk_node_double(m, "t_min", 0, 1e-12, 1e9, &p->t_min, err)) < 0 ||
+        (rc = wk_node_int(m, "moves", 0, 0, 100000000, &moves, err)) < 0 ||
+        (rc = wk_node_int(m, "budget_us", 0, 0, INT64_C(1000000000), &budget, err)) < 0 ||
+        (rc = wk_node_bool(m, "local_rules", 0, &p->local_rules, err)) < 0 ||
+        (rc = dur_s(m, "msg_proc", &p->cascade.proc_s, err)) < 0 ||
+        (rc = dur_s(m, "latency_nvlink", &p->cascade.lat_nvlink_s, err)) < 0 ||
+        (rc = dur_s(m, "latency_fabric", &p->cascade.lat_fabric_s, err)) < 0 ||
+        (rc = dur_s(m, "hop_switch", &p->cascade.switch_s, err)) < 0 ||
+        (rc = dur_s(m, "gossip_period", &p->cascade.period_s, err)) < 0)
+        return rc;
+    p->moves = (uint32_t)moves;
+    p->budget_us = budget;
+    return 0;
+}
+
+static void fini(void *priv)
+{
+    Sci *s = priv;
+    wk_rng_free(s->rng);
+    wk_sci_state_free(s->st);
+    free(s->q);
+    free(s->run);
+    free(s->since);
+    free(s->gstate);
+    free(s->jobs);
+    free(s->jid);
+    free(s->stop);
+    free(s->place);
+    memset(s, 0, sizeof *s);
+}
+
+static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
+{
+    Sci *s = priv;
+    const WkCluster *c = wk_sched_cluster(ctx);
+    wk_sci_defaults(&s->p);
+    int rc = params ? read_params(&s->p, params, err) : 0;
+    if (rc < 0)
+        return rc;
+    if ((rc = wk_sci_cascade(c, &s->p.cascade, &s->stats.cascade, err)) < 0 ||
+        (rc = wk_rng_new(&s->rng, wk_sched_seed(ctx), "sched.sci", err)) < 0 ||
+        (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)
+        goto fail;
+    if (!(s->gstate = malloc(c->gpus))) {
+        rc = nomem(err);
+        goto fail;
+    }
+    return 0;
+fail:
+    fini(s); /* the framework calls fini only after a successful init */
+    return rc;
+}
+
+static int track_running(Sci *s, uint32_t job)
+{
+    uint32_t *r = grow(s->run, &s->caprun, s->nrun + 1, sizeof *r);
+    if (!r)
+        return WK_E_NOMEM;
+    s->run = r;
+    s->run[s->nrun++] = job;
+    return 0;
+}
+
+/* Start the queue head while it fits (the scenario's `placement`): the
+ * baseline guarantee when the annealer left it (never, by construction). */
+static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
+{
+    while (s->nq) {
+        uint32_t job = s->q[0], n = wk_sched_job_gpus(ctx, job);
+        if (n > wk_sched_free_gpus(ctx))
+            return 0;
+        if (n > s->place_cap) {
+            uint32_t *np = realloc(s->place, (size_t)n * sizeof *np);
+            if (!np)
+                return nomem(err);
+            s->place = np, s->place_cap = n;
+        }
+        if (wk_sched_place(ctx, n, s->place) < 0)
+            return 0;
+        int rc = wk_sched_start(ctx, job, s->place, n, err);
+        if (rc < 0)
+            return rc;
+        if (track_running(s, job) < 0)
+            return nomem(err);
+        memmove(s->q, s->q + 1, (s->nq - 1) * sizeof *s->q);
+        s->nq--;
+        s->stats.safety_starts++;
+        s->stats.starts++;
+    }
+    return 0;
+}
+
+static double rho_of(const Sci *s, const WkSchedCtx *ctx, uint32_t job)
+{
+    double rem = wk_sched_job_remaining_s(ctx, job);
+    if (!isfinite(rem) || s->p.tau_s <= 0)
+        return 1;
+    return rem <= 0 ? 0 : rem / (rem + s->p.tau_s);
+}
+
+static double scope_latency(const WkSciCascade *c, int cls)
+{
+    return cls == WK_PATH_LOCAL ? c->nvlink_s : cls == WK_PATH_LEAF ? c->leaf_s : cls == WK_PATH_POD ? c->pod_s
+                                                                                                     : c->cluster_s;
+}
+
+static int enqueue(Sci *s, WkSchedCtx *ctx, uint32_t job, int front);
+
+/* 1 when every GPU of b is free now. */
+static int all_free(const WkSchedCtx *ctx, const uint32_t *b, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!wk_sched_gpu_is_free(ctx, b[k]))
+            return 0;
+    return 1;
+}
+
+/* Apply the annealed configuration: stop the jobs that move, then start
+ * every job placed in it that is not running there. A job the framework will
+ * not stop (hit by a failure, not yet detected: the API cannot tell) stays
+ * put, and a start whose GPUs it still holds is skipped; a migrated job that
+ * cannot start goes back to the queue's front. */
+static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
+{
+    int rc;
+    for (uint32_t i = 0; i < nit; i++) {
+        s->stop[i] = 0;
+        if (s->jobs[i].real && wk_sci_moved(s->st, i)) {
+            WkError local;
+            wk_error_clear(&local);
+            if (wk_sched_preempt(ctx, s->jid[i], &local) == 0) {
+                s->stop[i] = 1;
+                s->stats.migrations++;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < nit; i++) {
+        const uint32_t *b = wk_sci_block(s->st, i);
+        uint32_t n = s->jobs[i].gpus;
+        if (!b || (s->jobs[i].real && !s->stop[i]))
+            continue;
+        if (!all_free(ctx, b, n)) {
+            if (s->stop[i] && (rc = enqueue(s, ctx, s->jid[i], 1)) < 0)
+                return nomem(err);
+            continue;
+        }
+        if ((rc = wk_sched_start(ctx, s->jid[i], b, n, err)) < 0)
+            return rc;
+        if (!s->jobs[i].real && track_running(s, s->jid[i]) < 0)
+            return nomem(err);
+        s->stats.starts++;
+        if (s->p.local_rules) {
+            double l = scope_latency(&s->stats.cascade, wk_sci_block_scope(s->st, b, n));
+            s->stats.latency_sum_s += l;
+            s->stats.latency_n++;
+            if (l > s->stats.latency_max_s)
+                s->stats.latency_max_s = l;
+        }
+    }
+    size_t k = 0; /* drop started jobs from the queue, keeping its order */
+    for (size_t i = 0; i < s->nq; i++)
+        if (!wk_sched_job_running(ctx, s->q[i]))
+            s->q[k++] = s->q[i];
+    s->nq = k;
+    return 0;
+}
+
+/* One scheduling round. mig: running jobs may move (tick, incident). */
+static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
+{
+    const WkCluster *c = wk_sched_cluster(ctx);
+    s->stats.invocations++;
+    if (s->nq > s->stats.max_queue)
+        s->stats.max_queue = s->nq;
+    size_t k = 0; /* forget jobs that ended */
+    for (size_t i = 0; i < s->nrun; i++)
+        if (wk_sched_job_running(ctx, s->run[i]))
+            s->run[k++] = s->run[i];
+    s->nrun = k;
+    mig = mig && s->p.migrate && s->nrun;
+    uint32_t free_gpus = wk_sched_free_gpus(ctx);
+    uint32_t fits = 0;
+    for (size_t i = 0; i < s->nq; i++)
+        fits += wk_sched_job_gpus(ctx, s->q[i]) <= free_gpus;
+    if (!fits && !mig)
+        return 0;
+    size_t nit = fits + (mig ? s->nrun : 0);
+    WkSciJob *jb = grow(s->jobs, &s->capjobs, nit, sizeof *jb);
+    if (!jb)
+        return nomem(err);
+    s->jobs = jb;
+    uint32_t *ji = grow(s->jid, &s->capjid, nit, sizeof *ji);
+    if (!ji)
+        return nomem(err);
+    s->jid = ji;
+    uint8_t *sp = grow(s->stop, &s->capstop, nit, sizeof *sp);
+    if (!sp)
+        return nomem(err);
+    s->stop = sp;
+    for (uint32_t g = 0; g < c->gpus; g++)
+        s->gstate[g] = wk_sched_gpu_is_free(ctx, g) ? WK_SCI_FREE
+                       : wk_sched_gpu_health(ctx, g) == WK_GPU_DOWN ? WK_SCI_DOWN
+                                                                    : WK_SCI_USED;
+    WkTime now = wk_sched_now(ctx);
+    uint32_t n = 0;
+    for (size_t i = 0; mig && i < s->nrun; i++) {
+        uint32_t job = s->run[i], cnt, k = 0;
+        const uint32_t *pl = wk_sched_job_placement(ctx, job, &cnt);
+        while (k < cnt && s->gstate[pl[k]] == WK_SCI_USED)
+            k++;
+        if (!pl || k < cnt) /* on a GPU that went down: hit, it does not move */
+            continue;
+        s->jid[n] = job;
+        s->jobs[n++] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, ctx, job), .real = pl};
+    }
+    uint32_t first_queued = n;
+    for (size_t i = 0; i < s->nq; i++) {
+        uint32_t job = s->q[i], g = wk_sched_job_gpus(ctx, job);
+        if (g > free_gpus)
+            continue;
+        s->jid[n] = job;
+        s->jobs[n++] = (WkSciJob){.gpus = g, .rho = rho_of(s, ctx, job), .wait_s = wk_time_to_s(now - s->since[job])};
+    }
+    WkSciParams pp = s->p;
+    pp.migrate = mig;
+    wk_sci_state_params(s->st, &pp);
+    int rc = wk_sci_state_load(s->st, s->gstate, s->jobs, n, err);
+    if (rc < 0)
+        return rc;
+    double e0 = wk_sci_energy(s->st);
+    /* the head, and each next head, starts now if it fits */
+    int pinned = 0;
+    for (uint32_t i = first_queued, qi = 0; i < n && qi < s->nq && s->jid[i] == s->q[qi]; i++, qi++) {
+        if (wk_sci_pin(s->st, i) < 0)
+            break;
+        pinned = 1;
+    }
+    WkSciAnnealStats as;
+    wk_sci_anneal(s->st, s->rng, &as);
+    s->stats.annealed++;
+    s->stats.moves += as.moves;
+    s->stats.accepted += as.accepted;
+    if (as.moves > s->stats.max_moves)
+        s->stats.max_moves = as.moves;
+    if (as.e_after < e0 - 1e-9 || pinned) {
+        s->stats.commits++;
+        s->stats.energy_drop += e0 - as.e_after;
+        if ((rc = commit(s, ctx, n, err)) < 0)
+            return rc;
+    } else if (as.e_after > e0 + 1e-9) {
+        s->stats.uphill++;
+    }
+    return fallback(s, ctx, err);
+}
+
+static int enqueue(Sci *s, WkSchedCtx *ctx, uint32_t job, int front)
+{
+    uint32_t *q = grow(s->q, &s->capq, s->nq + 1, sizeof *q);
+    if (!q)
+        return WK_E_NOMEM;
+    s->q = q;
+    WkTime *since = grow(s->since, &s->capj, (size_t)job + 1, sizeof *since);
+    if (!since)
+        return WK_E_NOMEM;
+    s->since = since;
+    if (front) {
+        memmove(s->q + 1, s->q, s->nq * sizeof *s->q);
+        s->q[0] = job;
+    } else {
+        s->q[s->nq] = job;
+    }
+    s->nq++;
+    s->since[job] = wk_sched_now(ctx);
+    return 0;
+}
+
+static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    Sci *s = priv;
+    if (wk_sched_job_gpus(ctx, job) > wk_sched_cluster(ctx)->gpus)
+        return wk_sched_reject(ctx, job, "needs more GPUs than the cluster has", err);
+    if (enqueue(s, ctx, job, 0) < 0)
+        return nomem(err);
+    return invoke(s, ctx, 0, err);
+}
+
+static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return invoke(priv, ctx, 0, err);
+}
+
+static int on_tick(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    return invoke(priv, ctx, 1, err);
+}
+
+/* Jobs hit are QUEUED again: they go to the front of the queue, in the given
+ * order, and the round may move running jobs (feedback). */
+static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    Sci *s = priv;
+    for (size_t i = njobs; i-- > 0;) {
+        for (size_t k = 0; k < s->nrun; k++)
+            if (s->run[k] == jobs[i]) {
+                memmove(s->run + k, s->run + k + 1, (s->nrun - k - 1) * sizeof *s->run);
+                s->nrun--;
+                break;
+            }
+        if (enqueue(s, ctx, jobs[i], 1) < 0)
+            return nomem(err);
+    }
+    return invoke(s, ctx, 1, err);
+}
+
+static size_t queued(const void *priv)
+{
+    return ((const Sci *)priv)->nq;
+}
+
+const WkSciStats *wk_sci_stats(const void *priv)
+{
+    return &((const Sci *)priv)->stats;
+}
+
+const WkSchedOps wk_sched_sci = {
+    .abi = WK_SCHED_ABI,
+    .name = "sci",
+    .description = "simulated annealing on an Ising-like placement energy (seed paper's SCI; docs/sci.md)",
+    .priv_size = sizeof(Sci),
+    .init = init,
+    .on_submit = on_submit,
+    .on_release = on_release,
+    .queued = queued,
+    .fini = fini,
+    .on_tick = on_tick,
+    .on_incident = on_incident,
+};

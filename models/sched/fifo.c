@@ -15,7 +15,7 @@ typedef struct {
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
-    static const char *const known[] = {"name", NULL};
+    static const char *const known[] = {WK_SCHED_COMMON_KEYS, NULL};
     (void)priv;
     (void)ctx;
     return params ? wk_node_expect_keys(params, known, err) : 0;

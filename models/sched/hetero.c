@@ -5,7 +5,7 @@
  * where its iteration time is shortest (model jobs; the same GPU count
  * everywhere, so also the fewest GPU-seconds per iteration) or, for plain
  * jobs, the group with the highest BF16 peak. A job larger than every group
- * spans groups. */
+ * spans groups; with `span: true`, so does one no single group has room for. */
 #include "models/sched/queue.h"
 
 #include <math.h>
@@ -18,6 +18,7 @@ typedef struct {
     WkJobQueue q;
     WkPlaceBuf cand, best;
     WkPlacement how;  /* the scenario's `placement:` */
+    int span;         /* `span:`: when no group has room, place across groups */
     uint8_t *kind;    /* [jobs seen] KIND_*: does the perf model know the job */
     size_t kind_cap;
     uint32_t *probe;  /* scratch: a GPU list for the submit-time probe */
@@ -41,10 +42,12 @@ static Range group_range(const WkNodeGroup *g)
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
-    static const char *const known[] = {WK_SCHED_COMMON_KEYS, NULL};
+    static const char *const known[] = {WK_SCHED_COMMON_KEYS, "span", NULL};
     Hetero *h = priv;
     (void)ctx;
     int rc = params ? wk_node_expect_keys(params, known, err) : 0;
+    if (rc == 0 && params)
+        rc = wk_node_bool(params, "span", 0, &h->span, err);
     return rc < 0 ? rc : wk_queue_common_opts(params, &h->how, NULL, err);
 }
 
@@ -82,8 +85,9 @@ static int probe_kind(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
     return KIND_PLAIN;
 }
 
-/* Place the job: the best group by score, or across groups when it is larger
- * than every group. Result in h->best. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+/* Place the job: the best group by score; across groups when it is larger
+ * than every group, or (with `span: true`) when no group has room now.
+ * Result in h->best. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
 static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
 {
     const WkCluster *c = wk_sched_cluster(ctx);
@@ -117,7 +121,7 @@ static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
     }
     if (found)
         return 0;
-    if (any_group)
+    if (any_group && !h->span)
         return WK_E_RANGE;
     return wk_sched_place_with(ctx, h->how, need, h->best.gpus, NULL, NULL);
 }

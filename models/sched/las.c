@@ -11,14 +11,13 @@
 
 #define LAS_MAX_QUEUES 16
 
+/* A running job as one evaluation sees it. */
 typedef struct {
     uint32_t q;       /* queue index, 0 = highest priority */
-    uint8_t running;  /* 1: holds GPUs now */
     uint8_t pinned;   /* 1: running, started less than the guard ago */
     uint8_t selected; /* 1: should run after this evaluation */
     WkTime submit;
     uint32_t job, gpus;
-    size_t pos;       /* waiting jobs: position in the queue */
 } Cand;
 
 typedef struct {
@@ -29,8 +28,10 @@ typedef struct {
     double thr[LAS_MAX_QUEUES - 1];     /* `thresholds:`, attained GPU-s, increasing */
     WkTime guard_ns;                    /* `preemption_cost:`: no preemption this soon after a start */
     uint64_t waiting_gpus;              /* GPUs the waiting jobs ask for */
-    Cand *cand;                         /* scratch */
+    Cand *cand;                         /* scratch: the running jobs */
     size_t cand_cap;
+    uint32_t *sel;                      /* scratch: selected waiting jobs (positions, then ids) */
+    size_t sel_cap;
 } Las;
 
 /* `thresholds:` into l->thr; l->nq = its length + 1. */
@@ -99,13 +100,12 @@ static void dequeue(Las *l, const WkSchedCtx *ctx, size_t i)
     wk_queue_remove(&l->q, i);
 }
 
+/* Running jobs by (queue, submit, job). */
 static int cmp_cand(const void *a, const void *b)
 {
     const Cand *x = a, *y = b;
     if (x->q != y->q)
         return x->q < y->q ? -1 : 1;
-    if (x->running != y->running) /* within a queue, running jobs keep their GPUs */
-        return x->running ? -1 : 1;
     if (x->submit != y->submit)
         return x->submit < y->submit ? -1 : 1;
     return (x->job > y->job) - (x->job < y->job);
@@ -125,6 +125,11 @@ static int start_all(Las *l, WkSchedCtx *ctx, WkError *err)
     return 0;
 }
 
+/* Choose what runs: all jobs in order (queue, running before waiting,
+ * submit, job), greedily while GPUs last, pinned jobs first. Running jobs
+ * left out are preempted and selected waiting ones start. The waiting queue
+ * is already in that order, so only the running jobs are sorted and the two
+ * are merged; the scan of waiting jobs stops when no GPU is left. */
 static int eval(Las *l, WkSchedCtx *ctx, WkError *err)
 {
     if (l->q.n == 0)
@@ -132,67 +137,76 @@ static int eval(Las *l, WkSchedCtx *ctx, WkError *err)
     if (l->waiting_gpus <= wk_sched_free_gpus(ctx))
         return start_all(l, ctx, err);
     wk_queue_running_sweep(&l->run, ctx);
-    size_t n = l->run.n + l->q.n;
-    if (n > l->cand_cap) {
-        Cand *nc = realloc(l->cand, n * sizeof *nc);
+    size_t nr = l->run.n;
+    if (nr > l->cand_cap) {
+        Cand *nc = realloc(l->cand, nr * sizeof *nc);
         if (!nc)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
         l->cand = nc;
-        l->cand_cap = n;
+        l->cand_cap = nr;
     }
     WkTime now = wk_sched_now(ctx);
     uint64_t cap = wk_sched_free_gpus(ctx);
-    size_t k = 0;
-    for (size_t i = 0; i < l->run.n; i++) {
+    for (size_t i = 0; i < nr; i++) {
         uint32_t j = l->run.job[i], g = wk_sched_job_gpus(ctx, j);
-        l->cand[k++] = (Cand){.q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, j)), .running = 1,
-                              .pinned = now - l->run.since[i] < l->guard_ns, .submit = wk_sched_job_submit(ctx, j),
-                              .job = j, .gpus = g};
-        cap += g;
+        int pinned = now - l->run.since[i] < l->guard_ns;
+        l->cand[i] = (Cand){.q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, j)),
+                            .pinned = (uint8_t)pinned, .selected = (uint8_t)pinned,
+                            .submit = wk_sched_job_submit(ctx, j), .job = j, .gpus = g};
+        if (!pinned)
+            cap += g;
     }
-    for (size_t i = 0; i < l->q.n; i++) {
-        const WkQueueItem *it = wk_queue_at(&l->q, i);
-        l->cand[k++] = (Cand){.q = (uint32_t)it->key, .submit = it->submit, .job = it->job,
-                              .gpus = wk_sched_job_gpus(ctx, it->job), .pos = i};
-    }
-    qsort(l->cand, n, sizeof *l->cand, cmp_cand);
-    for (size_t i = 0; i < n; i++)
-        if (l->cand[i].pinned) {
-            l->cand[i].selected = 1;
-            cap -= l->cand[i].gpus;
-        }
-    int change = 0;
-    for (size_t i = 0; i < n; i++) {
-        Cand *c = &l->cand[i];
-        if (!c->pinned && c->gpus <= cap) {
-            c->selected = 1;
-            cap -= c->gpus;
-        }
-        change |= c->selected != c->running;
-    }
-    if (!change)
-        return 0;
-    /* selected waiting jobs leave the queue (positions ascend in cand order) */
-    for (size_t i = n; i-- > 0;)
-        if (!l->cand[i].running && l->cand[i].selected)
-            dequeue(l, ctx, l->cand[i].pos);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const Cand *c = &l->cand[i];
-        if (c->running && !c->selected) {
-            if ((rc = wk_sched_preempt(ctx, c->job, err)) == 0) {
-                wk_queue_running_remove(&l->run, c->job);
-                rc = enqueue(l, ctx, c->job, err);
+    qsort(l->cand, nr, sizeof *l->cand, cmp_cand);
+    size_t i = 0, w = 0, nsel = 0, nout = 0;
+    while (i < nr || (w < l->q.n && cap > 0)) {
+        const WkQueueItem *it = w < l->q.n ? wk_queue_at(&l->q, w) : NULL;
+        if (i < nr && (!it || l->cand[i].q <= (uint32_t)it->key)) {
+            Cand *c = &l->cand[i++];
+            if (!c->pinned && c->gpus <= cap) {
+                c->selected = 1;
+                cap -= c->gpus;
             }
+            nout += !c->selected;
+            continue;
+        }
+        uint32_t g = wk_sched_job_gpus(ctx, it->job);
+        if (g <= cap) {
+            if (nsel == l->sel_cap) {
+                size_t nc = l->sel_cap ? 2 * l->sel_cap : 64;
+                uint32_t *ns = realloc(l->sel, nc * sizeof *ns);
+                if (!ns)
+                    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
+                l->sel = ns;
+                l->sel_cap = nc;
+            }
+            l->sel[nsel++] = (uint32_t)w;
+            cap -= g;
+        }
+        w++;
+    }
+    if (nsel == 0 && nout == 0)
+        return 0;
+    /* selected waiting jobs leave the queue (positions ascend); keep their ids */
+    for (size_t k = nsel; k-- > 0;) {
+        uint32_t pos = l->sel[k];
+        uint32_t job = wk_queue_at(&l->q, pos)->job;
+        dequeue(l, ctx, pos);
+        l->sel[k] = job;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < nr && rc == 0; k++) {
+        const Cand *c = &l->cand[k];
+        if (!c->selected) {
+            rc = wk_queue_preempt(ctx, c->job, &l->run, err);
+            if (rc == 1)
+                rc = enqueue(l, ctx, c->job, err);
         }
     }
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const Cand *c = &l->cand[i];
-        if (c->running || !c->selected)
-            continue;
-        rc = wk_queue_start(ctx, c->job, &l->buf, &l->run, err);
-        if (rc == WK_E_RANGE) /* GPUs of a preempted job were down: it waits */
-            rc = enqueue(l, ctx, c->job, err);
+    for (size_t k = 0; k < nsel && rc == 0; k++) {
+        uint32_t job = l->sel[k];
+        rc = wk_queue_start(ctx, job, &l->buf, &l->run, err);
+        if (rc == WK_E_RANGE) /* a job could not be preempted, or its GPUs were down: wait */
+            rc = enqueue(l, ctx, job, err);
     }
     return rc;
 }
@@ -239,6 +253,7 @@ static void fini(void *priv)
     wk_queue_fini(&l->q);
     wk_queue_running_fini(&l->run);
     wk_queue_place_fini(&l->buf);
+    free(l->sel);
     free(l->cand);
 }
 

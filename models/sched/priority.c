@@ -81,10 +81,9 @@ static int make_room(Prio *p, WkSchedCtx *ctx, uint32_t job, WkError *err)
     qsort(v, nv, sizeof *v, cmp_victim);
     int rc = 0;
     for (size_t i = 0; i < nv && wk_sched_free_gpus(ctx) < need; i++) {
-        if ((rc = wk_sched_preempt(ctx, v[i].job, err)) < 0)
+        if ((rc = wk_queue_preempt(ctx, v[i].job, &p->run, err)) < 0)
             break;
-        wk_queue_running_remove(&p->run, v[i].job);
-        if ((rc = enqueue(p, ctx, v[i].job, err)) < 0)
+        if (rc == 1 && (rc = enqueue(p, ctx, v[i].job, err)) < 0)
             break;
     }
     free(v);

@@ -170,6 +170,23 @@ int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run
     return wk_queue_start_on(ctx, job, buf->gpus, need, run, err);
 }
 
+int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
+{
+    WkError e;
+    wk_error_clear(&e);
+    int rc = wk_sched_preempt(ctx, job, &e);
+    if (rc == WK_E_INTERNAL)
+        return 0;
+    if (rc < 0) {
+        if (err)
+            *err = e;
+        return rc;
+    }
+    if (run)
+        wk_queue_running_remove(run, job);
+    return 1;
+}
+
 const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job)
 {
     uint32_t need = wk_sched_job_gpus(ctx, job);

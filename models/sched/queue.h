@@ -83,6 +83,12 @@ int wk_queue_start_on(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint3
  * filled. */
 int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err);
 
+/** Preempt a running job (wk_sched_preempt) and drop it from run. Returns 1
+ * when preempted, 0 when the run refuses because the job cannot be stopped
+ * now (a job hung by a failure, awaiting detection, still looks running to
+ * policies), or a negative code with err filled. */
+int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err);
+
 /** Reason text and check every policy applies at submit: a job asking for
  * more GPUs than the cluster has, or than are usable now, can never start.
  * Returns that reason (static), or NULL when the job may fit. */

@@ -26,20 +26,26 @@ typedef struct {
     uint32_t plpos, uppos; /* positions in placed[] / unplaced[], or NONE */
     uint32_t size_lo, size_hi; /* range of same-size items in bysize[] */
     uint8_t placed, pinned, moved;
+    uint8_t fenced;        /* would outlast the blocked head's shadow time */
 } Item;
 
 #define NONE UINT32_MAX
+#define SWEEP_MIN 16 /* moves per temperature at least; 2 per job in play otherwise */
 
 struct WkSciState {
     const WkCluster *c;
     WkSciParams p;
     uint32_t G, nodes, pods, max_node;
     uint32_t *dom;       /* [G] NVLink domain of each GPU */
+    uint32_t *leaf;      /* [G] leaf switch of each GPU's NIC; NULL without a fabric */
+    uint32_t leaves_per_pod;
+    uint32_t *want;      /* [nodes] scratch: GPUs to take per node, 0 outside emit */
     uint32_t *pod_first; /* [pods + 1] first node of each pod */
     uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
     uint32_t *node_used, *node_free, *pod_used, *pod_free;
     double *hot_cap;     /* [pods] hot_threshold x GPUs of the pod */
     uint32_t free_total;
+    uint32_t spare;      /* GPUs fenced jobs may still take (the head's extra), UINT32_MAX = no reservation */
     Item *it;
     uint32_t nit, capit;
     uint32_t *pool;      /* block storage of the items */
@@ -49,6 +55,7 @@ struct WkSciState {
     uint32_t *bysize;              /* item ids sorted by size */
     uint32_t *cand, candcap;       /* candidate block */
     uint32_t *sel, *cnt, nsel;     /* chosen nodes and GPUs taken from each */
+    uint64_t *key;                 /* scratch: node << 32 | count, for sorting */
     uint32_t *order;               /* scratch, max(nodes, pods) */
     uint32_t *nodebuf;             /* scratch, max_node */
     double e;                      /* tracked energy */
@@ -74,6 +81,7 @@ void wk_sci_defaults(WkSciParams *p)
         .moves = 2000,
         .budget_us = 0,
         .migrate = 0,
+        .reserve = 1,
         .local_rules = 0,
         .cascade = {.proc_s = 20e-6, .lat_nvlink_s = 2e-6, .lat_fabric_s = 8e-6, .switch_s = 0.3e-6, .period_s = 0},
     };
@@ -93,39 +101,39 @@ static double pod_phi(const WkSciState *s, uint32_t p)
     return over > 0 ? e + s->p.h_hot * over : e;
 }
 
-/* Free GPU g → used; returns the change of the occupancy terms. */
-static double take(WkSciState *s, uint32_t g)
+/* GPUs b[0..n) change state to `to` (FREE or USED; each must be in the other
+ * state); returns the change of the occupancy terms. Counts move once per run
+ * of GPUs of one node, so a block costs O(GPUs) memory writes and O(nodes)
+ * term evaluations. */
+static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
 {
-    uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
-    double d = -node_phi(s, nd) - pod_phi(s, p);
-    s->gs[g] = WK_SCI_USED;
-    s->node_used[nd]++, s->node_free[nd]--, s->pod_used[p]++, s->pod_free[p]--, s->free_total--;
-    return d + node_phi(s, nd) + pod_phi(s, p);
-}
-
-static double give(WkSciState *s, uint32_t g)
-{
-    uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
-    double d = -node_phi(s, nd) - pod_phi(s, p);
-    s->gs[g] = WK_SCI_FREE;
-    s->node_used[nd]--, s->node_free[nd]++, s->pod_used[p]--, s->pod_free[p]++, s->free_total++;
-    return d + node_phi(s, nd) + pod_phi(s, p);
+    const WkCluster *c = s->c;
+    double d = 0;
+    for (uint32_t k = 0, j; k < n; k = j) {
+        uint32_t nd = c->gpu_node[b[k]], p = c->node_pod[nd];
+        for (j = k; j < n && c->gpu_node[b[j]] == nd; j++)
+            s->gs[b[j]] = to;
+        uint32_t m = j - k;
+        d -= node_phi(s, nd) + pod_phi(s, p);
+        if (to == WK_SCI_USED)
+            s->node_used[nd] += m, s->node_free[nd] -= m, s->pod_used[p] += m, s->pod_free[p] -= m,
+                s->free_total -= m;
+        else
+            s->node_used[nd] -= m, s->node_free[nd] += m, s->pod_used[p] -= m, s->pod_free[p] += m,
+                s->free_total += m;
+        d += node_phi(s, nd) + pod_phi(s, p);
+    }
+    return d;
 }
 
 static double take_all(WkSciState *s, const uint32_t *b, uint32_t n)
 {
-    double d = 0;
-    for (uint32_t k = 0; k < n; k++)
-        d += take(s, b[k]);
-    return d;
+    return flip(s, b, n, WK_SCI_USED);
 }
 
 static double give_all(WkSciState *s, const uint32_t *b, uint32_t n)
 {
-    double d = 0;
-    for (uint32_t k = 0; k < n; k++)
-        d += give(s, b[k]);
-    return d;
+    return flip(s, b, n, WK_SCI_FREE);
 }
 
 /* --- the per-job terms --- */
@@ -141,7 +149,11 @@ static int pair_class(const WkSciState *s, uint32_t a, uint32_t b)
     uint32_t na = c->gpu_node[a], nb = c->gpu_node[b];
     uint32_t szb = c->node_first_gpu[nb + 1] - c->node_first_gpu[nb];
     uint32_t b2 = c->node_first_gpu[nb] + (a - c->node_first_gpu[na]) % szb;
-    return (int)wk_cluster_path_class(c, a, b2);
+    if (!s->leaf) /* no fabric: wk_cluster_path_class's rule */
+        return c->node_pod[na] == c->node_pod[nb] ? WK_PATH_POD : WK_PATH_CROSS_POD;
+    if (s->leaf[a] == s->leaf[b2])
+        return WK_PATH_LEAF;
+    return s->leaf[a] / s->leaves_per_pod == s->leaf[b2] / s->leaves_per_pod ? WK_PATH_POD : WK_PATH_CROSS_POD;
 }
 
 static int differs(const Item *it, const uint32_t *b)
@@ -387,29 +399,48 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Emit the chosen nodes' GPUs into cand in ascending GPU order (the rank
  * order); inside a node the fastest free GPUs (highest clock, then lowest id). */
 static void emit(WkSciState *s)
 {
     const WkCluster *c = s->c;
-    /* sort sel by node id, carrying cnt */
-    for (uint32_t i = 1; i < s->nsel; i++) {
-        uint32_t v = s->sel[i], w = s->cnt[i], j = i;
-        while (j > 0 && s->sel[j - 1] > v) {
-            s->sel[j] = s->sel[j - 1], s->cnt[j] = s->cnt[j - 1];
-            j--;
+    /* nodes in id order, each with its count: sort a short list, bucket a long one */
+    uint32_t ns = 0;
+    if (s->nsel <= 32) {
+        for (uint32_t i = 0; i < s->nsel; i++)
+            s->key[i] = (uint64_t)s->sel[i] << 32 | s->cnt[i];
+        for (uint32_t i = 1; i < s->nsel; i++) {
+            uint64_t v = s->key[i];
+            uint32_t j = i;
+            for (; j > 0 && s->key[j - 1] > v; j--)
+                s->key[j] = s->key[j - 1];
+            s->key[j] = v;
         }
-        s->sel[j] = v, s->cnt[j] = w;
+        ns = s->nsel;
+    } else {
+        for (uint32_t i = 0; i < s->nsel; i++)
+            s->want[s->sel[i]] += s->cnt[i];
+        for (uint32_t nd = 0; nd < s->nodes; nd++)
+            if (s->want[nd]) {
+                s->key[ns++] = (uint64_t)nd << 32 | s->want[nd];
+                s->want[nd] = 0;
+            }
     }
     uint32_t k = 0;
-    for (uint32_t i = 0; i < s->nsel; i++) {
-        uint32_t nd = s->sel[i], m = 0, slow = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        uint32_t nd = (uint32_t)(s->key[i] >> 32), m = 0, slow = 0;
         for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
             if (s->gs[g] == WK_SCI_FREE) {
                 s->nodebuf[m++] = g;
                 slow |= c->clock[g] < 1.0f;
             }
-        uint32_t want = s->cnt[i];
+        uint32_t want = (uint32_t)s->key[i];
         if (slow && want < m) {
             for (uint32_t a = 0; a < want; a++) { /* selection: fastest first, stable */
                 uint32_t b = a;
@@ -457,6 +488,8 @@ void wk_sci_state_free(WkSciState *s)
     if (!s)
         return;
     free(s->dom);
+    free(s->leaf);
+    free(s->want);
     free(s->pod_first);
     free(s->gs);
     free(s->node_used);
@@ -472,6 +505,7 @@ void wk_sci_state_free(WkSciState *s)
     free(s->cand);
     free(s->sel);
     free(s->cnt);
+    free(s->key);
     free(s->order);
     free(s->nodebuf);
     free(s);
@@ -508,15 +542,26 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->hot_cap = malloc((size_t)s->pods * sizeof *s->hot_cap);
     s->sel = malloc((size_t)s->nodes * sizeof *s->sel);
     s->cnt = malloc((size_t)s->nodes * sizeof *s->cnt);
+    s->key = malloc((size_t)s->nodes * sizeof *s->key);
+    s->want = calloc(s->nodes, sizeof *s->want);
     s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
     if (!s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
-        !s->hot_cap || !s->sel || !s->cnt || !s->order || !s->nodebuf) {
+        !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
     }
     for (uint32_t g = 0; g < s->G; g++)
         s->dom[g] = wk_cluster_nvlink_domain(c, g);
+    if (c->fabric.spec.kind != WK_FABRIC_NONE) { /* wk_fabric_class's inputs, cached */
+        if (!(s->leaf = malloc((size_t)s->G * sizeof *s->leaf))) {
+            wk_sci_state_free(s);
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+        }
+        s->leaves_per_pod = c->fabric.leaves_per_pod;
+        for (uint32_t g = 0; g < s->G; g++)
+            s->leaf[g] = wk_fabric_leaf_of(&c->fabric, wk_cluster_nic_of(c, g));
+    }
     /* pods are runs of consecutive nodes (a group starts a new pod) */
     for (uint32_t nd = 0; nd < s->nodes; nd++)
         s->pod_first[c->node_pod[nd] + 1] = nd + 1;
@@ -526,12 +571,6 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     wk_sci_state_params(s, p);
     *out = s;
     return 0;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err)
@@ -585,7 +624,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
         else if (gpu[g] == WK_SCI_USED)
             s->node_used[nd]++, s->pod_used[p]++;
     }
-    s->nit = njobs, s->nplaced = 0, s->nunplaced = 0;
+    s->nit = njobs, s->nplaced = 0, s->nunplaced = 0, s->spare = UINT32_MAX;
     uint64_t *keys = malloc((njobs ? njobs : 1) * sizeof *keys);
     if (!keys)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
@@ -611,7 +650,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             mark_unplaced(s, i);
         }
     }
-    qsort(keys, njobs, sizeof *keys, cmp_size);
+    qsort(keys, njobs, sizeof *keys, cmp_u64);
     for (uint32_t a = 0, b; a < njobs; a = b) {
         for (b = a; b < njobs && keys[b] >> 32 == keys[a] >> 32; b++)
             ;
@@ -646,7 +685,7 @@ int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus)
                 s->e = wk_sci_energy(s);
                 return WK_E_INVAL;
             }
-            take(s, gpus[k]);
+            take_all(s, gpus + k, 1);
         }
         memcpy(it->blk, gpus, (size_t)it->n * sizeof *gpus);
         it->moved = (uint8_t)differs(it, it->blk);
@@ -683,21 +722,39 @@ int wk_sci_moved(const WkSciState *s, uint32_t i)
     return s->it[i].placed && s->it[i].moved;
 }
 
+void wk_sci_reserve(WkSciState *s, uint32_t spare)
+{
+    s->spare = spare;
+}
+
+void wk_sci_fence(WkSciState *s, uint32_t i)
+{
+    s->it[i].fenced = 1;
+}
+
+uint32_t wk_sci_free(const WkSciState *s)
+{
+    return s->free_total;
+}
+
 /* --- moves --- */
 
-static int metropolis(WkRng *rng, double de, double t)
+/* Metropolis at temperature t per GPU the move touches (gpus): a move of a
+ * large job is judged by its energy change per GPU, so one schedule serves
+ * jobs of 1 and of 4,096 GPUs. */
+static int metropolis(WkRng *rng, double de, double t, uint32_t gpus)
 {
-    return de <= 0 || wk_rng_uniform(rng) < exp(-de / t);
+    return de <= 0 || wk_rng_uniform(rng) < exp(-de / (t * gpus));
 }
 
 static int move_place(WkSciState *s, WkRng *rng, uint32_t i, double t)
 {
     Item *it = &s->it[i];
-    if (propose(s, rng, random_how(s, rng), it->n) < 0)
+    if ((it->fenced && it->n > s->spare) || propose(s, rng, random_how(s, rng), it->n) < 0)
         return 0;
     double d = take_all(s, s->cand, it->n);
     double e = block_energy(s, it, s->cand), de = e - it->wait_term + d;
-    if (!metropolis(rng, de, t)) {
+    if (!metropolis(rng, de, t, it->n)) {
         give_all(s, s->cand, it->n);
         return 0;
     }
@@ -705,6 +762,8 @@ static int move_place(WkSciState *s, WkRng *rng, uint32_t i, double t)
     it->e = e;
     it->moved = (uint8_t)differs(it, it->blk);
     mark_placed(s, i);
+    if (it->fenced)
+        s->spare -= it->n;
     s->e += de;
     return 1;
 }
@@ -713,11 +772,13 @@ static int move_unplace(WkSciState *s, WkRng *rng, uint32_t i, double t)
 {
     Item *it = &s->it[i];
     double d = give_all(s, it->blk, it->n), de = it->wait_term - it->e + d;
-    if (!metropolis(rng, de, t)) {
+    if (!metropolis(rng, de, t, it->n)) {
         take_all(s, it->blk, it->n);
         return 0;
     }
     mark_unplaced(s, i);
+    if (it->fenced)
+        s->spare += it->n;
     s->e += de;
     return 1;
 }
@@ -732,7 +793,7 @@ static int move_block(WkSciState *s, WkRng *rng, uint32_t i, double t)
     }
     d += take_all(s, s->cand, it->n);
     double e = block_energy(s, it, s->cand), de = e - it->e + d;
-    if (!metropolis(rng, de, t)) {
+    if (!metropolis(rng, de, t, it->n)) {
         give_all(s, s->cand, it->n);
         take_all(s, it->blk, it->n);
         return 0;
@@ -760,7 +821,7 @@ static int move_swap(WkSciState *s, WkRng *rng, uint32_t i, double t)
     Item *b = &s->it[k];
     double ea = block_energy(s, a, b->blk), eb = block_energy(s, b, a->blk);
     double de = ea + eb - a->e - b->e;
-    if (!metropolis(rng, de, t))
+    if (!metropolis(rng, de, t, a->n + b->n))
         return 0;
     uint32_t *tmp = a->blk;
     a->blk = b->blk, b->blk = tmp;
@@ -771,10 +832,61 @@ static int move_swap(WkSciState *s, WkRng *rng, uint32_t i, double t)
     return 1;
 }
 
+static int placeable(const WkSciState *s, const Item *it)
+{
+    return it->n <= s->free_total && (!it->fenced || it->n <= s->spare);
+}
+
+/* Exchange: waiting job i takes the place of v, a job placed in this round
+ * (not pinned), which goes back to waiting — one move for what would
+ * otherwise need an uphill unplace first. */
+static int move_exchange(WkSciState *s, WkRng *rng, uint32_t i, double t)
+{
+    Item *q = &s->it[i], *v = NULL;
+    for (int tries = 0; tries < 4 && !v; tries++) {
+        Item *c = &s->it[s->placed[wk_rng_uint(rng, s->nplaced)]];
+        if (!c->real && !c->pinned)
+            v = c;
+    }
+    if (!v)
+        return 0;
+    uint32_t spare = s->spare == NONE ? NONE : s->spare + (v->fenced ? v->n : 0);
+    if (q->n > s->free_total + v->n || (q->fenced && q->n > spare))
+        return 0;
+    double d = give_all(s, v->blk, v->n);
+    if (propose(s, rng, random_how(s, rng), q->n) < 0) {
+        take_all(s, v->blk, v->n);
+        return 0;
+    }
+    d += take_all(s, s->cand, q->n);
+    double e = block_energy(s, q, s->cand);
+    double de = (e - q->wait_term) + (v->wait_term - v->e) + d;
+    if (!metropolis(rng, de, t, q->n + v->n)) {
+        give_all(s, s->cand, q->n);
+        take_all(s, v->blk, v->n);
+        return 0;
+    }
+    mark_unplaced(s, (uint32_t)(v - s->it));
+    memcpy(q->blk, s->cand, (size_t)q->n * sizeof *q->blk);
+    q->e = e;
+    q->moved = 0;
+    mark_placed(s, i);
+    if (s->spare != NONE)
+        s->spare = spare - (q->fenced ? q->n : 0);
+    s->e += de;
+    return 1;
+}
+
 static int one_move(WkSciState *s, WkRng *rng, double t)
 {
-    if (s->nunplaced && (!s->nplaced || wk_rng_uniform(rng) < 0.5))
-        return move_place(s, rng, s->unplaced[wk_rng_uint(rng, s->nunplaced)], t);
+    if (s->nunplaced && (!s->nplaced || wk_rng_uniform(rng) < 0.5)) {
+        uint32_t i = s->unplaced[wk_rng_uint(rng, s->nunplaced)];
+        for (int tries = 1; tries < 4 && !placeable(s, &s->it[i]); tries++)
+            i = s->unplaced[wk_rng_uint(rng, s->nunplaced)];
+        if (s->nplaced && (!placeable(s, &s->it[i]) || wk_rng_uniform(rng) < 0.25))
+            return move_exchange(s, rng, i, t);
+        return move_place(s, rng, i, t);
+    }
     if (!s->nplaced)
         return 0;
     uint32_t i = s->placed[wk_rng_uint(rng, s->nplaced)];
@@ -797,16 +909,18 @@ int wk_sci_anneal(WkSciState *s, WkRng *rng, WkSciAnnealStats *st)
 {
     const WkSciParams *p = &s->p;
     *st = (WkSciAnnealStats){.e_before = s->e, .e_after = s->e};
-    uint32_t active = s->nunplaced + s->nplaced;
+    uint32_t active = s->nplaced;
+    for (uint32_t k = 0; k < s->nunplaced; k++)
+        active += placeable(s, &s->it[s->unplaced[k]]);
     if (!active || !p->moves)
         return 0;
     /* S sweeps of L moves at T = t0 alpha^k, k < S, with t0 alpha^(S-1) >= t_min */
     uint32_t sweeps = 1;
     if (p->t0 > p->t_min)
         sweeps = (uint32_t)floor(log(p->t_min / p->t0) / log(p->alpha)) + 1;
-    uint32_t len = p->moves / sweeps;
-    if (len > active)
-        len = active;
+    uint32_t len = p->moves / sweeps, want = 2 * active < SWEEP_MIN ? SWEEP_MIN : 2 * active;
+    if (len > want)
+        len = want;
     if (len < 1)
         len = 1;
     uint64_t total = (uint64_t)sweeps * len;
@@ -874,6 +988,11 @@ int wk_sci_cascade(const WkCluster *c, const WkSciCascadeParams *p, WkSciCascade
 /* ====================== the policy ====================== */
 
 typedef struct {
+    double t_s;   /* expected end, s from now */
+    uint32_t gpus;
+} End;
+
+typedef struct {
     WkSciParams p;
     WkRng *rng;
     WkSciState *st;
@@ -887,7 +1006,10 @@ typedef struct {
     WkSciJob *jobs;       /* per call */
     uint32_t *jid;        /* [item] job id */
     uint8_t *stop;        /* [item] preempted for a migration in this round */
-    size_t capjobs, capjid, capstop;
+    double *rem;          /* [item] remaining run time estimate, s */
+    size_t capjobs, capjid, capstop, caprem;
+    End *ends;            /* scratch for the head's shadow time */
+    size_t capends;
     uint32_t *place;      /* fallback placement */
     uint32_t place_cap;
     WkSciStats stats;
@@ -926,7 +1048,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
 {
     static const char *const known[] = {
         WK_SCHED_COMMON_KEYS, "j_nvlink", "j_leaf", "j_pod", "j_cross_pod", "h_load", "h_throttle", "h_hot",
-        "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "migrate_weight", "remaining_scale", "t0",
+        "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "reserve", "migrate_weight", "remaining_scale", "t0",
         "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
         "hop_switch", "gossip_period", NULL};
     /* the perf model's message latencies are the cascade's defaults */
@@ -953,6 +1075,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         (rc = wk_node_double(m, "frag_node", 0, 0, 1e6, &p->c_node, err)) < 0 ||
         (rc = wk_node_double(m, "frag_pod", 0, 0, 1e6, &p->c_pod, err)) < 0 ||
         (rc = wk_node_bool(m, "migrate", 0, &p->migrate, err)) < 0 ||
+        (rc = wk_node_bool(m, "reserve", 0, &p->reserve, err)) < 0 ||
         (rc = wk_node_double(m, "migrate_weight", 0, 0, 1e6, &p->c_migrate, err)) < 0 ||
         (rc = dur_s(m, "preemption_cost", &p->migrate_cost_s, err)) < 0 ||
         (rc = dur_s(m, "remaining_scale", &p->tau_s, err)) < 0 ||
@@ -985,6 +1108,8 @@ static void fini(void *priv)
     free(s->jobs);
     free(s->jid);
     free(s->stop);
+    free(s->rem);
+    free(s->ends);
     free(s->place);
     memset(s, 0, sizeof *s);
 }
@@ -1011,8 +1136,13 @@ fail:
     return rc;
 }
 
+/* Remember a job sci started (once: a job restarted within one round is
+ * still listed from before). */
 static int track_running(Sci *s, uint32_t job)
 {
+    for (size_t i = s->nrun; i-- > 0;)
+        if (s->run[i] == job)
+            return 0;
     uint32_t *r = grow(s->run, &s->caprun, s->nrun + 1, sizeof *r);
     if (!r)
         return WK_E_NOMEM;
@@ -1050,12 +1180,47 @@ static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
     return 0;
 }
 
-static double rho_of(const Sci *s, const WkSchedCtx *ctx, uint32_t job)
+/* rho = R / (R + tau) for a job with R seconds left (1 when R is unknown). */
+static double rho_of(const Sci *s, double rem)
 {
-    double rem = wk_sched_job_remaining_s(ctx, job);
     if (!isfinite(rem) || s->p.tau_s <= 0)
         return 1;
     return rem <= 0 ? 0 : rem / (rem + s->p.tau_s);
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+    const End *x = a, *y = b;
+    return (x->t_s > y->t_s) - (x->t_s < y->t_s);
+}
+
+/* The blocked head needs `need` GPUs: when enough running (and just pinned)
+ * jobs will have ended (EASY's shadow time, from their estimates), jobs that
+ * would still run then may only use the GPUs the head leaves spare. */
+static int reserve(Sci *s, WkSchedCtx *ctx, uint32_t need, uint32_t first_queued, uint32_t nit)
+{
+    size_t ne = 0;
+    End *e = grow(s->ends, &s->capends, s->nrun + nit, sizeof *e);
+    if (!e)
+        return WK_E_NOMEM;
+    s->ends = e;
+    for (size_t i = 0; i < s->nrun; i++)
+        e[ne++] = (End){wk_sched_job_remaining_s(ctx, s->run[i]), wk_sched_job_gpus(ctx, s->run[i])};
+    for (uint32_t i = first_queued; i < nit; i++)
+        if (wk_sci_block(s->st, i))
+            e[ne++] = (End){s->rem[i], s->jobs[i].gpus};
+    qsort(e, ne, sizeof *e, cmp_end);
+    uint64_t avail = wk_sci_free(s->st);
+    for (size_t i = 0; i < ne && avail < need; i++) {
+        avail += e[i].gpus;
+        if (avail >= need) {
+            wk_sci_reserve(s->st, (uint32_t)(avail - need));
+            for (uint32_t k = first_queued; k < nit; k++)
+                if (!wk_sci_block(s->st, k) && !(s->rem[k] <= e[i].t_s))
+                    wk_sci_fence(s->st, k);
+        }
+    }
+    return 0;
 }
 
 static double scope_latency(const WkSciCascade *c, int cls)
@@ -1157,6 +1322,10 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     if (!sp)
         return nomem(err);
     s->stop = sp;
+    double *rm = grow(s->rem, &s->caprem, nit, sizeof *rm);
+    if (!rm)
+        return nomem(err);
+    s->rem = rm;
     for (uint32_t g = 0; g < c->gpus; g++)
         s->gstate[g] = wk_sched_gpu_is_free(ctx, g) ? WK_SCI_FREE
                        : wk_sched_gpu_health(ctx, g) == WK_GPU_DOWN ? WK_SCI_DOWN
@@ -1164,14 +1333,16 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     WkTime now = wk_sched_now(ctx);
     uint32_t n = 0;
     for (size_t i = 0; mig && i < s->nrun; i++) {
-        uint32_t job = s->run[i], cnt, k = 0;
+        uint32_t job = s->run[i], cnt, up = 0;
         const uint32_t *pl = wk_sched_job_placement(ctx, job, &cnt);
-        while (k < cnt && s->gstate[pl[k]] == WK_SCI_USED)
-            k++;
-        if (!pl || k < cnt) /* on a GPU that went down: hit, it does not move */
+        while (up < cnt && s->gstate[pl[up]] == WK_SCI_USED)
+            up++;
+        if (!pl || up < cnt) /* on a GPU that went down: hit, it does not move */
             continue;
         s->jid[n] = job;
-        s->jobs[n++] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, ctx, job), .real = pl};
+        s->rem[n] = wk_sched_job_remaining_s(ctx, job);
+        s->jobs[n] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, s->rem[n]), .real = pl};
+        n++;
     }
     uint32_t first_queued = n;
     for (size_t i = 0; i < s->nq; i++) {
@@ -1179,7 +1350,9 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         if (g > free_gpus)
             continue;
         s->jid[n] = job;
-        s->jobs[n++] = (WkSciJob){.gpus = g, .rho = rho_of(s, ctx, job), .wait_s = wk_time_to_s(now - s->since[job])};
+        s->rem[n] = wk_sched_job_remaining_s(ctx, job);
+        s->jobs[n] = (WkSciJob){.gpus = g, .rho = rho_of(s, s->rem[n]), .wait_s = wk_time_to_s(now - s->since[job])};
+        n++;
     }
     WkSciParams pp = s->p;
     pp.migrate = mig;
@@ -1190,11 +1363,14 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     double e0 = wk_sci_energy(s->st);
     /* the head, and each next head, starts now if it fits */
     int pinned = 0;
-    for (uint32_t i = first_queued, qi = 0; i < n && qi < s->nq && s->jid[i] == s->q[qi]; i++, qi++) {
+    size_t qi = 0;
+    for (uint32_t i = first_queued; i < n && qi < s->nq && s->jid[i] == s->q[qi]; i++, qi++) {
         if (wk_sci_pin(s->st, i) < 0)
             break;
         pinned = 1;
     }
+    if (s->p.reserve && qi < s->nq && reserve(s, ctx, wk_sched_job_gpus(ctx, s->q[qi]), first_queued, n) < 0)
+        return nomem(err);
     WkSciAnnealStats as;
     wk_sci_anneal(s->st, s->rng, &as);
     s->stats.annealed++;

@@ -46,6 +46,7 @@ typedef struct WkSciParams {
     uint32_t moves;        /* move budget per invocation */
     int64_t budget_us;     /* optional CPU-time budget per invocation, µs; 0 = off (breaks determinism) */
     int migrate;           /* running jobs may move (preempt + restart) */
+    int reserve;           /* a blocked head holds an EASY-style reservation */
     int local_rules;       /* proposals grow from one node outward; decision latency recorded */
     WkSciCascadeParams cascade;
 } WkSciParams;
@@ -102,6 +103,15 @@ int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus);
 /** Place unplaced job i with the pack proposal and pin it (it may move but
  * never return to the queue). Returns 0 or WK_E_RANGE when it does not fit. */
 int wk_sci_pin(WkSciState *s, uint32_t i);
+
+/** Head reservation: jobs marked with wk_sci_fence may only be placed while
+ * their GPUs fit in `spare` (UINT32_MAX = no reservation, the default after
+ * a load); placing one uses its GPUs up, unplacing gives them back. */
+void wk_sci_reserve(WkSciState *s, uint32_t spare);
+void wk_sci_fence(WkSciState *s, uint32_t i);
+
+/** Free GPUs in the current configuration. */
+uint32_t wk_sci_free(const WkSciState *s);
 
 /** Anneal: Metropolis moves (place, unplace, move, swap) under the geometric
  * schedule within the move budget. rng is borrowed. Returns 0. */

@@ -8,6 +8,11 @@
 
 #include <stdlib.h>
 
+/* A candidate node and its sort keys. */
+typedef struct {
+    uint32_t bfree, block, nfree, node;
+} Cand;
+
 typedef struct {
     WkJobQueue q;
     WkPlaceBuf buf;
@@ -18,7 +23,7 @@ typedef struct {
     uint32_t *block_free; /* [nblocks] scratch */
     uint32_t *order;      /* [nodes] scratch: candidate nodes */
     uint32_t *key;        /* [nodes] scratch: free GPUs per node */
-    uint32_t *bkey;       /* [nodes] scratch: free GPUs of the node's block */
+    Cand *cand;           /* [nodes] scratch: candidates with their sort keys */
 } Topo;
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
@@ -37,8 +42,8 @@ static int build_blocks(Topo *t, const WkCluster *c)
     t->node_block = malloc((size_t)c->nodes * sizeof *t->node_block);
     t->order = malloc((size_t)c->nodes * sizeof *t->order);
     t->key = malloc((size_t)c->nodes * sizeof *t->key);
-    t->bkey = malloc((size_t)c->nodes * sizeof *t->bkey);
-    if (!t->node_block || !t->order || !t->key || !t->bkey)
+    t->cand = malloc((size_t)c->nodes * sizeof *t->cand);
+    if (!t->node_block || !t->order || !t->key || !t->cand)
         return WK_E_NOMEM;
     int fabric = c->fabric.spec.kind != WK_FABRIC_NONE;
     t->nblocks = fabric ? c->fabric.leaves : c->nodes;
@@ -62,26 +67,18 @@ static uint32_t take(const WkSchedCtx *ctx, const WkCluster *c, const uint32_t *
     return k;
 }
 
-/* Insertion sort of order[0..m) by (block free desc, block asc, node free
- * desc, node asc), keys indexed by node; candidate lists are short (one
- * pod's or one leaf's nodes). */
-static void sort_nodes(uint32_t *order, uint32_t m, const uint32_t *k1, const uint32_t *blk, const uint32_t *k2)
+/* Fullest blocks first (fewest leaves), blocks kept together, then the
+ * fullest nodes (fewest nodes), then node id. */
+static int cmp_cand(const void *a, const void *b)
 {
-    for (uint32_t i = 1; i < m; i++) {
-        uint32_t x = order[i], j = i;
-        while (j > 0) {
-            uint32_t y = order[j - 1];
-            int after = k1[x] != k1[y]   ? k1[x] < k1[y]
-                        : blk[x] != blk[y] ? blk[x] > blk[y]
-                        : k2[x] != k2[y]   ? k2[x] < k2[y]
-                                           : x > y;
-            if (after)
-                break;
-            order[j] = y;
-            j--;
-        }
-        order[j] = x;
-    }
+    const Cand *x = a, *y = b;
+    if (x->bfree != y->bfree)
+        return x->bfree > y->bfree ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    if (x->nfree != y->nfree)
+        return x->nfree > y->nfree ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
 }
 
 /* Place n GPUs: one node (pack's tightest node), else the tightest leaf
@@ -133,10 +130,13 @@ static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
             if (c->node_pod[nd] == pod && t->key[nd])
                 t->order[m++] = nd;
     }
-    /* fullest blocks first, then fullest nodes: fewest leaves, fewest nodes */
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t nd = t->order[i], b = t->node_block[nd];
+        t->cand[i] = (Cand){.bfree = t->block_free[b], .block = b, .nfree = t->key[nd], .node = nd};
+    }
+    qsort(t->cand, m, sizeof *t->cand, cmp_cand);
     for (uint32_t i = 0; i < m; i++)
-        t->bkey[t->order[i]] = t->block_free[t->node_block[t->order[i]]];
-    sort_nodes(t->order, m, t->bkey, t->node_block, t->key);
+        t->order[i] = t->cand[i].node;
     return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_RANGE;
 }
 
@@ -207,7 +207,7 @@ static void fini(void *priv)
     free(t->block_free);
     free(t->order);
     free(t->key);
-    free(t->bkey);
+    free(t->cand);
 }
 
 const WkSchedOps wk_sched_topo = {

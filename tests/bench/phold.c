@@ -161,7 +161,6 @@ static WkTime hop_ns(const Model *m)
 static int on_phold(WkEngine *eng, const WkEvent *ev, void *ctx, WkError *err)
 {
     const Model *m = ctx;
-    (void)eng;
     WkTime at = ev->time + hop_ns(m); /* ev->time is now */
     uint32_t dst = ev->target;
     if (wk_rng_uniform(m->rng) < m->remote)
@@ -207,6 +206,8 @@ int main(int argc, char **argv)
     for (uint32_t lp = 0; rc == 0 && lp < p.lps; lp++)
         for (uint32_t k = 0; rc == 0 && k < p.population; k++)
             rc = wk_engine_post(eng, hop_ns(&m), PHOLD_KIND, lp, 0, 0, 0);
+    if (rc < 0)
+        wk_error_set(&err, rc, NULL, 0, 0, "phold: setting up the initial events failed");
 
     WkTime end_ns = (WkTime)(p.end * PHOLD_NS_PER_UNIT + 0.5);
     double t0 = wall_s();
@@ -230,11 +231,13 @@ int main(int argc, char **argv)
            (unsigned long long)p.seed, (unsigned long long)events, secs,
            secs > 0 ? (double)events / secs : 0.0, (unsigned long long)queued,
            conserved ? "yes" : "no");
-    wk_engine_free(eng);
     if (!conserved) {
-        fprintf(stderr, "phold: population not conserved: %llu queued, %llu expected\n",
-                (unsigned long long)queued, (unsigned long long)expect);
+        fprintf(stderr, "phold: population not conserved: %llu queued, %llu expected, "
+                "clock at %lld ns, end %lld ns\n", (unsigned long long)queued,
+                (unsigned long long)expect, (long long)wk_engine_now(eng), (long long)end_ns);
+        wk_engine_free(eng);
         return 1;
     }
+    wk_engine_free(eng);
     return 0;
 }

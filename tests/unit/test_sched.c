@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_sched.c — the scheduling policies against hand-computed schedules:
+ * SJF order, EASY backfill's reservation and backfilling, LAS demotion and
+ * preemption (with and without ticks, never within the restart cost),
+ * topo's one-leaf packing, hetero's choice of the faster SKU, priority
+ * classes and preemption; and the job queue they share. */
+#include "tests/unit/testutil.h"
+
+#include "models/run_impl.h"
+#include "models/sched/queue.h"
+
+#define S(x) ((WkTime)(x) * WK_NS_PER_S)
+
+static void test_queue_orders_by_key_then_arrival_and_requeues_in_place(void **state)
+{
+    (void)state;
+    WkJobQueue q = {0};
+    /* arrival order with one key, then a job put back at its arrival place */
+    assert_int_equal(wk_queue_push(&q, 0, S(1), 1), 0);
+    assert_int_equal(wk_queue_push(&q, 0, S(2), 2), 0);
+    assert_int_equal(wk_queue_push(&q, 0, S(2), 3), 0);
+    wk_queue_remove(&q, 0); /* 1 starts */
+    assert_int_equal(wk_queue_push(&q, 0, S(1), 1), 0); /* 1 is back: the front */
+    assert_int_equal(wk_queue_push(&q, -1, S(9), 9), 0); /* a smaller key goes first */
+    assert_int_equal(wk_queue_push(&q, 5, S(0), 7), 0);  /* a larger key goes last */
+    const uint32_t want[] = {9, 1, 2, 3, 7};
+    assert_int_equal(q.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(wk_queue_at(&q, i)->job, want[i]);
+    wk_queue_remove(&q, 2); /* from the middle */
+    assert_int_equal(wk_queue_at(&q, 2)->job, 3);
+    /* many pushes and head removals keep the order */
+    for (uint32_t j = 100; j < 1100; j++) {
+        assert_int_equal(wk_queue_push(&q, 1, S(j), j), 0);
+        if (j % 3 == 0)
+            wk_queue_remove(&q, 0);
+    }
+    for (size_t i = 1; i < q.n; i++) {
+        const WkQueueItem *a = wk_queue_at(&q, i - 1), *b = wk_queue_at(&q, i);
+        assert_true(a->key < b->key || (a->key == b->key && a->submit <= b->submit));
+    }
+    wk_queue_fini(&q);
+}
+
+static void test_sjf_starts_the_smallest_gpu_time_first(void **state)
+{
+    (void)state;
+    /* 8 GPUs, busy until 10 s. Waiting at 10 s: job1 4x100 s (400 GPU-s),
+     * job2 8x20 s (160), job3 2x30 s (60). SJF: job3 at 10 s; job2 (next
+     * smallest) needs all 8 and blocks job1 until job3 ends at 40 s; job2
+     * runs 40-60 s; job1 starts at 60 s. FIFO would start job1 at 10 s. */
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "scheduler: sjf\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 8, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 4, duration: 100s}\n"
+                       "    - {submit: 2s, gpus: 8, duration: 20s}\n"
+                       "    - {submit: 3s, gpus: 2, duration: 30s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[3].start, S(10));
+    assert_int_equal(rt[2].start, S(40));
+    assert_int_equal(rt[1].start, S(60));
+    assert_float_equal(test_metric(&t, "makespan_s"), 160.0, 1e-12);
+    test_run_free(&t);
+}
+
+static void test_backfill_runs_a_short_job_without_delaying_the_head(void **state)
+{
+    (void)state;
+    /* 8 GPUs. job0 6 GPUs until 100 s. Head job1 (8 GPUs) reserves at 100 s
+     * with no extra GPUs. job2 (1 GPU, ends at 52 s) and job4 (1 GPU, ends
+     * exactly at 100 s) backfill; job3 (1 GPU, 150 s) would end after the
+     * shadow time with no extra GPUs, so it waits behind the head. */
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "scheduler: backfill\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 6, duration: 100s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 50s}\n"
+                       "    - {submit: 2s, gpus: 1, duration: 50s}\n"
+                       "    - {submit: 3s, gpus: 1, duration: 150s}\n"
+                       "    - {submit: 4s, gpus: 1, duration: 96s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[2].start, S(2));   /* backfilled */
+    assert_int_equal(rt[4].start, S(4));   /* backfilled, ends at the shadow time */
+    assert_int_equal(rt[1].start, S(100)); /* the head's reservation holds */
+    assert_int_equal(rt[3].start, S(150)); /* would have delayed the head */
+    test_run_free(&t);
+}
+
+static void test_backfill_uses_only_the_gpus_the_head_will_not_need(void **state)
+{
+    (void)state;
+    /* 16 GPUs. job0 10 GPUs until 100 s; head job1 needs 12: shadow 100 s,
+     * 16 - 12 = 4 extra GPUs then. job2 (3 GPUs, 500 s) outlives the shadow
+     * but fits in the extra GPUs: it starts now, leaving 1 extra. job3
+     * (3 GPUs, 500 s) fits in the 3 free GPUs but would take the head's: it
+     * waits until the head is done at 150 s. */
+    const char *yaml = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "scheduler: backfill\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 10, duration: 100s}\n"
+                       "    - {submit: 1s, gpus: 12, duration: 50s}\n"
+                       "    - {submit: 2s, gpus: 3, duration: 500s}\n"
+                       "    - {submit: 3s, gpus: 3, duration: 500s}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[2].start, S(2));
+    assert_int_equal(rt[1].start, S(100));
+    assert_int_equal(rt[3].start, S(150));
+    test_run_free(&t);
+}
+
+/* LAS on 8 GPUs, default 2 queues split at 3600 GPU-s: job0 (8 GPUs, 2 h)
+ * crosses the threshold at 450 s; job1 (8 GPUs, 100 s) arrives at `at`. */
+static void las_run(TestRun *t, const char *sched, const char *at)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "cluster: {nodes: 1, gpus_per_node: 8}\n"
+             "scheduler: %s\n"
+             "workload:\n"
+             "  source: inline\n"
+             "  jobs:\n"
+             "    - {submit: 0, gpus: 8, duration: 2h}\n"
+             "    - {submit: %s, gpus: 8, duration: 100s}\n",
+             sched, at);
+    test_run_yaml(t, yaml, NULL);
+}
+
+static void test_las_demotes_a_long_job_and_a_new_short_job_preempts_it(void **state)
+{
+    (void)state;
+    TestRun t;
+    /* at 1000 s job0 has 8000 GPU-s: queue 1; job1 (queue 0) preempts it,
+     * runs 1000-1100 s; job0 resumes at 1100 s, pays the 30 s restart and
+     * its remaining 6200 s: ends at 7330 s */
+    las_run(&t, "{name: las, preemption_cost: 30s}", "1000s");
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[1].start, S(1000));
+    assert_int_equal(rt[1].end, S(1100));
+    assert_int_equal(rt[0].preemptions, 1);
+    assert_int_equal(rt[0].end, S(7330));
+    test_run_free(&t);
+
+    /* job1 arrives at 400 s, while job0 (3200 GPU-s) is still in queue 0:
+     * same queue, no preemption. With a 60 s tick, job0 is found demoted at
+     * the first tick after 450 s (480 s) and job1 preempts it then; without
+     * ticks nothing re-evaluates before job0 ends at 7200 s. */
+    las_run(&t, "{name: las, preemption_cost: 30s, tick: 60s}", "400s");
+    assert_int_equal(t.run->rt[1].start, S(480));
+    test_run_free(&t);
+    las_run(&t, "{name: las, preemption_cost: 30s}", "400s");
+    assert_int_equal(t.run->rt[1].start, S(7200));
+    assert_int_equal(t.run->rt[0].preemptions, 0);
+    test_run_free(&t);
+}
+
+static void test_las_never_preempts_within_the_restart_cost(void **state)
+{
+    (void)state;
+    /* threshold 40 GPU-s: job0 is demoted at 5 s, job1 arrives at 10 s, but
+     * job0 started less than the 30 s restart cost ago; the tick at 60 s
+     * preempts it. With no restart cost, job1 preempts at once. */
+    TestRun t;
+    las_run(&t, "{name: las, thresholds: [40], preemption_cost: 30s, tick: 60s}", "10s");
+    assert_int_equal(t.run->rt[1].start, S(60));
+    test_run_free(&t);
+    las_run(&t, "{name: las, thresholds: [40], preemption_cost: 0s, tick: 60s}", "10s");
+    assert_int_equal(t.run->rt[1].start, S(10));
+    test_run_free(&t);
+}
+
+static void test_las_refuses_bad_thresholds(void **state)
+{
+    (void)state;
+    const char *base = "cluster: {nodes: 1}\nworkload: {source: inline, jobs: []}\n";
+    char y[512];
+    WkError err;
+    snprintf(y, sizeof y, "%sscheduler: {name: las, queues: 3, thresholds: [100]}\n", base);
+    assert_true(test_prepare_yaml(y, &err) < 0);
+    assert_non_null(strstr(err.msg, "queues - 1"));
+    snprintf(y, sizeof y, "%sscheduler: {name: las, thresholds: [100, 50]}\n", base);
+    assert_true(test_prepare_yaml(y, &err) < 0);
+    assert_non_null(strstr(err.msg, "increasing"));
+    snprintf(y, sizeof y, "%sscheduler: {name: las, thresholds: [100, 500], queues: 3}\n", base);
+    assert_int_equal(test_prepare_yaml(y, &err), 0);
+}
+
+static void test_topo_packs_a_64_gpu_job_into_one_leaf(void **state)
+{
+    (void)state;
+    /* 32 nodes in one pod; radix-32 rail fabric: 2 leaves per rail, nodes
+     * 0-15 and 16-31. 32 one-node jobs fill the nodes in order; those on
+     * nodes 10-23 end at 10 s. At 20 s a 64-GPU job arrives: nodes 10-15
+     * (48 GPUs, leaf 0) and 16-23 (64 GPUs, leaf 1) are free. Pack and
+     * first fit would take nodes 10-17 across both leaves; topo must take
+     * nodes 16-23, all under leaf 1. */
+    char yaml[4096];
+    int k = snprintf(yaml, sizeof yaml,
+                     "sim: {end: 25s}\n"
+                     "scheduler: topo\n"
+                     "cluster:\n"
+                     "  nodes: 32\n"
+                     "  nodes_per_pod: 32\n"
+                     "  fabric: {kind: rail, radix: 32, link_gbps: 400}\n"
+                     "workload:\n"
+                     "  source: inline\n"
+                     "  jobs:\n");
+    for (int n = 0; n < 32; n++)
+        k += snprintf(yaml + k, sizeof yaml - (size_t)k, "    - {submit: 0, gpus: 8, duration: %s}\n",
+                      n >= 10 && n < 24 ? "10s" : "1000s");
+    snprintf(yaml + k, sizeof yaml - (size_t)k, "    - {submit: 20s, gpus: 64, duration: 10s}\n");
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkRun *r = t.run;
+    const WkJobRt *rt = &r->rt[32];
+    assert_int_equal(rt->start, S(20));
+    assert_non_null(rt->gpus);
+    for (uint32_t i = 0; i < 64; i++) {
+        uint32_t node = wk_cluster_node_of(&r->cluster, rt->gpus[i]);
+        if (node < 16 || node > 23)
+            fail_msg("GPU %u of the 64-GPU job is on node %u", rt->gpus[i], node);
+        /* same-rail GPUs talk through one leaf */
+        for (uint32_t j = 0; j < 64; j++)
+            if (rt->gpus[i] % 8 == rt->gpus[j] % 8)
+                assert_true(wk_cluster_path_class(&r->cluster, rt->gpus[i], rt->gpus[j]) <= WK_PATH_LEAF);
+    }
+    test_run_free(&t);
+}
+
+static void test_hetero_prefers_the_faster_sku_when_both_are_free(void **state)
+{
+    (void)state;
+    /* A100 nodes are GPUs 0-31 (group 0), H100 nodes 32-63. Both idle at 0:
+     * the model job and the plain job go to H100 GPUs; once H100s are taken,
+     * the next model job goes to the A100s. First fit would start on GPU 0. */
+    const char *yaml = "sim: {end: 1s}\n"
+                       "scheduler: hetero\n"
+                       "cluster:\n"
+                       "  nodes_per_pod: 4\n"
+                       "  groups:\n"
+                       "    - {name: a100, sku: A100-SXM-80G, nodes: 4}\n"
+                       "    - {name: h100, sku: H100-SXM-80G, nodes: 4}\n"
+                       "  fabric: {kind: rail, radix: 16, link_gbps: 400}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 16, model: {base: llama3-8b, tp: 2, global_batch: 64}, "
+                       "iterations: 1000}\n"
+                       "    - {submit: 0, gpus: 8, duration: 1h}\n"
+                       "    - {submit: 0, gpus: 16, model: {base: llama3-8b, tp: 2, global_batch: 64}, "
+                       "iterations: 1000}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    for (uint32_t i = 0; i < 16; i++)
+        assert_true(rt[0].gpus[i] >= 32);
+    for (uint32_t i = 0; i < 8; i++)
+        assert_true(rt[1].gpus[i] >= 32);
+    for (uint32_t i = 0; i < 16; i++)
+        assert_true(rt[2].gpus[i] < 32); /* only 8 H100s left */
+    /* and the H100 placement is the faster one, by the perf model */
+    WkSchedCtx *ctx = &t.run->ctx;
+    uint32_t a100[16];
+    for (uint32_t i = 0; i < 16; i++)
+        a100[i] = i;
+    assert_true(wk_sched_job_iter_s_on(ctx, 0, rt[0].gpus, 16) < wk_sched_job_iter_s_on(ctx, 0, a100, 16));
+    test_run_free(&t);
+}
+
+static void test_hetero_mixes_skus_only_with_span(void **state)
+{
+    (void)state;
+    /* one A100 node (GPUs 0-7) and one H100 node (8-15): job0 (4 GPUs) takes
+     * H100s, job1 (6) the A100s; job2 (6) finds 2 + 4 free GPUs, no group
+     * with 6: it waits for a group (to 100 s) unless span: true */
+    const char *fmt = "scheduler: {name: hetero, span: %s}\n"
+                      "cluster:\n"
+                      "  groups:\n"
+                      "    - {sku: A100-SXM-80G, nodes: 1}\n"
+                      "    - {sku: H100-SXM-80G, nodes: 1}\n"
+                      "workload:\n"
+                      "  source: inline\n"
+                      "  jobs:\n"
+                      "    - {submit: 0, gpus: 4, duration: 100s}\n"
+                      "    - {submit: 0, gpus: 6, duration: 100s}\n"
+                      "    - {submit: 0, gpus: 6, duration: 100s}\n";
+    char yaml[1024];
+    TestRun t;
+    snprintf(yaml, sizeof yaml, fmt, "false");
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(t.run->rt[2].start, S(100));
+    test_run_free(&t);
+    snprintf(yaml, sizeof yaml, fmt, "true");
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(t.run->rt[2].start, 0);
+    test_run_free(&t);
+}
+
+/* Priority on 8 GPUs with a 5 s restart cost. */
+static void prio_run(TestRun *t, const char *sched, const char *jobs)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "cluster: {nodes: 1, gpus_per_node: 8}\n"
+             "scheduler: %s\n"
+             "workload:\n"
+             "  source: inline\n"
+             "  jobs:\n%s",
+             sched, jobs);
+    test_run_yaml(t, yaml, NULL);
+}
+
+static void test_priority_with_preempt_lets_a_high_priority_job_in(void **state)
+{
+    (void)state;
+    const char *jobs = "    - {submit: 0, gpus: 8, duration: 100s}\n"
+                       "    - {submit: 10s, gpus: 4, duration: 20s, priority: 5}\n";
+    /* job1 preempts job0 at 10 s and runs to 30 s; job0 (90 s left) restarts
+     * at 30 s with the 5 s cost: ends at 125 s */
+    TestRun t;
+    prio_run(&t, "{name: priority, preempt: true, preemption_cost: 5s}", jobs);
+    assert_int_equal(t.run->rt[1].start, S(10));
+    assert_int_equal(t.run->rt[0].preemptions, 1);
+    assert_int_equal(t.run->rt[0].end, S(125));
+    test_run_free(&t);
+    /* without preempt job1 waits for job0 */
+    prio_run(&t, "priority", jobs);
+    assert_int_equal(t.run->rt[1].start, S(100));
+    test_run_free(&t);
+}
+
+static void test_priority_preempts_only_when_that_makes_room(void **state)
+{
+    (void)state;
+    /* job2 (priority 5, 8 GPUs) finds job0 (priority 9) and job1 (priority 0)
+     * on 4 GPUs each: preempting job1 alone cannot make room, so nothing is
+     * preempted and job2 waits for both. */
+    const char *jobs = "    - {submit: 0, gpus: 4, duration: 100s, priority: 9}\n"
+                       "    - {submit: 0, gpus: 4, duration: 50s}\n"
+                       "    - {submit: 10s, gpus: 8, duration: 10s, priority: 5}\n";
+    TestRun t;
+    prio_run(&t, "{name: priority, preempt: true, preemption_cost: 5s}", jobs);
+    assert_int_equal(t.run->rt[1].preemptions, 0);
+    assert_int_equal(t.run->rt[2].start, S(100));
+    test_run_free(&t);
+}
+
+static void test_priority_runs_higher_classes_first_fifo_within(void **state)
+{
+    (void)state;
+    /* 8 GPUs busy until 10 s; waiting: job1 (p0), job2 (p3), job3 (p3), all
+     * 8 GPUs for 10 s: job2, job3, then job1 */
+    const char *jobs = "    - {submit: 0, gpus: 8, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 10s}\n"
+                       "    - {submit: 2s, gpus: 8, duration: 10s, priority: 3}\n"
+                       "    - {submit: 3s, gpus: 8, duration: 10s, priority: 3}\n";
+    TestRun t;
+    prio_run(&t, "priority", jobs);
+    assert_int_equal(t.run->rt[2].start, S(10));
+    assert_int_equal(t.run->rt[3].start, S(20));
+    assert_int_equal(t.run->rt[1].start, S(30));
+    test_run_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queue_orders_by_key_then_arrival_and_requeues_in_place),
+        cmocka_unit_test(test_sjf_starts_the_smallest_gpu_time_first),
+        cmocka_unit_test(test_backfill_runs_a_short_job_without_delaying_the_head),
+        cmocka_unit_test(test_backfill_uses_only_the_gpus_the_head_will_not_need),
+        cmocka_unit_test(test_las_demotes_a_long_job_and_a_new_short_job_preempts_it),
+        cmocka_unit_test(test_las_never_preempts_within_the_restart_cost),
+        cmocka_unit_test(test_las_refuses_bad_thresholds),
+        cmocka_unit_test(test_topo_packs_a_64_gpu_job_into_one_leaf),
+        cmocka_unit_test(test_hetero_prefers_the_faster_sku_when_both_are_free),
+        cmocka_unit_test(test_hetero_mixes_skus_only_with_span),
+        cmocka_unit_test(test_priority_with_preempt_lets_a_high_priority_job_in),
+        cmocka_unit_test(test_priority_preempts_only_when_that_makes_room),
+        cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_sci.c — the `sci` annealer against independent expectations: its
+ * energy falls on a fixed state and its incremental bookkeeping matches a
+ * recomputation; on a tiny instance it never beats the brute-force optimum of
+ * the same energy and reaches it; runs are deterministic; the move budget
+ * holds at 10,240 GPUs with ~1,000 queued jobs; backfill, reservation,
+ * rejection, migration off throttled GPUs and failure restarts; the
+ * cascade-time model is ordered and scales with the topology. */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/run_impl.h"
+#include "models/sched/sci.h"
+
+/* ---- helpers ---- */
+
+typedef struct {
+    WkDoc *doc;
+    WkCluster c;
+} TestCluster;
+
+static void cluster_yaml(TestCluster *t, const char *yaml)
+{
+    WkError err;
+    wk_error_clear(&err);
+    memset(t, 0, sizeof *t);
+    if (wk_doc_load_string(&t->doc, "c.yaml", yaml, strlen(yaml), &err) < 0 ||
+        wk_cluster_parse(wk_node_get(t->doc->root, "cluster"), &t->c, &err) < 0)
+        fail_msg("cluster: %s: %s", err.where, err.msg);
+}
+
+static void cluster_free(TestCluster *t)
+{
+    wk_cluster_fini(&t->c);
+    wk_doc_free(t->doc);
+}
+
+static const WkSciStats *stats_of(const TestRun *t)
+{
+    assert_string_equal(wk_run_scheduler(t->run), "sci");
+    return wk_sci_stats(t->run->sched_priv);
+}
+
+/* ---- the energy on fixed states ---- */
+
+static void test_sci_annealing_lowers_the_energy_of_a_fixed_state(void **state)
+{
+    (void)state;
+    /* 4 pods x 4 nodes x 8 GPUs on a rail fabric. A running 16-GPU job is
+     * scattered one GPU per node (15 cross-node boundaries, 12 of them across
+     * pods) and may migrate; three jobs wait. */
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster: {nodes: 16, gpus_per_node: 8, nodes_per_pod: 4,\n"
+                      "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n");
+    const WkCluster *c = &tc.c;
+    WkSciParams p;
+    wk_sci_defaults(&p);
+    p.migrate = 1;
+    WkSciState *st;
+    WkError err;
+    assert_int_equal(wk_sci_state_new(&st, c, &p, &err), 0);
+    uint8_t *gs = calloc(c->gpus, 1);
+    uint32_t scattered[16];
+    for (uint32_t k = 0; k < 16; k++) {
+        scattered[k] = k * 8 + (k % 8);
+        gs[scattered[k]] = WK_SCI_USED;
+    }
+    WkSciJob jobs[] = {
+        {.gpus = 16, .rho = 1, .real = scattered},
+        {.gpus = 32, .rho = 1, .wait_s = 3600},
+        {.gpus = 8, .rho = 1, .wait_s = 600},
+        {.gpus = 4, .rho = 0.5, .wait_s = 60},
+    };
+    assert_int_equal(wk_sci_state_load(st, gs, jobs, 4, &err), 0);
+    double e0 = wk_sci_energy(st);
+    WkRng *rng;
+    assert_int_equal(wk_rng_new(&rng, 11, "test.sci", &err), 0);
+    WkSciAnnealStats as;
+    assert_int_equal(wk_sci_anneal(st, rng, &as), 0);
+    print_message("fixed state: E %.3f -> %.3f in %u moves (%u accepted)\n", e0, as.e_after, as.moves,
+                  as.accepted);
+    assert_float_equal(as.e_before, e0, 1e-9);
+    /* placing the 44 waiting GPUs alone is worth at least h_load per GPU */
+    assert_true(as.e_after < e0 - 44 * p.h_load);
+    /* the tracked energy is the energy of the final configuration */
+    assert_float_equal(as.e_after, wk_sci_energy(st), 1e-6);
+    for (uint32_t i = 1; i < 4; i++)
+        assert_non_null(wk_sci_block(st, i));
+    /* and the scattered job was gathered: at most one boundary leaves a pod */
+    const uint32_t *b = wk_sci_block(st, 0);
+    assert_true(wk_sci_moved(st, 0));
+    uint32_t cross = 0;
+    for (uint32_t k = 1; k < 16; k++)
+        cross += wk_cluster_pod_of(c, b[k]) != wk_cluster_pod_of(c, b[k - 1]);
+    assert_true(cross <= 1);
+    wk_rng_free(rng);
+    free(gs);
+    wk_sci_state_free(st);
+    cluster_free(&tc);
+}
+
+/* Brute force over every assignment of 8 GPUs to {free, job 0, 1, 2} with
+ * each job on exactly its size or not placed; blocks in ascending GPU order,
+ * the rank order of sci's state space. */
+static double brute_force(WkSciState *st, const WkSciJob *jobs, uint32_t nj, uint32_t G)
+{
+    double best = INFINITY;
+    uint32_t total = 1;
+    for (uint32_t g = 0; g < G; g++)
+        total *= nj + 1;
+    for (uint32_t code = 0; code < total; code++) {
+        uint32_t lab[16], cnt[4] = {0}, x = code;
+        for (uint32_t g = 0; g < G; g++) {
+            lab[g] = x % (nj + 1);
+            x /= nj + 1;
+            cnt[lab[g]]++;
+        }
+        int ok = 1;
+        for (uint32_t j = 0; j < nj; j++)
+            ok &= cnt[j + 1] == 0 || cnt[j + 1] == jobs[j].gpus;
+        if (!ok)
+            continue;
+        for (uint32_t j = 0; j < nj; j++)
+            wk_sci_set_block(st, j, NULL);
+        for (uint32_t j = 0; j < nj; j++) {
+            if (!cnt[j + 1])
+                continue;
+            uint32_t b[16], k = 0;
+            for (uint32_t g = 0; g < G; g++)
+                if (lab[g] == j + 1)
+                    b[k++] = g;
+            assert_int_equal(wk_sci_set_block(st, j, b), 0);
+        }
+        double e = wk_sci_energy(st);
+        if (e < best)
+            best = e;
+    }
+    return best;
+}
+
+static void test_sci_never_beats_brute_force_optimum_and_can_match_it(void **state)
+{
+    (void)state;
+    /* 2 nodes x 4 GPUs, each node its own pod; GPU 1 throttled to half clock.
+     * Jobs of 3, 2 and 4 GPUs: all three cannot run at once. */
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster: {nodes: 2, gpus_per_node: 4, nodes_per_pod: 1}\n");
+    wk_cluster_set_state(&tc.c, 1, WK_GPU_THROTTLED, 0.5f);
+    WkSciParams p;
+    wk_sci_defaults(&p);
+    const WkSciJob jobs[] = {
+        {.gpus = 3, .rho = 1, .wait_s = 3600},
+        {.gpus = 2, .rho = 0.8, .wait_s = 7200},
+        {.gpus = 4, .rho = 1, .wait_s = 1800},
+    };
+    uint8_t gs[8] = {0};
+    WkSciState *st;
+    WkError err;
+    assert_int_equal(wk_sci_state_new(&st, &tc.c, &p, &err), 0);
+    assert_int_equal(wk_sci_state_load(st, gs, jobs, 3, &err), 0);
+    double best = brute_force(st, jobs, 3, 8);
+    int matched = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        WkRng *rng;
+        assert_int_equal(wk_sci_state_load(st, gs, jobs, 3, &err), 0);
+        assert_int_equal(wk_rng_new(&rng, seed, "test.sci", &err), 0);
+        WkSciAnnealStats as;
+        wk_sci_anneal(st, rng, &as);
+        wk_rng_free(rng);
+        double e = wk_sci_energy(st);
+        assert_float_equal(as.e_after, e, 1e-9);
+        assert_true(e >= best - 1e-9);
+        matched += fabs(e - best) < 1e-9;
+    }
+    print_message("brute-force optimum %.4f; annealer matched it in %d of 20 seeds\n", best, matched);
+    assert_true(matched >= 10);
+    wk_sci_state_free(st);
+    cluster_free(&tc);
+}
+
+/* ---- whole runs ---- */
+
+static const char *const mixed =
+    "seed: 5\n"
+    "cluster: {nodes: 32, gpus_per_node: 8, nodes_per_pod: 8,\n"
+    "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n"
+    "workload:\n"
+    "  source: synthetic\n"
+    "  jobs: 400\n"
+    "  interarrival: {dist: exponential, mean: 3m}\n"
+    "  duration: {dist: lognormal, median: 1h, sigma: 1.2}\n"
+    "  gpus: [{gpus: 1, weight: 3}, {gpus: 8, weight: 3}, {gpus: 32, weight: 2}, {gpus: 128, weight: 1}]\n"
+    "scheduler: {name: sci, tick: 30m}\n";
+
+static void test_sci_lowers_its_energy_in_the_rounds_it_applies(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t, mixed, NULL);
+    const WkSciStats *s = stats_of(&t);
+    print_message("rounds %llu, annealed %llu, applied %llu, moves %llu, energy drop %.1f\n",
+                  (unsigned long long)s->invocations, (unsigned long long)s->annealed,
+                  (unsigned long long)s->commits, (unsigned long long)s->moves, s->energy_drop);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 400);
+    assert_true(s->commits > 0 && s->moves > 0);
+    assert_true(s->energy_drop > 0);
+    assert_int_equal(s->safety_starts, 0); /* the annealer, not the fallback, started every head */
+    test_run_free(&t);
+}
+
+static void test_sci_same_seed_gives_identical_summary_and_moves(void **state)
+{
+    (void)state;
+    TestRun a, b, c;
+    test_run_yaml(&a, mixed, NULL);
+    test_run_yaml(&b, mixed, NULL);
+    WkRunOpts o = {.has_seed = 1, .seed = 6};
+    test_run_yaml(&c, mixed, &o);
+    char *ja = wk_summary_json(&a.sum), *jb = wk_summary_json(&b.sum), *jc = wk_summary_json(&c.sum);
+    assert_string_equal(ja, jb);
+    assert_string_not_equal(ja, jc);
+    const WkSciStats *sa = stats_of(&a), *sb = stats_of(&b);
+    assert_true(sa->moves == sb->moves && sa->accepted == sb->accepted && sa->starts == sb->starts);
+    assert_float_equal(sa->energy_drop, sb->energy_drop, 0);
+    free(ja);
+    free(jb);
+    free(jc);
+    test_run_free(&a);
+    test_run_free(&b);
+    test_run_free(&c);
+}
+
+static void test_sci_10k_gpus_with_1000_queued_jobs_stays_within_move_budget(void **state)
+{
+    (void)state;
+    /* 10,240 GPUs; 1,200 jobs submitted one per second ask for ~13x the
+     * cluster, so about a thousand wait at once. */
+    const char *yaml = "seed: 3\n"
+                       "cluster: {nodes: 1280, gpus_per_node: 8, nodes_per_pod: 32,\n"
+                       "          fabric: {kind: rail, tiers: 3, radix: 64, link_gbps: 200}}\n"
+                       "workload:\n"
+                       "  source: synthetic\n"
+                       "  jobs: 1200\n"
+                       "  interarrival: {dist: exponential, mean: 1s}\n"
+                       "  duration: {dist: lognormal, median: 1h, sigma: 0.5}\n"
+                       "  gpus: [{gpus: 8, weight: 5}, {gpus: 64, weight: 3}, {gpus: 256, weight: 1.5},\n"
+                       "         {gpus: 1024, weight: 0.5}]\n"
+                       "sim: {sample_interval: 1d}\n"
+                       "scheduler: {name: sci, moves: 400}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkSciStats *s = stats_of(&t);
+    print_message("longest queue %zu, rounds %llu, annealed %llu, moves %llu (max %u per round)\n", s->max_queue,
+                  (unsigned long long)s->invocations, (unsigned long long)s->annealed,
+                  (unsigned long long)s->moves, s->max_moves);
+    assert_true(s->max_queue >= 900);
+    assert_true(s->max_moves <= 400);
+    assert_true(s->moves <= s->annealed * 400);
+    assert_true(s->annealed <= s->invocations);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 1200);
+    test_run_free(&t);
+}
+
+static void test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release(void **state)
+{
+    (void)state;
+    /* 16 GPUs. Job0 takes 12 for 10 s; job1 needs 8 and waits for job0;
+     * job2 (1 GPU, 1 s) fits beside them and ends before job0 frees its
+     * GPUs, so it runs at once; job1 starts the instant job0 ends. */
+    const char *yaml = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 12, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 5s}\n"
+                       "    - {submit: 2s, gpus: 1, duration: 1s}\n"
+                       "scheduler: sci\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = t.run->rt;
+    assert_int_equal(rt[0].start, 0);
+    assert_int_equal(rt[2].start, 2 * WK_NS_PER_S);
+    assert_int_equal(rt[1].start, 10 * WK_NS_PER_S);
+    test_run_free(&t);
+}
+
+static void test_sci_reservation_keeps_a_long_job_from_delaying_the_head(void **state)
+{
+    (void)state;
+    /* The head (job1) needs all 16 GPUs at 10 s; job2 (1 GPU, 100 s) would
+     * hold one of them. With the reservation it waits for job1; without, it
+     * runs at once and job1 waits until it ends. */
+    const char *base = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 12, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 16, duration: 5s}\n"
+                       "    - {submit: 2s, gpus: 1, duration: 100s}\n";
+    char yaml[1024];
+    TestRun t;
+    snprintf(yaml, sizeof yaml, "%sscheduler: sci\n", base);
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(t.run->rt[1].start, 10 * WK_NS_PER_S);
+    assert_int_equal(t.run->rt[2].start, 15 * WK_NS_PER_S);
+    test_run_free(&t);
+    snprintf(yaml, sizeof yaml, "%sscheduler: {name: sci, reserve: false}\n", base);
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(t.run->rt[2].start, 2 * WK_NS_PER_S);
+    assert_int_equal(t.run->rt[1].start, 102 * WK_NS_PER_S);
+    test_run_free(&t);
+}
+
+static void test_sci_rejects_a_job_larger_than_the_cluster_at_submit(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 16, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 5s}\n"
+                       "scheduler: sci\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal((int)test_metric(&t, "jobs_rejected"), 1);
+    assert_int_equal(t.run->rt[0].state, WK_JOB_REJECTED);
+    assert_non_null(t.run->rt[0].reject_reason);
+    assert_int_equal(t.run->rt[1].start, 1 * WK_NS_PER_S);
+    test_run_free(&t);
+}
+
+/* One 8-GPU, 10-hour job on node 0 of two; node 0's GPUs throttle to 0.5
+ * at 1 h; the scheduler ticks every 30 min. */
+static uint32_t node_after_throttle(const char *extra, size_t *preemptions)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "cluster: {nodes: 2, gpus_per_node: 8}\n"
+             "failures:\n"
+             "  enabled: false\n"
+             "  incidents:\n"
+             "    - {at: 1h, kind: throttle, node: 0, clock: 0.5, duration: 100h}\n"
+             "sim: {end: 2h}\n"
+             "workload:\n"
+             "  source: inline\n"
+             "  jobs:\n"
+             "    - {submit: 0, gpus: 8, duration: 10h}\n"
+             "scheduler: {name: sci, tick: 30m%s}\n",
+             extra);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(t.run->rt[0].state, WK_JOB_RUNNING);
+    uint32_t node = wk_cluster_node_of(&t.run->cluster, t.run->rt[0].gpus[0]);
+    *preemptions = t.run->rt[0].preemptions;
+    test_run_free(&t);
+    return node;
+}
+
+static void test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed(void **state)
+{
+    (void)state;
+    size_t pre;
+    assert_int_equal(node_after_throttle(", migrate: true", &pre), 1);
+    assert_int_equal(pre, 1);
+    assert_int_equal(node_after_throttle("", &pre), 0);
+    assert_int_equal(pre, 0);
+}
+
+static void test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus(void **state)
+{
+    (void)state;
+    /* GPU 3 fails at 1 h under the 8-GPU job on node 0; node 1 is free, so
+     * after detection the job restarts there and completes. */
+    const char *yaml = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "failures:\n"
+                       "  enabled: false\n"
+                       "  incidents:\n"
+                       "    - {at: 1h, kind: down, gpu: 3, duration: 100h}\n"
+                       "sim: {end: 3h}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 8, duration: 10h}\n"
+                       "scheduler: sci\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkJobRt *rt = &t.run->rt[0];
+    assert_int_equal(rt->state, WK_JOB_RUNNING);
+    assert_int_equal(rt->interruptions, 1);
+    for (uint32_t k = 0; k < 8; k++)
+        assert_int_equal(wk_cluster_node_of(&t.run->cluster, rt->gpus[k]), 1);
+    test_run_free(&t);
+}
+
+/* ---- the cascade model ---- */
+
+static WkSciCascade cascade_of(const char *yaml)
+{
+    TestCluster tc;
+    cluster_yaml(&tc, yaml);
+    WkSciParams p;
+    wk_sci_defaults(&p);
+    WkSciCascade out;
+    WkError err;
+    assert_int_equal(wk_sci_cascade(&tc.c, &p.cascade, &out, &err), 0);
+    cluster_free(&tc);
+    return out;
+}
+
+static void test_sci_cascade_times_are_ordered_and_scale_with_the_topology(void **state)
+{
+    (void)state;
+    /* paper-sci-10k's cluster; the same with half the pods; that with
+     * radix-32 switches (a leaf serves 16 nodes: two leaf groups per pod);
+     * NVL72-sized NVLink domains. */
+    WkSciCascade a = cascade_of("cluster: {sku: A100-SXM-80G, nodes: 1280, gpus_per_node: 8, nodes_per_pod: 32,\n"
+                                "  fabric: {kind: rail, tiers: 3, radix: 64, link_gbps: 200}}\n");
+    WkSciCascade b = cascade_of("cluster: {sku: A100-SXM-80G, nodes: 640, gpus_per_node: 8, nodes_per_pod: 32,\n"
+                                "  fabric: {kind: rail, tiers: 3, radix: 64, link_gbps: 200}}\n");
+    WkSciCascade l = cascade_of("cluster: {sku: A100-SXM-80G, nodes: 640, gpus_per_node: 8, nodes_per_pod: 32,\n"
+                                "  fabric: {kind: rail, tiers: 3, radix: 32, link_gbps: 200}}\n");
+    WkSciCascade d = cascade_of("cluster: {sku: H100-SXM-80G, nodes: 1296, gpus_per_node: 4, nvlink_domain: 72,\n"
+                                "  nodes_per_pod: 36, fabric: {kind: rail, tiers: 3, radix: 64, link_gbps: 400}}\n");
+    print_message("cascade 10k: NVLink %.0f us, leaf %.0f us, pod %.0f us, cluster %.0f us (fan-out %u/%u/%u/%u)\n",
+                  a.nvlink_s * 1e6, a.leaf_s * 1e6, a.pod_s * 1e6, a.cluster_s * 1e6, a.fan[0], a.fan[1], a.fan[2],
+                  a.fan[3]);
+    print_message("5k: cluster %.0f us; radix 32: pod %.0f us; NVL72: NVLink %.0f us\n", b.cluster_s * 1e6,
+                  l.pod_s * 1e6, d.nvlink_s * 1e6);
+    assert_true(a.nvlink_s > 0);
+    assert_true(a.nvlink_s < a.leaf_s && a.leaf_s <= a.pod_s && a.pod_s < a.cluster_s);
+    assert_int_equal(a.fan[0], 8);
+    assert_int_equal(a.fan[3], 40);
+    /* twice the pods: one more doubling round across pods, nothing else */
+    assert_float_equal(b.nvlink_s, a.nvlink_s, 1e-15);
+    assert_float_equal(b.pod_s, a.pod_s, 1e-15);
+    assert_true(a.cluster_s > b.cluster_s);
+    /* smaller leaves: a pod spans more leaf groups, so reaching it takes longer */
+    assert_true(l.fan[1] < b.fan[1] && l.fan[2] == 2 && l.pod_s > b.pod_s);
+    /* a 72-GPU NVLink domain takes more rounds than an 8-GPU one */
+    assert_true(d.nvlink_s > a.nvlink_s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sci_annealing_lowers_the_energy_of_a_fixed_state),
+        cmocka_unit_test(test_sci_never_beats_brute_force_optimum_and_can_match_it),
+        cmocka_unit_test(test_sci_lowers_its_energy_in_the_rounds_it_applies),
+        cmocka_unit_test(test_sci_same_seed_gives_identical_summary_and_moves),
+        cmocka_unit_test(test_sci_10k_gpus_with_1000_queued_jobs_stays_within_move_budget),
+        cmocka_unit_test(test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release),
+        cmocka_unit_test(test_sci_reservation_keeps_a_long_job_from_delaying_the_head),
+        cmocka_unit_test(test_sci_rejects_a_job_larger_than_the_cluster_at_submit),
+        cmocka_unit_test(test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed),
+        cmocka_unit_test(test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus),
+        cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

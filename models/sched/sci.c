@@ -30,6 +30,7 @@ typedef struct {
 } Item;
 
 #define NONE UINT32_MAX
+#define CLAIMED 3 /* GPU state while loading: a real placement holds it */
 #define SWEEP_MIN 16 /* moves per temperature at least; 2 per job in play otherwise */
 
 struct WkSciState {
@@ -59,6 +60,17 @@ struct WkSciState {
     uint32_t *order;               /* scratch, max(nodes, pods) */
     uint32_t *nodebuf;             /* scratch, max_node */
     double e;                      /* tracked energy */
+    /* the best configuration seen at a sweep's end (rounds with migration) */
+    struct {
+        uint32_t *pool;
+        size_t poolcap;
+        uint8_t *gs;
+        uint32_t *counts;  /* node_used, node_free, pod_used, pod_free */
+        Item *it;
+        uint32_t capit;
+        uint32_t free_total, spare;
+        double e;
+    } best;
 };
 
 void wk_sci_defaults(WkSciParams *p)
@@ -508,6 +520,10 @@ void wk_sci_state_free(WkSciState *s)
     free(s->key);
     free(s->order);
     free(s->nodebuf);
+    free(s->best.pool);
+    free(s->best.gs);
+    free(s->best.counts);
+    free(s->best.it);
     free(s);
 }
 
@@ -637,12 +653,16 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
         off += it->n;
         keys[i] = ((uint64_t)it->n << 32) | i;
         if (it->real) {
-            for (uint32_t k = 0; k < it->n; k++)
-                if (it->real[k] >= s->G || gpu[it->real[k]] != WK_SCI_USED) {
+            for (uint32_t k = 0; k < it->n; k++) {
+                if (it->real[k] >= s->G || s->gs[it->real[k]] != WK_SCI_USED) {
                     free(keys);
-                    return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "sci: job %u placed on GPU %u that is not in use",
-                                        i, it->real[k]);
+                    memcpy(s->gs, gpu, s->G);
+                    return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                                        "sci: job %u placed on GPU %u that is not in use or is another job's", i,
+                                        it->real[k]);
                 }
+                s->gs[it->real[k]] = CLAIMED;
+            }
             memcpy(it->blk, it->real, (size_t)it->n * sizeof *it->blk);
             it->e = block_energy(s, it, it->blk);
             mark_placed(s, i);
@@ -650,6 +670,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             mark_unplaced(s, i);
         }
     }
+    memcpy(s->gs, gpu, s->G); /* CLAIMED back to USED */
     qsort(keys, njobs, sizeof *keys, cmp_u64);
     for (uint32_t a = 0, b; a < njobs; a = b) {
         for (b = a; b < njobs && keys[b] >> 32 == keys[a] >> 32; b++)
@@ -783,17 +804,33 @@ static int move_unplace(WkSciState *s, WkRng *rng, uint32_t i, double t)
     return 1;
 }
 
+/* 1 when every GPU of job it's real placement is free (it may go home). */
+static int home_free(const WkSciState *s, const Item *it)
+{
+    for (uint32_t k = 0; k < it->n; k++)
+        if (s->gs[it->real[k]] != WK_SCI_FREE)
+            return 0;
+    return 1;
+}
+
+/* Move job i to another block: a proposal, or — for a running job already
+ * moved in this round, half of the time — back to where it runs, so a
+ * migration tried while hot can be undone. t = 0: only the way home, only
+ * downhill (the final quench). */
 static int move_block(WkSciState *s, WkRng *rng, uint32_t i, double t)
 {
     Item *it = &s->it[i];
     double d = give_all(s, it->blk, it->n);
-    if (propose(s, rng, random_how(s, rng), it->n) < 0) {
+    int home = it->moved && (t == 0 || wk_rng_uniform(rng) < 0.5) && home_free(s, it);
+    if (home) {
+        memcpy(s->cand, it->real, (size_t)it->n * sizeof *s->cand);
+    } else if (t == 0 || propose(s, rng, random_how(s, rng), it->n) < 0) {
         take_all(s, it->blk, it->n);
         return 0;
     }
     d += take_all(s, s->cand, it->n);
     double e = block_energy(s, it, s->cand), de = e - it->e + d;
-    if (!metropolis(rng, de, t, it->n)) {
+    if (t == 0 ? de >= 0 : !metropolis(rng, de, t, it->n)) {
         give_all(s, s->cand, it->n);
         take_all(s, it->blk, it->n);
         return 0;
@@ -898,6 +935,63 @@ static int one_move(WkSciState *s, WkRng *rng, double t)
     return move_swap(s, rng, i, t);
 }
 
+/* Save the configuration as the best so far. Returns 0 or WK_E_NOMEM. */
+static int save_best(WkSciState *s)
+{
+    size_t pool = 0;
+    for (uint32_t i = 0; i < s->nit; i++)
+        pool += s->it[i].n;
+    size_t nc = 2 * ((size_t)s->nodes + s->pods);
+    if (!s->best.gs && (!(s->best.gs = malloc(s->G)) || !(s->best.counts = malloc(nc * sizeof *s->best.counts))))
+        return WK_E_NOMEM;
+    if (pool > s->best.poolcap) {
+        uint32_t *np = realloc(s->best.pool, pool * sizeof *np);
+        if (!np)
+            return WK_E_NOMEM;
+        s->best.pool = np, s->best.poolcap = pool;
+    }
+    if (s->nit > s->best.capit) {
+        Item *ni = realloc(s->best.it, (size_t)s->nit * sizeof *ni);
+        if (!ni)
+            return WK_E_NOMEM;
+        s->best.it = ni, s->best.capit = s->nit;
+    }
+    memcpy(s->best.pool, s->pool, pool * sizeof *s->pool);
+    memcpy(s->best.it, s->it, (size_t)s->nit * sizeof *s->it);
+    memcpy(s->best.gs, s->gs, s->G);
+    uint32_t *c = s->best.counts;
+    memcpy(c, s->node_used, s->nodes * sizeof *c), c += s->nodes;
+    memcpy(c, s->node_free, s->nodes * sizeof *c), c += s->nodes;
+    memcpy(c, s->pod_used, s->pods * sizeof *c), c += s->pods;
+    memcpy(c, s->pod_free, s->pods * sizeof *c);
+    s->best.free_total = s->free_total, s->best.spare = s->spare, s->best.e = s->e;
+    return 0;
+}
+
+static void restore_best(WkSciState *s)
+{
+    size_t pool = 0;
+    for (uint32_t i = 0; i < s->nit; i++)
+        pool += s->it[i].n;
+    memcpy(s->pool, s->best.pool, pool * sizeof *s->pool);
+    memcpy(s->it, s->best.it, (size_t)s->nit * sizeof *s->it);
+    memcpy(s->gs, s->best.gs, s->G);
+    const uint32_t *c = s->best.counts;
+    memcpy(s->node_used, c, s->nodes * sizeof *c), c += s->nodes;
+    memcpy(s->node_free, c, s->nodes * sizeof *c), c += s->nodes;
+    memcpy(s->pod_used, c, s->pods * sizeof *c), c += s->pods;
+    memcpy(s->pod_free, c, s->pods * sizeof *c);
+    s->free_total = s->best.free_total, s->spare = s->best.spare, s->e = s->best.e;
+    s->nplaced = s->nunplaced = 0; /* the lists, rebuilt in item order */
+    for (uint32_t i = 0; i < s->nit; i++) {
+        s->it[i].plpos = s->it[i].uppos = NONE;
+        if (s->it[i].placed)
+            mark_placed(s, i);
+        else
+            mark_unplaced(s, i);
+    }
+}
+
 static double cpu_us(void)
 {
     struct timespec ts;
@@ -927,14 +1021,32 @@ int wk_sci_anneal(WkSciState *s, WkRng *rng, WkSciAnnealStats *st)
     if (total > p->moves)
         total = p->moves;
     double t = p->t0, start = p->budget_us > 0 ? cpu_us() : 0;
+    /* with running jobs in play a hot start can scatter them further than
+     * the budget undoes: keep the best sweep end (the start included) */
+    int keep = 0;
+    for (uint32_t k = 0; k < s->nplaced && !keep; k++)
+        keep = s->it[s->placed[k]].real != NULL;
+    if (keep && save_best(s) < 0)
+        keep = 0; /* out of memory: anneal without the safety net */
     for (uint64_t k = 0; k < total; k++) {
-        if (k && k % len == 0)
+        if (k && k % len == 0) {
             t *= p->alpha;
+            if (keep && s->e < s->best.e - 1e-9 && save_best(s) < 0)
+                keep = 0;
+        }
         if (p->budget_us > 0 && (k & 31) == 31 && cpu_us() - start > (double)p->budget_us)
             break;
         st->accepted += (uint32_t)one_move(s, rng, t);
         st->moves++;
     }
+    /* quench: a moved job whose old GPUs are free goes home if that is lower */
+    for (uint32_t k = 0; k < s->nplaced && st->moves < p->moves; k++)
+        if (s->it[s->placed[k]].moved) {
+            st->accepted += (uint32_t)move_block(s, rng, s->placed[k], 0);
+            st->moves++;
+        }
+    if (keep && s->best.e < s->e - 1e-9)
+        restore_best(s);
     st->e_after = s->e;
     return 0;
 }
@@ -1256,6 +1368,8 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
             if (wk_sched_preempt(ctx, s->jid[i], &local) == 0) {
                 s->stop[i] = 1;
                 s->stats.migrations++;
+            } else {
+                s->stats.refused++;
             }
         }
     }
@@ -1265,6 +1379,7 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
         if (!b || (s->jobs[i].real && !s->stop[i]))
             continue;
         if (!all_free(ctx, b, n)) {
+            s->stats.blocked++;
             if (s->stop[i] && (rc = enqueue(s, ctx, s->jid[i], 1)) < 0)
                 return nomem(err);
             continue;

@@ -136,6 +136,8 @@ typedef struct WkSciStats {
     size_t max_queue;       /* longest queue seen */
     uint64_t commits;       /* calls whose result was applied */
     uint64_t starts, migrations;
+    uint64_t refused;       /* migrations the framework would not stop (a hit job not yet detected) */
+    uint64_t blocked;       /* planned starts skipped because a refused job still held their GPUs */
     uint64_t safety_starts; /* queue heads started by the fallback pass (0 when the annealer did its job) */
     uint64_t uphill;        /* annealed calls whose end energy exceeded the start energy (not applied) */
     double energy_drop;     /* sum over calls of E(start) - E(applied) */

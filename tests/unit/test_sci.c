@@ -94,6 +94,9 @@ static void test_sci_annealing_lowers_the_energy_of_a_fixed_state(void **state)
     for (uint32_t k = 1; k < 16; k++)
         cross += wk_cluster_pod_of(c, b[k]) != wk_cluster_pod_of(c, b[k - 1]);
     assert_true(cross <= 1);
+    /* two running jobs on one GPU are refused, not loaded */
+    WkSciJob twice[] = {{.gpus = 16, .rho = 1, .real = scattered}, {.gpus = 16, .rho = 1, .real = scattered}};
+    assert_int_equal(wk_sci_state_load(st, gs, twice, 2, &err), WK_E_INVAL);
     wk_rng_free(rng);
     free(gs);
     wk_sci_state_free(st);
@@ -394,6 +397,86 @@ static void test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus(void **stat
     test_run_free(&t);
 }
 
+static void test_sci_with_migration_under_failures_finishes_every_job(void **state)
+{
+    (void)state;
+    /* Node outages, software faults and throttled GPUs every few hours on
+     * 256 GPUs while sci may migrate on a 10-minute tick: hit jobs come back
+     * through on_incident, running jobs move, and every job finishes. */
+    const char *yaml = "seed: 9\n"
+                       "cluster: {nodes: 32, gpus_per_node: 8, nodes_per_pod: 8,\n"
+                       "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n"
+                       "failures:\n"
+                       "  classes: {software: {mtbf: 2d}}\n"
+                       "  processes:\n"
+                       "    - {kind: down, scope: node, mtbf: 20h, duration: 1h}\n"
+                       "    - {kind: throttle, scope: gpu, mtbf: 4h, duration: 3h, clock: 0.6}\n"
+                       "workload:\n"
+                       "  source: synthetic\n"
+                       "  jobs: 300\n"
+                       "  interarrival: {dist: exponential, mean: 8m}\n"
+                       "  duration: {dist: lognormal, median: 2h, sigma: 1.0}\n"
+                       "  gpus: [{gpus: 1, weight: 3}, {gpus: 8, weight: 3}, {gpus: 32, weight: 2}, {gpus: 64, weight: 1}]\n"
+                       "scheduler: {name: sci, tick: 10m, migrate: true}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkSciStats *s = stats_of(&t);
+    print_message("interruptions %.0f, migrations %llu (%llu refused, %llu starts skipped), preemptions %.0f\n",
+                  test_metric(&t, "interruptions"), (unsigned long long)s->migrations,
+                  (unsigned long long)s->refused, (unsigned long long)s->blocked, test_metric(&t, "preemptions"));
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 300);
+    assert_true(test_metric(&t, "interruptions") > 0);
+    assert_true(s->migrations > 0);
+    assert_float_equal(test_metric(&t, "preemptions"), (double)s->migrations, 0);
+    test_run_free(&t);
+}
+
+static void test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused(void **state)
+{
+    (void)state;
+    /* Nodes 1, 3, 4 run at clock 0.9 from the start, so the two 8-GPU jobs
+     * A and X take nodes 0 and 2. At 1 h node 0 throttles to 0.5 and a
+     * software fault hangs A there (detected after 30 min); at 1h01 a GPU
+     * of node 2 fails under X. When X is detected sci restarts it on a
+     * 0.9 node and plans to move A to the other one — but the framework
+     * will not stop a hung job: the move is refused and A stays until its
+     * own fault is detected, then restarts off node 0. */
+    const char *yaml = "cluster: {nodes: 5, gpus_per_node: 8}\n"
+                       "failures:\n"
+                       "  enabled: false\n"
+                       "  nccl_timeout: 30m\n"
+                       "  health_check: 1m\n"
+                       "  incidents:\n"
+                       "    - {at: 0, kind: throttle, node: 1, clock: 0.9, duration: 100h}\n"
+                       "    - {at: 0, kind: throttle, node: 3, clock: 0.9, duration: 100h}\n"
+                       "    - {at: 0, kind: throttle, node: 4, clock: 0.9, duration: 100h}\n"
+                       "    - {at: 1h, kind: throttle, node: 0, clock: 0.5, duration: 100h}\n"
+                       "    - {at: 1h, kind: software, node: 0}\n"
+                       "    - {at: 61m, kind: down, gpu: 16, duration: 100h}\n"
+                       "sim: {end: 3h}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 1s, gpus: 8, duration: 10h}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 10h}\n"
+                       "scheduler: {name: sci, migrate: true}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    const WkSciStats *s = stats_of(&t);
+    const WkCluster *c = &t.run->cluster;
+    print_message("refused %llu, migrations %llu, interruptions %.0f\n", (unsigned long long)s->refused,
+                  (unsigned long long)s->migrations, test_metric(&t, "interruptions"));
+    assert_true(s->refused >= 1);
+    assert_int_equal(s->migrations, 0);
+    assert_int_equal((int)test_metric(&t, "interruptions"), 2);
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(t.run->rt[j].state, WK_JOB_RUNNING);
+        uint32_t nd = wk_cluster_node_of(c, t.run->rt[j].gpus[0]);
+        assert_true(nd == 1 || nd == 3 || nd == 4);
+    }
+    test_run_free(&t);
+}
+
 /* ---- the cascade model ---- */
 
 static WkSciCascade cascade_of(const char *yaml)
@@ -455,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_sci_rejects_a_job_larger_than_the_cluster_at_submit),
         cmocka_unit_test(test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed),
         cmocka_unit_test(test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus),
+        cmocka_unit_test(test_sci_with_migration_under_failures_finishes_every_job),
+        cmocka_unit_test(test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused),
         cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,14 +24,15 @@
  * deepest rung hands down its next non-empty bucket: a bucket with few
  * events (or all at one time) is sorted into the bottom; a crowded one
  * becomes a new, finer rung. When every rung is spent, the top becomes
- * rung 0 with about four buckets per event, their width a power of two (a
+ * rung 0 with about two buckets per event, their width a power of two (a
  * shift, no division) chosen from the events' time spread: this is where the
  * queue re-adapts to the population and spread, once per "epoch". A bottom
  * that grows too large from inserts is spilled back into a rung. Each event
- * is thus moved O(1) times amortized; pop is allocation-free and never fails.
- * Memory is the pool (32 B + 4 B link + 4 B bottom per slot) and the bucket
- * heads (4 B, up to ~4 per event); the pool is compacted when it falls below
- * 1/8 full, so memory follows the population down as well as up. */
+ * is thus moved O(1) times amortized; pop is allocation-free and never fails,
+ * and it walks the next bucket's list ahead of time (aim_prefetch) to hide
+ * cache misses in large queues. Memory: the pool (32 B event + 4 B link + 4 B
+ * bottom per slot) and the bucket heads (4 B, two to four per event); the pool
+ * is compacted below 1/8 full, so memory follows the population down too. */
 #include "sim/evq.h"
 
 #include <stdlib.h>
@@ -42,7 +43,7 @@
 #define THRES 48            /* a bucket with more events is split into a rung */
 #define BOT_SPILL 512       /* minimum bottom size that triggers a spill */
 #define POOL_MIN 1024u      /* the pool never shrinks below this many slots */
-#define BUCKETS_PER_EVENT 4 /* rung size relative to the events it receives */
+#define BUCKETS_PER_EVENT 2 /* rung size relative to the events it receives */
 
 /* Keep the slower paths out of push and pop, so these stay small. */
 #if defined(__GNUC__)

@@ -339,26 +339,40 @@ static void prop_pack(WkSciState *s, uint32_t n)
         take_pods_desc(s, n);
 }
 
+/* A uniformly random node in [lo, hi) with at least `need` free GPUs, or
+ * NONE: count them, draw one index, find it (one draw per call). */
+static uint32_t random_node(const WkSciState *s, WkRng *rng, uint32_t lo, uint32_t hi, uint32_t need)
+{
+    uint32_t k = 0;
+    for (uint32_t nd = lo; nd < hi; nd++)
+        k += s->node_free[nd] >= need;
+    if (!k)
+        return NONE;
+    uint32_t r = (uint32_t)wk_rng_uint(rng, k);
+    for (uint32_t nd = lo;; nd++)
+        if (s->node_free[nd] >= need && r-- == 0)
+            return nd;
+}
+
 /* A random pod that can hold the job (a random node in it when one node can),
  * else pods in turn from a random one. */
 static void prop_pod(WkSciState *s, WkRng *rng, uint32_t n)
 {
-    uint32_t pick = NONE, seen = 0;
+    uint32_t pick = NONE, k = 0;
     for (uint32_t p = 0; p < s->pods; p++)
-        if (s->pod_free[p] >= n && wk_rng_uint(rng, ++seen) == 0)
-            pick = p;
+        k += s->pod_free[p] >= n;
+    if (k) {
+        uint32_t r = (uint32_t)wk_rng_uint(rng, k);
+        for (pick = 0; s->pod_free[pick] < n || r-- > 0; pick++)
+            ;
+    }
     if (pick == NONE) {
         uint32_t p0 = (uint32_t)wk_rng_uint(rng, s->pods), got = 0;
         for (uint32_t i = 0; i < s->pods && got < n; i++)
             got += take_pod(s, (p0 + i) % s->pods, n - got, NONE);
         return;
     }
-    uint32_t nd_pick = NONE;
-    seen = 0;
-    if (n <= s->max_node)
-        for (uint32_t nd = s->pod_first[pick]; nd < s->pod_first[pick + 1]; nd++)
-            if (s->node_free[nd] >= n && wk_rng_uint(rng, ++seen) == 0)
-                nd_pick = nd;
+    uint32_t nd_pick = n <= s->max_node ? random_node(s, rng, s->pod_first[pick], s->pod_first[pick + 1], n) : NONE;
     if (nd_pick != NONE)
         sel_add(s, nd_pick, n);
     else
@@ -368,11 +382,7 @@ static void prop_pod(WkSciState *s, WkRng *rng, uint32_t n)
 /* A random node that can hold the job, else first fit from a random node. */
 static void prop_node(WkSciState *s, WkRng *rng, uint32_t n)
 {
-    uint32_t pick = NONE, seen = 0;
-    if (n <= s->max_node)
-        for (uint32_t nd = 0; nd < s->nodes; nd++)
-            if (s->node_free[nd] >= n && wk_rng_uint(rng, ++seen) == 0)
-                pick = nd;
+    uint32_t pick = n <= s->max_node ? random_node(s, rng, 0, s->nodes, n) : NONE;
     if (pick != NONE) {
         sel_add(s, pick, n);
         return;
@@ -390,10 +400,7 @@ static void prop_node(WkSciState *s, WkRng *rng, uint32_t n)
  * pods at increasing distance — no cluster-wide search. */
 static void prop_grow(WkSciState *s, WkRng *rng, uint32_t n)
 {
-    uint32_t seed = NONE, seen = 0;
-    for (uint32_t nd = 0; nd < s->nodes; nd++)
-        if (s->node_free[nd] && wk_rng_uint(rng, ++seen) == 0)
-            seed = nd;
+    uint32_t seed = random_node(s, rng, 0, s->nodes, 1);
     uint32_t t = s->node_free[seed] < n ? s->node_free[seed] : n, p0 = s->c->node_pod[seed];
     sel_add(s, seed, t);
     uint32_t got = t + take_pod(s, p0, n - t, seed);

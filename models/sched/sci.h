@@ -87,9 +87,10 @@ void wk_sci_state_free(WkSciState *s);
 void wk_sci_state_params(WkSciState *s, const WkSciParams *p);
 
 /** Load a configuration: gpu[g] is WK_SCI_FREE / USED / DOWN (borrowed,
- * copied); jobs[i] with `real` are placed there (those GPUs must be USED),
- * the others start unplaced. Returns 0, WK_E_NOMEM, or WK_E_INVAL when a
- * real placement is not on USED GPUs. */
+ * copied); jobs[i] with `real` are placed there (those GPUs must be USED,
+ * and no GPU in two real placements), the others start unplaced; no
+ * reservation. Returns 0, WK_E_NOMEM, or WK_E_INVAL for a bad real
+ * placement. After an error the state is unusable until a load succeeds. */
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err);
 
 /** The energy H of the current configuration, recomputed from scratch. */
@@ -113,8 +114,11 @@ void wk_sci_fence(WkSciState *s, uint32_t i);
 /** Free GPUs in the current configuration. */
 uint32_t wk_sci_free(const WkSciState *s);
 
-/** Anneal: Metropolis moves (place, unplace, move, swap) under the geometric
- * schedule within the move budget. rng is borrowed. Returns 0. */
+/** Anneal: Metropolis moves (place, exchange, unplace, move, swap) under the
+ * geometric schedule within the move budget, then a zero-temperature pass
+ * sending moved running jobs home when that is lower; with running jobs in
+ * play the best sweep end is kept. rng is borrowed. st->e_after is the
+ * energy of the final configuration. Returns 0. */
 int wk_sci_anneal(WkSciState *s, WkRng *rng, WkSciAnnealStats *st);
 
 /** Job i's current block (borrowed until the next change), NULL when unplaced. */
@@ -129,7 +133,7 @@ int wk_sci_block_scope(const WkSciState *s, const uint32_t *gpus, uint32_t n);
 /* --- the policy's statistics over a run --- */
 
 typedef struct WkSciStats {
-    uint64_t invocations;   /* calls that looked at the state */
+    uint64_t invocations;   /* scheduling rounds (calls from the framework) */
     uint64_t annealed;      /* calls that ran the annealer */
     uint64_t moves, accepted;
     uint32_t max_moves;     /* most moves in one call */

@@ -632,6 +632,7 @@ void wk_run_free(WkRun *r)
     free(r->reserved);
     free(r->link_down);
     free(r->incidents);
+    free(r->waitlist);
     wk_fail_fini(&r->fail);
     free(r->samples);
     wk_cluster_fini(&r->cluster);

@@ -465,6 +465,63 @@ static int try_spares(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
+/* Elastic shrink: restart at once on the surviving GPUs with as many whole
+ * DP replicas as still fit the batch and memory. Returns 0 when restarted,
+ * 1 when it could not shrink. */
+static int try_shrink(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model)
+        return 1;
+    const WkModelSpec *m = &r->wl.models[js->model - 1];
+    if (!m->elastic)
+        return 1;
+    uint32_t n = js->gpus, k = 0;
+    uint32_t *surv = malloc((size_t)n * sizeof *surv);
+    if (!surv)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        if (r->cluster.health[rt->gpus[i]] != WK_GPU_DOWN)
+            surv[k++] = rt->gpus[i];
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;
+    for (uint32_t reps = k / per; reps >= 1 && !pick; reps--) {
+        uint32_t g = reps * per;
+        if (g >= n)
+            continue;
+        uint32_t was = js->gpus;
+        js->gpus = g; /* evaluate the job as it would run on g GPUs */
+        if (!isnan(wk_runjob_iter_on(r, job, surv, g)))
+            pick = g; /* the batch splits and memory fits */
+        js->gpus = was;
+    }
+    int rc = 1;
+    if (pick) {
+        rc = wk_run_requeue(r, job, err);
+        if (rc == 0) {
+            rt->hung = 0;
+            js->gpus = pick; /* the job continues with fewer replicas */
+            r->shrinks++;
+            rc = wk_sched_start(&r->ctx, job, surv, pick, err);
+        }
+    }
+    free(surv);
+    return rc;
+}
+
+/* Restart a job that waited in place once none of its GPUs is down. */
+static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(r->eng);
+    rt->waiting = 0;
+    rt->hung = 0;
+    rt->seg_start = now + rt->pending_cost;
+    rt->pending_cost = 0;
+    int rc = wk_runjob_start(r, job, err);
+    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
+}
+
 static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
@@ -475,14 +532,37 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     double det = wk_time_to_s(now - rt->fail_t);
     if (isnan(row->detect_s) || det > row->detect_s)
         row->detect_s = det;
-    int rc = wk_run_requeue(r, job, err);
-    if (rc < 0)
-        return rc;
-    rt->hung = 0;
     rt->detect_t = now;
     rt->interruptions++;
     r->interruptions++;
     rt->pending_cost = r->fail.launch + wk_time_from_s(restore_s(r, job));
+    int rc = try_shrink(r, job, err);
+    if (rc <= 0)
+        return rc;
+    if (r->fail.recovery == WK_RECOVER_WAIT) {
+        int any_down = 0;
+        for (uint32_t i = 0; i < r->wl.jobs[job].gpus; i++)
+            any_down |= r->cluster.health[rt->gpus[i]] == WK_GPU_DOWN;
+        if (!any_down) /* a software failure: restart where it is */
+            return restart_in_place(r, job, err);
+        /* keep the GPUs, drop the traffic, wait for the repair */
+        if ((rc = wk_runjob_stop(r, job, err)) < 0)
+            return rc;
+        rt->waiting = 1;
+        if (r->nwait == r->capwait) {
+            size_t nc = r->capwait ? r->capwait * 2 : 16;
+            uint32_t *n = realloc(r->waitlist, nc * sizeof *n);
+            if (!n)
+                return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+            r->waitlist = n;
+            r->capwait = nc;
+        }
+        r->waitlist[r->nwait++] = job;
+        return 0;
+    }
+    if ((rc = wk_run_requeue(r, job, err)) < 0)
+        return rc;
+    rt->hung = 0;
     if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, job, err)) <= 0)
         return rc;
     if (r->sched->on_incident)
@@ -491,6 +571,25 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         rc = r->sched->on_submit(r->sched_priv, &r->ctx, job, err);
     if (rc == 0)
         rc = r->sched->on_release(r->sched_priv, &r->ctx, err); /* the survivors' GPUs are free */
+    return rc;
+}
+
+/* After a repair: restart the waiting jobs whose GPUs are all up again. */
+static int wake_waiting(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->nwait && rc == 0;) {
+        uint32_t job = r->waitlist[i];
+        int down = 0;
+        for (uint32_t k = 0; k < r->wl.jobs[job].gpus && !down; k++)
+            down = r->cluster.health[r->rt[job].gpus[k]] == WK_GPU_DOWN;
+        if (down) {
+            i++;
+            continue;
+        }
+        r->waitlist[i] = r->waitlist[--r->nwait];
+        rc = restart_in_place(r, job, err);
+    }
     return rc;
 }
 
@@ -636,6 +735,8 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         up_gpus(r, gl, hi - lo);
         free(gl);
     }
+    if (rc == 0)
+        rc = wake_waiting(r, err);
     if (rc == 0)
         rc = r->sched->on_release(r->sched_priv, &r->ctx, err);
     return rc;

@@ -40,7 +40,8 @@ typedef struct WkJobRt {
     uint32_t interruptions;    /* times hit by a failure */
     uint32_t ckpt_tok;         /* token of its checkpoint events */
     int in_ckpt;               /* a checkpoint write is in flight */
-    int hung;                  /* hit, waiting for detection */
+    int hung;                  /* hit: no progress until detection (and, waiting, until repair) */
+    int waiting;               /* recovery `wait`: holds its GPUs until the failed ones are repaired */
     double prog_s;             /* time spent making progress (kept or not yet lost) */
     double ckpt_done, snap_done;      /* model jobs: iterations at the last checkpoint / snapshot */
     WkTime ckpt_left, snap_left;      /* plain jobs: run time left at the last checkpoint / snapshot */
@@ -110,7 +111,10 @@ struct WkRun {
     uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
     double diurnal;         /* cluster-wide clock factor of the time of day */
     uint64_t interruptions;
+    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
     double lost_gpu_s;
+    uint32_t *waitlist;     /* jobs waiting in place for repairs */
+    size_t nwait, capwait;
     WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
     uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
     uint64_t reflows;       /* rate recomputations of running jobs */

@@ -128,6 +128,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "incidents", "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
     rc |= wk_summary_add(s, "interruptions", "job interruptions by failures", "", (double)r->interruptions, 1);
     rc |= wk_summary_add(s, "preemptions", "job preemptions by the scheduler", "", (double)r->preemptions, 1);
+    rc |= wk_summary_add(s, "elastic_shrinks", "elastic restarts on fewer GPUs", "", (double)r->shrinks, 1);
     rc |= wk_summary_add(s, "recovery_mean_s", "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
     rc |= wk_summary_add(s, "recovery_p50_s", "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
     rc |= wk_summary_add(s, "recovery_p99_s", "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);

@@ -146,7 +146,7 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
     static const char *const rkeys[] = {"mode", "spare_nodes", NULL};
     static const char *const ckkeys[] = {"enabled", "mtbf", "repair", NULL};
     static const char *const modes[] = {"remote", "async", "memory", NULL};
-    static const char *const rmodes[] = {"reschedule", "spares", NULL};
+    static const char *const rmodes[] = {"reschedule", "spares", "wait", NULL};
     wk_fail_defaults(f);
     int rc;
     if (fn && fn->type != WK_NODE_NULL) {

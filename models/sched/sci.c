@@ -44,6 +44,8 @@ struct WkSciState {
     uint32_t *pod_first; /* [pods + 1] first node of each pod */
     uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
     uint32_t *node_used, *node_free, *pod_used, *pod_free;
+    /* nodes by free GPUs: bn[bstart[k] .. bstart[k + 1]) have k free; bpos[nd] = index in bn */
+    uint32_t *bn, *bpos, *bstart;
     double *hot_cap;     /* [pods] hot_threshold x GPUs of the pod */
     uint32_t free_total;
     uint32_t spare;      /* GPUs fenced jobs may still take (the head's extra), UINT32_MAX = no reservation */
@@ -113,6 +115,39 @@ static double pod_phi(const WkSciState *s, uint32_t p)
     return over > 0 ? e + s->p.h_hot * over : e;
 }
 
+/* Node nd's free count goes from k to k + 1 (up) or k - 1: it swaps with
+ * the boundary member of its bucket, and the boundary moves past it. */
+static void bucket_step(WkSciState *s, uint32_t nd, int up)
+{
+    uint32_t k = s->node_free[nd], at = s->bpos[nd];
+    uint32_t edge = up ? s->bstart[k + 1] - 1 : s->bstart[k];
+    uint32_t other = s->bn[edge];
+    s->bn[edge] = nd, s->bpos[nd] = edge;
+    s->bn[at] = other, s->bpos[other] = at;
+    if (up)
+        s->bstart[k + 1]--;
+    else
+        s->bstart[k]++;
+}
+
+/* Rebuild the buckets from node_free (counting sort, nodes by id inside). */
+static void bucket_build(WkSciState *s)
+{
+    memset(s->bstart, 0, ((size_t)s->max_node + 2) * sizeof *s->bstart);
+    for (uint32_t nd = 0; nd < s->nodes; nd++)
+        s->bstart[s->node_free[nd] + 1]++;
+    for (uint32_t k = 0; k <= s->max_node; k++)
+        s->bstart[k + 1] += s->bstart[k];
+    for (uint32_t nd = 0; nd < s->nodes; nd++) { /* bstart[k] runs ahead while filling */
+        uint32_t k = s->node_free[nd];
+        s->bpos[nd] = s->bstart[k]++;
+        s->bn[s->bpos[nd]] = nd;
+    }
+    for (uint32_t k = s->max_node + 1; k > 0; k--)
+        s->bstart[k] = s->bstart[k - 1];
+    s->bstart[0] = 0;
+}
+
 /* GPUs b[0..n) change state to `to` (FREE or USED; each must be in the other
  * state); returns the change of the occupancy terms. Counts move once per run
  * of GPUs of one node, so a block costs O(GPUs) memory writes and O(nodes)
@@ -120,6 +155,7 @@ static double pod_phi(const WkSciState *s, uint32_t p)
 static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
 {
     const WkCluster *c = s->c;
+    int up = to == WK_SCI_FREE; /* node free counts go up */
     double d = 0;
     for (uint32_t k = 0, j; k < n; k = j) {
         uint32_t nd = c->gpu_node[b[k]], p = c->node_pod[nd];
@@ -127,12 +163,14 @@ static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
             s->gs[b[j]] = to;
         uint32_t m = j - k;
         d -= node_phi(s, nd) + pod_phi(s, p);
-        if (to == WK_SCI_USED)
-            s->node_used[nd] += m, s->node_free[nd] -= m, s->pod_used[p] += m, s->pod_free[p] -= m,
-                s->free_total -= m;
+        for (uint32_t x = 0; x < m; x++) {
+            bucket_step(s, nd, up);
+            s->node_free[nd] += up ? 1 : (uint32_t)-1;
+        }
+        if (up)
+            s->node_used[nd] -= m, s->pod_used[p] -= m, s->pod_free[p] += m, s->free_total += m;
         else
-            s->node_used[nd] -= m, s->node_free[nd] += m, s->pod_used[p] -= m, s->pod_free[p] += m,
-                s->free_total += m;
+            s->node_used[nd] += m, s->pod_used[p] += m, s->pod_free[p] -= m, s->free_total -= m;
         d += node_phi(s, nd) + pod_phi(s, p);
     }
     return d;
@@ -321,10 +359,9 @@ static void take_pods_desc(WkSciState *s, uint32_t need)
 static void prop_pack(WkSciState *s, uint32_t n)
 {
     uint32_t best = NONE, bestf = UINT32_MAX;
-    if (n <= s->max_node)
-        for (uint32_t nd = 0; nd < s->nodes; nd++)
-            if (s->node_free[nd] >= n && s->node_free[nd] < bestf)
-                best = nd, bestf = s->node_free[nd];
+    for (uint32_t k = n; k <= s->max_node && best == NONE; k++) /* the first of the fullest bucket that fits */
+        if (s->bstart[k + 1] > s->bstart[k])
+            best = s->bn[s->bstart[k]];
     if (best != NONE) {
         sel_add(s, best, n);
         return;
@@ -340,9 +377,16 @@ static void prop_pack(WkSciState *s, uint32_t n)
 }
 
 /* A uniformly random node in [lo, hi) with at least `need` free GPUs, or
- * NONE: count them, draw one index, find it (one draw per call). */
+ * NONE: count them, draw one index, find it (one draw per call). The whole
+ * cluster is read off the buckets. */
 static uint32_t random_node(const WkSciState *s, WkRng *rng, uint32_t lo, uint32_t hi, uint32_t need)
 {
+    if (lo == 0 && hi == s->nodes) {
+        if (need > s->max_node)
+            return NONE;
+        uint32_t from = s->bstart[need], k = s->bstart[s->max_node + 1] - from;
+        return k ? s->bn[from + wk_rng_uint(rng, k)] : NONE;
+    }
     uint32_t k = 0;
     for (uint32_t nd = lo; nd < hi; nd++)
         k += s->node_free[nd] >= need;
@@ -442,6 +486,11 @@ static void emit(WkSciState *s)
             s->key[j] = v;
         }
         ns = s->nsel;
+    } else if ((uint64_t)s->nsel * 16 < s->nodes) { /* no node twice: sort */
+        for (uint32_t i = 0; i < s->nsel; i++)
+            s->key[i] = (uint64_t)s->sel[i] << 32 | s->cnt[i];
+        qsort(s->key, s->nsel, sizeof *s->key, cmp_u64);
+        ns = s->nsel;
     } else {
         for (uint32_t i = 0; i < s->nsel; i++)
             s->want[s->sel[i]] += s->cnt[i];
@@ -509,6 +558,9 @@ void wk_sci_state_free(WkSciState *s)
     free(s->dom);
     free(s->leaf);
     free(s->want);
+    free(s->bn);
+    free(s->bpos);
+    free(s->bstart);
     free(s->pod_first);
     free(s->gs);
     free(s->node_used);
@@ -567,10 +619,13 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->cnt = malloc((size_t)s->nodes * sizeof *s->cnt);
     s->key = malloc((size_t)s->nodes * sizeof *s->key);
     s->want = calloc(s->nodes, sizeof *s->want);
+    s->bn = malloc((size_t)s->nodes * sizeof *s->bn);
+    s->bpos = malloc((size_t)s->nodes * sizeof *s->bpos);
+    s->bstart = malloc(((size_t)s->max_node + 2) * sizeof *s->bstart);
     s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
     if (!s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
-        !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->order || !s->nodebuf) {
+        !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->bstart || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
     }
@@ -647,6 +702,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
         else if (gpu[g] == WK_SCI_USED)
             s->node_used[nd]++, s->pod_used[p]++;
     }
+    bucket_build(s);
     s->nit = njobs, s->nplaced = 0, s->nunplaced = 0, s->spare = UINT32_MAX;
     uint64_t *keys = malloc((njobs ? njobs : 1) * sizeof *keys);
     if (!keys)
@@ -988,6 +1044,7 @@ static void restore_best(WkSciState *s)
     memcpy(s->node_free, c, s->nodes * sizeof *c), c += s->nodes;
     memcpy(s->pod_used, c, s->pods * sizeof *c), c += s->pods;
     memcpy(s->pod_free, c, s->pods * sizeof *c);
+    bucket_build(s);
     s->free_total = s->best.free_total, s->spare = s->best.spare, s->e = s->best.e;
     s->nplaced = s->nunplaced = 0; /* the lists, rebuilt in item order */
     for (uint32_t i = 0; i < s->nit; i++) {

@@ -122,7 +122,7 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
     static const char *const known[] = {
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep",
-        "schedule", "vp", "zero", "rebalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        "schedule", "vp", "zero", "rebalance", "elastic", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
         NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
@@ -187,6 +187,7 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
         (rc = wk_node_enum(n, "schedule", 0, scheds, &sch, err)) < 0 ||
         (rc = u32(n, "vp", 1, 1024, &m.vp, err)) < 0 || (rc = wk_node_int(n, "zero", 0, 0, 3, &zero, err)) < 0 ||
         (rc = wk_node_bool(n, "rebalance", 0, &m.rebalance, err)) < 0 ||
+        (rc = wk_node_bool(n, "elastic", 0, &m.elastic, err)) < 0 ||
         (rc = wk_node_double(n, "flops_per_sample", 0, 1, 1e18, &m.flops_per_sample, err)) < 0 ||
         (rc = u32(n, "batch_per_gpu", 1, BIG, &m.batch_per_gpu, err)) < 0 ||
         (rc = wk_node_double(n, "embedding_gb", 0, 0, 1e9, &emb_gb, err)) < 0 ||

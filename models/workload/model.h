@@ -41,6 +41,8 @@ typedef struct WkModelSpec {
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
+    int elastic;            /* 1: after a failure it may restart at once on its surviving
+                               GPUs with fewer DP replicas (elastic training) */
     int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient
                                accumulation bridges slower nodes); 0: the slowest rank bounds */
     /* vision / recommendation */

@@ -135,7 +135,52 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
     print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row->recovery_s, row->restart_s);
     assert_true(row->recovery_s >= 600 && row->recovery_s < 700);
     /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
-    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row->recovery_s + 3 * 86400, 1e-3);
+    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row->recovery_s + 3 * 86400, 0.5);
+    test_run_free(&t);
+}
+
+static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
+{
+    (void)state;
+    /* 32 nodes, the job on 16; node 3 is down from day 1 for 2 h. Waiting in
+     * place, the job restarts on the same GPUs after the repair + launch. */
+    const char *y = "cluster: {nodes: 32}\n"
+                    "failures:\n  enabled: false\n  health_check: 0s\n"
+                    "  incidents: [{at: 1d, kind: down, node: 3, duration: 2h}]\n"
+                    "checkpoint: {interval: none, launch: 600s}\n"
+                    "recovery: {mode: wait}\n"
+                    "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3d}]\n";
+    TestRun t;
+    test_run_yaml(&t, y, NULL);
+    const WkIncidentRow *row = &t.run->incidents[0];
+    print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row->recovery_s);
+    assert_float_equal(row->recovery_s, 7200 + 600, 0.05);
+    /* it restarted on its own GPUs: 0..127 */
+    for (uint32_t i = 0; i < 128; i++)
+        assert_int_equal(t.run->rt[0].gpus[i], i);
+    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + 7800 + 3 * 86400, 0.5);
+    test_run_free(&t);
+}
+
+static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
+{
+    (void)state;
+    /* DP-only 8B job on 64 GPUs, batch 512: after a node dies, 56 GPUs survive
+     * and the largest DP degree that splits 512 sequences is 32. */
+    const char *y = "cluster: {nodes: 8}\n"
+                    "failures:\n  enabled: false\n  health_check: 0s\n"
+                    "  incidents: [{at: 1h, kind: down, node: 2, duration: 30d}]\n"
+                    "checkpoint: {interval: 30m, launch: 60s}\n"
+                    "workload:\n  source: inline\n"
+                    "  jobs: [{submit: 0, gpus: 64, model: {base: llama3-8b, global_batch: 512, elastic: true},"
+                    " iterations: 2000}]\n";
+    TestRun t;
+    test_run_yaml(&t, y, NULL);
+    assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
+    assert_int_equal(t.run->wl.jobs[0].gpus, 32);
+    assert_int_equal(t.run->rt[0].state, WK_JOB_COMPLETED);
+    for (uint32_t i = 0; i < 32; i++) /* none of node 2's GPUs (16..23) */
+        assert_true(t.run->rt[0].gpus[i] < 16 || t.run->rt[0].gpus[i] >= 24);
     test_run_free(&t);
 }
 
@@ -174,6 +219,8 @@ int main(void)
         cmocka_unit_test(test_young_interval_beats_shorter_and_longer),
         cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
+        cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),
+        cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -334,8 +334,9 @@ static void test_sci_rejects_a_job_larger_than_the_cluster_at_submit(void **stat
     test_run_free(&t);
 }
 
-/* One 8-GPU, 10-hour job on node 0 of two; node 0's GPUs throttle to 0.5
- * at 1 h; the scheduler ticks every 30 min. */
+/* One 8-GPU, 10-hour job on node 0 of two (node 1 runs at clock 0.95 from
+ * the start, so node 0 is the better one); node 0's GPUs throttle to 0.5 at
+ * 1 h; the scheduler ticks every 30 min. */
 static uint32_t node_after_throttle(const char *extra, size_t *preemptions)
 {
     char yaml[1024];
@@ -344,12 +345,13 @@ static uint32_t node_after_throttle(const char *extra, size_t *preemptions)
              "failures:\n"
              "  enabled: false\n"
              "  incidents:\n"
+             "    - {at: 0, kind: throttle, node: 1, clock: 0.95, duration: 100h}\n"
              "    - {at: 1h, kind: throttle, node: 0, clock: 0.5, duration: 100h}\n"
              "sim: {end: 2h}\n"
              "workload:\n"
              "  source: inline\n"
              "  jobs:\n"
-             "    - {submit: 0, gpus: 8, duration: 10h}\n"
+             "    - {submit: 1s, gpus: 8, duration: 10h}\n"
              "scheduler: {name: sci, tick: 30m%s}\n",
              extra);
     TestRun t;
@@ -374,18 +376,20 @@ static void test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed(vo
 static void test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus(void **state)
 {
     (void)state;
-    /* GPU 3 fails at 1 h under the 8-GPU job on node 0; node 1 is free, so
-     * after detection the job restarts there and completes. */
+    /* The 8-GPU job starts on node 0 (node 1 runs at clock 0.95); GPU 3
+     * fails at 1 h under it; after detection it restarts on node 1, the only
+     * node with 8 usable GPUs. */
     const char *yaml = "cluster: {nodes: 2, gpus_per_node: 8}\n"
                        "failures:\n"
                        "  enabled: false\n"
                        "  incidents:\n"
+                       "    - {at: 0, kind: throttle, node: 1, clock: 0.95, duration: 100h}\n"
                        "    - {at: 1h, kind: down, gpu: 3, duration: 100h}\n"
                        "sim: {end: 3h}\n"
                        "workload:\n"
                        "  source: inline\n"
                        "  jobs:\n"
-                       "    - {submit: 0, gpus: 8, duration: 10h}\n"
+                       "    - {submit: 1s, gpus: 8, duration: 10h}\n"
                        "scheduler: sci\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);

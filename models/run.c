@@ -633,6 +633,7 @@ void wk_run_free(WkRun *r)
     free(r->link_down);
     free(r->incidents);
     free(r->waitlist);
+    free(r->proc_rng);
     wk_fail_fini(&r->fail);
     free(r->samples);
     wk_cluster_fini(&r->cluster);

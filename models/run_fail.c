@@ -6,6 +6,7 @@
  * running again), checkpoint intervals and stalls, link/switch failures
  * re-routed over surviving paths, and the incidents table. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +159,7 @@ static int hit(WkRun *r, uint32_t job, uint32_t inc, WkTime detect_delay, WkErro
 
 static WkTime hw_detect(WkRun *r)
 {
-    return (WkTime)(wk_rng_uniform(r->fail_rng) * (double)r->fail.health_check);
+    return (WkTime)(wk_rng_uniform(r->detect_rng) * (double)r->fail.health_check);
 }
 
 /* Power and pool bookkeeping of a health change. */
@@ -609,9 +610,9 @@ static int next_class_event(WkRun *r, WkFailClass c, uint32_t comp, WkTime from,
     WkTime dt;
     if (comp == NONE) { /* Poisson superposition of identical exponential components */
         double mean = wk_dist_mean_s(&s->ttf) / (double)class_count(r, c);
-        dt = wk_time_from_s(wk_rng_exponential(r->fail_rng, mean));
+        dt = wk_time_from_s(wk_rng_exponential(r->fail_rng[c], mean));
     } else {
-        dt = wk_dist_draw(&s->ttf, r->fail_rng);
+        dt = wk_dist_draw(&s->ttf, r->fail_rng[c]);
     }
     if (wk_engine_post(r->eng, from + (dt > 0 ? dt : 1), WK_EV_FAIL, c, comp, 0, 0) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -635,7 +636,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     uint64_t comp = ev->payload;
     int aggregated = ev->payload == NONE;
     if (aggregated) {
-        comp = wk_rng_uint(r->fail_rng, class_count(r, c));
+        comp = wk_rng_uint(r->fail_rng[c], class_count(r, c));
         int rc = next_class_event(r, c, NONE, now, err);
         if (rc < 0)
             return rc;
@@ -674,7 +675,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         rc = down_gpus(r, gl, n, inc, err);
     }
     free(gl);
-    WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fail_rng);
+    WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fail_rng[c]);
     if (rc == 0 && wk_engine_post(e, now + (rep > 0 ? rep : 1), WK_EV_REPAIR, inc, aggregated ? 0 : 1, 0, 0) < 0)
         rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     return rc;
@@ -796,16 +797,18 @@ static int on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
     const WkFailProcess *p = &r->fail.procs[ev->target];
+    WkRng *g = r->proc_rng[ev->target];
     WkTime now = wk_engine_now(e);
     uint64_t nu = units(r, p->scope);
     uint64_t unit = ev->payload;
-    WkTime next;
+    WkTime next = now;
     if (p->ttf.kind == WK_DIST_EXPONENTIAL) {
-        unit = wk_rng_uint(r->fail_rng, nu);
-        next = now + wk_time_from_s(wk_rng_exponential(r->fail_rng, p->ttf.a / (double)nu));
-    } else {
-        next = now + wk_dist_draw(&p->duration, r->fail_rng) + wk_dist_draw(&p->ttf, r->fail_rng);
+        unit = wk_rng_uint(g, nu);
+        next = now + wk_time_from_s(wk_rng_exponential(g, p->ttf.a / (double)nu));
     }
+    WkTime dur = wk_dist_draw(&p->duration, g);
+    if (p->ttf.kind != WK_DIST_EXPONENTIAL) /* renewal per unit: the next event after this one ends */
+        next = now + dur + wk_dist_draw(&p->ttf, g);
     if (wk_engine_post(e, next > now ? next : now + 1, WK_EV_PROC, ev->target,
                        p->ttf.kind == WK_DIST_EXPONENTIAL ? NONE : (uint32_t)unit, 0, 0) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -814,7 +817,7 @@ static int on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         return WK_E_NOMEM;
     uint32_t lo, hi;
     unit_range(r, p->scope, (uint32_t)unit, &lo, &hi);
-    return apply_effect(r, p->kind, lo, hi, p->clock, wk_dist_draw(&p->duration, r->fail_rng), inc, err);
+    return apply_effect(r, p->kind, lo, hi, p->clock, dur, inc, err);
 }
 
 static int on_script(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
@@ -908,8 +911,22 @@ int wk_runfail_start(WkRun *r, WkError *err)
         (rc = wk_engine_on(e, WK_EV_EFFECT_END, on_effect_end, r, err)) < 0 ||
         (rc = wk_engine_on(e, WK_EV_PROC, on_proc, r, err)) < 0 || (rc = wk_engine_on(e, WK_EV_SCRIPT, on_script, r, err)) < 0 ||
         (rc = wk_engine_on(e, WK_EV_DIURNAL, on_diurnal, r, err)) < 0 ||
-        (rc = wk_engine_rng(e, "fail", &r->fail_rng, err)) < 0)
+        (rc = wk_engine_rng(e, "fail.detect", &r->detect_rng, err)) < 0)
         return rc;
+    for (int cl = 0; cl < WK_FC_N; cl++) {
+        char name[48];
+        snprintf(name, sizeof name, "fail.%s", wk_fail_class_name((WkFailClass)cl));
+        if ((rc = wk_engine_rng(e, name, &r->fail_rng[cl], err)) < 0)
+            return rc;
+    }
+    if (r->fail.nprocs && !(r->proc_rng = calloc(r->fail.nprocs, sizeof *r->proc_rng)))
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+    for (uint32_t p = 0; p < r->fail.nprocs; p++) {
+        char name[48];
+        snprintf(name, sizeof name, "fail.process.%u", p);
+        if ((rc = wk_engine_rng(e, name, &r->proc_rng[p], err)) < 0)
+            return rc;
+    }
     r->diurnal = 1;
     /* scripted incidents run even when the random processes are off */
     for (uint32_t i = 0; i < r->fail.nscripted; i++)
@@ -935,12 +952,12 @@ int wk_runfail_start(WkRun *r, WkError *err)
         const WkFailProcess *pr = &r->fail.procs[p];
         uint64_t nu = units(r, pr->scope);
         if (pr->ttf.kind == WK_DIST_EXPONENTIAL) {
-            if (wk_engine_post(e, wk_time_from_s(wk_rng_exponential(r->fail_rng, pr->ttf.a / (double)nu)), WK_EV_PROC, p,
+            if (wk_engine_post(e, wk_time_from_s(wk_rng_exponential(r->proc_rng[p], pr->ttf.a / (double)nu)), WK_EV_PROC, p,
                                NONE, 0, 0) < 0)
                 return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
         } else {
             for (uint64_t u = 0; u < nu; u++)
-                if (wk_engine_post(e, wk_dist_draw(&pr->ttf, r->fail_rng), WK_EV_PROC, p, (uint32_t)u, 0, 0) < 0)
+                if (wk_engine_post(e, wk_dist_draw(&pr->ttf, r->proc_rng[p]), WK_EV_PROC, p, (uint32_t)u, 0, 0) < 0)
                     return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
         }
     }

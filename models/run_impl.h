@@ -101,7 +101,9 @@ struct WkRun {
     WkSchedCtx ctx;
     WkPerfParams perf;      /* global perf-model choices (`perf:`) */
     WkFailSpec fail;        /* failures, checkpoints, recovery */
-    WkRng *fail_rng;        /* failure processes (own stream) */
+    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
+    WkRng *detect_rng;      /* detection delays ("fail.detect") */
+    WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
     uint32_t *owner;        /* [gpus] job running on a GPU, UINT32_MAX = none */
     uint8_t *reserved;      /* [nodes] 1 = a hot spare held out of scheduling */
     uint32_t spares_free;   /* spare nodes in the pool */

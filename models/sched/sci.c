@@ -44,8 +44,9 @@ struct WkSciState {
     uint32_t *pod_first; /* [pods + 1] first node of each pod */
     uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
     uint32_t *node_used, *node_free, *pod_used, *pod_free;
-    /* nodes by free GPUs: bn[bstart[k] .. bstart[k + 1]) have k free; bpos[nd] = index in bn */
-    uint32_t *bn, *bpos, *bstart;
+    /* nodes by free GPUs: bucket k = bn[k * nodes .. k * nodes + blen[k]),
+     * unordered; bpos[nd] = index of nd in its bucket */
+    uint32_t *bn, *bpos, *blen;
     double *hot_cap;     /* [pods] hot_threshold x GPUs of the pod */
     uint32_t free_total;
     uint32_t spare;      /* GPUs fenced jobs may still take (the head's extra), UINT32_MAX = no reservation */
@@ -89,9 +90,9 @@ void wk_sci_defaults(WkSciParams *p)
         .c_migrate = 1.0,
         .migrate_cost_s = 600,
         .tau_s = 3600,
-        .t0 = 1.0,
+        .t0 = 0.1,
         .alpha = 0.8,
-        .t_min = 0.01,
+        .t_min = 0.001,
         .moves = 2000,
         .budget_us = 0,
         .migrate = 0,
@@ -115,37 +116,27 @@ static double pod_phi(const WkSciState *s, uint32_t p)
     return over > 0 ? e + s->p.h_hot * over : e;
 }
 
-/* Node nd's free count goes from k to k + 1 (up) or k - 1: it swaps with
- * the boundary member of its bucket, and the boundary moves past it. */
-static void bucket_step(WkSciState *s, uint32_t nd, int up)
+/* Node nd's free count changes from node_free[nd] to k: it leaves its
+ * bucket (the last member takes its slot) and joins bucket k. */
+static void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
 {
-    uint32_t k = s->node_free[nd], at = s->bpos[nd];
-    uint32_t edge = up ? s->bstart[k + 1] - 1 : s->bstart[k];
-    uint32_t other = s->bn[edge];
-    s->bn[edge] = nd, s->bpos[nd] = edge;
-    s->bn[at] = other, s->bpos[other] = at;
-    if (up)
-        s->bstart[k + 1]--;
-    else
-        s->bstart[k]++;
+    uint32_t *from = s->bn + (size_t)s->node_free[nd] * s->nodes;
+    uint32_t last = from[--s->blen[s->node_free[nd]]];
+    from[s->bpos[nd]] = last, s->bpos[last] = s->bpos[nd];
+    s->bpos[nd] = s->blen[k];
+    s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+    s->node_free[nd] = k;
 }
 
-/* Rebuild the buckets from node_free (counting sort, nodes by id inside). */
+/* Rebuild the buckets from node_free (nodes by id inside each). */
 static void bucket_build(WkSciState *s)
 {
-    memset(s->bstart, 0, ((size_t)s->max_node + 2) * sizeof *s->bstart);
-    for (uint32_t nd = 0; nd < s->nodes; nd++)
-        s->bstart[s->node_free[nd] + 1]++;
-    for (uint32_t k = 0; k <= s->max_node; k++)
-        s->bstart[k + 1] += s->bstart[k];
-    for (uint32_t nd = 0; nd < s->nodes; nd++) { /* bstart[k] runs ahead while filling */
+    memset(s->blen, 0, ((size_t)s->max_node + 1) * sizeof *s->blen);
+    for (uint32_t nd = 0; nd < s->nodes; nd++) {
         uint32_t k = s->node_free[nd];
-        s->bpos[nd] = s->bstart[k]++;
-        s->bn[s->bpos[nd]] = nd;
+        s->bpos[nd] = s->blen[k];
+        s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
     }
-    for (uint32_t k = s->max_node + 1; k > 0; k--)
-        s->bstart[k] = s->bstart[k - 1];
-    s->bstart[0] = 0;
 }
 
 /* GPUs b[0..n) change state to `to` (FREE or USED; each must be in the other
@@ -163,10 +154,7 @@ static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
             s->gs[b[j]] = to;
         uint32_t m = j - k;
         d -= node_phi(s, nd) + pod_phi(s, p);
-        for (uint32_t x = 0; x < m; x++) {
-            bucket_step(s, nd, up);
-            s->node_free[nd] += up ? 1 : (uint32_t)-1;
-        }
+        bucket_move(s, nd, up ? s->node_free[nd] + m : s->node_free[nd] - m);
         if (up)
             s->node_used[nd] -= m, s->pod_used[p] -= m, s->pod_free[p] += m, s->free_total += m;
         else
@@ -359,9 +347,9 @@ static void take_pods_desc(WkSciState *s, uint32_t need)
 static void prop_pack(WkSciState *s, uint32_t n)
 {
     uint32_t best = NONE, bestf = UINT32_MAX;
-    for (uint32_t k = n; k <= s->max_node && best == NONE; k++) /* the first of the fullest bucket that fits */
-        if (s->bstart[k + 1] > s->bstart[k])
-            best = s->bn[s->bstart[k]];
+    for (uint32_t k = n; k <= s->max_node && best == NONE; k++) /* a node of the fullest bucket that fits */
+        if (s->blen[k])
+            best = s->bn[(size_t)k * s->nodes];
     if (best != NONE) {
         sel_add(s, best, n);
         return;
@@ -382,10 +370,15 @@ static void prop_pack(WkSciState *s, uint32_t n)
 static uint32_t random_node(const WkSciState *s, WkRng *rng, uint32_t lo, uint32_t hi, uint32_t need)
 {
     if (lo == 0 && hi == s->nodes) {
-        if (need > s->max_node)
+        uint32_t k = 0;
+        for (uint32_t b = need; b <= s->max_node; b++)
+            k += s->blen[b];
+        if (!k)
             return NONE;
-        uint32_t from = s->bstart[need], k = s->bstart[s->max_node + 1] - from;
-        return k ? s->bn[from + wk_rng_uint(rng, k)] : NONE;
+        uint32_t r = (uint32_t)wk_rng_uint(rng, k), b = need;
+        for (; r >= s->blen[b]; b++)
+            r -= s->blen[b];
+        return s->bn[(size_t)b * s->nodes + r];
     }
     uint32_t k = 0;
     for (uint32_t nd = lo; nd < hi; nd++)
@@ -560,7 +553,7 @@ void wk_sci_state_free(WkSciState *s)
     free(s->want);
     free(s->bn);
     free(s->bpos);
-    free(s->bstart);
+    free(s->blen);
     free(s->pod_first);
     free(s->gs);
     free(s->node_used);
@@ -619,13 +612,13 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->cnt = malloc((size_t)s->nodes * sizeof *s->cnt);
     s->key = malloc((size_t)s->nodes * sizeof *s->key);
     s->want = calloc(s->nodes, sizeof *s->want);
-    s->bn = malloc((size_t)s->nodes * sizeof *s->bn);
+    s->bn = malloc(((size_t)s->max_node + 1) * s->nodes * sizeof *s->bn);
     s->bpos = malloc((size_t)s->nodes * sizeof *s->bpos);
-    s->bstart = malloc(((size_t)s->max_node + 2) * sizeof *s->bstart);
+    s->blen = malloc(((size_t)s->max_node + 1) * sizeof *s->blen);
     s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
     if (!s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
-        !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->bstart || !s->order || !s->nodebuf) {
+        !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->blen || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
     }

@@ -184,6 +184,36 @@ static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
     test_run_free(&t);
 }
 
+static void test_failure_classes_draw_from_independent_streams(void **state)
+{
+    (void)state;
+    /* turning the software class off must not move a single GPU failure */
+    const char *base = "cluster: {nodes: 64}\nsim: {end: 200d}\nfailures:\n  classes: {software: {enabled: %s}}\n"
+                       "workload: {source: inline, jobs: [{submit: 0, gpus: 256, duration: 1000d}]}\n";
+    char y[512];
+    TestRun a, b;
+    snprintf(y, sizeof y, base, "true");
+    test_run_yaml(&a, y, NULL);
+    snprintf(y, sizeof y, base, "false");
+    test_run_yaml(&b, y, NULL);
+    size_t ka = 0, kb = 0, n = 0;
+    while (1) {
+        while (ka < a.run->nincidents && a.run->incidents[ka].cls != WK_FC_GPU)
+            ka++;
+        while (kb < b.run->nincidents && b.run->incidents[kb].cls != WK_FC_GPU)
+            kb++;
+        if (ka == a.run->nincidents || kb == b.run->nincidents)
+            break;
+        assert_int_equal(a.run->incidents[ka].start_ns, b.run->incidents[kb].start_ns);
+        assert_int_equal(a.run->incidents[ka].component, b.run->incidents[kb].component);
+        ka++, kb++, n++;
+    }
+    assert_true(n > 10);
+    assert_true(a.run->nincidents > b.run->nincidents);
+    test_run_free(&a);
+    test_run_free(&b);
+}
+
 static void expect_error(const char *yaml, const char *where, const char *fragment)
 {
     WkError err;
@@ -221,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
         cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
+        cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * as an aligned text table, Markdown, JSON or CSV. Formats into strings only;
  * loading and the statistics live in compare.c. */
 #include "analysis/compare.h"
+#include "sim/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,54 +13,6 @@
 
 /* ---- growable string ----------------------------------------------------- */
 
-typedef struct Buf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} Buf;
-
-static void bprintf(Buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void bprintf(Buf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = (b->cap ? b->cap * 2 : 1024) + (size_t)k;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
-
-static char *finish(Buf *b)
-{
-    if (b->oom || !b->p) {
-        free(b->p);
-        return NULL;
-    }
-    return b->p;
-}
 
 /* ---- rendering: numbers ------------------------------------------------------------------ */
 
@@ -160,35 +113,35 @@ static int grid_build(const WkCompare *c, Grid *g)
     return 0;
 }
 
-static void pad(Buf *b, size_t n)
+static void pad(WkStrBuf *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        bprintf(b, " ");
+        wk_strbuf_printf(b, " ");
 }
 
-static void footnotes(Buf *b, const WkCompare *c, const char *bullet)
+static void footnotes(WkStrBuf *b, const WkCompare *c, const char *bullet)
 {
     if (c->ncols > 1)
-        bprintf(b, "%schange: relative to the first column, %s\n", bullet, c->cols[0].label);
+        wk_strbuf_printf(b, "%schange: relative to the first column, %s\n", bullet, c->cols[0].label);
     if (!c->grouped)
         return;
-    bprintf(b, "%smean ± 95 %% confidence half-width over seeds (Student t, n-1 degrees of freedom)\n",
+    wk_strbuf_printf(b, "%smean ± 95 %% confidence half-width over seeds (Student t, n-1 degrees of freedom)\n",
             bullet);
     if (c->ncols > 1)
-        bprintf(b, "%s~ : the interval overlaps the first column's (the difference is not clear at this level)\n",
+        wk_strbuf_printf(b, "%s~ : the interval overlaps the first column's (the difference is not clear at this level)\n",
                 bullet);
     for (size_t k = 0; k < c->ncols; k++) {
         const WkCompareColumn *col = &c->cols[k];
         if (col->nruns < 2)
             continue;
-        bprintf(b, "%s%s: seeds", bullet, col->label);
+        wk_strbuf_printf(b, "%s%s: seeds", bullet, col->label);
         for (size_t j = 0; j < col->nruns; j++)
-            bprintf(b, "%s %lld", j ? "," : "", col->seeds[j]);
-        bprintf(b, "\n");
+            wk_strbuf_printf(b, "%s %lld", j ? "," : "", col->seeds[j]);
+        wk_strbuf_printf(b, "\n");
     }
 }
 
-static void render_text(Buf *b, const WkCompare *c, const Grid *g)
+static void render_text(WkStrBuf *b, const WkCompare *c, const Grid *g)
 {
     size_t *w = calloc(g->nc, sizeof *w);
     if (!w) {
@@ -205,166 +158,166 @@ static void render_text(Buf *b, const WkCompare *c, const Grid *g)
             const char *s = g->cell[r * g->nc + x];
             size_t l = width(s);
             if (x == 0) {
-                bprintf(b, "%s", s);
+                wk_strbuf_printf(b, "%s", s);
                 pad(b, w[0] - l);
             } else {
                 pad(b, 2 + w[x] - l);
-                bprintf(b, "%s", s);
+                wk_strbuf_printf(b, "%s", s);
             }
         }
-        bprintf(b, "\n");
+        wk_strbuf_printf(b, "\n");
     }
     free(w);
     footnotes(b, c, "");
 }
 
 /* Markdown cell text: '|' escaped. */
-static void md_cell(Buf *b, const char *s)
+static void md_cell(WkStrBuf *b, const char *s)
 {
     for (; *s; s++)
-        bprintf(b, *s == '|' ? "\\|" : "%c", *s);
+        wk_strbuf_printf(b, *s == '|' ? "\\|" : "%c", *s);
 }
 
-static void render_markdown(Buf *b, const WkCompare *c, const Grid *g)
+static void render_markdown(WkStrBuf *b, const WkCompare *c, const Grid *g)
 {
     for (size_t r = 0; r < g->nr; r++) {
-        bprintf(b, "|");
+        wk_strbuf_printf(b, "|");
         for (size_t x = 0; x < g->nc; x++) {
-            bprintf(b, " ");
+            wk_strbuf_printf(b, " ");
             md_cell(b, g->cell[r * g->nc + x]);
-            bprintf(b, " |");
+            wk_strbuf_printf(b, " |");
         }
-        bprintf(b, "\n");
+        wk_strbuf_printf(b, "\n");
         if (r == 0) {
-            bprintf(b, "|");
+            wk_strbuf_printf(b, "|");
             for (size_t x = 0; x < g->nc; x++)
-                bprintf(b, x == 0 ? " --- |" : " ---: |");
-            bprintf(b, "\n");
+                wk_strbuf_printf(b, x == 0 ? " --- |" : " ---: |");
+            wk_strbuf_printf(b, "\n");
         }
     }
-    bprintf(b, "\n");
+    wk_strbuf_printf(b, "\n");
     footnotes(b, c, "- ");
 }
 
 /* ---- rendering: JSON and CSV ---------------------------------------------------------------- */
 
-static void json_str(Buf *b, const char *s)
+static void json_str(WkStrBuf *b, const char *s)
 {
-    bprintf(b, "\"");
+    wk_strbuf_printf(b, "\"");
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            bprintf(b, "\\%c", ch);
+            wk_strbuf_printf(b, "\\%c", ch);
         else if (ch == '\n')
-            bprintf(b, "\\n");
+            wk_strbuf_printf(b, "\\n");
         else if (ch < 0x20)
-            bprintf(b, "\\u%04x", ch);
+            wk_strbuf_printf(b, "\\u%04x", ch);
         else
-            bprintf(b, "%c", ch);
+            wk_strbuf_printf(b, "%c", ch);
     }
-    bprintf(b, "\"");
+    wk_strbuf_printf(b, "\"");
 }
 
-static void json_num(Buf *b, double v)
+static void json_num(WkStrBuf *b, double v)
 {
     if (isnan(v) || isinf(v))
-        bprintf(b, "null");
+        wk_strbuf_printf(b, "null");
     else
-        bprintf(b, "%.17g", v);
+        wk_strbuf_printf(b, "%.17g", v);
 }
 
 typedef enum CellField { F_MEAN, F_HALF, F_N, F_CHANGE, F_OVERLAP } CellField;
 
-static void json_cells(Buf *b, const WkCompare *c, const WkCompareRow *row, const char *key, CellField f)
+static void json_cells(WkStrBuf *b, const WkCompare *c, const WkCompareRow *row, const char *key, CellField f)
 {
-    bprintf(b, ",\"%s\":[", key);
+    wk_strbuf_printf(b, ",\"%s\":[", key);
     for (size_t k = 0; k < c->ncols; k++) {
         const WkCompareCell *cell = &row->cells[k];
-        bprintf(b, "%s", k ? "," : "");
+        wk_strbuf_printf(b, "%s", k ? "," : "");
         switch (f) {
         case F_MEAN: json_num(b, cell->mean); break;
         case F_HALF: json_num(b, cell->half); break;
-        case F_N: bprintf(b, "%zu", cell->n); break;
+        case F_N: wk_strbuf_printf(b, "%zu", cell->n); break;
         case F_CHANGE: json_num(b, cell->change); break;
-        case F_OVERLAP: bprintf(b, "%s", cell->overlap < 0 ? "null" : cell->overlap ? "true" : "false"); break;
+        case F_OVERLAP: wk_strbuf_printf(b, "%s", cell->overlap < 0 ? "null" : cell->overlap ? "true" : "false"); break;
         }
     }
-    bprintf(b, "]");
+    wk_strbuf_printf(b, "]");
 }
 
-static void render_json(Buf *b, const WkCompare *c)
+static void render_json(WkStrBuf *b, const WkCompare *c)
 {
-    bprintf(b, "{\"grouped\":%s,\"columns\":[", c->grouped ? "true" : "false");
+    wk_strbuf_printf(b, "{\"grouped\":%s,\"columns\":[", c->grouped ? "true" : "false");
     for (size_t k = 0; k < c->ncols; k++) {
         const WkCompareColumn *col = &c->cols[k];
-        bprintf(b, "%s{\"label\":", k ? "," : "");
+        wk_strbuf_printf(b, "%s{\"label\":", k ? "," : "");
         json_str(b, col->label);
-        bprintf(b, ",\"scenario\":");
+        wk_strbuf_printf(b, ",\"scenario\":");
         json_str(b, col->scenario);
-        bprintf(b, ",\"scheduler\":");
+        wk_strbuf_printf(b, ",\"scheduler\":");
         json_str(b, col->scheduler);
-        bprintf(b, ",\"overrides\":");
+        wk_strbuf_printf(b, ",\"overrides\":");
         json_str(b, col->overrides);
-        bprintf(b, ",\"seeds\":[");
+        wk_strbuf_printf(b, ",\"seeds\":[");
         for (size_t j = 0; j < col->nruns; j++) {
             if (col->seeds[j] >= 0)
-                bprintf(b, "%s%lld", j ? "," : "", col->seeds[j]);
+                wk_strbuf_printf(b, "%s%lld", j ? "," : "", col->seeds[j]);
             else
-                bprintf(b, "%snull", j ? "," : "");
+                wk_strbuf_printf(b, "%snull", j ? "," : "");
         }
-        bprintf(b, "],\"files\":[");
+        wk_strbuf_printf(b, "],\"files\":[");
         for (size_t j = 0; j < col->nruns; j++) {
-            bprintf(b, "%s", j ? "," : "");
+            wk_strbuf_printf(b, "%s", j ? "," : "");
             json_str(b, col->paths[j]);
         }
-        bprintf(b, "]}");
+        wk_strbuf_printf(b, "]}");
     }
-    bprintf(b, "],\"metrics\":[");
+    wk_strbuf_printf(b, "],\"metrics\":[");
     for (size_t r = 0; r < c->nrows; r++) {
         const WkCompareRow *row = &c->rows[r];
-        bprintf(b, "%s{\"name\":", r ? "," : "");
+        wk_strbuf_printf(b, "%s{\"name\":", r ? "," : "");
         json_str(b, row->name);
         json_cells(b, c, row, "values", F_MEAN);
         json_cells(b, c, row, "ci95", F_HALF);
         json_cells(b, c, row, "n", F_N);
         json_cells(b, c, row, "rel_change", F_CHANGE);
         json_cells(b, c, row, "overlap", F_OVERLAP);
-        bprintf(b, "}");
+        wk_strbuf_printf(b, "}");
     }
-    bprintf(b, "]}\n");
+    wk_strbuf_printf(b, "]}\n");
 }
 
 /* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(Buf *b, const char *s)
+static void csv_field(WkStrBuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        bprintf(b, "%s", s);
+        wk_strbuf_printf(b, "%s", s);
         return;
     }
-    bprintf(b, "\"");
+    wk_strbuf_printf(b, "\"");
     for (; *s; s++)
-        bprintf(b, *s == '"' ? "\"\"" : "%c", *s);
-    bprintf(b, "\"");
+        wk_strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    wk_strbuf_printf(b, "\"");
 }
 
-static void csv_num(Buf *b, double v)
+static void csv_num(WkStrBuf *b, double v)
 {
     if (!isnan(v) && !isinf(v))
-        bprintf(b, "%.17g", v);
+        wk_strbuf_printf(b, "%.17g", v);
 }
 
-static void csv_header(Buf *b, const char *label, const char *suffix)
+static void csv_header(WkStrBuf *b, const char *label, const char *suffix)
 {
     char h[sizeof ((WkCompareColumn *)0)->label + 16];
     snprintf(h, sizeof h, "%s%s", label, suffix);
-    bprintf(b, ",");
+    wk_strbuf_printf(b, ",");
     csv_field(b, h);
 }
 
 /* metric, then per column: value [, ci95] and from the second on rel_change [, overlap]. */
-static void render_csv(Buf *b, const WkCompare *c)
+static void render_csv(WkStrBuf *b, const WkCompare *c)
 {
-    bprintf(b, "metric");
+    wk_strbuf_printf(b, "metric");
     for (size_t k = 0; k < c->ncols; k++) {
         csv_header(b, c->cols[k].label, "");
         if (c->grouped)
@@ -374,26 +327,26 @@ static void render_csv(Buf *b, const WkCompare *c)
         if (k > 0 && c->grouped)
             csv_header(b, c->cols[k].label, " overlap");
     }
-    bprintf(b, "\r\n");
+    wk_strbuf_printf(b, "\r\n");
     for (size_t r = 0; r < c->nrows; r++) {
         const WkCompareRow *row = &c->rows[r];
         csv_field(b, row->name);
         for (size_t k = 0; k < c->ncols; k++) {
             const WkCompareCell *cell = &row->cells[k];
-            bprintf(b, ",");
+            wk_strbuf_printf(b, ",");
             csv_num(b, cell->mean);
             if (c->grouped) {
-                bprintf(b, ",");
+                wk_strbuf_printf(b, ",");
                 csv_num(b, cell->half);
             }
             if (k > 0) {
-                bprintf(b, ",");
+                wk_strbuf_printf(b, ",");
                 csv_num(b, cell->change);
             }
             if (k > 0 && c->grouped)
-                bprintf(b, ",%s", cell->overlap < 0 ? "" : cell->overlap ? "yes" : "no");
+                wk_strbuf_printf(b, ",%s", cell->overlap < 0 ? "" : cell->overlap ? "yes" : "no");
         }
-        bprintf(b, "\r\n");
+        wk_strbuf_printf(b, "\r\n");
     }
 }
 
@@ -401,7 +354,7 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
 {
     if (!c)
         return NULL;
-    Buf b = {0};
+    WkStrBuf b = {0};
     Grid g = {0};
     switch (fmt) {
     case WK_COMPARE_JSON:
@@ -424,5 +377,5 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
         free(g.cell);
         break;
     }
-    return finish(&b);
+    return wk_strbuf_take(&b);
 }

@@ -12,33 +12,7 @@
 #include "models/net/flow.h"
 #include "models/run_impl.h"
 #include "sim/run.h"
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-} Buf;
-
-static void bp(Buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (k < 0)
-        return;
-    if (b->n + (size_t)k + 1 > b->cap) {
-        size_t nc = (b->cap + (size_t)k + 1) * 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            return;
-        b->p = np;
-        b->cap = nc;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)k;
-}
+#include "sim/strbuf.h"
 
 int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t gpus,
                    const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err)
@@ -95,7 +69,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
 {
     static const char *const known[] = {"name", "description", "cluster", "perf", "models", "model", "gpus", NULL};
     const WkNode *root = doc->root;
-    Buf b = {0};
+    WkStrBuf b = {0};
     *text = NULL;
     if (!root)
         return wk_error_set(err, WK_E_INVAL, doc->file, 0, 0, "empty job file: expected model: and gpus:");
@@ -149,7 +123,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
         }
         const char *per = m.kind == WK_MODEL_LLM ? "tokens" : "samples";
         if (json) {
-            bp(&b, "{\"model\":\"%s\",\"gpus\":%lld,\"sku\":\"%s\",\"dp\":%u,\"micro_batches\":%u,"
+            wk_strbuf_printf(&b, "{\"model\":\"%s\",\"gpus\":%lld,\"sku\":\"%s\",\"dp\":%u,\"micro_batches\":%u,"
                    "\"iteration_s\":%.9g,\"compute_s\":%.9g,\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,"
                    "\"dp_s\":%.9g,\"ep_s\":%.9g,\"%s_per_s\":%.9g,\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,"
                    "\"memory_gib\":%.9g,\"memory_state_gib\":%.9g,\"memory_activations_gib\":%.9g,"
@@ -159,22 +133,22 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
                r.mfu, r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0,
                r.mem_act_bytes / 1073741824.0, class_name(pc), m.params);
         } else {
-            bp(&b, "model %s (%.3g B parameters) on %lld x %s: dp %u, %u micro-batches per replica\n", m.name,
+            wk_strbuf_printf(&b, "model %s (%.3g B parameters) on %lld x %s: dp %u, %u micro-batches per replica\n", m.name,
                m.params / 1e9, (long long)gpus, c.groups[0].sku->name, r.dp, r.micro_batches);
-            bp(&b, "%-34s %12.4f s\n", "iteration time", r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  compute (bounding stage)", r.compute_s, 100 * r.compute_s / r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline bubble", r.bubble_s, 100 * r.bubble_s / r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  tensor-parallel comm (exposed)", r.tp_s, 100 * r.tp_s / r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline comm (exposed)", r.pp_s, 100 * r.pp_s / r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  data-parallel comm (exposed)", r.dp_s, 100 * r.dp_s / r.iter_s);
-            bp(&b, "%-34s %12.4f s  %5.1f %%\n", "  expert/all-to-all comm (exposed)", r.ep_s, 100 * r.ep_s / r.iter_s);
-            bp(&b, "%-34s %12.4g %s/s\n", "throughput", r.samples_per_iter / r.iter_s, per);
-            bp(&b, "%-34s %12.1f TFLOP/s\n", "achieved per GPU (model FLOPs)", r.tflops_per_gpu);
-            bp(&b, "%-34s %12.1f %%\n", "MFU", 100 * r.mfu);
-            bp(&b, "%-34s %12.1f GiB (state %.1f, activations %.1f) of %.1f\n", "memory per GPU",
+            wk_strbuf_printf(&b, "%-34s %12.4f s\n", "iteration time", r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  compute (bounding stage)", r.compute_s, 100 * r.compute_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline bubble", r.bubble_s, 100 * r.bubble_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  tensor-parallel comm (exposed)", r.tp_s, 100 * r.tp_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline comm (exposed)", r.pp_s, 100 * r.pp_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  data-parallel comm (exposed)", r.dp_s, 100 * r.dp_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4f s  %5.1f %%\n", "  expert/all-to-all comm (exposed)", r.ep_s, 100 * r.ep_s / r.iter_s);
+            wk_strbuf_printf(&b, "%-34s %12.4g %s/s\n", "throughput", r.samples_per_iter / r.iter_s, per);
+            wk_strbuf_printf(&b, "%-34s %12.1f TFLOP/s\n", "achieved per GPU (model FLOPs)", r.tflops_per_gpu);
+            wk_strbuf_printf(&b, "%-34s %12.1f %%\n", "MFU", 100 * r.mfu);
+            wk_strbuf_printf(&b, "%-34s %12.1f GiB (state %.1f, activations %.1f) of %.1f\n", "memory per GPU",
                r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
                c.groups[0].sku->hbm_bytes / 1073741824.0);
-            bp(&b, "%-34s %12s\n", "widest path class", class_name(pc));
+            wk_strbuf_printf(&b, "%-34s %12s\n", "widest path class", class_name(pc));
         }
     } else {
         /* weak scaling: micro-batches per replica of the base job held fixed */
@@ -194,9 +168,9 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
         double tput0 = 0;
         uint32_t g0 = 0;
         if (json)
-            bp(&b, "[");
+            wk_strbuf_printf(&b, "[");
         else
-            bp(&b, "%-8s %6s %12s %14s %10s %7s %10s\n", "gpus", "dp", "iteration_s", "throughput/s", "TFLOP/s", "MFU",
+            wk_strbuf_printf(&b, "%-8s %6s %12s %14s %10s %7s %10s\n", "gpus", "dp", "iteration_s", "throughput/s", "TFLOP/s", "MFU",
                "scaling");
         for (size_t i = 0; i < nscale; i++) {
             WkModelSpec ms = m;
@@ -220,19 +194,18 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
             }
             double eff = (tput / scale[i]) / (tput0 / g0);
             if (json)
-                bp(&b, "%s{\"gpus\":%u,\"dp\":%u,\"iteration_s\":%.9g,\"throughput_per_s\":%.9g,"
+                wk_strbuf_printf(&b, "%s{\"gpus\":%u,\"dp\":%u,\"iteration_s\":%.9g,\"throughput_per_s\":%.9g,"
                        "\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,\"scaling_efficiency\":%.9g}",
                    i ? "," : "", scale[i], base.dp, base.iter_s, tput, base.tflops_per_gpu, base.mfu, eff);
             else
-                bp(&b, "%-8u %6u %12.4f %14.4g %10.1f %6.1f%% %9.1f%%\n", scale[i], base.dp, base.iter_s, tput,
+                wk_strbuf_printf(&b, "%-8u %6u %12.4f %14.4g %10.1f %6.1f%% %9.1f%%\n", scale[i], base.dp, base.iter_s, tput,
                    base.tflops_per_gpu, 100 * base.mfu, 100 * eff);
         }
         if (json)
-            bp(&b, "]\n");
+            wk_strbuf_printf(&b, "]\n");
     }
-    *text = b.p;
-    b.p = NULL;
-    rc = 0;
+    *text = wk_strbuf_take(&b);
+    rc = *text ? 0 : wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "perf: out of memory");
 done:
     free(b.p);
     wk_cluster_fini(&c);

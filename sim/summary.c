@@ -2,8 +2,9 @@
 /* summary.c — rendering summaries; quantiles through GSL statistics. */
 #include "sim/summary.h"
 
+#include "sim/strbuf.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,49 +33,6 @@ const WkMetric *wk_summary_get(const WkSummary *s, const char *name)
     return NULL;
 }
 
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} Buf;
-
-static void bprintf(Buf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = (b->cap ? b->cap * 2 : 1024) + (size_t)k;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
-
-static char *finish(Buf *b)
-{
-    if (b->oom) {
-        free(b->p);
-        return NULL;
-    }
-    return b->p;
-}
-
 static void value_text(const WkMetric *m, char *buf, size_t n)
 {
     if (isnan(m->value))
@@ -89,7 +47,7 @@ static void value_text(const WkMetric *m, char *buf, size_t n)
 
 char *wk_summary_table(const WkSummary *s)
 {
-    Buf b = {0};
+    WkStrBuf b = {0};
     size_t wl = 6, wv = 5;
     char v[64];
     for (size_t i = 0; i < s->n; i++) {
@@ -99,62 +57,62 @@ char *wk_summary_table(const WkSummary *s)
         wv = strlen(v) > wv ? strlen(v) : wv;
     }
     if (s->title[0])
-        bprintf(&b, "%s\n", s->title);
+        wk_strbuf_printf(&b, "%s\n", s->title);
     else
-        bprintf(&b, "scenario %s  scheduler %s  seed %llu\n", s->scenario, s->scheduler,
+        wk_strbuf_printf(&b, "scenario %s  scheduler %s  seed %llu\n", s->scenario, s->scheduler,
                 (unsigned long long)s->seed);
-    bprintf(&b, "%-*s  %*s  %s\n", (int)wl, "metric", (int)wv, "value", "units");
+    wk_strbuf_printf(&b, "%-*s  %*s  %s\n", (int)wl, "metric", (int)wv, "value", "units");
     for (size_t i = 0; i < s->n; i++) {
         value_text(&s->m[i], v, sizeof v);
         /* "—" is 3 bytes but one column wide */
         int pad = (int)wv + (isnan(s->m[i].value) ? 2 : 0);
-        bprintf(&b, "%-*s  %*s  %s\n", (int)wl, s->m[i].label, pad, v, s->m[i].units);
+        wk_strbuf_printf(&b, "%-*s  %*s  %s\n", (int)wl, s->m[i].label, pad, v, s->m[i].units);
     }
-    return finish(&b);
+    return wk_strbuf_take(&b);
 }
 
-static void json_str(Buf *b, const char *s)
+static void json_str(WkStrBuf *b, const char *s)
 {
-    bprintf(b, "\"");
+    wk_strbuf_printf(b, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
-            bprintf(b, "\\%c", c);
+            wk_strbuf_printf(b, "\\%c", c);
         else if (c < 0x20)
-            bprintf(b, "\\u%04x", c);
+            wk_strbuf_printf(b, "\\u%04x", c);
         else
-            bprintf(b, "%c", c);
+            wk_strbuf_printf(b, "%c", c);
     }
-    bprintf(b, "\"");
+    wk_strbuf_printf(b, "\"");
 }
 
 char *wk_summary_json(const WkSummary *s)
 {
-    Buf b = {0};
-    bprintf(&b, "{\"scenario\":");
+    WkStrBuf b = {0};
+    wk_strbuf_printf(&b, "{\"scenario\":");
     json_str(&b, s->scenario);
-    bprintf(&b, ",\"scheduler\":");
+    wk_strbuf_printf(&b, ",\"scheduler\":");
     json_str(&b, s->scheduler);
-    bprintf(&b, ",\"seed\":%llu,\"metrics\":{", (unsigned long long)s->seed);
+    wk_strbuf_printf(&b, ",\"seed\":%llu,\"metrics\":{", (unsigned long long)s->seed);
     for (size_t i = 0; i < s->n; i++) {
-        bprintf(&b, "%s", i ? "," : "");
+        wk_strbuf_printf(&b, "%s", i ? "," : "");
         json_str(&b, s->m[i].name);
         if (isnan(s->m[i].value) || isinf(s->m[i].value))
-            bprintf(&b, ":null");
+            wk_strbuf_printf(&b, ":null");
         else if (s->m[i].is_int)
-            bprintf(&b, ":%.0f", s->m[i].value);
+            wk_strbuf_printf(&b, ":%.0f", s->m[i].value);
         else
-            bprintf(&b, ":%.17g", s->m[i].value);
+            wk_strbuf_printf(&b, ":%.17g", s->m[i].value);
     }
-    bprintf(&b, "},\"units\":{");
+    wk_strbuf_printf(&b, "},\"units\":{");
     for (size_t i = 0; i < s->n; i++) {
-        bprintf(&b, "%s", i ? "," : "");
+        wk_strbuf_printf(&b, "%s", i ? "," : "");
         json_str(&b, s->m[i].name);
-        bprintf(&b, ":");
+        wk_strbuf_printf(&b, ":");
         json_str(&b, s->m[i].units);
     }
-    bprintf(&b, "}}\n");
-    return finish(&b);
+    wk_strbuf_printf(&b, "}}\n");
+    return wk_strbuf_take(&b);
 }
 
 double wk_quantile_sorted(const double *x, size_t n, double q)

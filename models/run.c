@@ -113,6 +113,11 @@ uint32_t wk_sched_job_gpus(const WkSchedCtx *ctx, uint32_t job) { return ctx->ru
 WkTime wk_sched_job_submit(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].submit; }
 int wk_sched_job_priority(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->wl.jobs[job].priority; }
 int wk_sched_job_running(const WkSchedCtx *ctx, uint32_t job) { return ctx->run->rt[job].state == WK_JOB_RUNNING; }
+int wk_sched_job_preemptible(const WkSchedCtx *ctx, uint32_t job)
+{
+    const WkJobRt *rt = &ctx->run->rt[job];
+    return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting;
+}
 uint32_t wk_sched_node_free(const WkSchedCtx *ctx, uint32_t node) { return ctx->run->node_free[node]; }
 uint32_t wk_sched_pod_free(const WkSchedCtx *ctx, uint32_t pod) { return ctx->run->pod_free[pod]; }
 int wk_sched_gpu_health(const WkSchedCtx *ctx, uint32_t gpu) { return ctx->run->cluster.health[gpu]; }
@@ -289,8 +294,9 @@ int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
     WkRun *r = ctx->run;
     WkJobRt *rt = &r->rt[job];
-    if (rt->state != WK_JOB_RUNNING || rt->hung)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: preempt of job %u that is not running",
+    if (rt->state != WK_JOB_RUNNING || rt->hung || rt->waiting)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: preempt of job %u that is not preemptible (see wk_sched_job_preemptible)",
                             r->sched->name, job);
     int rc = wk_run_requeue(r, job, err);
     if (rc < 0)
@@ -563,6 +569,7 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     if (r->opts.progress)
         wk_engine_set_progress(r->eng, r->opts.progress, r->opts.progress_user);
+    wk_engine_set_interrupt(r->eng, r->opts.interrupt);
     if ((rc = wk_engine_on(r->eng, EV_SUBMIT, on_submit, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, EV_END, on_end, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, EV_SAMPLE, on_sample, r, err)) < 0 ||
@@ -584,10 +591,12 @@ int wk_run_execute(WkRun *r, WkError *err)
     }
     if ((rc = wk_engine_run(r->eng, r->horizon, err)) < 0)
         return rc;
+    r->interrupted = wk_engine_interrupted(r->eng);
     if (!r->finished) {
         /* The horizon was reached, or nothing is left to happen while jobs
-         * still wait (a policy that never starts them). */
-        r->end_t = r->horizon != WK_TIME_NEVER ? r->horizon : wk_engine_now(r->eng);
+         * still wait (a policy that never starts them), or an interrupt
+         * stopped the run now. */
+        r->end_t = r->horizon != WK_TIME_NEVER && !r->interrupted ? r->horizon : wk_engine_now(r->eng);
         if (sample(r, r->end_t) < 0)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     }
@@ -595,6 +604,7 @@ int wk_run_execute(WkRun *r, WkError *err)
     return 0;
 }
 
+int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
 size_t wk_run_jobs(const WkRun *r) { return r->wl.n; }
 uint32_t wk_run_gpus(const WkRun *r) { return r->cluster.gpus; }
 const char *wk_run_scheduler(const WkRun *r) { return r->sched->name; }

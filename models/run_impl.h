@@ -142,6 +142,7 @@ struct WkRun {
     uint32_t running;   /* jobs running now */
     size_t queued, completed, rejected;
     int executed, finished;
+    int interrupted;           /* execute stopped early on opts.interrupt */
 
     wk_u128 alloc_ns, idle_ns; /* GPU-ns integrals over [0, last_t] */
     double gpu_power_w;        /* sum of the GPUs' draw now, W */

@@ -324,7 +324,8 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
         (rc = wk_trace_attr_str(t, NULL, "scheduler", r->sched->name, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "gpu_sku", skus, err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, "gpus", r->cluster.gpus, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0)
+        (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "complete", r->interrupted ? 0 : 1, err)) < 0)
         goto fail;
     if ((rc = write_jobs(r, t, err)) < 0)
         goto fail;

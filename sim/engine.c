@@ -27,6 +27,8 @@ struct WkEngine {
     size_t nrng, caprng;
     WkProgressFn progress;
     void *progress_user;
+    const volatile sig_atomic_t *intr; /* interrupt flag polled per event, or NULL */
+    int interrupted;                   /* the last run stopped on it */
 };
 
 int wk_engine_new(WkEngine **out, uint64_t seed, WkError *err)
@@ -130,11 +132,19 @@ void wk_engine_set_progress(WkEngine *e, WkProgressFn fn, void *user)
     e->progress_user = user;
 }
 
+void wk_engine_set_interrupt(WkEngine *e, const volatile sig_atomic_t *flag) { e->intr = flag; }
+int wk_engine_interrupted(const WkEngine *e) { return e->interrupted; }
+
 int wk_engine_run(WkEngine *e, WkTime until, WkError *err)
 {
     WkEvent ev;
     e->stop = 0;
+    e->interrupted = 0;
     while (!e->stop) {
+        if (e->intr && *e->intr) {
+            e->interrupted = 1;
+            return 0;
+        }
         if (!wk_evq_pop(e->q, &ev))
             return 0;
         if (ev.token) {

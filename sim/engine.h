@@ -6,6 +6,7 @@
 #ifndef WK_ENGINE_H
 #define WK_ENGINE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "sim/error.h"
@@ -82,5 +83,14 @@ int wk_engine_rng(WkEngine *e, const char *name, WkRng **out, WkError *err);
 
 /** Install a progress hook (NULL to remove). user is borrowed. */
 void wk_engine_set_progress(WkEngine *e, WkProgressFn fn, void *user);
+
+/** Poll *flag (borrowed, must outlive the engine; NULL removes it) before
+ * each event: once it is non-zero, wk_engine_run returns 0 before the next
+ * event, as after wk_engine_stop, and wk_engine_interrupted turns 1. Meant for
+ * a flag that a SIGINT/SIGTERM handler sets (sim/main.c). */
+void wk_engine_set_interrupt(WkEngine *e, const volatile sig_atomic_t *flag);
+
+/** 1 when the last wk_engine_run returned because the interrupt flag was set. */
+int wk_engine_interrupted(const WkEngine *e);
 
 #endif

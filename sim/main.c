@@ -3,6 +3,7 @@
  * and exit statuses (0 ok, 1 internal error, 2 bad input or usage). The one
  * place that prints. It reaches the models only through sim/run.h. */
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include "analysis/compare.h"
+#include "analysis/report.h"
+#include "sim/compose.h"
+#include "sim/emit.h"
 #include "sim/error.h"
 #include "sim/node.h"
 #include "sim/run.h"
@@ -36,6 +40,7 @@ static const char *const usage_main =
     "  list KIND               list schedulers, sources (workload) or skus (GPUs)\n"
     "  compare A.h5 B.h5 ...   summary metrics of several traces side by side\n"
     "  plot TRACE.h5... -o F   draw utilization, queue, power, JCT CDF or incidents\n"
+    "  report paper-sci B.h5 S.h5  the seed paper's tables: published vs simulated\n"
     "  help [COMMAND]          show help for a command\n"
     "\n"
     "options:\n"
@@ -54,6 +59,8 @@ static const char *const usage_run =
     "  -o, --output FILE       trace path (default: the scenario's base name\n"
     "                          with .h5, in the current directory)\n"
     "      --no-trace          do not write a trace\n"
+    "      --keep-partial      on SIGINT/SIGTERM, write the run so far to\n"
+    "                          TRACE.partial.h5 (root attribute complete = 0)\n"
     "      --seed N            override the scenario's seed (non-negative integer)\n"
     "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers)\n"
     "      --set KEY.PATH=VALUE\n"
@@ -65,19 +72,26 @@ static const char *const usage_run =
     "Progress (simulated time, events/s) goes to stderr for runs longer than a\n"
     "second when stderr is a terminal. The trace is written under a temporary\n"
     "name and renamed when complete; on error no trace is left behind.\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops the run at the next event; no trace is\n"
+    "written unless --keep-partial is given, and an existing trace is kept.\n"
     "\n"
-    "exit status: 0 success, 2 bad scenario or arguments, 1 internal error.\n"
+    "exit status: 0 success, 2 bad scenario or arguments, 1 internal error,\n"
+    "130 interrupted by SIGINT, 143 by SIGTERM.\n"
     "\n"
     "example:\n"
     "  wanka run scenarios/quickstart.yaml --seed 7 -o q7.h5\n"
     "  wanka run scenarios/philly.yaml --set workload.trace=/data/philly.csv\n";
 
 static const char *const usage_validate =
-    "usage: wanka validate SCENARIO.yaml [--seed N] [--scheduler NAME] [--set KEY.PATH=VALUE]...\n"
+    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--set KEY.PATH=VALUE]...\n"
     "\n"
     "Read and check the whole scenario as `wanka run` would (unknown keys,\n"
     "types, ranges, trace files, workload rows) without simulating. Prints\n"
     "what the scenario describes, or the first error as FILE:LINE:COL: KEY: MESSAGE.\n"
+    "\n"
+    "      --resolved          print the scenario as it will run, as YAML: its\n"
+    "                          include: files merged in and the --set overrides\n"
+    "                          applied (stdout holds only the YAML; it is still checked)\n"
     "\n"
     "exit status: 0 valid, 2 invalid, 1 internal error.\n";
 
@@ -178,12 +192,45 @@ static const char *const usage_plot =
     "  wanka plot a1.h5 b1.h5 -o util.png --what utilization\n"
     "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
 
-static const char *const usage_help = "usage: wanka help [run|validate|topo|list|compare|plot]\n";
+static const char *const usage_report =
+    "usage: wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
+    "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
+    "\n"
+    "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
+    "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
+    "value, the value simulated from the traces, and their difference in\n"
+    "percentage points. Nothing is adjusted; \"—\" marks what the traces lack.\n"
+    "\n"
+    "  Table 5.2  mean GPU utilization, task completion time, energy, fault\n"
+    "             recovery time: SCI.h5 against BASELINE.h5 (a traditional scheduler)\n"
+    "  §3.1       std dev of per-GPU utilization (summary util_gpu_std)\n"
+    "  §3.4       training speed while a rack throttles, from throttle traces\n"
+    "\n"
+    "options:\n"
+    "      --throttle T.h5           the throttle run with the cluster's response\n"
+    "                                (e.g. models.X.rebalance=true); set beside the -8 %\n"
+    "      --throttle-naive N.h5     the same throttle without a response; set beside\n"
+    "                                the paper's predicted -25 %\n"
+    "      --throttle-baseline T0.h5 the same scenario without the throttle: the\n"
+    "                                reference speed (needed for §3.4)\n"
+    "      --markdown                Markdown tables\n"
+    "      --json                    one JSON object\n"
+    "\n"
+    "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
+    "schema version, 1 internal error.\n"
+    "\n"
+    "example (docs/reproducing-sci.md):\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
+    "  wanka report paper-sci fifo.h5 sci.h5\n";
+
+static const char *const usage_help = "usage: wanka help [run|validate|topo|list|compare|plot|report]\n";
 
 typedef struct {
     const char *scenario;
     const char *output;
     int no_trace, json, quiet;
+    int keep_partial; /* run: --keep-partial */
     WkRunOpts ro;
     const char **sets;
     size_t nsets;
@@ -231,6 +278,8 @@ static int parse_args(const char *cmd, int argc, char **argv, Args *a)
             if (!(v = opt_value(argc, argv, &i, "--output", "-o")))
                 return usage_error(cmd, "%s needs a file name", s);
             a->output = v;
+        } else if (strcmp(s, "--keep-partial") == 0 && cmd && strcmp(cmd, "run") == 0) {
+            a->keep_partial = 1;
         } else if (strcmp(s, "--no-trace") == 0) {
             a->no_trace = 1;
         } else if (strcmp(s, "--json") == 0) {
@@ -277,9 +326,10 @@ static int report(const WkError *err)
     return wk_error_exit_status(err->code);
 }
 
+/* The scenario with its includes resolved (sim/compose.h), then the --set overrides. */
 static int load(const Args *a, WkDoc **doc, WkError *err)
 {
-    int rc = wk_doc_load_file(doc, a->scenario, err);
+    int rc = wk_compose_load_file(doc, a->scenario, err);
     for (size_t i = 0; rc == 0 && i < a->nsets; i++)
         rc = wk_doc_set(*doc, a->sets[i], (long)i + 1, err);
     return rc;
@@ -334,6 +384,76 @@ static char *default_trace_path(const char *scenario)
     return p;
 }
 
+/* ---- SIGINT / SIGTERM during a run ---- */
+
+/* The signal that asked the run to stop, 0 until then. The one file-scope
+ * variable of wanka: a signal handler can reach nothing else. */
+static volatile sig_atomic_t interrupt_signal;
+
+static void on_interrupt(int sig) { interrupt_signal = sig; }
+
+/* Catch SIGINT and SIGTERM for the run (the engine polls the flag before each
+ * event). A second signal gets the default action (SA_RESETHAND). A signal
+ * ignored at start (a background job of a non-interactive shell) stays ignored. */
+static void catch_interrupts(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static const char *interrupt_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+/* "x.h5" -> "x.partial.h5", "x" -> "x.partial.h5" (malloc'd; NULL when out of memory). */
+static char *partial_trace_path(const char *path)
+{
+    size_t l = strlen(path);
+    if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
+        l -= 3;
+    char *p = malloc(l + sizeof ".partial.h5");
+    if (p) {
+        memcpy(p, path, l);
+        memcpy(p + l, ".partial.h5", sizeof ".partial.h5");
+    }
+    return p;
+}
+
+/* A run stopped by a signal: no trace (an existing one is left as it was), or
+ * with --keep-partial the run so far under TRACE.partial.h5. Exit 128 + signal. */
+static int run_interrupted(const Args *a, const WkRun *run)
+{
+    int sig = interrupt_signal;
+    WkRunAccount acc;
+    wk_run_account(run, &acc);
+    double days = wk_time_to_s(acc.end_ns) / 86400.0;
+    if (!a->keep_partial || a->no_trace) {
+        fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; no trace written%s\n",
+                interrupt_name(sig), days, a->no_trace ? "" : " (--keep-partial keeps the run so far)");
+        return 128 + sig;
+    }
+    char *def = a->output ? NULL : default_trace_path(a->scenario);
+    char *path = partial_trace_path(a->output ? a->output : def ? def : "wanka");
+    WkError err;
+    wk_error_clear(&err);
+    int rc = path ? wk_run_write_trace(run, path, &err) : wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    if (rc < 0)
+        report(&err);
+    fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; %s%s\n", interrupt_name(sig), days,
+            rc < 0 ? "the partial trace could not be written" : "partial trace (complete = 0): ",
+            rc < 0 ? "" : path);
+    free(path);
+    free(def);
+    return 128 + sig;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     Args a = {0};
@@ -342,6 +462,8 @@ static int cmd_run(int argc, char **argv)
         free(a.sets);
         return st;
     }
+    catch_interrupts();
+    a.ro.interrupt = &interrupt_signal;
     WkError err;
     wk_error_clear(&err);
     WkDoc *doc = NULL;
@@ -360,6 +482,13 @@ static int cmd_run(int argc, char **argv)
         rc = wk_run_execute(run, &err);
     if (prog.shown)
         fprintf(stderr, "\r%*s\r", 78, "");
+    if (rc == 0 && wk_run_interrupted(run)) {
+        st = run_interrupted(&a, run);
+        wk_run_free(run);
+        wk_doc_free(doc);
+        free(a.sets);
+        return st;
+    }
     WkSummary sum;
     if (rc == 0)
         rc = wk_run_summary(run, &sum, &err);
@@ -385,6 +514,11 @@ static int cmd_run(int argc, char **argv)
     int status = rc == 0 ? 0 : report(&err);
     if (rc == 0 && fflush(stdout) != 0)
         status = 1;
+    if (interrupt_signal && status == 0) { /* the signal came after the last event */
+        fprintf(stderr, "wanka: %s received after the run had finished; its output is complete\n",
+                interrupt_name(interrupt_signal));
+        status = 128 + interrupt_signal;
+    }
     free(text);
     free(out);
     wk_run_free(run);
@@ -395,10 +529,22 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_validate(int argc, char **argv)
 {
+    /* --resolved is validate's own option; the rest is shared with run */
+    int resolved = 0, nrest = 0;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return 1;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--resolved") == 0)
+            resolved = 1;
+        else
+            rest[nrest++] = argv[i];
+    }
     Args a = {0};
-    int st = parse_args("validate", argc, argv, &a);
+    int st = parse_args("validate", nrest, rest, &a);
     if (st) {
         free(a.sets);
+        free(rest);
         return st;
     }
     WkError err;
@@ -406,17 +552,28 @@ static int cmd_validate(int argc, char **argv)
     WkDoc *doc = NULL;
     WkRun *run = NULL;
     int rc = load(&a, &doc, &err);
+    if (rc == 0 && resolved) {
+        char *yaml = wk_emit_yaml(doc->root);
+        if (!yaml)
+            rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+        else
+            fputs(yaml, stdout);
+        free(yaml);
+    }
     if (rc == 0)
         rc = wk_run_prepare(&run, doc, &a.ro, &err);
     int status = 0;
-    if (rc == 0)
+    if (rc == 0 && !resolved)
         printf("%s: ok: scenario '%s', %u GPUs, %zu jobs, scheduler %s\n", a.scenario, wk_run_name(run),
                (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
-    else
+    else if (rc != 0)
         status = report(&err);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
     wk_run_free(run);
     wk_doc_free(doc);
     free(a.sets);
+    free(rest);
     return status;
 }
 
@@ -575,6 +732,68 @@ static int cmd_compare(int argc, char **argv)
     return status;
 }
 
+static int cmd_report(int argc, char **argv)
+{
+    WkReportFormat fmt = WK_REPORT_TEXT;
+    WkReportInputs in = {0};
+    const char *name = NULL;
+    int nfmt = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i], *v, *opt = NULL;
+        const char **slot = NULL;
+        if (is_opt(s, "--throttle", NULL))
+            opt = "--throttle", slot = &in.throttle;
+        else if (is_opt(s, "--throttle-naive", NULL))
+            opt = "--throttle-naive", slot = &in.throttle_naive;
+        else if (is_opt(s, "--throttle-baseline", NULL))
+            opt = "--throttle-baseline", slot = &in.throttle_baseline;
+        if (slot) {
+            if (!(v = opt_value(argc, argv, &i, opt, NULL)))
+                return usage_error("report", "%s needs a trace file", s);
+            *slot = v;
+        } else if (strcmp(s, "--json") == 0) {
+            fmt = WK_REPORT_JSON;
+            nfmt++;
+        } else if (strcmp(s, "--markdown") == 0) {
+            fmt = WK_REPORT_MARKDOWN;
+            nfmt++;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            return usage_error("report", "unknown option '%s'", s);
+        } else if (!name) {
+            name = s;
+        } else if (!in.baseline) {
+            in.baseline = s;
+        } else if (!in.sci) {
+            in.sci = s;
+        } else {
+            return usage_error("report", "unexpected argument '%s'", s);
+        }
+    }
+    if (nfmt > 1)
+        return usage_error("report", "%s", "choose one of --json, --markdown");
+    if (!name)
+        return usage_error("report", "%s", "missing the report name (known: paper-sci)");
+    if (strcmp(name, "paper-sci") != 0)
+        return usage_error("report", "unknown report '%s' (known: paper-sci)", name);
+    if (!in.sci)
+        return usage_error("report", "%s", "missing BASELINE.h5 SCI.h5 (two traces)");
+    WkError err;
+    wk_error_clear(&err);
+    WkReport *r = NULL;
+    char *text = NULL;
+    int rc = wk_report_load(&r, name, &in, &err);
+    if (rc == 0 && !(text = wk_report_render(r, fmt)))
+        rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    int status = rc == 0 ? 0 : report(&err);
+    if (text)
+        fputs(text, stdout);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
+    free(text);
+    wk_report_free(r);
+    return status;
+}
+
 /* The plot script: in the source tree, else where it was installed. */
 static const char *plot_script(char *buf, size_t n)
 {
@@ -654,8 +873,9 @@ static int cmd_help(int argc, char **argv)
     else if (strcmp(c, "perf") == 0) fputs(usage_perf, stdout);
     else if (strcmp(c, "compare") == 0) fputs(usage_compare, stdout);
     else if (strcmp(c, "plot") == 0) fputs(usage_plot, stdout);
+    else if (strcmp(c, "report") == 0) fputs(usage_report, stdout);
     else if (strcmp(c, "help") == 0) fputs(usage_help, stdout);
-    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, compare, plot, help)", c);
+    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, help)", c);
     return 0;
 }
 
@@ -698,5 +918,7 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "plot") == 0)
         return cmd_plot(argc - 2, argv + 2);
-    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, compare, plot, help)", cmd);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 2, argv + 2);
+    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, help)", cmd);
 }

@@ -24,6 +24,8 @@ typedef struct WkRunOpts {
     void *progress_user;
     const char *const *sets;   /* the --set overrides applied, for the trace */
     size_t nsets;
+    const volatile sig_atomic_t *interrupt; /* optional: non-zero stops the run at the
+                                               next event (wk_engine_set_interrupt) */
 } WkRunOpts;
 
 typedef struct WkRun WkRun;
@@ -34,8 +36,14 @@ typedef struct WkRun WkRun;
  * a positioned error. Nothing is written anywhere. */
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, WkError *err);
 
-/** Simulate to the end (all jobs done or rejected, or `sim.end`). Once only. */
+/** Simulate to the end (all jobs done or rejected, or `sim.end`). Once only.
+ * When opts->interrupt turns non-zero the run stops before the next event and
+ * returns 0 with wk_run_interrupted(r) == 1: summary and trace then describe
+ * the run up to that moment (the trace's root attribute `complete` is 0). */
 int wk_run_execute(WkRun *r, WkError *err);
+
+/** 1 when wk_run_execute stopped early on opts->interrupt, else 0. */
+int wk_run_interrupted(const WkRun *r);
 
 /** Fill *s with the run's summary metrics (after execute). */
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err);

@@ -500,14 +500,17 @@ void wk_trace_abort(WkTrace *t)
 
 /* ---- tables ------------------------------------------------------------------ */
 
-static size_t field_size(WkFieldType type)
+static size_t field_size(const WkTraceField *f)
 {
-    switch (type) {
+    switch (f->type) {
     case WK_FT_I64: return sizeof(int64_t);
     case WK_FT_I32: return sizeof(int32_t);
     case WK_FT_U32: return sizeof(uint32_t);
     case WK_FT_F64: return sizeof(double);
     case WK_FT_ENUM8: return sizeof(uint8_t);
+    case WK_FT_STR64: return 64;
+    case WK_FT_STR256: return 256;
+    case WK_FT_STR1024: return 1024;
     }
     return 0;
 }
@@ -534,6 +537,17 @@ static hid_t field_type(const WkTraceField *f, bool file)
         }
         return et;
     }
+    case WK_FT_STR64:
+    case WK_FT_STR256:
+    case WK_FT_STR1024: {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        if (st >= 0 && (H5Tset_size(st, field_size(f)) < 0 || H5Tset_strpad(st, H5T_STR_NULLPAD) < 0 ||
+                        H5Tset_cset(st, H5T_CSET_UTF8) < 0)) {
+            H5Tclose(st);
+            return H5I_INVALID_HID;
+        }
+        return st;
+    }
     }
     return H5I_INVALID_HID;
 }
@@ -545,7 +559,7 @@ static hid_t row_type(const WkTraceField *fields, size_t nfields, size_t row_siz
     size_t size = 0;
     if (file) {
         for (size_t i = 0; i < nfields; i++)
-            size += field_size(fields[i].type);
+            size += field_size(&fields[i]);
     } else {
         size = row_size;
     }
@@ -562,7 +576,7 @@ static hid_t row_type(const WkTraceField *fields, size_t nfields, size_t row_siz
             H5Tclose(ct);
             return H5I_INVALID_HID;
         }
-        off += field_size(fields[i].type);
+        off += field_size(&fields[i]);
     }
     return ct;
 }
@@ -599,7 +613,7 @@ static int check_fields(const WkTrace *t, const char *table, const WkTraceField 
         const WkTraceField *f = &fields[i];
         if (!f->name || !f->name[0])
             return bad_table(t, err, table, "field %zu has no name", i);
-        size_t sz = field_size(f->type);
+        size_t sz = field_size(f);
         if (sz == 0)
             return bad_table(t, err, table, "field '%s' has unknown type %d", f->name, (int)f->type);
         if (f->offset > row_size || sz > row_size - f->offset)
@@ -608,7 +622,7 @@ static int check_fields(const WkTrace *t, const char *table, const WkTraceField 
         for (size_t j = 0; j < i; j++) {
             if (strcmp(fields[j].name, f->name) == 0)
                 return bad_table(t, err, table, "field '%s' appears twice", f->name);
-            if (overlaps(fields[j].offset, field_size(fields[j].type), f->offset, sz))
+            if (overlaps(fields[j].offset, field_size(&fields[j]), f->offset, sz))
                 return bad_table(t, err, table, "fields '%s' and '%s' overlap", fields[j].name, f->name);
         }
         if (f->type != WK_FT_ENUM8)

@@ -18,6 +18,9 @@ typedef enum WkFieldType {
     WK_FT_U32,     /* uint32_t */
     WK_FT_F64,     /* double */
     WK_FT_ENUM8,   /* uint8_t stored as an HDF5 enum with names `enum_names` */
+    WK_FT_STR64,   /* char[64]: a fixed-length, NUL-padded UTF-8 string */
+    WK_FT_STR256,  /* char[256], likewise */
+    WK_FT_STR1024, /* char[1024], likewise */
 } WkFieldType;
 
 typedef struct WkTraceField {

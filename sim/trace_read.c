@@ -616,3 +616,91 @@ done:
     quiet_end(q);
     return rc;
 }
+
+int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *column, char ***out, size_t *n,
+                             WkError *err)
+{
+    if (!r || !table || !column || !out || !n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: column read without a trace or names");
+    *out = NULL;
+    *n = 0;
+    Quiet q = quiet_begin();
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID, stype = H5I_INVALID_HID;
+    char *raw = NULL, **strs = NULL;
+    int rc = 0;
+    if (!path_exists(r->file, table)) {
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no table '%s'", r->path, table);
+        goto done;
+    }
+    if ((dset = H5Dopen2(r->file, table, H5P_DEFAULT)) < 0 || (ftype = H5Dget_type(dset)) < 0 ||
+        (space = H5Dget_space(dset)) < 0) {
+        rc = io_fail(r, err, "cannot open table '%s'", table);
+        goto done;
+    }
+    if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table (a 1-D compound dataset)",
+                          r->path, table);
+        goto done;
+    }
+    int idx = H5Tget_member_index(ftype, column);
+    if (idx < 0) {
+        char names[512];
+        member_list(ftype, names, sizeof names);
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: table '%s' has no column '%s' (columns: %s)",
+                          r->path, table, column, names);
+        goto done;
+    }
+    member = H5Tget_member_type(ftype, (unsigned)idx);
+    if (member < 0 || H5Tget_class(member) != H5T_STRING || H5Tis_variable_str(member) > 0) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                          "%s: table '%s': column '%s' is not a fixed-length string", r->path, table, column);
+        goto done;
+    }
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    size_t width = H5Tget_size(member) + 1; /* room for a terminating NUL */
+    if (np < 0 || width < 2) {
+        rc = io_fail(r, err, "cannot read table '%s'", table);
+        goto done;
+    }
+    if (np == 0)
+        goto done;
+    size_t rows = (size_t)np;
+    if (!(raw = calloc(rows, width)) || !(strs = malloc(rows * sizeof *strs + rows * width))) {
+        rc = nomem(err);
+        goto done;
+    }
+    if ((stype = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(stype, width) < 0 ||
+        H5Tset_strpad(stype, H5T_STR_NULLTERM) < 0 || H5Tset_cset(stype, H5Tget_cset(member)) < 0 ||
+        (mtype = H5Tcreate(H5T_COMPOUND, width)) < 0 || H5Tinsert(mtype, column, 0, stype) < 0 ||
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+        goto done;
+    }
+    char *text = (char *)(strs + rows);
+    for (size_t i = 0; i < rows; i++) {
+        memcpy(text + i * width, raw + i * width, width);
+        text[i * width + width - 1] = '\0';
+        strs[i] = text + i * width;
+    }
+    *out = strs;
+    *n = rows;
+    strs = NULL;
+done:
+    free(raw);
+    free(strs);
+    if (stype >= 0)
+        H5Tclose(stype);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+    quiet_end(q);
+    return rc;
+}

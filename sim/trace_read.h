@@ -67,4 +67,12 @@ int wk_trace_read_has(WkTraceRead *r, const char *path);
 int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, double **out,
                          size_t *n, WkError *err);
 
+/** Column `column` of the compound table at `table`, a fixed-length string
+ * column (as trace.h's WK_FT_STR*), as *n NUL-terminated strings: *out is
+ * one malloc'd block holding the pointer array and the text (caller frees
+ * *out alone; NULL when the table has no rows). Errors as
+ * wk_trace_read_column; WK_E_INVAL when the column is not such a string. */
+int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *column, char ***out, size_t *n,
+                             WkError *err);
+
 #endif

@@ -97,6 +97,9 @@ double wk_sched_job_remaining_s(const WkSchedCtx *ctx, uint32_t job);
 double wk_sched_job_attained_gpu_s(const WkSchedCtx *ctx, uint32_t job);
 /** 1 while the job runs (holds GPUs). */
 int wk_sched_job_running(const WkSchedCtx *ctx, uint32_t job);
+/** 1 when wk_sched_preempt would accept the job now: running, not hung by
+ * a failure awaiting detection, not waiting in place for a repair. */
+int wk_sched_job_preemptible(const WkSchedCtx *ctx, uint32_t job);
 /** The GPUs a running job holds (borrowed until it stops); *n = count. */
 const uint32_t *wk_sched_job_placement(const WkSchedCtx *ctx, uint32_t job, uint32_t *n);
 /** Iteration time (s) the job would have on gpus[0..n) alone, for model

@@ -14,12 +14,15 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     if (!jobs || jobs->type != WK_NODE_SEQ)
         return wk_node_error(jobs ? jobs : sec, WK_E_INVAL, err, "%s",
                              jobs ? "expected a sequence of jobs" : "missing required key 'jobs'");
+    if (jobs->nkids > WK_WORKLOAD_MAX_JOBS)
+        return wk_node_error(jobs, WK_E_RANGE, err, "%zu jobs: at most %d jobs in a workload (docs/limits.md)",
+                             jobs->nkids, WK_WORKLOAD_MAX_JOBS);
     for (size_t i = 0; i < jobs->nkids; i++) {
         const WkNode *j = jobs->kids[i];
         WkTime submit = 0, dur = 0;
         int64_t gpus = 0;
         if ((rc = wk_node_expect_keys(j, job_keys, err)) < 0 ||
-            (rc = wk_node_duration(j, "submit", 0, 0, WK_TIME_NEVER / 4, &submit, err)) < 0 ||
+            (rc = wk_node_duration(j, "submit", 0, 0, WK_WORKLOAD_MAX_TIME, &submit, err)) < 0 ||
             (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0)
             return rc;
         int64_t prio = 0;
@@ -31,7 +34,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         if (js.model && wk_node_get(j, "duration"))
             return wk_node_error(wk_node_get(j, "duration"), WK_E_INVAL, err,
                                  "a model job's duration follows from its iterations; drop 'duration'");
-        if (!js.model && (rc = wk_node_duration(j, "duration", 1, 1, WK_TIME_NEVER / 4, &dur, err)) < 0)
+        if (!js.model && (rc = wk_node_duration(j, "duration", 1, 1, WK_WORKLOAD_MAX_TIME, &dur, err)) < 0)
             return rc;
         js.duration = dur;
         if (wk_workload_push(out, &js) < 0)

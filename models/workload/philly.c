@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define MAX_FILE_BYTES (INT64_C(1) << 32)
+#define MAX_FILE_BYTES (INT64_C(1) << 30) /* docs/limits.md */
+/* Longest duration and widest spread of submit times, in seconds. */
+#define MAX_SPAN_S (WK_WORKLOAD_MAX_TIME / WK_NS_PER_S)
 
 /* Days from 1970-01-01 of a proleptic Gregorian date (Hinnant's algorithm). */
 static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
@@ -62,6 +65,12 @@ static int read_file(const char *path, char **buf, size_t *len, WkError *err)
     FILE *f = fopen(path, "rb");
     if (!f)
         return wk_error_set(err, WK_E_IO, path, 0, 0, "cannot open trace: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_size > MAX_FILE_BYTES) {
+        fclose(f);
+        return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 1 GiB (%lld bytes; docs/limits.md)",
+                            (long long)st.st_size);
+    }
     char *b = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
@@ -70,7 +79,7 @@ static int read_file(const char *path, char **buf, size_t *len, WkError *err)
             if ((int64_t)cap > MAX_FILE_BYTES) {
                 free(b);
                 fclose(f);
-                return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 4 GiB");
+                return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 1 GiB (docs/limits.md)");
             }
             char *nb = realloc(b, cap + 1);
             if (!nb) {
@@ -142,7 +151,8 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     int col_ts = -1, col_dur = -1, col_gpus = -1;
     size_t ncols = 0;
     long line = 0;
-    int64_t t0 = INT64_MAX;
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN; /* earliest and latest submit */
+    long line0 = 0, line1 = 0;              /* their lines */
     int64_t *ts = NULL; /* submit seconds per job, before rebasing */
     size_t tscap = 0;
     const char *p = buf, *end = buf + len;
@@ -195,9 +205,10 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             if (*e || errno)
                 dur = -1;
         }
-        if (!(dur >= 0 && dur < 1e10)) {
+        if (!(dur >= 0 && dur <= (double)MAX_SPAN_S)) {
             rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
-                              "duration: expected seconds >= 0 and < 1e10, got '%.*s'", (int)fd->len, fd->p);
+                              "duration: expected seconds from 0 to %lld (73 years), got '%.*s'",
+                              (long long)MAX_SPAN_S, (int)fd->len, fd->p);
             goto fail;
         }
         const Field *fg = &f[col_gpus];
@@ -229,12 +240,28 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             ts = nts;
         }
         ts[out->n] = t;
-        if (wk_workload_push(out, &js) < 0) {
-            rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
+        if ((rc = wk_workload_push(out, &js)) < 0) {
+            if (rc == WK_E_RANGE)
+                rc = wk_error_set(err, rc, path, line, 0, "row: more than %d jobs, the limit of a workload (docs/limits.md)",
+                                  WK_WORKLOAD_MAX_JOBS);
+            else
+                rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
             goto fail;
         }
-        if (t < t0)
+        if (t < t0) {
             t0 = t;
+            line0 = line;
+        }
+        if (t > t1) {
+            t1 = t;
+            line1 = line;
+        }
+        if (t1 - t0 > MAX_SPAN_S) {
+            rc = wk_error_set(err, WK_E_RANGE, path, line, 0,
+                              "timestamp: submit times span more than 73 years (line %ld to line %ld; docs/limits.md)",
+                              line0, line1);
+            goto fail;
+        }
     }
     if (line == 0) {
         rc = wk_error_set(err, WK_E_INVAL, path, 0, 0, "empty trace file (no header)");

@@ -8,8 +8,6 @@
 
 #include "sim/dist.h"
 
-#define MAX_JOBS 100000000
-
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", NULL};
@@ -20,7 +18,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     int64_t njobs = 0;
     WkDist arr = {.kind = WK_DIST_EXPONENTIAL, .a = 60};
     WkDist dur = {.kind = WK_DIST_LOGNORMAL, .a = 7.0, .b = 1.5}; /* median e^7 ~ 18 min */
-    if ((rc = wk_node_int(sec, "jobs", 1, 1, MAX_JOBS, &njobs, err)) < 0 ||
+    if ((rc = wk_node_int(sec, "jobs", 1, 1, WK_WORKLOAD_MAX_JOBS, &njobs, err)) < 0 ||
         (rc = wk_dist_parse(sec, "interarrival", 0, &arr, err)) < 0 ||
         (rc = wk_dist_parse(sec, "duration", 0, &dur, err)) < 0)
         return rc;
@@ -82,7 +80,14 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
             goto done;
         }
-        t += wk_dist_draw(&arr, ra);
+        t += wk_dist_draw(&arr, ra); /* a draw is at most 2^62 ns: no overflow */
+        if (t > WK_WORKLOAD_MAX_TIME && i + 1 < njobs) {
+            rc = wk_node_error(wk_node_get(sec, "jobs"), WK_E_RANGE, err,
+                               "job %lld would be submitted after %.0f years, the limit of simulated "
+                               "time (docs/limits.md): fewer jobs or a shorter interarrival",
+                               (long long)i + 1, wk_time_to_s(WK_WORKLOAD_MAX_TIME) / (365.25 * 86400));
+            goto done;
+        }
     }
     rc = 0;
 done:

@@ -42,6 +42,8 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
 
 int wk_workload_push(WkWorkload *w, const WkJobSpec *job)
 {
+    if (w->n >= WK_WORKLOAD_MAX_JOBS)
+        return WK_E_RANGE;
     if (w->n == w->cap) {
         size_t nc = w->cap ? w->cap * 2 : 1024;
         WkJobSpec *n = realloc(w->jobs, nc * sizeof *n);

@@ -16,6 +16,12 @@
 #include "sim/time.h"
 
 #define WK_JOB_MAX_GPUS UINT32_C(4000000)
+/* Limits of a workload (docs/limits.md): at most this many jobs (a run needs
+ * about 400 bytes per job, so about 2 GiB), and submit times and durations of
+ * at most WK_WORKLOAD_MAX_TIME (2^61 ns, about 73 years), so that a time plus
+ * a duration never overflows the 64-bit clock. */
+#define WK_WORKLOAD_MAX_JOBS 5000000
+#define WK_WORKLOAD_MAX_TIME (WK_TIME_NEVER / 4)
 
 typedef struct WkJobSpec {
     WkTime submit;     /* ns from the start of the run */
@@ -62,7 +68,8 @@ const WkWorkloadSource *const *wk_workload_sources(void);
  * On failure *out is left empty. The caller owns out (wk_workload_fini). */
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);
 
-/** Append a job. Returns 0 or WK_E_NOMEM. */
+/** Append a job. Returns 0, WK_E_RANGE when the workload already holds
+ * WK_WORKLOAD_MAX_JOBS jobs, or WK_E_NOMEM. */
 int wk_workload_push(WkWorkload *w, const WkJobSpec *job);
 
 /** Read a job's training work from map (keys model, iterations, tokens) into

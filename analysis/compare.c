@@ -13,6 +13,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/sweep_index.h"
 #include "sim/trace_read.h"
 
 /* The rows shown first, in this order; the other metrics follow alphabetically. */
@@ -94,6 +95,47 @@ static int run_load(Run *run, const char *path, WkError *err)
         rc = wk_trace_read_summary(r, &run->m, &run->nm, err);
     wk_trace_read_close(r);
     return rc;
+}
+
+/* The run of point row of sweep index ix (read from path); its path string
+ * is kept in c->owned. */
+static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *row, const char *path,
+                            WkCompare *c, WkError *err)
+{
+    memset(run, 0, sizeof *run);
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 0;
+    size_t len = strlen(path) + strlen(row->trace) + 32;
+    char *p = malloc(len);
+    char **grown = realloc(c->owned, (c->nowned + 1) * sizeof *grown);
+    if (grown)
+        c->owned = grown;
+    if (!p || !grown) {
+        free(p);
+        return nomem(err);
+    }
+    if (!row->trace[0])
+        snprintf(p, len, "%s#%lld", path, (long long)row->id);
+    else if (row->trace[0] == '/' || !slash)
+        snprintf(p, len, "%s", row->trace);
+    else
+        snprintf(p, len, "%.*s/%s", dirlen, path, row->trace);
+    c->owned[c->nowned++] = p;
+    run->path = p;
+    run->scenario = strdup(ix->scenario_name);
+    run->scheduler = strdup(row->scheduler);
+    run->overrides = strdup(row->overrides);
+    run->seed = (long long)row->seed;
+    run->has_seed = row->seed >= 0;
+    run->m = calloc(ix->nmetrics ? ix->nmetrics : 1, sizeof *run->m);
+    if (!run->scenario || !run->scheduler || !run->overrides || !run->m)
+        return nomem(err);
+    for (size_t m = 0; m < ix->nmetrics; m++) {
+        snprintf(run->m[m].name, sizeof run->m[m].name, "%s", ix->metrics[m]);
+        run->m[m].value = row->metric[m];
+    }
+    run->nm = ix->nmetrics;
+    return 0;
 }
 
 static double run_metric(const Run *r, const char *name)
@@ -285,6 +327,9 @@ void wk_compare_free(WkCompare *c)
     }
     for (size_t r = 0; r < c->nrows; r++)
         free(c->rows[r].cells);
+    for (size_t i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    free(c->owned);
     free(c->cols);
     free(c->rows);
     free(c);
@@ -330,22 +375,55 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     if (!out || !paths || n == 0)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "compare: no traces given");
     *out = NULL;
-    Run *runs = calloc(n, sizeof *runs);
-    size_t *colof = calloc(n, sizeof *colof);
-    double *scratch = calloc(n, sizeof *scratch);
+    /* a sweep index stands for the points it holds that ran */
+    WkSweepIndex **ix = calloc(n, sizeof *ix);
+    size_t total = 0, npaths = n;
+    int rc = 0;
+    if (!ix)
+        return nomem(err);
+    for (size_t i = 0; i < npaths; i++) {
+        if (!wk_sweep_index_is(paths[i])) {
+            total++;
+            continue;
+        }
+        if ((rc = wk_sweep_index_read(&ix[i], paths[i], err)) < 0) {
+            for (size_t j = 0; j < i; j++)
+                wk_sweep_index_free(ix[j]);
+            free(ix);
+            return rc;
+        }
+        for (size_t r = 0; r < ix[i]->nrows; r++)
+            total += ix[i]->rows[r].status == WK_SWEEP_OK;
+    }
+    n = total;
+    Run *runs = calloc(n ? n : 1, sizeof *runs);
+    size_t *colof = calloc(n ? n : 1, sizeof *colof);
+    double *scratch = calloc(n ? n : 1, sizeof *scratch);
     WkCompare *c = calloc(1, sizeof *c);
     size_t loaded = 0;
-    int rc = 0;
     if (!runs || !colof || !scratch || !c) {
         rc = nomem(err);
         goto fail;
     }
-    for (; loaded < n; loaded++) {
-        rc = run_load(&runs[loaded], paths[loaded], err);
-        if (rc < 0) {
-            run_fini(&runs[loaded]);
-            goto fail;
+    if (n == 0) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: the sweep index holds no point that ran", paths[0]);
+        goto fail;
+    }
+    for (size_t i = 0; i < npaths; i++) {
+        for (size_t r = 0; ix[i] && r < ix[i]->nrows; r++) {
+            if (ix[i]->rows[r].status != WK_SWEEP_OK)
+                continue;
+            rc = sweep_point_load(&runs[loaded], ix[i], &ix[i]->rows[r], paths[i], c, err);
+            loaded++;
+            if (rc < 0)
+                goto fail;
         }
+        if (ix[i])
+            continue;
+        rc = run_load(&runs[loaded], paths[i], err);
+        loaded++;
+        if (rc < 0)
+            goto fail;
     }
     c->ncols = assign_columns(runs, n, group, colof);
     rc = build_columns(c, runs, n, colof, err);
@@ -366,6 +444,9 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     }
     for (size_t i = 0; i < loaded; i++)
         run_fini(&runs[i]);
+    for (size_t i = 0; i < npaths; i++)
+        wk_sweep_index_free(ix[i]);
+    free(ix);
     free(runs);
     free(colof);
     free(scratch);
@@ -374,6 +455,9 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
 fail:
     for (size_t i = 0; runs && i < loaded; i++)
         run_fini(&runs[i]);
+    for (size_t i = 0; i < npaths; i++)
+        wk_sweep_index_free(ix[i]);
+    free(ix);
     free(runs);
     free(colof);
     free(scratch);

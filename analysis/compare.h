@@ -51,13 +51,18 @@ typedef struct WkCompare {
     WkCompareRow *rows;    /* metrics: the preferred order, then the others alphabetically */
     size_t nrows;
     int grouped;           /* 1 when some column pools two or more seeds */
+    char **owned;          /* run paths made for the points of sweep indexes (owned) */
+    size_t nowned;
 } WkCompare;
 
 /** Read the traces paths[0..n) (borrowed; must outlive the result) and build
  * the comparison. With group != 0, runs with equal scenario_name, scheduler
  * and overrides and distinct seeds form one column (a repeated seed starts
  * another column); with group == 0 every trace is a column. Every summary
- * metric any trace has is a row. Returns 0 and a comparison the caller owns (wk_compare_free), or the
+ * metric any trace has is a row. A sweep index (sweep.h5, sim/sweep_index.h)
+ * among the paths stands for each of its points that ran, in id order, with
+ * the point's scheduler, overrides, seed and metrics; such a run's path is its
+ * trace ("DIR/p0007.h5") or "INDEX#7" when it has none. Returns 0 and a comparison the caller owns (wk_compare_free), or the
  * first trace's error (WK_E_IO missing file, WK_E_INVAL not a trace or an
  * unknown schema major version), naming the file. n must be >= 1. */
 int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int group, WkError *err);

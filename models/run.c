@@ -243,6 +243,7 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
+    rt->alloc_t = now;
     if (rt->start < 0)
         rt->start = now;
     rt->seg_start = now + rt->pending_cost;
@@ -256,11 +257,41 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
     return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
 }
 
+/* Remember an allocation [from, now) of a job's GPUs (per-GPU statistics). */
+static void record_segment(WkRun *r, uint32_t job, WkTime now)
+{
+    const WkJobRt *rt = &r->rt[job];
+    uint32_t n = r->wl.jobs[job].gpus;
+    if (now <= rt->alloc_t)
+        return;
+    if (r->nsegs == r->capsegs) {
+        size_t nc = r->capsegs ? r->capsegs * 2 : 256;
+        WkAllocSeg *ns = realloc(r->segs, nc * sizeof *ns);
+        if (!ns)
+            return; /* statistics only: a failure leaves them incomplete, not the run */
+        r->segs = ns;
+        r->capsegs = nc;
+    }
+    uint32_t *g = malloc((size_t)n * sizeof *g);
+    if (!g)
+        return;
+    memcpy(g, rt->gpus, (size_t)n * sizeof *g);
+    r->segs[r->nsegs++] = (WkAllocSeg){.from = rt->alloc_t, .to = now, .gpus = g, .n = n};
+}
+
+void wk_run_record_open_segments(WkRun *r)
+{
+    for (size_t j = 0; j < r->wl.n; j++)
+        if (r->rt && r->rt[j].state == WK_JOB_RUNNING)
+            record_segment(r, (uint32_t)j, r->end_t);
+}
+
 /* Give a stopped job's GPUs back (running → not running). */
 static void release(WkRun *r, uint32_t job, WkTime now)
 {
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
+    record_segment(r, job, now);
     account(r, now);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = rt->gpus[i];
@@ -382,6 +413,11 @@ static int on_sample(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkRun *r = ctx;
     (void)ev;
     WkTime now = wk_engine_now(e);
+    if (r->nsamples >= WK_RUN_MAX_SAMPLES)
+        return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
+                            "sim.sample_interval: more than %d rows of timeseries/cluster, the limit "
+                            "(docs/limits.md): use a longer sample_interval or a sim.end",
+                            WK_RUN_MAX_SAMPLES);
     if (sample(r, now) < 0 ||
         wk_engine_post(e, now + r->sample_interval, EV_SAMPLE, 0, 0, 0, r->sample_tok) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
@@ -474,7 +510,7 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
         goto fail;
     if (simn && simn->type != WK_NODE_NULL) {
         if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
-            (rc = wk_node_duration(simn, "end", 0, 1, WK_TIME_NEVER / 2, &r->horizon, err)) < 0 ||
+            (rc = wk_node_duration(simn, "end", 0, 1, WK_RUN_MAX_TIME, &r->horizon, err)) < 0 ||
             (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
                                    &r->sample_interval, err)) < 0)
             goto fail;
@@ -589,9 +625,17 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->end_t = 0;
         return sample(r, 0) < 0 ? wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory") : 0;
     }
-    if ((rc = wk_engine_run(r->eng, r->horizon, err)) < 0)
+    /* Without sim.end the run stops at WK_RUN_MAX_TIME (2^62 ns, 146 years):
+     * every time then stays below it plus a duration, which fits in 64 bits. */
+    WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
+    if ((rc = wk_engine_run(r->eng, until, err)) < 0)
         return rc;
     r->interrupted = wk_engine_interrupted(r->eng);
+    if (!r->finished && !r->interrupted && r->horizon == WK_TIME_NEVER && wk_engine_now(r->eng) >= until)
+        return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
+                            "the run reached %.0f years of simulated time, the limit (docs/limits.md), with jobs "
+                            "unfinished: set sim.end to stop it earlier",
+                            wk_time_to_s(WK_RUN_MAX_TIME) / (365.25 * 86400));
     if (!r->finished) {
         /* The horizon was reached, or nothing is left to happen while jobs
          * still wait (a policy that never starts them), or an interrupt
@@ -601,6 +645,7 @@ int wk_run_execute(WkRun *r, WkError *err)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     }
     account(r, r->end_t);
+    wk_run_record_open_segments(r);
     return 0;
 }
 
@@ -642,6 +687,9 @@ void wk_run_free(WkRun *r)
     free(r->reserved);
     free(r->link_down);
     free(r->incidents);
+    for (size_t i = 0; i < r->nsegs; i++)
+        free(r->segs[i].gpus);
+    free(r->segs);
     free(r->waitlist);
     free(r->proc_rng);
     wk_fail_fini(&r->fail);

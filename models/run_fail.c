@@ -98,6 +98,12 @@ static uint32_t nic_gpus(const WkRun *r, uint32_t g, uint32_t *out)
 static uint32_t new_incident(WkRun *r, uint8_t cls, uint8_t kind, uint8_t scope, uint32_t comp, WkTime t,
                              WkError *err)
 {
+    if (r->nincidents >= WK_RUN_MAX_INCIDENTS) {
+        wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
+                     "run: more than %d incidents, the limit (docs/limits.md): check the MTBFs under failures",
+                     WK_RUN_MAX_INCIDENTS);
+        return NONE;
+    }
     if (r->nincidents == r->capincidents) {
         size_t nc = r->capincidents ? r->capincidents * 2 : 256;
         WkIncidentRow *n = realloc(r->incidents, nc * sizeof *n);
@@ -646,7 +652,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
                                 c == WK_FC_LINK || c == WK_FC_SWITCH ? 255 : (uint8_t)(c == WK_FC_GPU || c == WK_FC_HBM || c == WK_FC_SDC || c == WK_FC_NIC ? WK_SCOPE_GPU : WK_SCOPE_NODE),
                                 (uint32_t)comp, now, err);
     if (inc == NONE)
-        return WK_E_NOMEM;
+        return err && err->code ? err->code : WK_E_NOMEM;
     uint32_t cap = r->cluster.gpus_per_node > r->cluster.rails ? r->cluster.gpus_per_node : r->cluster.rails;
     for (uint32_t g = 0; g < r->cluster.ngroups; g++)
         cap = r->cluster.groups[g].gpus_per_node > cap ? r->cluster.groups[g].gpus_per_node : cap;
@@ -814,7 +820,7 @@ static int on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     uint32_t inc = new_incident(r, WK_FC_N, (uint8_t)p->kind, (uint8_t)p->scope, (uint32_t)unit, now, err);
     if (inc == NONE)
-        return WK_E_NOMEM;
+        return err && err->code ? err->code : WK_E_NOMEM;
     uint32_t lo, hi;
     unit_range(r, p->scope, (uint32_t)unit, &lo, &hi);
     return apply_effect(r, p->kind, lo, hi, p->clock, dur, inc, err);
@@ -826,7 +832,7 @@ static int on_script(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     const WkScripted *s = &r->fail.scripted[ev->target];
     uint32_t inc = new_incident(r, WK_FC_N, (uint8_t)s->kind, (uint8_t)s->scope, s->index, wk_engine_now(e), err);
     if (inc == NONE)
-        return WK_E_NOMEM;
+        return err && err->code ? err->code : WK_E_NOMEM;
     uint32_t lo, hi;
     unit_range(r, s->scope, s->index, &lo, &hi);
     if (s->gpus && hi - lo > s->gpus)

@@ -36,6 +36,7 @@ typedef struct WkJobRt {
     double attained_gpu_s;     /* GPU-seconds of service in finished segments */
     double est_s;              /* nominal expected run time (0 = not yet computed) */
     uint32_t preemptions;      /* times stopped by the scheduler */
+    WkTime alloc_t;            /* when it last got its GPUs */
     /* failures and checkpoints (models/run_fail.c) */
     uint32_t interruptions;    /* times hit by a failure */
     uint32_t ckpt_tok;         /* token of its checkpoint events */
@@ -62,6 +63,12 @@ typedef struct WkJobRt {
 
 #define WK_JOB_NO_PATH 255
 
+/* Limits of a run's tables (docs/limits.md): rows of timeseries/cluster (32
+ * bytes each) and incidents; past them the run fails with WK_E_RANGE rather
+ * than grow without bound. */
+#define WK_RUN_MAX_SAMPLES 10000000
+#define WK_RUN_MAX_INCIDENTS 10000000
+
 typedef struct WkSampleRow {
     int64_t time_ns;
     uint32_t allocated_gpus;
@@ -69,6 +76,13 @@ typedef struct WkSampleRow {
     uint32_t queued_jobs;
     double power_w; /* facility power (PUE included) */
 } WkSampleRow;
+
+/* One finished allocation of GPUs to a job (for per-GPU statistics). */
+typedef struct WkAllocSeg {
+    WkTime from, to;
+    uint32_t *gpus; /* owned copy */
+    uint32_t n;
+} WkAllocSeg;
 
 /* One row of the incidents table. */
 typedef struct WkIncidentRow {
@@ -115,12 +129,14 @@ struct WkRun {
     uint64_t interruptions;
     uint64_t shrinks;       /* elastic restarts on fewer GPUs */
     double lost_gpu_s;
+    WkAllocSeg *segs;       /* every finished allocation: who held which GPUs when */
+    size_t nsegs, capsegs;
     uint32_t *waitlist;     /* jobs waiting in place for repairs */
     size_t nwait, capwait;
     WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
     uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
     uint64_t reflows;       /* rate recomputations of running jobs */
-    WkTime horizon;         /* sim.end, or WK_TIME_NEVER */
+    WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
     WkTime sample_interval; /* ns between time-series rows */
 
     WkEngine *eng;
@@ -167,6 +183,9 @@ enum {
     WK_EV_SCRIPT = 11,   /* target: scripted incident */
     WK_EV_DIURNAL = 12,
 };
+
+/** At the end of a run: record the allocations still open (running jobs). */
+void wk_run_record_open_segments(WkRun *r);
 
 /** Integrate accounting (GPU-time, energy) up to now before a change. */
 void wk_run_account_to(WkRun *r, WkTime now);

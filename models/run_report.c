@@ -23,6 +23,60 @@ static int cmp_double(const void *a, const void *b)
 
 static double u128_to_double(wk_u128 v) { return (double)v; }
 
+/* Population std dev over GPUs of each GPU's allocated fraction of
+ * [w0, w1), from the recorded allocation segments. NaN on an empty window. */
+static double gpu_util_std(const WkRun *r, WkTime w0, WkTime w1)
+{
+    uint32_t G = r->cluster.gpus;
+    if (w1 <= w0 || G == 0)
+        return NAN;
+    double *busy = calloc(G, sizeof *busy);
+    if (!busy)
+        return NAN;
+    for (size_t i = 0; i < r->nsegs; i++) {
+        const WkAllocSeg *sg = &r->segs[i];
+        WkTime a = sg->from > w0 ? sg->from : w0, b = sg->to < w1 ? sg->to : w1;
+        if (b <= a)
+            continue;
+        for (uint32_t k = 0; k < sg->n; k++)
+            busy[sg->gpus[k]] += (double)(b - a);
+    }
+    double sum = 0, sum2 = 0, span = (double)(w1 - w0);
+    for (uint32_t g = 0; g < G; g++) {
+        double u = busy[g] / span;
+        sum += u;
+        sum2 += u * u;
+    }
+    free(busy);
+    double mean = sum / G, var = sum2 / G - mean * mean;
+    return sqrt(var > 0 ? var : 0);
+}
+
+/* The busiest day: the 24 h window (starting at a sample) with the most
+ * allocated GPU-time in the time series. */
+static void peak_window(const WkRun *r, WkTime *w0, WkTime *w1)
+{
+    const WkTime day = WK_NS_PER_DAY;
+    *w0 = 0;
+    *w1 = r->end_t < day ? r->end_t : day;
+    double best = -1;
+    for (size_t i = 0; i < r->nsamples; i++) {
+        WkTime a = r->samples[i].time_ns, b = a + day;
+        if (b > r->end_t)
+            break;
+        double tot = 0;
+        for (size_t k = i; k + 1 < r->nsamples && r->samples[k].time_ns < b; k++) {
+            WkTime t1 = r->samples[k + 1].time_ns < b ? r->samples[k + 1].time_ns : b;
+            tot += (double)r->samples[k].allocated_gpus * (double)(t1 - r->samples[k].time_ns);
+        }
+        if (tot > best) {
+            best = tot;
+            *w0 = a;
+            *w1 = b;
+        }
+    }
+}
+
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -63,6 +117,12 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "jobs_rejected", "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
     rc |= wk_summary_add(s, "jobs_unfinished", "jobs unfinished at the end", "jobs", (double)unfinished, 1);
     rc |= wk_summary_add(s, "utilization", "GPU utilization (allocated)", "fraction", util, 0);
+    WkTime pw0, pw1;
+    peak_window(r, &pw0, &pw1);
+    rc |= wk_summary_add(s, "util_gpu_std", "per-GPU utilization std dev (whole run)", "fraction",
+                         gpu_util_std(r, 0, r->end_t), 0);
+    rc |= wk_summary_add(s, "util_gpu_std_peak", "per-GPU utilization std dev (busiest day)", "fraction",
+                         gpu_util_std(r, pw0, pw1), 0);
     rc |= wk_summary_add(s, "jct_mean_s", "job completion time mean", "s", nj ? sum_jct / (double)nj : NAN, 0);
     rc |= wk_summary_add(s, "jct_p50_s", "job completion time p50", "s", wk_quantile_sorted(jct, nj, 0.5), 0);
     rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);

@@ -3,23 +3,27 @@
  * and exit statuses (0 ok, 1 internal error, 2 bad input or usage). The one
  * place that prints. It reaches the models only through sim/run.h. */
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analysis/compare.h"
 #include "analysis/report.h"
+#include "sim/check.h"
 #include "sim/compose.h"
 #include "sim/emit.h"
 #include "sim/error.h"
 #include "sim/node.h"
 #include "sim/run.h"
 #include "sim/summary.h"
+#include "sim/sweep.h"
 #include "wk_config.h"
 
 #define EXIT_USAGE 2
@@ -40,6 +44,9 @@ static const char *const usage_main =
     "  list KIND               list schedulers, sources (workload) or skus (GPUs)\n"
     "  compare A.h5 B.h5 ...   summary metrics of several traces side by side\n"
     "  plot TRACE.h5... -o F   draw utilization, queue, power, JCT CDF or incidents\n"
+    "  sweep SWEEP.yaml        run a parameter sweep in parallel; traces and an index\n"
+    "  sweep-merge DIR         merge the indexes of a sharded sweep\n"
+    "  check BASELINE.yaml     regression gate: run scenarios, compare metrics to expected\n"
     "  report paper-sci B.h5 S.h5  the seed paper's tables: published vs simulated\n"
     "  help [COMMAND]          show help for a command\n"
     "\n"
@@ -224,7 +231,83 @@ static const char *const usage_report =
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
     "  wanka report paper-sci fifo.h5 sci.h5\n";
 
-static const char *const usage_help = "usage: wanka help [run|validate|topo|list|compare|plot|report]\n";
+static const char *const usage_sweep =
+    "usage: wanka sweep SWEEP.yaml [-j THREADS] [-o DIR] [--shard I/N] [--no-traces] [--dry-run] [-q]\n"
+    "\n"
+    "Run every point of a parameter sweep: a base scenario crossed with lists of\n"
+    "schedulers, seeds and values of any key path. Points run in parallel, each\n"
+    "with its own copy of the scenario, engine and random streams, so the\n"
+    "results are the same for any thread count. Writes one trace per point\n"
+    "(DIR/p0000.h5, ...) and DIR/sweep.h5, an index with each point's\n"
+    "parameters, trace, status and summary metrics. A point that fails is\n"
+    "reported with its error and the others go on.\n"
+    "\n"
+    "SWEEP.yaml:\n"
+    "  base: scenarios/paper-sci-10k.yaml   # or an inline scenario mapping\n"
+    "  set: {sim.end: 30d}                  # optional: applied to every point\n"
+    "  schedulers: [fifo, backfill]         # or all\n"
+    "  seeds: {from: 1, to: 5}              # or [1, 2, 3]\n"
+    "  axes:                                # optional: key path -> list or range\n"
+    "    cluster.nodes: [640, 1280]\n"
+    "    checkpoint.interval: {from: 30m, to: 2h, step: 30m}\n"
+    "\n"
+    "options:\n"
+    "  -j, --threads N         run N points at a time (default: all cores)\n"
+    "  -o, --output DIR        output directory (default: the sweep file's base name)\n"
+    "      --shard I/N         run only the points with id = I (mod N), 0 <= I < N, and\n"
+    "                          write DIR/sweep-shard-I-of-N.h5 (merge with wanka sweep-merge)\n"
+    "      --no-traces         write only the index\n"
+    "      --dry-run           list the points and check each one's scenario; run nothing\n"
+    "  -q, --quiet             no progress line\n"
+    "\n"
+    "A progress line goes to stderr when it is a terminal. Compare the results\n"
+    "with: wanka compare DIR/sweep.h5 (seeds of one configuration pooled).\n"
+    "\n"
+    "exit status: 0 every point ran, 1 a point failed, 2 bad sweep file or arguments.\n"
+    "More in docs/batch.md.\n";
+
+static const char *const usage_sweep_merge =
+    "usage: wanka sweep-merge DIR\n"
+    "       wanka sweep-merge -o OUT.h5 SHARD.h5...\n"
+    "\n"
+    "Merge the indexes of a sharded sweep (wanka sweep --shard I/N) into one\n"
+    "index, as a single `wanka sweep` would have written it. With DIR, merges\n"
+    "DIR/sweep-shard-*-of-*.h5 into DIR/sweep.h5. Points no shard ran are listed\n"
+    "as not_run. Shards of different sweeps are refused.\n"
+    "\n"
+    "exit status: 0 merged and complete, 1 a point failed or is missing,\n"
+    "2 bad arguments or a file that is not a shard index of the same sweep.\n";
+
+static const char *const usage_check =
+    "usage: wanka check BASELINE.yaml [--update] [-j THREADS] [-q]\n"
+    "\n"
+    "Regression gate: run the baseline's scenarios (each with its scheduler,\n"
+    "seeds and overrides; in parallel) and compare the mean over the seeds of\n"
+    "each listed summary metric with its expected value. Prints a table\n"
+    "(scenario, metric, expected, got, tolerance, PASS/FAIL).\n"
+    "\n"
+    "BASELINE.yaml:\n"
+    "  tolerance: {rel: 1e-9}          # default for metrics that give none\n"
+    "  scenarios:\n"
+    "    - scenario: ../scenarios/quickstart.yaml   # relative to this file, or inline\n"
+    "      scheduler: fifo\n"
+    "      seeds: [1, 2]\n"
+    "      set: {workload.jobs: 300}\n"
+    "      metrics:\n"
+    "        utilization: {expected: 0.7312, rel: 0.01}   # or abs: 0.005\n"
+    "        jobs_completed: 300                         # default tolerance\n"
+    "\n"
+    "options:\n"
+    "      --update            rewrite the expected values with the values got (only\n"
+    "                          those numbers change in the file; comments stay);\n"
+    "                          review the diff and commit it with the change that caused it\n"
+    "  -j, --threads N         runs at a time (default: all cores)\n"
+    "  -q, --quiet             no progress line\n"
+    "\n"
+    "exit status: 0 all PASS (or updated), 1 a FAIL or a run that failed,\n"
+    "2 bad baseline file or arguments. More in docs/batch.md.\n";
+
+static const char *const usage_help = "usage: wanka help [run|validate|topo|list|compare|plot|report|sweep|sweep-merge|check]\n";
 
 typedef struct {
     const char *scenario;
@@ -794,6 +877,294 @@ static int cmd_report(int argc, char **argv)
     return status;
 }
 
+/* ---- sweep ---- */
+
+typedef struct {
+    struct timespec t0;
+    double last_s;
+    int shown;
+} SweepProgress;
+
+static void on_sweep_progress(void *user, size_t done, size_t failed, size_t total)
+{
+    SweepProgress *p = user;
+    double el = since(&p->t0);
+    if (done < total && el - p->last_s < 0.25)
+        return;
+    p->last_s = el;
+    p->shown = 1;
+    double left = done ? el / (double)done * (double)(total - done) : 0;
+    fprintf(stderr, "\rwanka sweep: %zu/%zu points, %zu failed, %.0f s elapsed, ~%.0f s left   ", done, total,
+            failed, el, left);
+    fflush(stderr);
+}
+
+/* "I/N" with 0 <= I < N. */
+static int parse_shard(const char *v, int *i, int *n)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(v, &end, 10);
+    if (end == v || *end != '/' || errno)
+        return -1;
+    const char *w = end + 1;
+    long b = strtol(w, &end, 10);
+    if (end == w || *end || errno || b < 1 || b > 1000000 || a < 0 || a >= b)
+        return -1;
+    *i = (int)a;
+    *n = (int)b;
+    return 0;
+}
+
+static char *sweep_default_dir(const char *file)
+{
+    char *p = default_trace_path(file); /* base name with .h5 */
+    if (p)
+        p[strlen(p) - 3] = '\0';
+    return p;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    WkSweepRunOpts o = {0};
+    const char *file = NULL, *dir = NULL;
+    int quiet = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (is_opt(a, "--threads", "-j")) {
+            if (!(v = opt_value(argc, argv, &i, "--threads", "-j")))
+                return usage_error("sweep", "%s needs a number of threads", a);
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 4096)
+                return usage_error("sweep", "-j: expected a number of threads (1 to 4096), got '%s'", v);
+            o.threads = (int)t;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9') {
+            char *end;
+            long t = strtol(a + 2, &end, 10);
+            if (*end || t < 1 || t > 4096)
+                return usage_error("sweep", "-j: expected a number of threads (1 to 4096), got '%s'", a + 2);
+            o.threads = (int)t;
+        } else if (is_opt(a, "--output", "-o")) {
+            if (!(dir = opt_value(argc, argv, &i, "--output", "-o")))
+                return usage_error("sweep", "%s needs a directory", a);
+        } else if (is_opt(a, "--shard", NULL)) {
+            if (!(v = opt_value(argc, argv, &i, "--shard", NULL)) || parse_shard(v, &o.shard_i, &o.shard_n) < 0)
+                return usage_error("sweep", "--shard: expected I/N with 0 <= I < N, got '%s'", v ? v : "");
+        } else if (strcmp(a, "--no-traces") == 0) {
+            o.no_traces = 1;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            o.dry_run = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("sweep", "unknown option '%s'", a);
+        } else if (!file) {
+            file = a;
+        } else {
+            return usage_error("sweep", "unexpected argument '%s' (one sweep file)", a);
+        }
+    }
+    if (!file)
+        return usage_error("sweep", "%s", "missing SWEEP.yaml");
+    WkError err;
+    wk_error_clear(&err);
+    WkSweep *s = NULL;
+    char *defdir = NULL;
+    int rc = wk_sweep_load(&s, file, &err);
+    if (rc < 0)
+        return report(&err);
+    if (!dir && !(dir = defdir = sweep_default_dir(file))) {
+        wk_sweep_free(s);
+        fputs("wanka: out of memory\n", stderr);
+        return 1;
+    }
+    o.dir = dir;
+    SweepProgress prog = {0};
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    if (!quiet && isatty(STDERR_FILENO)) {
+        o.progress = on_sweep_progress;
+        o.progress_user = &prog;
+    }
+    size_t failed = 0;
+    rc = wk_sweep_run(s, &o, &failed, &err);
+    if (prog.shown)
+        fprintf(stderr, "\r%*s\r", 78, "");
+    double wall = since(&prog.t0);
+    int status = 0;
+    size_t ran = 0;
+    for (size_t i = 0; i < s->npoints; i++) {
+        const WkSweepPoint *p = &s->points[i];
+        if (p->status == WK_SWEEP_NOT_RUN)
+            continue;
+        ran++;
+        if (o.dry_run)
+            printf("p%-6zu %-48s %s\n", p->id, p->label[0] ? p->label : "(base)",
+                   p->status == WK_SWEEP_OK ? "ok" : "FAILED");
+        if (p->status == WK_SWEEP_FAILED)
+            fprintf(stderr, "wanka sweep: point %zu (%s) failed: %s\n", p->id, p->label[0] ? p->label : "base",
+                    p->error);
+    }
+    if (rc < 0) {
+        status = report(&err);
+    } else {
+        int threads = o.threads ? o.threads : wk_batch_default_threads();
+        printf("sweep %s: %zu point%s", s->name, ran, ran == 1 ? "" : "s");
+        if (o.shard_n > 1)
+            printf(" (shard %d/%d of %zu)", o.shard_i, o.shard_n, s->npoints);
+        printf(", %zu ok, %zu failed, %d thread%s, %.2f s wall\n", ran - failed, failed, threads,
+               threads == 1 ? "" : "s", wall);
+        if (!o.dry_run) {
+            char path[4096];
+            wk_sweep_index_path(dir, o.shard_i, o.shard_n, path, sizeof path);
+            printf("index: %s\n", path);
+            if (o.shard_n <= 1)
+                printf("compare: wanka compare %s\n", path);
+        }
+        status = failed ? 1 : 0;
+    }
+    if (fflush(stdout) != 0 && status == 0)
+        status = 1;
+    wk_sweep_free(s);
+    free(defdir);
+    return status;
+}
+
+static int cmd_sweep_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    const char **in = calloc((size_t)argc + 1, sizeof *in);
+    size_t n = 0;
+    glob_t g;
+    int globbed = 0;
+    char outbuf[4096];
+    if (!in)
+        return 1;
+    for (int i = 0; i < argc; i++) {
+        if (is_opt(argv[i], "--output", "-o")) {
+            if (!(out = opt_value(argc, argv, &i, "--output", "-o"))) {
+                free(in);
+                return usage_error("sweep-merge", "%s", "-o needs a file name");
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            free(in);
+            return usage_error("sweep-merge", "unknown option '%s'", argv[i]);
+        } else {
+            in[n++] = argv[i];
+        }
+    }
+    struct stat st;
+    if (!out && n == 1 && stat(in[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+        char pat[4096];
+        snprintf(pat, sizeof pat, "%s/sweep-shard-*-of-*.h5", in[0]);
+        snprintf(outbuf, sizeof outbuf, "%s/sweep.h5", in[0]);
+        out = outbuf;
+        if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
+            fprintf(stderr, "wanka sweep-merge: no shard indexes (sweep-shard-*-of-*.h5) in %s\n", in[0]);
+            free(in);
+            return 2;
+        }
+        globbed = 1;
+        free(in);
+        in = calloc(g.gl_pathc + 1, sizeof *in);
+        if (!in) {
+            globfree(&g);
+            return 1;
+        }
+        for (n = 0; n < g.gl_pathc; n++)
+            in[n] = g.gl_pathv[n];
+    }
+    if (!out || n == 0) {
+        free(in);
+        if (globbed)
+            globfree(&g);
+        return usage_error("sweep-merge", "%s", "expected DIR, or -o OUT.h5 and the shard indexes");
+    }
+    WkError err;
+    wk_error_clear(&err);
+    size_t missing = 0, failed = 0;
+    int rc = wk_sweep_index_merge(in, n, out, &missing, &failed, &err);
+    int status = 0;
+    if (rc < 0) {
+        status = report(&err);
+    } else {
+        printf("merged %zu shard index%s into %s: %zu failed, %zu not run\n", n, n == 1 ? "" : "es", out, failed,
+               missing);
+        status = failed || missing ? 1 : 0;
+    }
+    free(in);
+    if (globbed)
+        globfree(&g);
+    return status;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    const char *file = NULL;
+    int update = 0, quiet = 0, threads = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--update") == 0) {
+            update = 1;
+        } else if (is_opt(a, "--threads", "-j")) {
+            char *end;
+            if (!(v = opt_value(argc, argv, &i, "--threads", "-j")))
+                return usage_error("check", "%s needs a number of threads", a);
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 4096)
+                return usage_error("check", "-j: expected a number of threads (1 to 4096), got '%s'", v);
+            threads = (int)t;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("check", "unknown option '%s'", a);
+        } else if (!file) {
+            file = a;
+        } else {
+            return usage_error("check", "unexpected argument '%s' (one baseline file)", a);
+        }
+    }
+    if (!file)
+        return usage_error("check", "%s", "missing BASELINE.yaml");
+    WkError err;
+    wk_error_clear(&err);
+    WkCheck *c = NULL;
+    int rc = wk_check_load(&c, file, &err);
+    if (rc < 0)
+        return report(&err);
+    SweepProgress prog = {0};
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    rc = wk_check_run(c, threads, !quiet && isatty(STDERR_FILENO) ? on_sweep_progress : NULL, &prog, &err);
+    if (prog.shown)
+        fprintf(stderr, "\r%*s\r", 78, "");
+    int status = 0;
+    char *table = rc == 0 ? wk_check_table(c) : NULL;
+    if (rc == 0 && !table)
+        rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    if (rc == 0) {
+        fputs(table, stdout);
+        for (size_t i = 0; i < c->n; i++)
+            if (c->e[i].error[0])
+                fprintf(stderr, "wanka check: %s: %s\n", c->e[i].label, c->e[i].error);
+        status = c->nfail || c->nerror ? 1 : 0;
+    }
+    if (rc == 0 && update) {
+        size_t changed = 0;
+        rc = wk_check_update(c, &changed, &err);
+        if (rc == 0) {
+            printf("updated %zu expected value%s in %s\n", changed, changed == 1 ? "" : "s", file);
+            status = c->nerror ? 1 : 0;
+        }
+    }
+    if (rc < 0)
+        status = report(&err);
+    if (fflush(stdout) != 0 && status == 0)
+        status = 1;
+    free(table);
+    wk_check_free(c);
+    return status;
+}
+
 /* The plot script: in the source tree, else where it was installed. */
 static const char *plot_script(char *buf, size_t n)
 {
@@ -873,9 +1244,12 @@ static int cmd_help(int argc, char **argv)
     else if (strcmp(c, "perf") == 0) fputs(usage_perf, stdout);
     else if (strcmp(c, "compare") == 0) fputs(usage_compare, stdout);
     else if (strcmp(c, "plot") == 0) fputs(usage_plot, stdout);
+    else if (strcmp(c, "sweep") == 0) fputs(usage_sweep, stdout);
+    else if (strcmp(c, "sweep-merge") == 0) fputs(usage_sweep_merge, stdout);
+    else if (strcmp(c, "check") == 0) fputs(usage_check, stdout);
     else if (strcmp(c, "report") == 0) fputs(usage_report, stdout);
     else if (strcmp(c, "help") == 0) fputs(usage_help, stdout);
-    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, help)", c);
+    else return usage_error("help", "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, sweep, sweep-merge, check, help)", c);
     return 0;
 }
 
@@ -918,7 +1292,13 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "plot") == 0)
         return cmd_plot(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep-merge") == 0)
+        return cmd_sweep_merge(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 2, argv + 2);
-    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, help)", cmd);
+    return usage_error(NULL, "unknown command '%s' (known: run, validate, topo, list, compare, plot, report, sweep, sweep-merge, check, help)", cmd);
 }

@@ -16,6 +16,11 @@
 #include "sim/node.h"
 #include "sim/summary.h"
 
+/* The longest simulated time of a run (2^62 ns, about 146 years; docs/limits.md):
+ * `sim.end` is at most this, and a run without it that is still going then
+ * fails with WK_E_RANGE. Any time plus any duration then fits in 64 bits. */
+#define WK_RUN_MAX_TIME (WK_TIME_NEVER / 2)
+
 typedef struct WkRunOpts {
     int has_seed;              /* 1: seed overrides the scenario's */
     uint64_t seed;

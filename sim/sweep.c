@@ -82,6 +82,10 @@ static const WkNode *gen_scalar(WkSweep *s, const WkNode *at, const char *text)
 /* The shortest "%.*g" text that reads back as x. */
 static void fmt_double(double x, char *buf, size_t n)
 {
+    if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, n, "%.*g", p, x);
         if (strtod(buf, NULL) == x)

@@ -71,7 +71,7 @@ static char *joined(char *const *v, size_t n)
 int wk_sweep_index_write(const WkSweepIndex *ix, const char *path, WkError *err)
 {
     size_t nax = ix->naxes, nm = ix->nmetrics;
-    size_t nf = 8 + nax + nm;
+    size_t nf = 7 + nax + nm;
     /* memory layout: id, seed, metrics (8-byte aligned), status, strings */
     size_t off_seed = 8, off_m = 16, off_status = off_m + 8 * nm, off_sched = off_status + 1;
     size_t off_axis = off_sched + W_SCHED, off_over = off_axis + W_AXIS * nax;

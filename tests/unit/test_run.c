@@ -163,6 +163,31 @@ static void test_job_larger_than_cluster_is_rejected_not_blocking(void **state)
     test_run_free(&t);
 }
 
+static void test_per_gpu_utilization_spread_is_closed_form(void **state)
+{
+    (void)state;
+    /* 16 GPUs, one 8-GPU job for the whole 10 s: half the GPUs at 1, half at 0
+     * → population std dev 0.5; then a second 4-GPU job over 5 of 10 s
+     * would give GPU utilizations {1 x 8, 0.5 x 4, 0 x 4}. */
+    TestRun t;
+    test_run_yaml(&t, "cluster: {nodes: 2}\nworkload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 10s}]}\n",
+                  NULL);
+    assert_float_equal(test_metric(&t, "util_gpu_std"), 0.5, 1e-9);
+    test_run_free(&t);
+    test_run_yaml(&t,
+                  "cluster: {nodes: 2}\nworkload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 10s},"
+                  " {submit: 0, gpus: 4, duration: 5s}]}\n",
+                  NULL);
+    double u[16] = {1, 1, 1, 1, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0, 0}, m = 0, v = 0;
+    for (int i = 0; i < 16; i++)
+        m += u[i] / 16;
+    for (int i = 0; i < 16; i++)
+        v += (u[i] - m) * (u[i] - m) / 16;
+    assert_float_equal(test_metric(&t, "util_gpu_std"), sqrt(v), 1e-9);
+    assert_float_equal(test_metric(&t, "utilization"), m, 1e-12);
+    test_run_free(&t);
+}
+
 static void test_horizon_leaves_jobs_unfinished(void **state)
 {
     (void)state;
@@ -227,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_gives_identical_summary_bytes),
         cmocka_unit_test(test_fifo_head_blocks_and_first_fit_places_lowest_gpus),
         cmocka_unit_test(test_job_larger_than_cluster_is_rejected_not_blocking),
+        cmocka_unit_test(test_per_gpu_utilization_spread_is_closed_form),
         cmocka_unit_test(test_horizon_leaves_jobs_unfinished),
         cmocka_unit_test(test_scenario_errors_name_position_and_key),
     };

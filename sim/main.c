@@ -159,6 +159,8 @@ static const char *const usage_compare =
     "showing mean ± 95 % confidence half-width (Student t, n-1 degrees of freedom);\n"
     "\"~\" after a change marks an interval that overlaps the first column's.\n"
     "Labels two columns share get the trace's file name in brackets.\n"
+    "A sweep index (DIR/sweep.h5 of wanka sweep) stands for every point of the\n"
+    "sweep that ran: wanka compare DIR/sweep.h5 pools each configuration's seeds.\n"
     "\n"
     "options:\n"
     "      --json              one JSON object (values, ci95, n, rel_change, overlap)\n"
@@ -883,6 +885,7 @@ typedef struct {
     struct timespec t0;
     double last_s;
     int shown;
+    const char *what; /* "sweep: ... points" or "check: ... runs" */
 } SweepProgress;
 
 static void on_sweep_progress(void *user, size_t done, size_t failed, size_t total)
@@ -894,7 +897,8 @@ static void on_sweep_progress(void *user, size_t done, size_t failed, size_t tot
     p->last_s = el;
     p->shown = 1;
     double left = done ? el / (double)done * (double)(total - done) : 0;
-    fprintf(stderr, "\rwanka sweep: %zu/%zu points, %zu failed, %.0f s elapsed, ~%.0f s left   ", done, total,
+    fprintf(stderr, "\rwanka %s: %zu/%zu %s, %zu failed, %.0f s elapsed, ~%.0f s left   ",
+            p->what ? p->what : "sweep", done, total, p->what && !strcmp(p->what, "check") ? "runs" : "points",
             failed, el, left);
     fflush(stderr);
 }
@@ -1132,7 +1136,7 @@ static int cmd_check(int argc, char **argv)
     int rc = wk_check_load(&c, file, &err);
     if (rc < 0)
         return report(&err);
-    SweepProgress prog = {0};
+    SweepProgress prog = {.what = "check"};
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     rc = wk_check_run(c, threads, !quiet && isatty(STDERR_FILENO) ? on_sweep_progress : NULL, &prog, &err);
     if (prog.shown)

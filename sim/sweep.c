@@ -108,7 +108,7 @@ static int expand_range(WkSweep *s, const WkNode *range, WkSweepAxis *ax, WkErro
     wk_error_clear(&t);
     int64_t a, b, d = 1;
     double x, y, dx = 1;
-    WkTime ta, tb, td;
+    WkTime ta = 0, tb = 0, td = 1; /* set when kind == 2 */
     int kind;
     if (wk_node_as_int(from, INT64_MIN / 4, INT64_MAX / 4, &a, &t) == 0 &&
         wk_node_as_int(to, INT64_MIN / 4, INT64_MAX / 4, &b, &t) == 0 &&

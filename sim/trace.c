@@ -334,8 +334,19 @@ static void trace_free(WkTrace *t)
     free(t);
 }
 
+/* HDF5 1.10 crashes at exit (H5_term_library) after a failed H5Fclose,
+ * HDFFV-11052, and a file-size limit (RLIMIT_FSIZE) makes even the diverted
+ * close fail, since a memfd obeys that limit too. Every file wanka opens it
+ * also closes, so the library's exit-time cleanup is not needed: turn it off
+ * before the library starts (after that the call changes nothing). */
+static void no_exit_cleanup(void)
+{
+    (void)H5dont_atexit();
+}
+
 int wk_trace_open(WkTrace **out, const char *path, WkError *err)
 {
+    no_exit_cleanup();
     if (!out || !path || !path[0])
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: no output path");
     *out = NULL;

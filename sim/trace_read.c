@@ -247,8 +247,16 @@ static int check_schema(WkTraceRead *r, WkError *err)
     return rc;
 }
 
+/* No exit-time cleanup by HDF5 1.10: it crashes after a failed H5Fclose
+ * (HDFFV-11052; see trace.c). Only takes effect before the library starts. */
+static void no_exit_cleanup(void)
+{
+    (void)H5dont_atexit();
+}
+
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
 {
+    no_exit_cleanup();
     if (!out || !path || !path[0])
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: no file name");
     *out = NULL;

@@ -202,7 +202,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             tmp[fd->len] = '\0';
             errno = 0;
             dur = strtod(tmp, &e);
-            if (*e || errno)
+            if (e != tmp + fd->len || errno) /* the whole field: a NUL byte does not end it */
                 dur = -1;
         }
         if (!(dur >= 0 && dur <= (double)MAX_SPAN_S)) {
@@ -218,7 +218,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             tmp[fg->len] = '\0';
             errno = 0;
             g = strtoll(tmp, &e, 10);
-            if (*e || errno)
+            if (e != tmp + fg->len || errno)
                 g = 0;
         }
         if (g < 1 || g > (long long)WK_JOB_MAX_GPUS) {

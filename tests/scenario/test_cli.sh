@@ -95,10 +95,14 @@ printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, mod
 expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
 [ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok
 
-# every shipped scenario validates (philly only where its trace is present)
+# every shipped scenario validates (philly only where its trace is present);
+# sweep files (sweep-*.yaml) check every point's scenario with --dry-run
 for s in "$SRC"/scenarios/*.yaml; do
   case "$s" in *philly.yaml) [ -r "$SRC/../shared/traces/philly.csv" ] || continue ;; esac
-  expect 0 ": ok: scenario" "$W" validate "$s"
+  case "$s" in
+    */sweep-*.yaml) expect 0 " 0 failed" "$W" sweep "$s" --dry-run ;;
+    *) expect 0 ": ok: scenario" "$W" validate "$s" ;;
+  esac
 done
 
 # an unwritable trace path: status 2, message names it

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fuzz_file.c — the scratch file of a fuzz target: an anonymous memfd (no
+ * disk traffic, gone with the process) reached as /proc/self/fd/N, or, where
+ * memfd_create is missing, a temporary file removed at exit. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* memfd_create */
+#endif
+#include "tests/fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+static int scratch_fd = -1;
+static char scratch_path[256];
+static char scratch_tmp[256]; /* the temporary file to remove at exit, if any */
+
+static void scratch_remove(void)
+{
+    if (scratch_tmp[0])
+        unlink(scratch_tmp);
+}
+
+static int scratch_open(const char *suffix)
+{
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    scratch_fd = memfd_create("wanka-fuzz", MFD_CLOEXEC);
+    if (scratch_fd >= 0) {
+        snprintf(scratch_path, sizeof scratch_path, "/proc/self/fd/%d", scratch_fd);
+        if (access(scratch_path, R_OK) == 0)
+            return 0;
+        close(scratch_fd);
+    }
+#endif
+    const char *dir = getenv("TMPDIR");
+    snprintf(scratch_tmp, sizeof scratch_tmp, "%s/wanka-fuzz-XXXXXX%s", dir && dir[0] ? dir : "/tmp", suffix);
+    scratch_fd = mkstemps(scratch_tmp, (int)strlen(suffix));
+    if (scratch_fd < 0) {
+        scratch_tmp[0] = '\0';
+        return -1;
+    }
+    snprintf(scratch_path, sizeof scratch_path, "%s", scratch_tmp);
+    atexit(scratch_remove);
+    return 0;
+}
+
+const char *wk_fuzz_file(const uint8_t *data, size_t size, const char *suffix)
+{
+    if (scratch_fd < 0 && scratch_open(suffix ? suffix : "") < 0)
+        return NULL;
+    if (ftruncate(scratch_fd, 0) != 0)
+        return NULL;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = pwrite(scratch_fd, data + done, size - done, (off_t)done);
+        if (w <= 0)
+            return NULL;
+        done += (size_t)w;
+    }
+    return scratch_path;
+}

@@ -991,9 +991,31 @@ static int cmd_sweep(int argc, char **argv)
         o.progress_user = &prog;
     }
     size_t failed = 0;
-    rc = wk_sweep_run(s, &o, &failed, &err);
+    int mpi_rank = 0, mpi_size = 1;
+#if WK_HAVE_MPI
+    if (wk_sweep_mpi_begin(&mpi_rank, &mpi_size) < 0) {
+        fputs("wanka sweep: MPI could not start\n", stderr);
+        wk_sweep_free(s);
+        free(defdir);
+        return 1;
+    }
+    if (mpi_size > 1) {
+        o.progress = NULL; /* ranks share the terminal: no progress line */
+        rc = wk_sweep_run_mpi(s, &o, &failed, &err);
+    } else
+#endif
+        rc = wk_sweep_run(s, &o, &failed, &err);
     if (prog.shown)
         fprintf(stderr, "\r%*s\r", 78, "");
+    if (mpi_rank != 0) { /* workers: rank 0 reports for the whole sweep */
+        int st = rc < 0 ? report(&err) : 0;
+#if WK_HAVE_MPI
+        wk_sweep_mpi_end();
+#endif
+        wk_sweep_free(s);
+        free(defdir);
+        return st;
+    }
     double wall = since(&prog.t0);
     int status = 0;
     size_t ran = 0;
@@ -1016,8 +1038,10 @@ static int cmd_sweep(int argc, char **argv)
         printf("sweep %s: %zu point%s", s->name, ran, ran == 1 ? "" : "s");
         if (o.shard_n > 1)
             printf(" (shard %d/%d of %zu)", o.shard_i, o.shard_n, s->npoints);
-        printf(", %zu ok, %zu failed, %d thread%s, %.2f s wall\n", ran - failed, failed, threads,
-               threads == 1 ? "" : "s", wall);
+        printf(", %zu ok, %zu failed, %d thread%s", ran - failed, failed, threads, threads == 1 ? "" : "s");
+        if (mpi_size > 1)
+            printf(" x %d MPI ranks", mpi_size - 1);
+        printf(", %.2f s wall\n", wall);
         if (!o.dry_run) {
             char path[4096];
             wk_sweep_index_path(dir, o.shard_i, o.shard_n, path, sizeof path);
@@ -1029,6 +1053,9 @@ static int cmd_sweep(int argc, char **argv)
     }
     if (fflush(stdout) != 0 && status == 0)
         status = 1;
+#if WK_HAVE_MPI
+    wk_sweep_mpi_end();
+#endif
     wk_sweep_free(s);
     free(defdir);
     return status;

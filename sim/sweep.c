@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "sim/compose.h"
+#include "wk_config.h"
 #include "sim/emit.h"
 
 static int nomem(WkError *err)
@@ -626,6 +627,42 @@ done:
     return rc;
 }
 
+/* Fill one batch job for point p (puts: room for naxes; *trace: the trace
+ * path, owned by the caller). */
+static int prepare_job(const WkSweep *s, const WkSweepRunOpts *o, const WkSweepPoint *p, WkBatchJob *j,
+                       WkBatchPut *pp, char **trace, WkError *err)
+{
+    for (size_t a = 0; a < s->naxes; a++)
+        pp[a] = (WkBatchPut){s->axes[a].path, s->axes[a].values[p->pick[a]]};
+    j->base = s->base;
+    j->puts = pp;
+    j->nputs = s->naxes;
+    j->opts.has_seed = p->has_seed;
+    j->opts.seed = p->seed;
+    j->opts.scheduler = p->scheduler;
+    j->opts.sets = (const char *const *)p->sets;
+    j->opts.nsets = p->nsets;
+    j->prepare_only = o->dry_run;
+    *trace = NULL;
+    if (!o->dry_run && !o->no_traces) {
+        size_t l = strlen(o->dir) + strlen(p->trace) + 2;
+        if (!(*trace = malloc(l)))
+            return nomem(err);
+        snprintf(*trace, l, "%s/%s", o->dir, p->trace);
+        j->trace = *trace;
+    }
+    return 0;
+}
+
+static void take_result(WkSweepPoint *p, const WkBatchJob *j)
+{
+    p->status = j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
+    p->error[0] = '\0';
+    if (j->rc != 0)
+        wk_error_format(&j->err, p->error, sizeof p->error);
+    p->sum = j->sum;
+}
+
 int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
 {
     *failed = 0;
@@ -648,40 +685,13 @@ int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *e
     for (size_t id = 0; id < s->npoints; id++)
         if (id % (size_t)shard_n == (size_t)o->shard_i)
             sel[nsel++] = id;
-    for (size_t i = 0; i < nsel; i++) {
-        WkSweepPoint *p = &s->points[sel[i]];
-        WkBatchJob *j = &jobs[i];
-        WkBatchPut *pp = puts + i * (s->naxes ? s->naxes : 1);
-        for (size_t a = 0; a < s->naxes; a++)
-            pp[a] = (WkBatchPut){s->axes[a].path, s->axes[a].values[p->pick[a]]};
-        j->base = s->base;
-        j->puts = pp;
-        j->nputs = s->naxes;
-        j->opts.has_seed = p->has_seed;
-        j->opts.seed = p->seed;
-        j->opts.scheduler = p->scheduler;
-        j->opts.sets = (const char *const *)p->sets;
-        j->opts.nsets = p->nsets;
-        j->prepare_only = o->dry_run;
-        if (!o->dry_run && !o->no_traces) {
-            size_t l = strlen(o->dir) + strlen(p->trace) + 2;
-            if (!(traces[i] = malloc(l))) {
-                rc = nomem(err);
-                goto done;
-            }
-            snprintf(traces[i], l, "%s/%s", o->dir, p->trace);
-            j->trace = traces[i];
-        }
-    }
+    for (size_t i = 0; i < nsel; i++)
+        if ((rc = prepare_job(s, o, &s->points[sel[i]], &jobs[i], puts + i * (s->naxes ? s->naxes : 1), &traces[i],
+                              err)) < 0)
+            goto done;
     *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
-    for (size_t i = 0; i < nsel; i++) {
-        WkSweepPoint *p = &s->points[sel[i]];
-        p->status = jobs[i].rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
-        p->error[0] = '\0';
-        if (jobs[i].rc != 0)
-            wk_error_format(&jobs[i].err, p->error, sizeof p->error);
-        p->sum = jobs[i].sum;
-    }
+    for (size_t i = 0; i < nsel; i++)
+        take_result(&s->points[sel[i]], &jobs[i]);
     if (!o->dry_run)
         rc = write_index(s, o, sel, nsel, err);
 done:
@@ -693,3 +703,150 @@ done:
     free(sel);
     return rc;
 }
+
+#if WK_HAVE_MPI
+#include <mpi.h>
+
+/* ---- MPI: points dealt out dynamically, rank 0 gathers ----
+ * Rank 0 is the dealer: a worker asks for work (sending the results of its
+ * last batch), gets up to `threads` point ids (or none: stop), runs them
+ * with its OpenMP threads and writes their traces; rank 0 records every
+ * result and writes the index, which is the same bytes as a one-process
+ * sweep's because the index depends only on the points' results. */
+
+enum { TAG_ASK = 1, TAG_WORK = 2 };
+
+typedef struct {
+    uint64_t id;
+    int32_t status;
+    char error[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4];
+    WkSummary sum;
+} MpiResult;
+
+int wk_sweep_mpi_begin(int *rank, int *size)
+{
+    int provided = 0, inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    return 0;
+}
+
+void wk_sweep_mpi_end(void)
+{
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin)
+        MPI_Finalize();
+}
+
+int wk_sweep_run_mpi(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *failed = 0;
+    int shard_n = o->shard_n > 1 ? o->shard_n : 1;
+    if (o->dry_run)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--dry-run needs no MPI: run it as one process");
+    if (rank == 0 && mkdir(o->dir, 0777) < 0 && errno != EEXIST)
+        return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int threads = o->threads ? o->threads : wk_batch_default_threads();
+    int batch = threads > 0 ? threads : 1;
+    MpiResult *res = calloc((size_t)batch, sizeof *res);
+    uint64_t *ids = calloc((size_t)batch, sizeof *ids);
+    if (!res || !ids) {
+        free(res);
+        free(ids);
+        return nomem(err);
+    }
+    int rc = 0;
+    if (rank == 0) {
+        size_t *sel = calloc(s->npoints ? s->npoints : 1, sizeof *sel);
+        size_t nsel = 0, next = 0;
+        if (!sel) {
+            free(res);
+            free(ids);
+            return nomem(err);
+        }
+        for (size_t id = 0; id < s->npoints; id++)
+            if (id % (size_t)shard_n == (size_t)o->shard_i)
+                sel[nsel++] = id;
+        int active = size - 1;
+        MpiResult *in = calloc((size_t)batch, sizeof *in);
+        while (active > 0 && in) {
+            MPI_Status st;
+            int bytes = 0;
+            MPI_Probe(MPI_ANY_SOURCE, TAG_ASK, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_BYTE, &bytes);
+            MPI_Recv(in, bytes, MPI_BYTE, st.MPI_SOURCE, TAG_ASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int k = 0; k < bytes / (int)sizeof *in; k++) {
+                WkSweepPoint *p = &s->points[in[k].id];
+                p->status = in[k].status;
+                memcpy(p->error, in[k].error, sizeof p->error);
+                p->sum = in[k].sum;
+                if (p->status == WK_SWEEP_FAILED)
+                    (*failed)++;
+            }
+            int n = 0;
+            while (n < batch && next < nsel)
+                ids[n++] = sel[next++];
+            MPI_Send(ids, n, MPI_UINT64_T, st.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
+            if (n == 0)
+                active--;
+        }
+        free(in);
+        rc = write_index(s, o, sel, nsel, err);
+        free(sel);
+    } else {
+        WkBatchJob *jobs = calloc((size_t)batch, sizeof *jobs);
+        WkBatchPut *puts = calloc((size_t)batch * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
+        char **traces = calloc((size_t)batch, sizeof *traces);
+        int nres = 0;
+        if (!jobs || !puts || !traces)
+            rc = nomem(err); /* still take part, asking for nothing, so the dealer ends */
+        for (;;) {
+            MPI_Send(res, nres * (int)sizeof *res, MPI_BYTE, 0, TAG_ASK, MPI_COMM_WORLD);
+            MPI_Status st;
+            int n = 0;
+            MPI_Recv(ids, batch, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_UINT64_T, &n);
+            if (n == 0)
+                break;
+            memset(jobs, 0, (size_t)batch * sizeof *jobs);
+            for (int k = 0; k < n && rc == 0; k++)
+                rc = prepare_job(s, o, &s->points[ids[k]], &jobs[k], puts + (size_t)k * (s->naxes ? s->naxes : 1),
+                                 &traces[k], err);
+            if (rc == 0)
+                wk_batch_run(jobs, (size_t)n, threads, NULL, NULL);
+            for (int k = 0; k < n; k++) {
+                WkSweepPoint *p = &s->points[ids[k]];
+                if (rc == 0)
+                    take_result(p, &jobs[k]);
+                else {
+                    p->status = WK_SWEEP_FAILED;
+                    wk_error_format(err, p->error, sizeof p->error);
+                }
+                res[k].id = ids[k];
+                res[k].status = p->status;
+                memcpy(res[k].error, p->error, sizeof res[k].error);
+                res[k].sum = p->sum;
+                if (p->status == WK_SWEEP_FAILED)
+                    (*failed)++;
+                free(traces[k]);
+                traces[k] = NULL;
+            }
+            nres = n;
+        }
+        free(jobs);
+        free(puts);
+        free(traces);
+    }
+    free(res);
+    free(ids);
+    return rc;
+}
+#endif

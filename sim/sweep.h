@@ -87,6 +87,23 @@ int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *e
  * buf. Returns buf. */
 const char *wk_sweep_index_path(const char *dir, int shard_i, int shard_n, char *buf, size_t n);
 
+/* MPI (built with -Dmpi=enabled; WK_HAVE_MPI): `mpirun -np N wanka sweep`
+ * deals points out dynamically to ranks 1..N-1, each running its points
+ * with its OpenMP threads and writing their traces; rank 0 gathers the
+ * results and writes the index, byte-identical to a one-process sweep. */
+
+/** Start MPI (thread level FUNNELED) and give this process's rank and the
+ * world size. Returns 0 or -1. */
+int wk_sweep_mpi_begin(int *rank, int *size);
+
+/** Finalize MPI (no-op if already finalized). */
+void wk_sweep_mpi_end(void);
+
+/** As wk_sweep_run, across the MPI world (size >= 2): on rank 0 the points
+ * of the (shard's) selection end with their results and the index is
+ * written; other ranks' *failed count their own points. */
+int wk_sweep_run_mpi(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err);
+
 /** Release s. NULL is a no-op. */
 void wk_sweep_free(WkSweep *s);
 

@@ -1040,7 +1040,7 @@ static int cmd_sweep(int argc, char **argv)
             printf(" (shard %d/%d of %zu)", o.shard_i, o.shard_n, s->npoints);
         printf(", %zu ok, %zu failed, %d thread%s", ran - failed, failed, threads, threads == 1 ? "" : "s");
         if (mpi_size > 1)
-            printf(" x %d MPI ranks", mpi_size - 1);
+            printf(" x %d MPI worker rank%s", mpi_size - 1, mpi_size - 1 == 1 ? "" : "s");
         printf(", %.2f s wall\n", wall);
         if (!o.dry_run) {
             char path[4096];

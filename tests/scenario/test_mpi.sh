@@ -18,7 +18,7 @@ YAML
 "$W" sweep "$T/sw.yaml" -j 1 -o "$T/one" -q > "$T/one.out" 2>&1 || { echo "FAIL: one-process sweep"; cat "$T/one.out"; exit 1; }
 mpirun --allow-run-as-root --oversubscribe -np 2 "$W" sweep "$T/sw.yaml" -j 2 -o "$T/mpi" -q > "$T/mpi.out" 2>&1
 st=$?
-if [ $st = 0 ] && grep -q "MPI rank" "$T/mpi.out"; then pass=$((pass + 1)); else
+if [ $st = 0 ] && grep -q "MPI worker rank" "$T/mpi.out"; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: mpirun sweep (status $st)"; cat "$T/mpi.out"; fi
 for f in "$T"/one/*.h5; do
   if cmp -s "$f" "$T/mpi/$(basename "$f")"; then pass=$((pass + 1)); else

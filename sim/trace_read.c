@@ -529,6 +529,74 @@ done:
     return rc;
 }
 
+/* Open `table` (a 1-D compound dataset) and find `column` in it: on success
+ * the caller closes *dset, *ftype, *space and *member; on failure they are
+ * closed here and err says what is missing or wrong. */
+static int find_column(WkTraceRead *r, const char *table, const char *column, hid_t *dset_out, hid_t *ftype_out,
+                       hid_t *space_out, hid_t *member_out, WkError *err)
+{
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, space = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    int rc = 0;
+    if (!path_exists(r->file, table)) {
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no table '%s'", r->path, table);
+        goto fail;
+    }
+    H5O_info_t info;
+#if H5_VERSION_GE(1, 12, 0)
+    herr_t ok = H5Oget_info_by_name3(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#elif H5_VERSION_GE(1, 10, 3)
+    herr_t ok = H5Oget_info_by_name2(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#else
+    herr_t ok = H5Oget_info_by_name(r->file, table, &info, H5P_DEFAULT);
+#endif
+    if (ok < 0) {
+        rc = io_fail(r, err, "cannot open table '%s'", table);
+        goto fail;
+    }
+    if (info.type != H5O_TYPE_DATASET) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table", r->path, table);
+        goto fail;
+    }
+    if ((dset = H5Dopen2(r->file, table, H5P_DEFAULT)) < 0 || (ftype = H5Dget_type(dset)) < 0 ||
+        (space = H5Dget_space(dset)) < 0) {
+        rc = io_fail(r, err, "cannot open table '%s'", table);
+        goto fail;
+    }
+    if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table (a 1-D compound dataset)",
+                          r->path, table);
+        goto fail;
+    }
+    int idx = H5Tget_member_index(ftype, column);
+    if (idx < 0) {
+        char names[512];
+        member_list(ftype, names, sizeof names);
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: table '%s' has no column '%s' (columns: %s)",
+                          r->path, table, column, names);
+        goto fail;
+    }
+    member = H5Tget_member_type(ftype, (unsigned)idx);
+    if (member < 0) {
+        rc = io_fail(r, err, "cannot read column '%s' of table '%s'", column, table);
+        goto fail;
+    }
+    *dset_out = dset;
+    *ftype_out = ftype;
+    *space_out = space;
+    *member_out = member;
+    return 0;
+fail:
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return rc;
+}
+
 int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, double **out,
                          size_t *n, WkError *err)
 {
@@ -541,45 +609,8 @@ int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, 
     hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
     double *vals = NULL;
     int rc = 0;
-    if (!path_exists(r->file, table)) {
-        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no table '%s'", r->path, table);
+    if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
         goto done;
-    }
-    H5O_info_t info;
-#if H5_VERSION_GE(1, 12, 0)
-    herr_t ok = H5Oget_info_by_name3(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
-#elif H5_VERSION_GE(1, 10, 3)
-    herr_t ok = H5Oget_info_by_name2(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
-#else
-    herr_t ok = H5Oget_info_by_name(r->file, table, &info, H5P_DEFAULT);
-#endif
-    if (ok < 0) {
-        rc = io_fail(r, err, "cannot open table '%s'", table);
-        goto done;
-    }
-    if (info.type != H5O_TYPE_DATASET) {
-        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table", r->path, table);
-        goto done;
-    }
-    if ((dset = H5Dopen2(r->file, table, H5P_DEFAULT)) < 0 || (ftype = H5Dget_type(dset)) < 0 ||
-        (space = H5Dget_space(dset)) < 0) {
-        rc = io_fail(r, err, "cannot open table '%s'", table);
-        goto done;
-    }
-    if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
-        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table (a 1-D compound dataset)",
-                          r->path, table);
-        goto done;
-    }
-    int idx = H5Tget_member_index(ftype, column);
-    if (idx < 0) {
-        char names[512];
-        member_list(ftype, names, sizeof names);
-        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: table '%s' has no column '%s' (columns: %s)",
-                          r->path, table, column, names);
-        goto done;
-    }
-    member = H5Tget_member_type(ftype, (unsigned)idx);
     H5T_class_t cls = member >= 0 ? H5Tget_class(member) : H5T_NO_CLASS;
     if (cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) {
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: table '%s': column '%s' is not numeric", r->path,
@@ -637,29 +668,8 @@ int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *colu
     hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID, stype = H5I_INVALID_HID;
     char *raw = NULL, **strs = NULL;
     int rc = 0;
-    if (!path_exists(r->file, table)) {
-        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no table '%s'", r->path, table);
+    if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
         goto done;
-    }
-    if ((dset = H5Dopen2(r->file, table, H5P_DEFAULT)) < 0 || (ftype = H5Dget_type(dset)) < 0 ||
-        (space = H5Dget_space(dset)) < 0) {
-        rc = io_fail(r, err, "cannot open table '%s'", table);
-        goto done;
-    }
-    if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
-        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table (a 1-D compound dataset)",
-                          r->path, table);
-        goto done;
-    }
-    int idx = H5Tget_member_index(ftype, column);
-    if (idx < 0) {
-        char names[512];
-        member_list(ftype, names, sizeof names);
-        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: table '%s' has no column '%s' (columns: %s)",
-                          r->path, table, column, names);
-        goto done;
-    }
-    member = H5Tget_member_type(ftype, (unsigned)idx);
     if (member < 0 || H5Tget_class(member) != H5T_STRING || H5Tis_variable_str(member) > 0) {
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
                           "%s: table '%s': column '%s' is not a fixed-length string", r->path, table, column);

@@ -13,8 +13,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sim/sweep_index.h"
-#include "sim/trace_read.h"
+#include "sim/trace/sweep_index.h"
+#include "sim/trace/trace_read.h"
 
 /* The rows shown first, in this order; the other metrics follow alphabetically. */
 static const char *const preferred[] = {
@@ -35,11 +35,6 @@ typedef struct Run {
 
 /* ---- loading ------------------------------------------------------------------ */
 
-static int nomem(WkError *err)
-{
-    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "compare: out of memory");
-}
-
 static int copy_error(WkError *err, const WkError *sub)
 {
     return wk_error_set(err, sub->code, sub->where[0] ? sub->where : NULL, 0, 0, "%s", sub->msg);
@@ -53,7 +48,7 @@ static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
     int rc = wk_trace_read_attr_str(r, name, out, &sub);
     if (rc == WK_E_NOTFOUND) {
         *out = strdup("");
-        return *out ? 0 : nomem(err);
+        return *out ? 0 : wk_error_nomem(err, "compare");
     }
     return rc < 0 ? copy_error(err, &sub) : 0;
 }
@@ -112,7 +107,7 @@ static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *
         c->owned = grown;
     if (!p || !grown) {
         free(p);
-        return nomem(err);
+        return wk_error_nomem(err, "compare");
     }
     if (!row->trace[0])
         snprintf(p, len, "%s#%lld", path, (long long)row->id);
@@ -129,7 +124,7 @@ static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *
     run->has_seed = row->seed >= 0;
     run->m = calloc(ix->nmetrics ? ix->nmetrics : 1, sizeof *run->m);
     if (!run->scenario || !run->scheduler || !run->overrides || !run->m)
-        return nomem(err);
+        return wk_error_nomem(err, "compare");
     for (size_t m = 0; m < ix->nmetrics; m++) {
         snprintf(run->m[m].name, sizeof run->m[m].name, "%s", ix->metrics[m]);
         run->m[m].value = row->metric[m];
@@ -262,7 +257,7 @@ static int collect_rows(WkCompare *c, const Run *runs, size_t n, WkError *err)
         cap += runs[i].nm;
     c->rows = calloc(cap ? cap : 1, sizeof *c->rows);
     if (!c->rows)
-        return nomem(err);
+        return wk_error_nomem(err, "compare");
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < runs[i].nm; k++) {
             const char *name = runs[i].m[k].name;
@@ -339,7 +334,7 @@ static int build_columns(WkCompare *c, const Run *runs, size_t n, const size_t *
 {
     c->cols = calloc(c->ncols, sizeof *c->cols);
     if (!c->cols)
-        return nomem(err);
+        return wk_error_nomem(err, "compare");
     for (size_t k = 0; k < c->ncols; k++) {
         WkCompareColumn *col = &c->cols[k];
         for (size_t i = 0; i < n; i++)
@@ -347,7 +342,7 @@ static int build_columns(WkCompare *c, const Run *runs, size_t n, const size_t *
         col->seeds = calloc(col->nruns, sizeof *col->seeds);
         col->paths = calloc(col->nruns, sizeof *col->paths);
         if (!col->seeds || !col->paths)
-            return nomem(err);
+            return wk_error_nomem(err, "compare");
         size_t j = 0;
         for (size_t i = 0; i < n; i++) {
             if (colof[i] != k)
@@ -357,7 +352,7 @@ static int build_columns(WkCompare *c, const Run *runs, size_t n, const size_t *
                 col->scheduler = strdup(runs[i].scheduler);
                 col->overrides = strdup(runs[i].overrides);
                 if (!col->scenario || !col->scheduler || !col->overrides)
-                    return nomem(err);
+                    return wk_error_nomem(err, "compare");
             }
             col->seeds[j] = runs[i].has_seed ? runs[i].seed : -1;
             col->paths[j] = runs[i].path;
@@ -380,7 +375,7 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     size_t total = 0, npaths = n;
     int rc = 0;
     if (!ix)
-        return nomem(err);
+        return wk_error_nomem(err, "compare");
     for (size_t i = 0; i < npaths; i++) {
         if (!wk_sweep_index_is(paths[i])) {
             total++;
@@ -402,7 +397,7 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     WkCompare *c = calloc(1, sizeof *c);
     size_t loaded = 0;
     if (!runs || !colof || !scratch || !c) {
-        rc = nomem(err);
+        rc = wk_error_nomem(err, "compare");
         goto fail;
     }
     if (n == 0) {
@@ -434,7 +429,7 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     for (size_t r = 0; r < c->nrows; r++) {
         WkCompareRow *row = &c->rows[r];
         if (!(row->cells = calloc(c->ncols, sizeof *row->cells))) {
-            rc = nomem(err);
+            rc = wk_error_nomem(err, "compare");
             goto fail;
         }
         for (size_t k = 0; k < c->ncols; k++)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 typedef enum WkCompareFormat {
     WK_COMPARE_TEXT = 0, /* aligned table for a terminal */

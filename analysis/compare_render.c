@@ -3,7 +3,7 @@
  * as an aligned text table, Markdown, JSON or CSV. Formats into strings only;
  * loading and the statistics live in compare.c. */
 #include "analysis/compare.h"
-#include "sim/strbuf.h"
+#include "sim/core/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -15,7 +15,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sim/trace_read.h"
+#include "sim/trace/trace_read.h"
 
 /* incidents.kind enum value of a throttle (docs/trace-format.md order:
  * down, throttle, straggler, software); jobs.status value of `completed`. */
@@ -31,11 +31,6 @@ typedef struct Src {
 } Src;
 
 /* ---- small helpers ---------------------------------------------------------------- */
-
-static int nomem(WkError *err)
-{
-    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "report: out of memory");
-}
 
 static int copy_error(WkError *err, const WkError *sub)
 {
@@ -58,10 +53,10 @@ static int note(WkReport *R, WkError *err, const char *fmt, ...)
     va_end(ap);
     char **nn = realloc(R->notes, (R->nnotes + 1) * sizeof *nn);
     if (!nn)
-        return nomem(err);
+        return wk_error_nomem(err, "report");
     R->notes = nn;
     if (!(R->notes[R->nnotes] = strdup(buf)))
-        return nomem(err);
+        return wk_error_nomem(err, "report");
     R->nnotes++;
     return 0;
 }
@@ -80,7 +75,7 @@ static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
     int rc = wk_trace_read_attr_str(r, name, out, &sub);
     if (rc == WK_E_NOTFOUND) {
         *out = strdup("");
-        return *out ? 0 : nomem(err);
+        return *out ? 0 : wk_error_nomem(err, "report");
     }
     return rc < 0 ? copy_error(err, &sub) : 0;
 }
@@ -302,7 +297,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
         return rc;
     }
     if (!(scratch = calloc(ni ? ni : 1, sizeof *scratch))) {
-        rc = nomem(err);
+        rc = wk_error_nomem(err, "report");
         goto done;
     }
     size_t nthr = 0;
@@ -375,7 +370,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
         if (has > 0) {
             Interval *s2 = calloc(nbi ? nbi : 1, sizeof *s2);
             if (!s2)
-                rc = nomem(err);
+                rc = wk_error_nomem(err, "report");
             else if (throttled_ns(bi[I_KIND], bi[I_START], bi[I_END], nbi, bc[J_START][k], bc[J_END][k], s2) > 0)
                 rc = note(R, err, "§3.4 %s: the reference %s is throttled too while the job runs: the "
                                   "change is understated", what, b->t->label);
@@ -616,12 +611,12 @@ int wk_report_load(WkReport **out, const char *name, const WkReportInputs *in, W
     Src src[5];
     size_t nsrc = 0;
     if (!R)
-        return nomem(err);
+        return wk_error_nomem(err, "report");
     size_t np = 0;
     const WkPaperSciRow *paper = wk_paper_sci_rows(&np);
     int rc = 0;
     if (!(R->rows = calloc(np, sizeof *R->rows))) {
-        rc = nomem(err);
+        rc = wk_error_nomem(err, "report");
         goto fail;
     }
     R->nrows = np;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "analysis/paper_sci.h"
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 typedef enum WkReportFormat {
     WK_REPORT_TEXT = 0, /* aligned tables for a terminal */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/strbuf.h"
+#include "sim/core/strbuf.h"
 
 /* ---- cell texts ------------------------------------------------------------------------ */
 

@@ -13,10 +13,10 @@
 
 #include <stdint.h>
 
-#include "sim/dist.h"
-#include "sim/error.h"
-#include "sim/node.h"
-#include "sim/time.h"
+#include "sim/scenario/dist.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
+#include "sim/core/time.h"
 
 typedef enum WkFailClass {
     WK_FC_GPU = 0,   /* GPU (incl. SRAM, system processor, NVLink port): the GPU goes down */

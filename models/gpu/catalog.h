@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "sim/error.h"
-#include "sim/node.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
 
 typedef struct WkGpuSku {
     const char *name;          /* catalog key, e.g. "H100-SXM-80G" */

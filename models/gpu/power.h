@@ -7,8 +7,8 @@
 #define WK_GPU_POWER_H
 
 #include "models/gpu/catalog.h"
-#include "sim/error.h"
-#include "sim/node.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
 
 typedef enum WkGpuHealth {
     WK_GPU_UP = 0,        /* healthy, nominal clock */

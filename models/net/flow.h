@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "models/topo/fabric.h"
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 typedef struct WkFlowNet WkFlowNet;
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "models/sched/sched.h"
-#include "sim/time.h"
+#include "sim/core/time.h"
 
 typedef struct WkQueueItem {
     double key;    /* policy's order: smaller first (priority: -priority; sjf: GPU-s) */

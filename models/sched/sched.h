@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "models/topo/cluster.h"
-#include "sim/error.h"
-#include "sim/node.h"
-#include "sim/time.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
+#include "sim/core/time.h"
 
 #define WK_SCHED_ABI 1
 

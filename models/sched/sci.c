@@ -105,11 +105,6 @@ static void *grow(void *a, size_t *cap, size_t want, size_t elem)
     return n;
 }
 
-static int nomem(WkError *err)
-{
-    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
-}
-
 static int dur_s(const WkNode *m, const char *key, double *out, WkError *err)
 {
     WkTime t = (WkTime)llround(*out * 1e9);
@@ -202,7 +197,7 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
         (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)
         goto fail;
     if (!(s->gstate = malloc(c->gpus))) {
-        rc = nomem(err);
+        rc = wk_error_nomem(err, "sci");
         goto fail;
     }
     return 0;
@@ -237,7 +232,7 @@ static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
         if (n > s->place_cap) {
             uint32_t *np = realloc(s->place, (size_t)n * sizeof *np);
             if (!np)
-                return nomem(err);
+                return wk_error_nomem(err, "sci");
             s->place = np, s->place_cap = n;
         }
         if (wk_sched_place(ctx, n, s->place) < 0)
@@ -246,7 +241,7 @@ static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
         if (rc < 0)
             return rc;
         if (track_running(s, job) < 0)
-            return nomem(err);
+            return wk_error_nomem(err, "sci");
         memmove(s->q, s->q + 1, (s->nq - 1) * sizeof *s->q);
         s->nq--;
         s->stats.safety_starts++;
@@ -344,13 +339,13 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
         if (!all_free(ctx, b, n)) {
             s->stats.blocked++;
             if (s->stop[i] && (rc = enqueue(s, ctx, s->jid[i], 1)) < 0)
-                return nomem(err);
+                return wk_error_nomem(err, "sci");
             continue;
         }
         if ((rc = wk_sched_start(ctx, s->jid[i], b, n, err)) < 0)
             return rc;
         if (!s->jobs[i].real && track_running(s, s->jid[i]) < 0)
-            return nomem(err);
+            return wk_error_nomem(err, "sci");
         s->stats.starts++;
         if (s->p.local_rules) {
             double l = scope_latency(&s->stats.cascade, wk_sci_block_scope(s->st, b, n));
@@ -390,19 +385,19 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     size_t nit = fits + (mig ? s->nrun : 0);
     WkSciJob *jb = grow(s->jobs, &s->capjobs, nit, sizeof *jb);
     if (!jb)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     s->jobs = jb;
     uint32_t *ji = grow(s->jid, &s->capjid, nit, sizeof *ji);
     if (!ji)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     s->jid = ji;
     uint8_t *sp = grow(s->stop, &s->capstop, nit, sizeof *sp);
     if (!sp)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     s->stop = sp;
     double *rm = grow(s->rem, &s->caprem, nit, sizeof *rm);
     if (!rm)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     s->rem = rm;
     for (uint32_t g = 0; g < c->gpus; g++)
         s->gstate[g] = wk_sched_gpu_is_free(ctx, g) ? WK_SCI_FREE
@@ -448,7 +443,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         pinned = 1;
     }
     if (s->p.reserve && qi < s->nq && reserve(s, ctx, wk_sched_job_gpus(ctx, s->q[qi]), first_queued, n) < 0)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     WkSciAnnealStats as;
     wk_sci_anneal(s->st, s->rng, &as);
     s->stats.annealed++;
@@ -494,7 +489,7 @@ static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     if (wk_sched_job_gpus(ctx, job) > wk_sched_cluster(ctx)->gpus)
         return wk_sched_reject(ctx, job, "needs more GPUs than the cluster has", err);
     if (enqueue(s, ctx, job, 0) < 0)
-        return nomem(err);
+        return wk_error_nomem(err, "sci");
     return invoke(s, ctx, 0, err);
 }
 
@@ -521,7 +516,7 @@ static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t
                 break;
             }
         if (enqueue(s, ctx, jobs[i], 1) < 0)
-            return nomem(err);
+            return wk_error_nomem(err, "sci");
     }
     return invoke(s, ctx, 1, err);
 }

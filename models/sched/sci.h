@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "models/topo/cluster.h"
-#include "sim/error.h"
-#include "sim/rng.h"
+#include "sim/core/error.h"
+#include "sim/core/rng.h"
 
 /* Inputs of the cascade model (docs/sci.md#cascade). Units in names. */
 typedef struct WkSciCascadeParams {

@@ -14,8 +14,8 @@
 #include "models/gpu/catalog.h"
 #include "models/gpu/power.h"
 #include "models/topo/fabric.h"
-#include "sim/error.h"
-#include "sim/node.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
 
 #define WK_CLUSTER_MAX_GPUS UINT32_C(4000000)
 #define WK_CLUSTER_MAX_GROUPS 256

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "sim/core/error.h"
 
 typedef enum WkFabricKind {
     WK_FABRIC_NONE = 0,     /* no inter-node network (single node or NVLink only) */

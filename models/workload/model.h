@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "sim/error.h"
-#include "sim/node.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
 
 typedef enum WkModelKind {
     WK_MODEL_LLM = 0,

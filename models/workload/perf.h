@@ -11,8 +11,8 @@
 
 #include "models/gpu/catalog.h"
 #include "models/workload/model.h"
-#include "sim/error.h"
-#include "sim/node.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
 
 /* Global modelling choices, stated once (scenario section `perf:`). */
 typedef struct WkPerfParams {

@@ -6,7 +6,7 @@
  * the size mix leaves the arrival times unchanged. */
 #include "models/workload/workload.h"
 
-#include "sim/dist.h"
+#include "sim/scenario/dist.h"
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {

@@ -10,10 +10,10 @@
 #include <stdint.h>
 
 #include "models/workload/model.h"
-#include "sim/error.h"
-#include "sim/node.h"
-#include "sim/rng.h"
-#include "sim/time.h"
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
+#include "sim/core/rng.h"
+#include "sim/core/time.h"
 
 #define WK_JOB_MAX_GPUS UINT32_C(4000000)
 /* Limits of a workload (docs/limits.md): at most this many jobs (a run needs

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 /* 1.0 PHOLD time unit = 1 s of simulated time. */
 #define PHOLD_NS_PER_UNIT 1e9

@@ -19,7 +19,7 @@
 
 #include <math.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 
 #define NONE UINT32_MAX
 
@@ -212,20 +212,21 @@ static void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, con
     assert_non_null(g);
     g->owner = malloc((size_t)r->cluster.gpus * sizeof *g->owner);
     assert_non_null(g->owner);
-    g->inner = r->sched;
-    g->inner_priv = r->sched_priv;
+    g->inner = r->si.ops;
+    g->inner_priv = r->si.priv;
     g->run = r;
     g->inject = inject_every;
-    g->ops = *r->sched;
+    g->ops = *r->si.ops;
     g->ops.init = guard_init;
     g->ops.on_submit = guard_submit;
     g->ops.on_release = guard_release;
     g->ops.queued = guard_queued;
     g->ops.fini = guard_fini;
-    g->ops.on_tick = r->sched->on_tick ? guard_tick : NULL;
-    g->ops.on_incident = r->sched->on_incident ? guard_incident : NULL;
+    g->ops.on_tick = g->inner->on_tick ? guard_tick : NULL;
+    g->ops.on_incident = g->inner->on_incident ? guard_incident : NULL;
     r->sched = &g->ops;
-    r->sched_priv = g;
+    r->si.ops = &g->ops;
+    r->si.priv = g;
     t->guard = g;
     rc = wk_run_execute(r, &err);
     if (rc == 0)

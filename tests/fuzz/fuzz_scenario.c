@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sim/node.h"
-#include "sim/run.h"
-#include "sim/summary.h"
+#include "sim/scenario/node.h"
+#include "models/run/run.h"
+#include "sim/trace/summary.h"
 #include "tests/fuzz/fuzz.h"
 
 #define EVENT_BUDGET (UINT64_C(1) << 17) /* events simulated per input at most */

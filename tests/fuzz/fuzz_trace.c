@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
-#include "sim/trace_read.h"
+#include "sim/trace/trace_read.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check(int rc, const WkError *err)

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 
 static const char *srcroot = ".";
 

@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 #include "models/topo/cluster.h"
 
 static WkDoc *docs[64];

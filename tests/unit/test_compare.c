@@ -12,8 +12,8 @@
 #include <hdf5.h>
 
 #include "analysis/compare.h"
-#include "sim/trace.h"
-#include "sim/trace_read.h"
+#include "sim/trace/trace.h"
+#include "sim/trace/trace_read.h"
 
 /* ---- fixture: a temporary directory of traces ------------------------------- */
 

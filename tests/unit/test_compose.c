@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "sim/compose.h"
-#include "sim/emit.h"
-#include "sim/node.h"
+#include "sim/scenario/compose.h"
+#include "sim/scenario/emit.h"
+#include "sim/scenario/node.h"
 
 static const char *srcroot = ".";
 static char tmpdir[64];

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 enum { KIND_REC = 3, KIND_FAIL = 7, KIND_MODEL = 9, MAX_REC = 4096 };
 

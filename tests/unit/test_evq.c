@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sim/evq.h"
+#include "sim/core/evq.h"
 
 /* ---- helpers: a seeded PRNG and the reference ---- */
 

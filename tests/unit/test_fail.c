@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "models/fail/fail.h"
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 
 /* All classes off but nodes: exponential node failures, MTBF `node_days`. */
 static const char *only_nodes =

@@ -15,7 +15,7 @@
 #include "testutil.h"
 
 #include "models/workload/workload.h"
-#include "sim/trace_read.h"
+#include "sim/trace/trace_read.h"
 
 /* Load and prepare text of len bytes; returns the code, err filled. */
 static int prepare_bytes(const char *text, size_t len, WkError *err)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sim/node.h"
+#include "sim/scenario/node.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

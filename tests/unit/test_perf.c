@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 #include "models/workload/model.h"
 #include "models/workload/perf.h"
 

@@ -12,7 +12,7 @@
 
 #include "analysis/paper_sci.h"
 #include "analysis/report.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 /* ---- fixture: a temporary directory of traces ------------------------------- */
 

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 
 /* M/M/c: probability of waiting (Erlang C) and mean wait W_q = C/(c mu - lambda). */
 static double erlang_c_wait(int c, double lambda, double mu)

@@ -6,7 +6,7 @@
  * classes and preemption; and the job queue they share. */
 #include "tests/unit/testutil.h"
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 #include "models/sched/queue.h"
 
 #define S(x) ((WkTime)(x) * WK_NS_PER_S)
@@ -271,7 +271,7 @@ static void test_hetero_prefers_the_faster_sku_when_both_are_free(void **state)
     for (uint32_t i = 0; i < 16; i++)
         assert_true(rt[2].gpus[i] < 32); /* only 8 H100s left */
     /* and the H100 placement is the faster one, by the perf model */
-    WkSchedCtx *ctx = &t.run->ctx;
+    WkSchedCtx *ctx = &t.run->si.ctx;
     uint32_t a100[16];
     for (uint32_t i = 0; i < 16; i++)
         a100[i] = i;

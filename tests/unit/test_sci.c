@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "models/run_impl.h"
+#include "models/run/run_impl.h"
 #include "models/sched/sci.h"
 
 /* ---- helpers ---- */
@@ -39,7 +39,7 @@ static void cluster_free(TestCluster *t)
 static const WkSciStats *stats_of(const TestRun *t)
 {
     assert_string_equal(wk_run_scheduler(t->run), "sci");
-    return wk_sci_stats(t->run->sched_priv);
+    return wk_sci_stats(t->run->si.priv);
 }
 
 /* ---- the energy on fixed states ---- */

@@ -19,9 +19,9 @@
 #include <cmocka.h>
 
 #include "analysis/compare.h"
-#include "sim/sweep.h"
-#include "sim/sweep_index.h"
-#include "sim/trace_read.h"
+#include "sim/batch/sweep.h"
+#include "sim/trace/sweep_index.h"
+#include "sim/trace/trace_read.h"
 
 static const char *srcroot = ".";
 static char tmpdir[64];

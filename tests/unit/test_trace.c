@@ -20,7 +20,7 @@
 
 #include <hdf5.h>
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 /* ---- fixtures and helpers -------------------------------------------------- */
 

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "sim/node.h"
-#include "sim/run.h"
-#include "sim/summary.h"
+#include "sim/scenario/node.h"
+#include "models/run/run.h"
+#include "sim/trace/summary.h"
 
 typedef struct {
     WkDoc *doc;

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* place.c — placement strategies any policy can use: first-fit, pack
+ * (fewest nodes, then leaves and pods, tightest fit first), spread (across
+ * as many pods and nodes as possible) and round-robin (next fit). They only
+ * read the free-GPU pool; the policy then calls wk_sched_start. */
+#include <stdlib.h>
+
+#include "models/run/run_impl.h"
+
+static int ok(const WkRun *r, uint32_t g, int (*allowed)(uint32_t, void *), void *user)
+{
+    return ((r->freebits[g >> 6] >> (g & 63)) & 1) && (!allowed || allowed(g, user));
+}
+
+/* First fit from GPU `from`, wrapping around. */
+static int first_fit(const WkRun *r, uint32_t from, uint32_t n, uint32_t *out,
+                     int (*allowed)(uint32_t, void *), void *user)
+{
+    uint32_t k = 0, G = r->cluster.gpus;
+    if (!allowed && from == 0) { /* the common case: scan words of the bitmap */
+        size_t words = ((size_t)G + 63) / 64;
+        for (size_t w = r->free_hint; w < words && k < n; w++) {
+            uint64_t bits = r->freebits[w];
+            while (bits && k < n) {
+                out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+                bits &= bits - 1;
+            }
+        }
+        return k == n ? 0 : WK_E_RANGE;
+    }
+    for (uint32_t i = 0; i < G && k < n; i++) {
+        uint32_t g = (from + i) % G;
+        if (ok(r, g, allowed, user))
+            out[k++] = g;
+    }
+    return k == n ? 0 : WK_E_RANGE;
+}
+
+/* Free allowed GPUs of a node into out (at most max); returns the count. */
+static uint32_t node_take(const WkRun *r, uint32_t node, uint32_t max, uint32_t *out,
+                          int (*allowed)(uint32_t, void *), void *user)
+{
+    uint32_t k = 0;
+    for (uint32_t g = r->cluster.node_first_gpu[node]; g < r->cluster.node_first_gpu[node + 1] && k < max; g++)
+        if (ok(r, g, allowed, user))
+            out[k++] = g;
+    return k;
+}
+
+static uint32_t node_count(const WkRun *r, uint32_t node, int (*allowed)(uint32_t, void *), void *user)
+{
+    if (!allowed)
+        return r->node_free[node];
+    uint32_t k = 0;
+    for (uint32_t g = r->cluster.node_first_gpu[node]; g < r->cluster.node_first_gpu[node + 1]; g++)
+        k += ok(r, g, allowed, user);
+    return k;
+}
+
+/* Pack: one node if any can hold the job (the one with the fewest free GPUs
+ * that suffice); else one pod (the pod with the fewest free GPUs that
+ * suffice), filling its fullest-free nodes first; else pods by free GPUs,
+ * most first. */
+static int pack(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
+{
+    const WkCluster *c = &r->cluster;
+    uint32_t best = UINT32_MAX, bestfree = UINT32_MAX;
+    uint32_t *cnt = malloc((size_t)c->nodes * sizeof *cnt);
+    uint32_t *podcnt = calloc(c->pods, sizeof *podcnt);
+    if (!cnt || !podcnt) {
+        free(cnt);
+        free(podcnt);
+        return WK_E_NOMEM;
+    }
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        cnt[nd] = node_count(r, nd, allowed, user);
+        podcnt[c->node_pod[nd]] += cnt[nd];
+        if (cnt[nd] >= n && cnt[nd] < bestfree) {
+            best = nd;
+            bestfree = cnt[nd];
+        }
+    }
+    int rc = WK_E_RANGE;
+    if (best != UINT32_MAX) {
+        node_take(r, best, n, out, allowed, user);
+        rc = 0;
+        goto done;
+    }
+    uint32_t bestpod = UINT32_MAX;
+    bestfree = UINT32_MAX;
+    for (uint32_t p = 0; p < c->pods; p++)
+        if (podcnt[p] >= n && podcnt[p] < bestfree) {
+            bestpod = p;
+            bestfree = podcnt[p];
+        }
+    /* order candidate nodes: within the chosen pod, or everywhere by pod free
+     * count; then by free GPUs descending (fewest nodes) */
+    uint32_t k = 0;
+    for (;;) {
+        uint32_t pick = UINT32_MAX;
+        for (uint32_t nd = 0; nd < c->nodes; nd++) {
+            if (!cnt[nd] || (bestpod != UINT32_MAX && c->node_pod[nd] != bestpod))
+                continue;
+            if (pick == UINT32_MAX)
+                pick = nd;
+            else {
+                uint32_t pp = c->node_pod[pick], pn = c->node_pod[nd];
+                int better = bestpod == UINT32_MAX && podcnt[pn] != podcnt[pp] ? podcnt[pn] > podcnt[pp]
+                             : bestpod == UINT32_MAX && pn != pp                ? pn < pp
+                                                                                : cnt[nd] > cnt[pick];
+                if (better)
+                    pick = nd;
+            }
+        }
+        if (pick == UINT32_MAX)
+            break;
+        k += node_take(r, pick, n - k, out + k, allowed, user);
+        cnt[pick] = 0;
+        if (k == n) {
+            rc = 0;
+            break;
+        }
+    }
+done:
+    free(cnt);
+    free(podcnt);
+    return rc;
+}
+
+/* Spread: one GPU at a time, cycling over pods, and within a pod over its
+ * nodes, so the job touches as many pods and nodes as it can. */
+static int spread(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
+{
+    const WkCluster *c = &r->cluster;
+    uint32_t *first = malloc((size_t)c->pods * sizeof *first); /* first node of each pod */
+    uint32_t *count = malloc((size_t)c->pods * sizeof *count); /* nodes in each pod */
+    uint32_t *cursor = calloc(c->pods, sizeof *cursor);        /* next node to try, per pod */
+    uint32_t *taken = calloc(c->nodes, sizeof *taken);         /* GPUs scanned past, per node */
+    if (!first || !count || !cursor || !taken) {
+        free(first);
+        free(count);
+        free(cursor);
+        free(taken);
+        return WK_E_NOMEM;
+    }
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        const WkNodeGroup *grp = &c->groups[g];
+        for (uint32_t p = 0; p < grp->pods; p++) {
+            first[grp->first_pod + p] = grp->first_node + p * c->nodes_per_pod;
+            uint32_t left = grp->nodes - p * c->nodes_per_pod;
+            count[grp->first_pod + p] = left < c->nodes_per_pod ? left : c->nodes_per_pod;
+        }
+    }
+    uint32_t k = 0;
+    int progress = 1;
+    while (k < n && progress) {
+        progress = 0;
+        for (uint32_t p = 0; p < c->pods && k < n; p++) {
+            /* the pod's next node, in turn, that still has a free GPU for us */
+            for (uint32_t tries = 0; tries < count[p]; tries++) {
+                uint32_t nd = first[p] + cursor[p] % count[p];
+                cursor[p]++;
+                uint32_t g = c->node_first_gpu[nd] + taken[nd], end = c->node_first_gpu[nd + 1];
+                while (g < end && !ok(r, g, allowed, user))
+                    g++;
+                taken[nd] = g - c->node_first_gpu[nd] + (g < end);
+                if (g < end) {
+                    out[k++] = g;
+                    progress = 1;
+                    break;
+                }
+            }
+        }
+    }
+    free(first);
+    free(count);
+    free(cursor);
+    free(taken);
+    return k == n ? 0 : WK_E_RANGE;
+}
+
+int wk_run_place_with(WkRun *r, WkPlacement how, uint32_t n, uint32_t *out,
+                      int (*allowed)(uint32_t gpu, void *user), void *user)
+{
+    if (n == 0)
+        return 0;
+    if (n > r->nfree)
+        return WK_E_RANGE;
+    int rc;
+    switch (how) {
+    case WK_PLACE_PACK: rc = pack(r, n, out, allowed, user); break;
+    case WK_PLACE_SPREAD: rc = spread(r, n, out, allowed, user); break;
+    case WK_PLACE_ROUND_ROBIN:
+        rc = first_fit(r, r->rr_next, n, out, allowed, user);
+        if (rc == 0)
+            r->rr_next = (out[n - 1] + 1) % r->cluster.gpus;
+        break;
+    default: rc = first_fit(r, 0, n, out, allowed, user); break;
+    }
+    return rc;
+}

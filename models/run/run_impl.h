@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run_impl.h — the run's internal state, shared by run.c (driver) and
+ * run_report.c (summary, trace). Not a public header. */
+#ifndef WK_RUN_IMPL_H
+#define WK_RUN_IMPL_H
+
+#include "models/run/run.h"
+#include "sim/scenario/section.h"
+#include "models/sched/host.h"
+#include "models/fail/fail.h"
+#include "models/net/flow.h"
+#include "models/topo/cluster.h"
+#include "models/workload/perf.h"
+#include "models/workload/workload.h"
+
+__extension__ typedef unsigned __int128 wk_u128;
+
+typedef enum WkJobState {
+    WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
+    WK_JOB_QUEUED,      /* submitted, waiting for GPUs */
+    WK_JOB_RUNNING,
+    WK_JOB_COMPLETED,
+    WK_JOB_REJECTED,    /* can never run on this cluster */
+} WkJobState;
+
+typedef struct WkJobRt {
+    WkTime start, end;         /* ns; -1 until it happens */
+    uint32_t *gpus;            /* owned while running */
+    uint32_t token;            /* cancellation token of its end event */
+    uint8_t state;             /* WkJobState */
+    uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
+    const char *reject_reason; /* static string from the policy */
+    /* progress of every job across preemptions and restarts */
+    WkTime left_ns;            /* plain jobs: run time still to go at full speed */
+    WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
+    WkTime pending_cost;       /* restart cost to pay at the next start */
+    double attained_gpu_s;     /* GPU-seconds of service in finished segments */
+    double est_s;              /* nominal expected run time (0 = not yet computed) */
+    uint32_t preemptions;      /* times stopped by the scheduler */
+    WkTime alloc_t;            /* when it last got its GPUs */
+    /* failures and checkpoints (models/run_fail.c) */
+    uint32_t interruptions;    /* times hit by a failure */
+    uint32_t ckpt_tok;         /* token of its checkpoint events */
+    int in_ckpt;               /* a checkpoint write is in flight */
+    int hung;                  /* hit: no progress until detection (and, waiting, until repair) */
+    int waiting;               /* recovery `wait`: holds its GPUs until the failed ones are repaired */
+    double prog_s;             /* time spent making progress (kept or not yet lost) */
+    double ckpt_done, snap_done;      /* model jobs: iterations at the last checkpoint / snapshot */
+    WkTime ckpt_left, snap_left;      /* plain jobs: run time left at the last checkpoint / snapshot */
+    double ckpt_prog_s, snap_prog_s;  /* prog_s at the last checkpoint / snapshot */
+    double tau_s;              /* checkpoint interval of this job, s (0 = none) */
+    uint32_t incident;         /* 1 + the incident that stopped it last, 0 = none pending */
+    WkTime fail_t, detect_t;   /* of the pending incident */
+    /* model jobs: progress settled lazily at every rate change */
+    double work;               /* iterations to train */
+    double done;               /* iterations done at time `last` */
+    double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
+    WkPerfEnv env;             /* placement-derived inputs of the perf model */
+    uint32_t *flows;           /* owned: its flows in the flow network */
+    uint32_t nflows;
+    double flops_per_iter;     /* model FLOPs of one iteration, whole job */
+    double samples_per_iter;   /* tokens or samples per iteration */
+} WkJobRt;
+
+#define WK_JOB_NO_PATH 255
+
+/* Limits of a run's tables (docs/limits.md): rows of timeseries/cluster (32
+ * bytes each) and incidents; past them the run fails with WK_E_RANGE rather
+ * than grow without bound. */
+#define WK_RUN_MAX_SAMPLES 10000000
+#define WK_RUN_MAX_INCIDENTS 10000000
+
+typedef struct WkSampleRow {
+    int64_t time_ns;
+    uint32_t allocated_gpus;
+    uint32_t running_jobs;
+    uint32_t queued_jobs;
+    double power_w; /* facility power (PUE included) */
+} WkSampleRow;
+
+/* One finished allocation of GPUs to a job (for per-GPU statistics). */
+typedef struct WkAllocSeg {
+    WkTime from, to;
+    uint32_t *gpus; /* owned copy */
+    uint32_t n;
+} WkAllocSeg;
+
+/* One row of the incidents table. */
+typedef struct WkIncidentRow {
+    uint32_t id;
+    uint8_t cls;        /* WkFailClass, or WK_FC_N for a process/scripted event */
+    uint8_t kind;       /* WkIncidentKind */
+    uint8_t scope;      /* WkScope of the component, or 255 for a link/switch */
+    uint32_t component; /* its index in that class or scope */
+    int64_t start_ns, end_ns; /* failure; repair or effect end (-1 none) */
+    uint32_t jobs_hit, gpus_lost;
+    double detect_s, wait_s, restart_s, recovery_s, lost_gpu_h;
+    double clock;       /* throttles */
+} WkIncidentRow;
+
+struct WkRun {
+    const WkDoc *doc;
+    const char *name;
+    uint64_t seed;
+    WkRunOpts opts;
+    WkCluster cluster;
+    WkWorkload wl;
+    const WkSchedOps *sched;   /* the policy (looked up, ABI checked) */
+    const WkNode *sched_params;
+    WkSchedInst si;            /* its instance; si.ctx is the context it sees */
+    WkPerfParams perf;      /* global perf-model choices (`perf:`) */
+    WkFailSpec fail;        /* failures, checkpoints, recovery */
+    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
+    WkRng *detect_rng;      /* detection delays ("fail.detect") */
+    WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
+    uint32_t *owner;        /* [gpus] job running on a GPU, UINT32_MAX = none */
+    uint8_t *reserved;      /* [nodes] 1 = a hot spare held out of scheduling */
+    uint32_t spares_free;   /* spare nodes in the pool */
+    uint8_t *link_down;     /* [physical links] failures in force on a link */
+    WkIncidentRow *incidents;
+    size_t nincidents, capincidents;
+    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
+    double diurnal;         /* cluster-wide clock factor of the time of day */
+    uint64_t interruptions;
+    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
+    double lost_gpu_s;
+    WkAllocSeg *segs;       /* every finished allocation: who held which GPUs when */
+    size_t nsegs, capsegs;
+    uint32_t *waitlist;     /* jobs waiting in place for repairs */
+    size_t nwait, capwait;
+    WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
+    uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
+    uint64_t reflows;       /* rate recomputations of running jobs */
+    WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
+    WkTime sample_interval; /* ns between time-series rows */
+
+    WkEngine *eng;
+    WkJobRt *rt;        /* per job */
+    uint32_t *order;    /* job ids by (submit, id) */
+    uint64_t *freebits; /* bit g set = GPU g free and usable */
+    size_t free_hint;   /* no free GPU in words below this index */
+    uint32_t nfree;     /* GPUs free and usable */
+    uint32_t ndown;     /* GPUs down */
+    uint32_t *node_free;/* [nodes] free usable GPUs per node */
+    uint32_t *pod_free; /* [pods] free usable GPUs per pod */
+    uint32_t rr_next;   /* round-robin placement: where the next search starts */
+    WkPlacement placement;
+    WkTime preempt_cost;/* restart cost of a preempted job (scheduler `preemption_cost`) */
+    WkTime tick_ns;     /* scheduler tick period, 0 = none */
+    uint32_t tick_tok;
+    size_t preemptions;
+    uint32_t alloc;     /* GPUs allocated now */
+    uint32_t running;   /* jobs running now */
+    size_t queued, completed, rejected;
+    int executed, finished;
+    int interrupted;           /* execute stopped early on opts.interrupt */
+
+    wk_u128 alloc_ns, idle_ns; /* GPU-ns integrals over [0, last_t] */
+    double gpu_power_w;        /* sum of the GPUs' draw now, W */
+    double net_power_w;        /* switches and optics, W (constant) */
+    double energy_j;           /* facility energy over [0, last_t], J (PUE included) */
+    WkTime last_t, end_t;
+    uint32_t sample_tok;
+    WkSampleRow *samples;
+    size_t nsamples, capsamples;
+};
+
+/* Shared between run.c and run_exec.c. */
+enum {
+    WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3,
+    WK_EV_FAIL = 4,      /* target: class; payload: component, or UINT32_MAX for the class's Poisson stream */
+    WK_EV_REPAIR = 5,    /* target: incident */
+    WK_EV_DETECT = 6,    /* target: job */
+    WK_EV_CKPT = 7,      /* target: job */
+    WK_EV_CKPT_DONE = 8, /* target: job */
+    WK_EV_EFFECT_END = 9,/* target: incident (throttle over) */
+    WK_EV_PROC = 10,     /* target: process; payload: unit */
+    WK_EV_SCRIPT = 11,   /* target: scripted incident */
+    WK_EV_DIURNAL = 12,
+};
+
+/** At the end of a run: record the allocations still open (running jobs). */
+void wk_run_record_open_segments(WkRun *r);
+
+/** Integrate accounting (GPU-time, energy) up to now before a change. */
+void wk_run_account_to(WkRun *r, WkTime now);
+
+/** Stop a running (or hung) job and put it back to QUEUED: progress
+ * settled, events cancelled, flows removed, GPUs released (down ones stay
+ * out of the pool). The caller tells the scheduler. */
+int wk_run_requeue(WkRun *r, uint32_t job, WkError *err);
+
+/** A running job's speed inputs changed: settle, optionally recompute its
+ * placement environment (clocks, SKUs), re-post its end. */
+int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
+
+/** Rebuild a running job's flows (paths avoid failed links) and re-share. */
+int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err);
+
+/** Failures: read the sections (after the cluster), set up streams, spares
+ * and the first events (models/run_fail.c). */
+int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err);
+int wk_runfail_start(WkRun *r, WkError *err);
+/** A job (re)starts or ends: arm or drop its checkpoint events; a restart
+ * after an incident records the recovery time. */
+int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
+void wk_runfail_job_stopped(WkRun *r, uint32_t job);
+/** Effective clock factor of a GPU (its clock x the time-of-day factor). */
+double wk_runfail_clock(const WkRun *r, uint32_t gpu);
+
+/** Take GPU g out of the free pool / put it back (keeps nfree, node_free,
+ * pod_free and the bitmap consistent). */
+void wk_run_take_gpu(WkRun *r, uint32_t g);
+void wk_run_free_gpu(WkRun *r, uint32_t g);
+
+/** Place n GPUs with strategy how (models/run/place.c); see wk_sched_place_with. */
+int wk_run_place_with(WkRun *r, WkPlacement how, uint32_t n, uint32_t *out,
+                      int (*allowed)(uint32_t gpu, void *user), void *user);
+
+/** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
+extern const WkSchedHostOps wk_run_sched_host;
+
+/** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
+ * link rate, or NaN if it does not fit there. */
+double wk_runjob_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
+
+/** Settle a running job's progress to now (plain and model jobs). */
+void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now);
+
+/** A model job got its GPUs (rt->gpus set): derive its perf env from the
+ * placement, add its flows, re-share the fabric, and post its end. Plain
+ * jobs: post end at start + duration. */
+int wk_runjob_start(WkRun *r, uint32_t job, WkError *err);
+
+/** A job ends or stops: settle its progress, remove its flows and re-rate the
+ * jobs whose share changed. */
+int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
+
+/** Check every distinct (model, GPU count) of the workload on the cluster's
+ * first SKU, so a job that can never fit in memory is refused before the
+ * run. Positioned at the scenario file, naming the job. */
+int wk_runjob_check(const WkRun *r, WkError *err);
+
+/** Evaluate model m alone on the GPUs list[0..n) of c (list NULL = the first
+ * n GPUs), in rank order, its ring flows sharing the fabric among
+ * themselves: the perf result and the widest path class. For `wanka perf`
+ * and tests. */
+int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                   const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err);
+
+/** Create the flow network for the cluster's fabric (none without one). */
+int wk_runjob_net_init(WkRun *r, WkError *err);
+
+#endif

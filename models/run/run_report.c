@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* run_report.c — a finished run's summary metrics and its HDF5 trace. The
+ * metric definitions are in docs/metrics.md; the trace layout in
+ * docs/trace-format.md (schema version WK_TRACE_SCHEMA). */
+#include "models/run/run_impl.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/trace/trace.h"
+#include "wk_config.h"
+
+#define WK_TRACE_SCHEMA "1.0"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double u128_to_double(wk_u128 v) { return (double)v; }
+
+/* Population std dev over GPUs of each GPU's allocated fraction of
+ * [w0, w1), from the recorded allocation segments. NaN on an empty window. */
+static double gpu_util_std(const WkRun *r, WkTime w0, WkTime w1)
+{
+    uint32_t G = r->cluster.gpus;
+    if (w1 <= w0 || G == 0)
+        return NAN;
+    double *busy = calloc(G, sizeof *busy);
+    if (!busy)
+        return NAN;
+    for (size_t i = 0; i < r->nsegs; i++) {
+        const WkAllocSeg *sg = &r->segs[i];
+        WkTime a = sg->from > w0 ? sg->from : w0, b = sg->to < w1 ? sg->to : w1;
+        if (b <= a)
+            continue;
+        for (uint32_t k = 0; k < sg->n; k++)
+            busy[sg->gpus[k]] += (double)(b - a);
+    }
+    double sum = 0, sum2 = 0, span = (double)(w1 - w0);
+    for (uint32_t g = 0; g < G; g++) {
+        double u = busy[g] / span;
+        sum += u;
+        sum2 += u * u;
+    }
+    free(busy);
+    double mean = sum / G, var = sum2 / G - mean * mean;
+    return sqrt(var > 0 ? var : 0);
+}
+
+/* The busiest day: the 24 h window (starting at a sample) with the most
+ * allocated GPU-time in the time series. */
+static void peak_window(const WkRun *r, WkTime *w0, WkTime *w1)
+{
+    const WkTime day = WK_NS_PER_DAY;
+    *w0 = 0;
+    *w1 = r->end_t < day ? r->end_t : day;
+    double best = -1;
+    for (size_t i = 0; i < r->nsamples; i++) {
+        WkTime a = r->samples[i].time_ns, b = a + day;
+        if (b > r->end_t)
+            break;
+        double tot = 0;
+        for (size_t k = i; k + 1 < r->nsamples && r->samples[k].time_ns < b; k++) {
+            WkTime t1 = r->samples[k + 1].time_ns < b ? r->samples[k + 1].time_ns : b;
+            tot += (double)r->samples[k].allocated_gpus * (double)(t1 - r->samples[k].time_ns);
+        }
+        if (tot > best) {
+            best = tot;
+            *w0 = a;
+            *w1 = b;
+        }
+    }
+}
+
+int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
+    snprintf(s->scheduler, sizeof s->scheduler, "%s", r->sched->name);
+    s->seed = r->seed;
+    size_t n = r->wl.n;
+    double *jct = malloc((n ? n : 1) * sizeof *jct);
+    double *wait = malloc((n ? n : 1) * sizeof *wait);
+    if (!jct || !wait) {
+        free(jct);
+        free(wait);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "summary: out of memory");
+    }
+    size_t nj = 0, nw = 0;
+    double sum_jct = 0, sum_wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (rt->start >= 0) {
+            wait[nw] = wk_time_to_s(rt->start - r->wl.jobs[i].submit);
+            sum_wait += wait[nw++];
+        }
+        if (rt->state == WK_JOB_COMPLETED) {
+            jct[nj] = wk_time_to_s(rt->end - r->wl.jobs[i].submit);
+            sum_jct += jct[nj++];
+        }
+    }
+    qsort(jct, nj, sizeof *jct, cmp_double);
+    qsort(wait, nw, sizeof *wait, cmp_double);
+    double avail = (double)r->cluster.gpus * wk_time_to_s(r->end_t);
+    double util = avail > 0 ? u128_to_double(r->alloc_ns) / 1e9 / avail : NAN;
+    size_t unfinished = n - r->completed - r->rejected;
+
+    int rc = 0;
+    rc |= wk_summary_add(s, "gpus", "GPUs", "GPUs", r->cluster.gpus, 1);
+    rc |= wk_summary_add(s, "jobs_submitted", "jobs in the workload", "jobs", (double)n, 1);
+    rc |= wk_summary_add(s, "jobs_completed", "jobs completed", "jobs", (double)r->completed, 1);
+    rc |= wk_summary_add(s, "jobs_rejected", "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
+    rc |= wk_summary_add(s, "jobs_unfinished", "jobs unfinished at the end", "jobs", (double)unfinished, 1);
+    rc |= wk_summary_add(s, "utilization", "GPU utilization (allocated)", "fraction", util, 0);
+    WkTime pw0, pw1;
+    peak_window(r, &pw0, &pw1);
+    rc |= wk_summary_add(s, "util_gpu_std", "per-GPU utilization std dev (whole run)", "fraction",
+                         gpu_util_std(r, 0, r->end_t), 0);
+    rc |= wk_summary_add(s, "util_gpu_std_peak", "per-GPU utilization std dev (busiest day)", "fraction",
+                         gpu_util_std(r, pw0, pw1), 0);
+    rc |= wk_summary_add(s, "jct_mean_s", "job completion time mean", "s", nj ? sum_jct / (double)nj : NAN, 0);
+    rc |= wk_summary_add(s, "jct_p50_s", "job completion time p50", "s", wk_quantile_sorted(jct, nj, 0.5), 0);
+    rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
+    rc |= wk_summary_add(s, "wait_mean_s", "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
+    rc |= wk_summary_add(s, "wait_p99_s", "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
+    double kwh = r->energy_j / 3.6e6;
+    rc |= wk_summary_add(s, "energy_kwh", "energy (facility, PUE included)", "kWh", kwh, 0);
+    rc |= wk_summary_add(s, "mean_power_mw", "mean power (facility)", "MW",
+                         r->end_t > 0 ? r->energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
+    rc |= wk_summary_add(s, "energy_per_job_kwh", "energy per completed job", "kWh",
+                         r->completed ? kwh / (double)r->completed : NAN, 0);
+    /* model jobs: trained tokens (progress settled to the end), achieved FLOP/s */
+    double tokens = 0, flops = 0, gpu_s = 0;
+    size_t model_jobs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (!r->wl.jobs[i].model || rt->start < 0)
+            continue;
+        model_jobs++;
+        double done = rt->done;
+        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+            done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
+        if (done > rt->work)
+            done = rt->work;
+        tokens += done * rt->samples_per_iter;
+        flops += done * rt->flops_per_iter;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        gpu_s += (double)r->wl.jobs[i].gpus * wk_time_to_s(until - rt->start);
+    }
+    rc |= wk_summary_add(s, "model_jobs_started", "model jobs started", "jobs", (double)model_jobs, 1);
+    rc |= wk_summary_add(s, "tokens_trained", "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
+    rc |= wk_summary_add(s, "tflops_per_gpu", "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
+                         gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
+    rc |= wk_summary_add(s, "tokens_per_joule", "tokens per joule (facility)", "tokens/J",
+                         model_jobs && r->energy_j > 0 ? tokens / r->energy_j : NAN, 0);
+    rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
+                         (double)r->reflows, 1);
+    /* reliability: interruptions, recovery, lost work, ETTR, goodput */
+    double *rec = malloc((r->nincidents ? r->nincidents : 1) * sizeof *rec);
+    size_t nrec = 0;
+    double sum_rec = 0;
+    for (size_t i = 0; rec && i < r->nincidents; i++)
+        if (!isnan(r->incidents[i].recovery_s)) {
+            rec[nrec++] = r->incidents[i].recovery_s;
+            sum_rec += r->incidents[i].recovery_s;
+        }
+    if (rec)
+        qsort(rec, nrec, sizeof *rec, cmp_double);
+    double useful = 0, elapsed = 0, useful_gpu_s = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (rt->start < 0)
+            continue;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        double prog = rt->prog_s;
+        if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+            prog += wk_time_to_s(r->end_t - rt->seg_start);
+        useful += prog;
+        elapsed += wk_time_to_s(until - rt->start);
+        useful_gpu_s += prog * r->wl.jobs[i].gpus;
+    }
+    int failures = r->fail.enabled || r->fail.nscripted;
+    rc |= wk_summary_add(s, "incidents", "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
+    rc |= wk_summary_add(s, "interruptions", "job interruptions by failures", "", (double)r->interruptions, 1);
+    rc |= wk_summary_add(s, "preemptions", "job preemptions by the scheduler", "", (double)r->preemptions, 1);
+    rc |= wk_summary_add(s, "elastic_shrinks", "elastic restarts on fewer GPUs", "", (double)r->shrinks, 1);
+    rc |= wk_summary_add(s, "recovery_mean_s", "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
+    rc |= wk_summary_add(s, "recovery_p50_s", "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
+    rc |= wk_summary_add(s, "recovery_p99_s", "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
+    rc |= wk_summary_add(s, "lost_gpu_hours", "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, "ettr", "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
+    rc |= wk_summary_add(s, "goodput", "goodput (useful GPU-time / available)", "fraction", avail > 0 ? useful_gpu_s / avail : NAN, 0);
+    free(rec);
+    rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
+    rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
+    rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
+    free(jct);
+    free(wait);
+    if (rc)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "summary: too many metrics");
+    return 0;
+}
+
+/* ---- trace ---- */
+
+typedef struct JobRow {
+    uint32_t id;
+    uint32_t gpus;
+    int64_t submit_ns;
+    int64_t start_ns;
+    int64_t end_ns;
+    int64_t duration_ns;
+    double iterations;  /* model jobs: iterations to train; NaN otherwise */
+    double iter_time_s; /* model jobs: mean iteration time over the run; NaN otherwise */
+    double tflops;      /* model jobs: achieved model TFLOP/s per GPU; NaN otherwise */
+    double ettr;        /* time making kept progress / time since first start */
+    uint32_t interruptions;
+    uint32_t preemptions;
+    uint8_t status;
+    uint8_t path_class;
+} JobRow;
+
+enum { ST_COMPLETED = 0, ST_REJECTED, ST_QUEUED, ST_RUNNING, ST_NOT_SUBMITTED };
+static const char *const status_names[] = {"completed", "rejected", "queued", "running", "not_submitted", NULL};
+static const char *const class_names[] = {"local", "leaf", "pod", "cross-pod", "none", NULL};
+
+static uint8_t status_of(uint8_t state)
+{
+    switch (state) {
+    case WK_JOB_COMPLETED: return ST_COMPLETED;
+    case WK_JOB_REJECTED: return ST_REJECTED;
+    case WK_JOB_QUEUED: return ST_QUEUED;
+    case WK_JOB_RUNNING: return ST_RUNNING;
+    default: return ST_NOT_SUBMITTED;
+    }
+}
+
+static const WkTraceField job_fields[] = {
+    {"id", WK_FT_U32, offsetof(JobRow, id), "", NULL},
+    {"submit", WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
+    {"start", WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
+    {"end", WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
+    {"duration", WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
+    {"gpus", WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
+    {"status", WK_FT_ENUM8, offsetof(JobRow, status), "", status_names},
+    {"iterations", WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
+    {"iteration_time", WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
+    {"tflops_per_gpu", WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
+    {"path_class", WK_FT_ENUM8, offsetof(JobRow, path_class), "", class_names},
+    {"interruptions", WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
+    {"preemptions", WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
+    {"ettr", WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
+};
+
+static const WkTraceField sample_fields[] = {
+    {"time", WK_FT_I64, offsetof(WkSampleRow, time_ns), "ns", NULL},
+    {"allocated_gpus", WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
+    {"running_jobs", WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
+    {"queued_jobs", WK_FT_U32, offsetof(WkSampleRow, queued_jobs), "jobs", NULL},
+    {"power", WK_FT_F64, offsetof(WkSampleRow, power_w), "W", NULL},
+};
+
+#define NF(a) (sizeof a / sizeof a[0])
+
+static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
+{
+    JobRow rows[256];
+    WkTraceTable *tab = NULL;
+    int rc = wk_trace_table_begin(t, "jobs", job_fields, NF(job_fields), sizeof(JobRow),
+                                  "one row per job of the workload, in workload order", &tab, err);
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
+        const WkJobSpec *js = &r->wl.jobs[i];
+        const WkJobRt *rt = &r->rt[i];
+        double it = NAN, tf = NAN, iters = NAN;
+        if (js->model && rt->start >= 0) {
+            double done = rt->done;
+            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+            if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+                done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
+            iters = rt->work;
+            if (done > 0) {
+                it = wk_time_to_s(until - rt->start) / done;
+                tf = rt->flops_per_iter / it / js->gpus / 1e12;
+            }
+        }
+        rows[k++] = (JobRow){
+            .id = (uint32_t)i,
+            .gpus = js->gpus,
+            .submit_ns = js->submit,
+            .start_ns = rt->start,
+            .end_ns = rt->end,
+            .duration_ns = js->model ? (rt->end >= 0 ? rt->end - rt->start : -1) : js->duration,
+            .iterations = iters,
+            .iter_time_s = it,
+            .tflops = tf,
+            .status = status_of(rt->state),
+            .path_class = rt->path_class == WK_JOB_NO_PATH ? 4 : rt->path_class,
+            .interruptions = rt->interruptions,
+            .preemptions = rt->preemptions,
+            .ettr = NAN,
+        };
+        if (rt->start >= 0) {
+            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+            double prog = rt->prog_s;
+            if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+                prog += wk_time_to_s(r->end_t - rt->seg_start);
+            if (until > rt->start)
+                rows[k - 1].ettr = prog / wk_time_to_s(until - rt->start);
+        }
+        if (k == NF(rows) || i + 1 == r->wl.n) {
+            rc = wk_trace_table_append(tab, rows, k, err);
+            k = 0;
+        }
+    }
+    if (rc == 0)
+        rc = wk_trace_table_end(tab, err);
+    return rc;
+}
+
+static const char *const fail_class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link", "switch",
+                                                "software", "sdc", "maintenance", "event", NULL};
+static const char *const inc_kind_names[] = {"down", "throttle", "straggler", "software", NULL};
+
+static const WkTraceField incident_fields[] = {
+    {"id", WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
+    {"class", WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", fail_class_names},
+    {"kind", WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", inc_kind_names},
+    {"component", WK_FT_U32, offsetof(WkIncidentRow, component), "", NULL},
+    {"start", WK_FT_I64, offsetof(WkIncidentRow, start_ns), "ns", NULL},
+    {"end", WK_FT_I64, offsetof(WkIncidentRow, end_ns), "ns", NULL},
+    {"jobs_hit", WK_FT_U32, offsetof(WkIncidentRow, jobs_hit), "jobs", NULL},
+    {"gpus_lost", WK_FT_U32, offsetof(WkIncidentRow, gpus_lost), "GPUs", NULL},
+    {"detection", WK_FT_F64, offsetof(WkIncidentRow, detect_s), "s", NULL},
+    {"wait", WK_FT_F64, offsetof(WkIncidentRow, wait_s), "s", NULL},
+    {"restart", WK_FT_F64, offsetof(WkIncidentRow, restart_s), "s", NULL},
+    {"recovery", WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
+    {"lost_work", WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
+    {"clock", WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
+};
+
+int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
+{
+    WkTrace *t = NULL;
+    int rc = wk_trace_open(&t, path, err);
+    if (rc < 0)
+        return rc;
+    WkSummary s;
+    char *sets = NULL;
+    size_t setlen = 1;
+    for (size_t i = 0; i < r->opts.nsets; i++)
+        setlen += strlen(r->opts.sets[i]) + 1;
+    sets = calloc(1, setlen);
+    if (!sets) {
+        rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "trace: out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < r->opts.nsets; i++) {
+        strcat(sets, r->opts.sets[i]);
+        strcat(sets, "\n");
+    }
+    char skus[512] = "";
+    size_t used = 0;
+    for (uint32_t g = 0; g < r->cluster.ngroups && used < sizeof skus; g++) {
+        int seen = 0;
+        for (uint32_t h = 0; h < g; h++)
+            seen |= r->cluster.groups[h].sku == r->cluster.groups[g].sku;
+        if (!seen)
+            used += (size_t)snprintf(skus + used, sizeof skus - used, "%s%s", used ? "," : "",
+                                     r->cluster.groups[g].sku->name);
+    }
+    if ((rc = wk_trace_attr_str(t, NULL, "wanka_version", WK_VERSION, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "schema_version", WK_TRACE_SCHEMA, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "seed", (int64_t)r->seed, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario_name", r->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario_file", r->doc->file, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scenario", r->doc->text ? r->doc->text : "", err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "overrides", sets, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "scheduler", r->sched->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, "gpu_sku", skus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "gpus", r->cluster.gpus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, "complete", r->interrupted ? 0 : 1, err)) < 0)
+        goto fail;
+    if ((rc = write_jobs(r, t, err)) < 0)
+        goto fail;
+    if ((rc = wk_trace_table(t, "timeseries/cluster", sample_fields, NF(sample_fields), sizeof(WkSampleRow),
+                             r->samples, r->nsamples,
+                             "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
+        goto fail;
+    if ((rc = wk_trace_table(t, "incidents", incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
+                             r->incidents, r->nincidents,
+                             "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
+        goto fail;
+    if ((rc = wk_run_summary(r, &s, err)) < 0)
+        goto fail;
+    for (size_t i = 0; i < s.n; i++) {
+        if ((rc = wk_trace_attr_f64(t, "summary", s.m[i].name, s.m[i].value, err)) < 0)
+            goto fail;
+    }
+    free(sets);
+    return wk_trace_close(t, err);
+fail:
+    free(sets);
+    wk_trace_abort(t);
+    return rc;
+}
+
+long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max)
+{
+    long n = 0;
+    if (strcmp(kind, "schedulers") == 0) {
+        for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
+    } else if (strcmp(kind, "sources") == 0) {
+        for (const WkWorkloadSource *const *p = wk_workload_sources(); *p; p++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
+    } else if (strcmp(kind, "skus") == 0) {
+        for (size_t i = 0; i < wk_catalog_count(); i++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){wk_catalog_at(i)->name, wk_catalog_at(i)->source};
+    } else {
+        return -1;
+    }
+    return n;
+}

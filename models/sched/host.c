@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* host.c — the scheduler host: the wk_sched_* context calls forwarded to the
+ * run's table, policy lookup with the ABI check, and instance wrappers that
+ * own the optional-method checks. Not a policy, not the run. */
+#include "models/sched/host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the context calls of sched.h ---- */
+
+const WkCluster *wk_sched_cluster(const WkSchedCtx *c) { return c->ops->cluster(c->host); }
+WkTime wk_sched_now(const WkSchedCtx *c) { return c->ops->now(c->host); }
+uint64_t wk_sched_seed(const WkSchedCtx *c) { return c->ops->seed(c->host); }
+uint32_t wk_sched_free_gpus(const WkSchedCtx *c) { return c->ops->free_gpus(c->host); }
+uint32_t wk_sched_usable_gpus(const WkSchedCtx *c) { return c->ops->usable_gpus(c->host); }
+int wk_sched_gpu_is_free(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_is_free(c->host, gpu); }
+int wk_sched_gpu_health(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_health(c->host, gpu); }
+uint32_t wk_sched_node_free(const WkSchedCtx *c, uint32_t node) { return c->ops->node_free(c->host, node); }
+uint32_t wk_sched_pod_free(const WkSchedCtx *c, uint32_t pod) { return c->ops->pod_free(c->host, pod); }
+uint32_t wk_sched_job_gpus(const WkSchedCtx *c, uint32_t job) { return c->ops->job_gpus(c->host, job); }
+WkTime wk_sched_job_submit(const WkSchedCtx *c, uint32_t job) { return c->ops->job_submit(c->host, job); }
+int wk_sched_job_priority(const WkSchedCtx *c, uint32_t job) { return c->ops->job_priority(c->host, job); }
+double wk_sched_job_estimate_s(const WkSchedCtx *c, uint32_t job) { return c->ops->job_estimate_s(c->host, job); }
+double wk_sched_job_remaining_s(const WkSchedCtx *c, uint32_t job) { return c->ops->job_remaining_s(c->host, job); }
+double wk_sched_job_attained_gpu_s(const WkSchedCtx *c, uint32_t job)
+{
+    return c->ops->job_attained_gpu_s(c->host, job);
+}
+int wk_sched_job_running(const WkSchedCtx *c, uint32_t job) { return c->ops->job_running(c->host, job); }
+int wk_sched_job_preemptible(const WkSchedCtx *c, uint32_t job) { return c->ops->job_preemptible(c->host, job); }
+const uint32_t *wk_sched_job_placement(const WkSchedCtx *c, uint32_t job, uint32_t *n)
+{
+    return c->ops->job_placement(c->host, job, n);
+}
+double wk_sched_job_iter_s_on(const WkSchedCtx *c, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    return c->ops->job_iter_s_on(c->host, job, gpus, n);
+}
+int wk_sched_place_with(const WkSchedCtx *c, WkPlacement how, uint32_t n, uint32_t *out,
+                        int (*allowed)(uint32_t gpu, void *user), void *user)
+{
+    return c->ops->place_with(c->host, how, n, out, allowed, user);
+}
+int wk_sched_first_fit(const WkSchedCtx *c, uint32_t n, uint32_t *out)
+{
+    return c->ops->place_with(c->host, WK_PLACE_FIRST_FIT, n, out, NULL, NULL);
+}
+int wk_sched_place(const WkSchedCtx *c, uint32_t n, uint32_t *out)
+{
+    return c->ops->place_with(c->host, c->ops->placement(c->host), n, out, NULL, NULL);
+}
+int wk_sched_start(WkSchedCtx *c, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    return c->ops->start(c->host, job, gpus, n, err);
+}
+int wk_sched_preempt(WkSchedCtx *c, uint32_t job, WkError *err) { return c->ops->preempt(c->host, job, err); }
+int wk_sched_reject(WkSchedCtx *c, uint32_t job, const char *reason, WkError *err)
+{
+    return c->ops->reject(c->host, job, reason, err);
+}
+
+/* ---- lookup and instances ---- */
+
+int wk_sched_host_lookup(const WkSchedOps *const *table, const char *name, const WkNode *where,
+                         const WkSchedOps **out, WkError *err)
+{
+    if (!table)
+        table = wk_sched_registry();
+    const WkSchedOps *ops = NULL;
+    for (size_t i = 0; table[i] && !ops; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            ops = table[i];
+    if (!ops) {
+        char known[512];
+        size_t used = 0;
+        known[0] = '\0';
+        for (size_t i = 0; table[i] && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", table[i]->name);
+        if (where)
+            return wk_node_error(where, WK_E_NOTFOUND, err, "unknown scheduler '%s' (known: %s)", name, known);
+        return wk_error_set(err, WK_E_NOTFOUND, "--scheduler", 0, 0, "unknown scheduler '%s' (known: %s)", name,
+                            known);
+    }
+    if (ops->abi != WK_SCHED_ABI)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "scheduler %s: ABI %d, this wanka speaks %d", name, ops->abi,
+                            WK_SCHED_ABI);
+    *out = ops;
+    return 0;
+}
+
+int wk_sched_host_open(WkSchedInst *si, const WkSchedOps *ops, const WkNode *params,
+                       const WkSchedHostOps *host_ops, void *host, WkError *err)
+{
+    *si = (WkSchedInst){.ops = ops, .ctx = {.ops = host_ops, .host = host}};
+    si->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
+    if (!si->priv)
+        return wk_error_nomem(err, "scheduler state");
+    int rc = ops->init(si->priv, params, &si->ctx, err);
+    if (rc < 0) {
+        free(si->priv);
+        si->priv = NULL;
+        return rc;
+    }
+    si->ready = 1;
+    return 0;
+}
+
+void wk_sched_host_close(WkSchedInst *si)
+{
+    if (si->ready && si->ops->fini)
+        si->ops->fini(si->priv);
+    si->ready = 0;
+    free(si->priv);
+    si->priv = NULL;
+}
+
+int wk_sched_host_submit(WkSchedInst *si, uint32_t job, WkError *err)
+{
+    return si->ops->on_submit(si->priv, &si->ctx, job, err);
+}
+
+int wk_sched_host_release(WkSchedInst *si, WkError *err)
+{
+    return si->ops->on_release(si->priv, &si->ctx, err);
+}
+
+int wk_sched_host_tick(WkSchedInst *si, WkError *err)
+{
+    return si->ops->on_tick ? si->ops->on_tick(si->priv, &si->ctx, err) : 0;
+}
+
+int wk_sched_host_incident(WkSchedInst *si, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    int rc = 0;
+    if (si->ops->on_incident)
+        rc = si->ops->on_incident(si->priv, &si->ctx, jobs, njobs, err);
+    else
+        for (size_t i = 0; i < njobs && rc == 0; i++)
+            rc = si->ops->on_submit(si->priv, &si->ctx, jobs[i], err);
+    if (rc == 0)
+        rc = si->ops->on_release(si->priv, &si->ctx, err);
+    return rc;
+}
+
+size_t wk_sched_host_queued(const WkSchedInst *si)
+{
+    return si->ops->queued(si->priv);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* batch.h — many independent runs in one process, on OpenMP threads: each
+ * job copies its scenario, applies its values, and owns its run (engine,
+ * RNG streams); nothing mutable is shared, so results do not depend on the
+ * thread count. Used by `wanka sweep` and `wanka check`. Never prints. */
+#ifndef WK_BATCH_H
+#define WK_BATCH_H
+
+#include <stddef.h>
+
+#include "sim/core/error.h"
+#include "sim/scenario/node.h"
+#include "models/run/run.h"
+#include "sim/trace/summary.h"
+
+/* A value put at a key path of the job's copy of the scenario. */
+typedef struct WkBatchPut {
+    const char *path;     /* dotted key path, as wk_compose_put */
+    const WkNode *value;  /* borrowed */
+} WkBatchPut;
+
+typedef struct WkBatchJob {
+    /* input, borrowed until wk_batch_run returns */
+    const WkDoc *base;       /* the scenario (read only; each job runs on its own copy) */
+    const WkBatchPut *puts;  /* applied to the copy in order */
+    size_t nputs;
+    WkRunOpts opts;          /* seed, scheduler, sets recorded in the trace; progress is ignored */
+    const char *trace;       /* write the trace here (atomically); NULL: no trace */
+    int prepare_only;        /* 1: read and check the scenario, do not simulate */
+    /* output */
+    int rc;                  /* 0, or the negative WK_E_* code of the job's first error */
+    WkError err;             /* that error */
+    WkSummary sum;           /* the summary when rc == 0 and !prepare_only */
+} WkBatchJob;
+
+/** Called after each job, serialized (never two at once), from the thread
+ * that ran it: done jobs so far, how many failed, and the total. */
+typedef void (*WkBatchProgressFn)(void *user, size_t done, size_t failed, size_t total);
+
+/** Run jobs[0..n) on `threads` threads (0: OpenMP's default; 1, or a build
+ * without OpenMP: in order on the calling thread), handing jobs out one at a
+ * time as threads free up (long jobs do not hold up the rest). A job's
+ * failure is recorded in the job; the others go on. Traces are written one
+ * at a time (the HDF5 library is not thread-safe). progress may be NULL.
+ * Returns the number of failed jobs. */
+size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn progress, void *user);
+
+/** Threads wk_batch_run(…, 0, …) would use: OpenMP's default, 1 without OpenMP. */
+int wk_batch_default_threads(void);
+
+#endif

@@ -1,0 +1,847 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sweep.c — read a sweep file, expand its cross product of points, run them
+ * through sim/batch.h and write the index through sim/sweep_index.h. A
+ * point's scenario is the base document plus its axis values put at their
+ * key paths; its trace records them as overrides. */
+#include "sim/batch/sweep.h"
+#include "sim/scenario/section.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/scenario/compose.h"
+#include "wk_config.h"
+#include "sim/scenario/emit.h"
+
+static char *dup_s(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = malloc(n + 1);
+    if (p)
+        memcpy(p, s, n + 1);
+    return p;
+}
+
+static char *join(const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || !dir || strcmp(dir, ".") == 0)
+        return dup_s(rel);
+    size_t a = strlen(dir), b = strlen(rel);
+    char *p = malloc(a + b + 2);
+    if (p)
+        snprintf(p, a + b + 2, "%s/%s", dir, rel);
+    return p;
+}
+
+/* "key.path=value" (malloc'd) with value in flow YAML. */
+static char *assignment(const char *path, const char *value)
+{
+    size_t n = strlen(path) + strlen(value) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s=%s", path, value);
+    return p;
+}
+
+/* ---- generated values ---------------------------------------------------------------- */
+
+/* Append a plain scalar `text` positioned at `at` to s->gen's root. */
+static const WkNode *gen_scalar(WkSweep *s, const WkNode *at, const char *text)
+{
+    WkNode *root = s->gen->root;
+    if (root->nkids == root->capkids) {
+        size_t nc = root->capkids ? root->capkids * 2 : 16;
+        WkNode **nk = realloc(root->kids, nc * sizeof *nk);
+        if (!nk)
+            return NULL;
+        root->kids = nk;
+        root->capkids = nc;
+    }
+    WkNode *n = calloc(1, sizeof *n);
+    if (!n || !(n->str = dup_s(text))) {
+        free(n);
+        return NULL;
+    }
+    n->type = WK_NODE_SCALAR;
+    n->file = at->file;
+    n->line = at->line;
+    n->col = at->col;
+    n->parent = root;
+    n->index = (long)root->nkids;
+    root->kids[root->nkids++] = n;
+    return n;
+}
+
+/* The shortest "%.*g" text that reads back as x. */
+static void fmt_double(double x, char *buf, size_t n)
+{
+    if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, n, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+/* Values of a {from, to, step} range: integers, else numbers, else durations. */
+static int expand_range(WkSweep *s, const WkNode *range, WkSweepAxis *ax, WkError *err)
+{
+    static const char *const keys[] = {"from", "to", "step", NULL};
+    int rc = wk_node_expect_keys(range, keys, err);
+    if (rc < 0)
+        return rc;
+    const WkNode *from = wk_node_get(range, "from"), *to = wk_node_get(range, "to"),
+                 *step = wk_node_get(range, "step");
+    if (!from || !to || from->type != WK_NODE_SCALAR || to->type != WK_NODE_SCALAR)
+        return wk_node_error(range, WK_E_INVAL, err, "a range needs from: and to: values");
+    WkError t;
+    wk_error_clear(&t);
+    int64_t a, b, d = 1;
+    double x, y, dx = 1;
+    WkTime ta = 0, tb = 0, td = 1; /* set when kind == 2 */
+    int kind;
+    if (wk_node_as_int(from, INT64_MIN / 4, INT64_MAX / 4, &a, &t) == 0 &&
+        wk_node_as_int(to, INT64_MIN / 4, INT64_MAX / 4, &b, &t) == 0 &&
+        (!step || wk_node_as_int(step, INT64_MIN / 4, INT64_MAX / 4, &d, &t) == 0))
+        kind = 0;
+    else if (wk_error_clear(&t), wk_node_as_double(from, -1e300, 1e300, &x, &t) == 0 &&
+             wk_node_as_double(to, -1e300, 1e300, &y, &t) == 0 &&
+             (!step || wk_node_as_double(step, -1e300, 1e300, &dx, &t) == 0))
+        kind = 1;
+    else if (step && wk_node_as_duration(from, 0, WK_TIME_NEVER / 2, &ta, err) == 0 &&
+             wk_node_as_duration(to, 0, WK_TIME_NEVER / 2, &tb, err) == 0 &&
+             wk_node_as_duration(step, 1, WK_TIME_NEVER / 2, &td, err) == 0)
+        kind = 2;
+    else
+        return err && err->code ? err->code
+                                : wk_node_error(range, WK_E_INVAL, err,
+                                                "a range is numbers {from, to, step} or durations with a step");
+    double count;
+    if (kind == 0)
+        count = d == 0 ? -1 : (double)((b - a) / d) + 1;
+    else if (kind == 1)
+        count = dx == 0 ? -1 : floor((y - x) / dx * (1 + 1e-12) + 1e-12) + 1;
+    else
+        count = (double)((tb - ta) / td) + 1;
+    if (kind == 2 && tb < ta)
+        count = 0;
+    if (count < 1)
+        return wk_node_error(range, WK_E_INVAL, err, "the range is empty (from, to and step do not meet)");
+    if (count > WK_SWEEP_MAX_POINTS)
+        return wk_node_error(range, WK_E_RANGE, err, "the range has more than %d values", WK_SWEEP_MAX_POINTS);
+    size_t n = (size_t)count;
+    ax->values = calloc(n, sizeof *ax->values);
+    if (!ax->values)
+        return wk_error_nomem(err, "sweep");
+    for (size_t i = 0; i < n; i++) {
+        char text[64];
+        if (kind == 0)
+            snprintf(text, sizeof text, "%lld", (long long)(a + (int64_t)i * d));
+        else if (kind == 1)
+            fmt_double(x + (double)i * dx, text, sizeof text);
+        else if ((ta + (WkTime)i * td) % 1000000000 == 0)
+            snprintf(text, sizeof text, "%llds", (long long)((ta + (WkTime)i * td) / 1000000000));
+        else
+            snprintf(text, sizeof text, "%lldns", (long long)(ta + (WkTime)i * td));
+        if (!(ax->values[i] = gen_scalar(s, range, text)))
+            return wk_error_nomem(err, "sweep");
+        ax->n++;
+    }
+    return 0;
+}
+
+/* ---- the sweep file --------------------------------------------------------------------- */
+
+static int parse_schedulers(WkSweep *s, const WkNode *n, WkError *err)
+{
+    WkPluginInfo info[64];
+    long known = wk_run_plugins("schedulers", info, 64);
+    if (known > 64)
+        known = 64;
+    char list[512] = "";
+    size_t used = 0;
+    for (long i = 0; i < known && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", info[i].name);
+    if (n->type == WK_NODE_SCALAR && strcmp(n->str, "all") == 0) {
+        s->scheds = calloc((size_t)known, sizeof *s->scheds);
+        if (!s->scheds)
+            return wk_error_nomem(err, "sweep");
+        for (long i = 0; i < known; i++)
+            s->scheds[s->nsched++] = info[i].name;
+        return 0;
+    }
+    const WkNode *const *items = (const WkNode *const *)&n;
+    size_t count = 1;
+    if (n->type == WK_NODE_SEQ) {
+        items = (const WkNode *const *)n->kids;
+        count = n->nkids;
+    }
+    if (count == 0 || n->type == WK_NODE_MAP || n->type == WK_NODE_NULL)
+        return wk_node_error(n, WK_E_INVAL, err, "expected a scheduler name, a list of them, or all");
+    s->scheds = calloc(count, sizeof *s->scheds);
+    if (!s->scheds)
+        return wk_error_nomem(err, "sweep");
+    for (size_t i = 0; i < count; i++) {
+        const WkNode *it = items[i];
+        if (it->type != WK_NODE_SCALAR)
+            return wk_node_error(it, WK_E_INVAL, err, "expected a scheduler name");
+        const char *name = NULL;
+        for (long k = 0; k < known && !name; k++)
+            if (strcmp(info[k].name, it->str) == 0)
+                name = info[k].name;
+        if (!name)
+            return wk_node_error(it, WK_E_NOTFOUND, err, "unknown scheduler '%s' (known: %s)", it->str, list);
+        for (size_t k = 0; k < s->nsched; k++)
+            if (s->scheds[k] == name)
+                return wk_node_error(it, WK_E_INVAL, err, "scheduler '%s' is listed twice", name);
+        s->scheds[s->nsched++] = name;
+    }
+    return 0;
+}
+
+static int parse_seeds(WkSweep *s, const WkNode *n, WkError *err)
+{
+    int64_t v;
+    int rc;
+    if (n->type == WK_NODE_MAP) {
+        static const char *const keys[] = {"from", "to", NULL};
+        int64_t a = 0, b = 0;
+        if ((rc = wk_node_expect_keys(n, keys, err)) < 0 || (rc = wk_node_int(n, "from", 1, 0, INT64_MAX, &a, err)) < 0 ||
+            (rc = wk_node_int(n, "to", 1, a, INT64_MAX, &b, err)) < 0)
+            return rc;
+        if (b - a >= WK_SWEEP_MAX_POINTS)
+            return wk_node_error(n, WK_E_RANGE, err, "more than %d seeds", WK_SWEEP_MAX_POINTS);
+        s->seeds = calloc((size_t)(b - a + 1), sizeof *s->seeds);
+        if (!s->seeds)
+            return wk_error_nomem(err, "sweep");
+        for (int64_t x = a; x <= b; x++)
+            s->seeds[s->nseeds++] = (uint64_t)x;
+        return 0;
+    }
+    const WkNode *const *items = (const WkNode *const *)&n;
+    size_t count = 1;
+    if (n->type == WK_NODE_SEQ) {
+        items = (const WkNode *const *)n->kids;
+        count = n->nkids;
+    }
+    if (count == 0 || n->type == WK_NODE_NULL)
+        return wk_node_error(n, WK_E_INVAL, err, "expected a seed, a list of seeds or {from, to}");
+    s->seeds = calloc(count, sizeof *s->seeds);
+    if (!s->seeds)
+        return wk_error_nomem(err, "sweep");
+    for (size_t i = 0; i < count; i++) {
+        if ((rc = wk_node_as_int(items[i], 0, INT64_MAX, &v, err)) < 0)
+            return rc;
+        for (size_t k = 0; k < s->nseeds; k++)
+            if (s->seeds[k] == (uint64_t)v)
+                return wk_node_error(items[i], WK_E_INVAL, err, "seed %lld is listed twice", (long long)v);
+        s->seeds[s->nseeds++] = (uint64_t)v;
+    }
+    return 0;
+}
+
+static int parse_axes(WkSweep *s, const WkNode *n, WkError *err)
+{
+    if (n->type != WK_NODE_MAP)
+        return wk_node_error(n, WK_E_INVAL, err, "expected a mapping of key.path: [values] or {from, to, step}");
+    s->axes = calloc(n->nkids ? n->nkids : 1, sizeof *s->axes);
+    if (!s->axes)
+        return wk_error_nomem(err, "sweep");
+    for (size_t i = 0; i < n->nkids; i++) {
+        const WkNode *v = n->kids[i];
+        WkSweepAxis *ax = &s->axes[s->naxes++];
+        if (!(ax->path = dup_s(v->key)))
+            return wk_error_nomem(err, "sweep");
+        if (!strcmp(v->key, "seed") || !strcmp(v->key, "scheduler"))
+            return wk_error_set(err, WK_E_INVAL, v->file, v->key_line, v->key_col,
+                                "axes.%s: use the sweep's %ss: key for this axis", v->key, v->key);
+        if (strstr(v->key, "..") || v->key[0] == '.' || v->key[strlen(v->key) - 1] == '.')
+            return wk_error_set(err, WK_E_INVAL, v->file, v->key_line, v->key_col,
+                                "axes: '%s' is not a key path (an empty segment)", v->key);
+        int rc;
+        if (v->type == WK_NODE_SEQ && v->nkids > 0) {
+            ax->values = calloc(v->nkids, sizeof *ax->values);
+            if (!ax->values)
+                return wk_error_nomem(err, "sweep");
+            for (size_t k = 0; k < v->nkids; k++)
+                ax->values[ax->n++] = v->kids[k];
+        } else if (v->type == WK_NODE_MAP) {
+            if ((rc = expand_range(s, v, ax, err)) < 0)
+                return rc;
+        } else {
+            return wk_node_error(v, WK_E_INVAL, err, "expected a list of values or a range {from, to, step}");
+        }
+        ax->text = calloc(ax->n, sizeof *ax->text);
+        if (!ax->text)
+            return wk_error_nomem(err, "sweep");
+        for (size_t k = 0; k < ax->n; k++)
+            if (!(ax->text[k] = wk_emit_flow(ax->values[k])))
+                return wk_error_nomem(err, "sweep");
+    }
+    return 0;
+}
+
+/* Expand the cross product: axes outermost (in file order), then scheduler, then seed. */
+static int expand(WkSweep *s, WkError *err)
+{
+    double total = 1;
+    size_t nsc = s->nsched ? s->nsched : 1, nse = s->nseeds ? s->nseeds : 1;
+    for (size_t a = 0; a < s->naxes; a++)
+        total *= (double)s->axes[a].n;
+    total *= (double)nsc * (double)nse;
+    if (total > WK_SWEEP_MAX_POINTS)
+        return wk_error_set(err, WK_E_RANGE, s->spec->file, 0, 0, "the sweep has %.0f points (at most %d)", total,
+                            WK_SWEEP_MAX_POINTS);
+    s->npoints = (size_t)total;
+    s->points = calloc(s->npoints, sizeof *s->points);
+    if (!s->points)
+        return wk_error_nomem(err, "sweep");
+    int width = 4;
+    for (size_t x = s->npoints; x >= 10000; x /= 10)
+        width++;
+    for (size_t id = 0; id < s->npoints; id++) {
+        WkSweepPoint *p = &s->points[id];
+        p->id = id;
+        size_t rest = id;
+        if (s->nseeds) {
+            p->has_seed = 1;
+            p->seed = s->seeds[rest % nse];
+        }
+        rest /= nse;
+        if (s->nsched)
+            p->scheduler = s->scheds[rest % nsc];
+        rest /= nsc;
+        p->pick = calloc(s->naxes ? s->naxes : 1, sizeof *p->pick);
+        p->sets = calloc(s->nfixed + s->naxes + 1, sizeof *p->sets);
+        if (!p->pick || !p->sets)
+            return wk_error_nomem(err, "sweep");
+        for (size_t a = s->naxes; a-- > 0;) {
+            p->pick[a] = rest % s->axes[a].n;
+            rest /= s->axes[a].n;
+        }
+        for (size_t f = 0; f < s->nfixed; f++)
+            if (!(p->sets[p->nsets++] = dup_s(s->fixed[f])))
+                return wk_error_nomem(err, "sweep");
+        size_t len = 64;
+        for (size_t a = 0; a < s->naxes; a++) {
+            if (!(p->sets[p->nsets++] = assignment(s->axes[a].path, s->axes[a].text[p->pick[a]])))
+                return wk_error_nomem(err, "sweep");
+            len += strlen(p->sets[p->nsets - 1]) + 1;
+        }
+        if (!(p->label = malloc(len + 64)))
+            return wk_error_nomem(err, "sweep");
+        size_t used = 0;
+        p->label[0] = '\0';
+        for (size_t a = 0; a < s->naxes; a++)
+            used += (size_t)snprintf(p->label + used, len + 64 - used, "%s ", p->sets[s->nfixed + a]);
+        if (p->scheduler)
+            used += (size_t)snprintf(p->label + used, len + 64 - used, "scheduler=%s ", p->scheduler);
+        if (p->has_seed)
+            used += (size_t)snprintf(p->label + used, len + 64 - used, "seed=%llu ", (unsigned long long)p->seed);
+        if (used)
+            p->label[used - 1] = '\0';
+        char num[32];
+        int nd = snprintf(num, sizeof num, "%zu", id);
+        snprintf(p->trace, sizeof p->trace, "p%.*s%s.h5", nd < width ? width - nd : 0, "0000000000", num);
+        p->status = WK_SWEEP_NOT_RUN;
+    }
+    return 0;
+}
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
+{
+    *out = NULL;
+    WkSweep *s = calloc(1, sizeof *s);
+    if (!s)
+        return wk_error_nomem(err, "sweep");
+    if (!(s->file = dup_s(path))) {
+        free(s);
+        return wk_error_nomem(err, "sweep");
+    }
+    int rc = wk_doc_load_file(&s->spec, path, err);
+    if (rc < 0)
+        goto fail;
+    const WkNode *root = s->spec->root;
+    if (!root) {
+        rc = wk_error_set(err, WK_E_INVAL, path, 0, 0, "empty sweep file: expected base: and the axes");
+        goto fail;
+    }
+    if ((rc = wk_section_check(root, WK_DOC_SWEEP, err)) < 0)
+        goto fail;
+    s->gen = calloc(1, sizeof *s->gen);
+    if (!s->gen || !(s->gen->root = calloc(1, sizeof *s->gen->root))) {
+        rc = wk_error_nomem(err, "sweep");
+        goto fail;
+    }
+    s->gen->root->type = WK_NODE_SEQ;
+    s->gen->root->index = -1;
+    const char *name = NULL, *desc = NULL;
+    if ((rc = wk_node_str(root, "name", 0, &name, err)) < 0 || (rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+        goto fail;
+    if (!name) {
+        const char *b = strrchr(path, '/');
+        b = b ? b + 1 : path;
+        size_t l = strlen(b);
+        if (l > 5 && !strcmp(b + l - 5, ".yaml"))
+            l -= 5;
+        else if (l > 4 && !strcmp(b + l - 4, ".yml"))
+            l -= 4;
+        s->name = malloc(l + 1);
+        if (s->name) {
+            memcpy(s->name, b, l);
+            s->name[l] = '\0';
+        }
+    } else {
+        s->name = dup_s(name);
+    }
+    if (!s->name) {
+        rc = wk_error_nomem(err, "sweep");
+        goto fail;
+    }
+    const WkNode *base = wk_node_get(root, "base");
+    if (!base || base->type == WK_NODE_NULL) {
+        rc = wk_node_error(root, WK_E_INVAL, err, "base: missing required key (a scenario file or an inline scenario)");
+        goto fail;
+    }
+    if (base->type == WK_NODE_SCALAR) {
+        char *bp = join(s->spec->dir, base->str);
+        if (!bp) {
+            rc = wk_error_nomem(err, "sweep");
+            goto fail;
+        }
+        WkError sub;
+        wk_error_clear(&sub);
+        rc = wk_compose_load_file(&s->base, bp, &sub);
+        free(bp);
+        if (rc < 0) {
+            char at[64 + WK_ERROR_WHERE_MAX];
+            snprintf(at, sizeof at, "%s:%ld:%ld", base->file, base->line, base->col);
+            rc = wk_error_set(err, sub.code, sub.where[0] ? sub.where : NULL, 0, 0, "%s (the base of %s)", sub.msg, at);
+            goto fail;
+        }
+    } else if (base->type == WK_NODE_MAP) {
+        if ((rc = wk_compose_doc_from_node(&s->base, base, s->spec->file, s->spec->dir, err)) < 0)
+            goto fail;
+    } else {
+        rc = wk_node_error(base, WK_E_INVAL, err, "expected a scenario file name or an inline scenario mapping");
+        goto fail;
+    }
+    const WkNode *set = wk_node_get(root, "set");
+    if (set && set->type != WK_NODE_NULL) {
+        if (set->type != WK_NODE_MAP) {
+            rc = wk_node_error(set, WK_E_INVAL, err, "expected a mapping of key.path: value");
+            goto fail;
+        }
+        s->fixed = calloc(set->nkids ? set->nkids : 1, sizeof *s->fixed);
+        if (!s->fixed) {
+            rc = wk_error_nomem(err, "sweep");
+            goto fail;
+        }
+        for (size_t i = 0; i < set->nkids; i++) {
+            const WkNode *v = set->kids[i];
+            char *text = wk_emit_flow(v);
+            if (!text || !(s->fixed[s->nfixed] = assignment(v->key, text))) {
+                free(text);
+                rc = wk_error_nomem(err, "sweep");
+                goto fail;
+            }
+            free(text);
+            s->nfixed++;
+            if ((rc = wk_compose_put(s->base, v->key, v, err)) < 0)
+                goto fail;
+        }
+    }
+    const WkNode *n;
+    if ((n = wk_node_get(root, "schedulers")) && (rc = parse_schedulers(s, n, err)) < 0)
+        goto fail;
+    if ((n = wk_node_get(root, "seeds")) && (rc = parse_seeds(s, n, err)) < 0)
+        goto fail;
+    if ((n = wk_node_get(root, "axes")) && n->type != WK_NODE_NULL && (rc = parse_axes(s, n, err)) < 0)
+        goto fail;
+    if ((rc = expand(s, err)) < 0)
+        goto fail;
+    uint64_t h = fnv(UINT64_C(1469598103934665603), s->spec->text, s->spec->text_len);
+    h = fnv(h, "", 1);
+    h = fnv(h, s->base->text ? s->base->text : "", s->base->text ? s->base->text_len : 0);
+    snprintf(s->id, sizeof s->id, "%016llx", (unsigned long long)h);
+    *out = s;
+    return 0;
+fail:
+    wk_sweep_free(s);
+    return rc;
+}
+
+void wk_sweep_free(WkSweep *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->npoints; i++) {
+        WkSweepPoint *p = &s->points[i];
+        for (size_t k = 0; k < p->nsets; k++)
+            free(p->sets[k]);
+        free(p->sets);
+        free(p->pick);
+        free(p->label);
+    }
+    free(s->points);
+    for (size_t a = 0; a < s->naxes; a++) {
+        for (size_t k = 0; s->axes[a].text && k < s->axes[a].n; k++)
+            free(s->axes[a].text[k]);
+        free(s->axes[a].text);
+        free(s->axes[a].values);
+        free(s->axes[a].path);
+    }
+    free(s->axes);
+    for (size_t f = 0; f < s->nfixed; f++)
+        free(s->fixed[f]);
+    free(s->fixed);
+    free(s->scheds);
+    free(s->seeds);
+    free(s->name);
+    free(s->file);
+    wk_doc_free(s->base);
+    wk_doc_free(s->gen);
+    wk_doc_free(s->spec);
+    free(s);
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+const char *wk_sweep_index_path(const char *dir, int shard_i, int shard_n, char *buf, size_t n)
+{
+    if (shard_n > 1)
+        snprintf(buf, n, "%s/sweep-shard-%d-of-%d.h5", dir, shard_i, shard_n);
+    else
+        snprintf(buf, n, "%s/sweep.h5", dir);
+    return buf;
+}
+
+/* The index of the points run (in id order). */
+static int write_index(const WkSweep *s, const WkSweepRunOpts *o, const size_t *sel, size_t nsel, WkError *err)
+{
+    WkSweepIndex ix;
+    memset(&ix, 0, sizeof ix);
+    char shard[48] = "";
+    if (o->shard_n > 1)
+        snprintf(shard, sizeof shard, "%d/%d", o->shard_i, o->shard_n);
+    const char *scen = NULL;
+    if (s->base->root)
+        wk_node_str(s->base->root, "name", 0, &scen, NULL);
+    ix.sweep_name = s->name;
+    ix.sweep_file = s->file;
+    ix.sweep_text = s->spec->text ? s->spec->text : "";
+    ix.sweep_id = (char *)s->id;
+    ix.scenario_name = (char *)(scen ? scen : "unnamed");
+    ix.shard = shard;
+    ix.npoints = (int64_t)s->npoints;
+    ix.naxes = s->naxes;
+    int rc = 0;
+    size_t mcap = WK_SUMMARY_MAX;
+    ix.axes = calloc(s->naxes ? s->naxes : 1, sizeof *ix.axes);
+    ix.metrics = calloc(mcap, sizeof *ix.metrics);
+    ix.units = calloc(mcap, sizeof *ix.units);
+    ix.rows = calloc(nsel ? nsel : 1, sizeof *ix.rows);
+    char *blank = (char *)"";
+    if (!ix.axes || !ix.metrics || !ix.units || !ix.rows) {
+        rc = wk_error_nomem(err, "sweep");
+        goto done;
+    }
+    for (size_t a = 0; a < s->naxes; a++)
+        ix.axes[a] = s->axes[a].path;
+    for (size_t i = 0; i < nsel; i++) {
+        const WkSweepPoint *p = &s->points[sel[i]];
+        for (size_t m = 0; p->status == WK_SWEEP_OK && m < p->sum.n; m++) {
+            size_t k = 0;
+            while (k < ix.nmetrics && strcmp(ix.metrics[k], p->sum.m[m].name) != 0)
+                k++;
+            if (k == ix.nmetrics && k < mcap) {
+                ix.metrics[k] = (char *)p->sum.m[m].name;
+                ix.units[k] = (char *)p->sum.m[m].units;
+                ix.nmetrics++;
+            }
+        }
+    }
+    for (size_t i = 0; i < nsel && rc == 0; i++) {
+        const WkSweepPoint *p = &s->points[sel[i]];
+        WkSweepRow *r = &ix.rows[ix.nrows++];
+        int ok = p->status == WK_SWEEP_OK;
+        r->id = (int64_t)p->id;
+        r->status = (uint8_t)p->status;
+        r->seed = p->has_seed ? (int64_t)p->seed : ok ? (int64_t)p->sum.seed : -1;
+        r->scheduler = (char *)(p->scheduler ? p->scheduler : ok ? p->sum.scheduler : "");
+        r->axis = calloc(s->naxes ? s->naxes : 1, sizeof *r->axis);
+        r->metric = calloc(ix.nmetrics ? ix.nmetrics : 1, sizeof *r->metric);
+        size_t olen = 1;
+        for (size_t k = 0; k < p->nsets; k++)
+            olen += strlen(p->sets[k]) + 1;
+        r->overrides = calloc(1, olen);
+        if (!r->axis || !r->metric || !r->overrides) {
+            rc = wk_error_nomem(err, "sweep");
+            break;
+        }
+        for (size_t k = 0; k < p->nsets; k++) {
+            strcat(r->overrides, p->sets[k]);
+            strcat(r->overrides, "\n");
+        }
+        for (size_t a = 0; a < s->naxes; a++)
+            r->axis[a] = s->axes[a].text[p->pick[a]];
+        r->trace = ok && !o->no_traces ? (char *)p->trace : blank;
+        r->error = (char *)p->error;
+        for (size_t m = 0; m < ix.nmetrics; m++) {
+            const WkMetric *mm = ok ? wk_summary_get(&p->sum, ix.metrics[m]) : NULL;
+            r->metric[m] = mm ? mm->value : NAN;
+        }
+    }
+    char path[4096];
+    if (rc == 0)
+        rc = wk_sweep_index_write(&ix, wk_sweep_index_path(o->dir, o->shard_i, o->shard_n, path, sizeof path), err);
+done:
+    for (size_t i = 0; i < ix.nrows; i++) {
+        free(ix.rows[i].axis);
+        free(ix.rows[i].metric);
+        free(ix.rows[i].overrides);
+    }
+    free(ix.rows);
+    free(ix.axes);
+    free(ix.metrics);
+    free(ix.units);
+    return rc;
+}
+
+/* Fill one batch job for point p (puts: room for naxes; *trace: the trace
+ * path, owned by the caller). */
+static int prepare_job(const WkSweep *s, const WkSweepRunOpts *o, const WkSweepPoint *p, WkBatchJob *j,
+                       WkBatchPut *pp, char **trace, WkError *err)
+{
+    for (size_t a = 0; a < s->naxes; a++)
+        pp[a] = (WkBatchPut){s->axes[a].path, s->axes[a].values[p->pick[a]]};
+    j->base = s->base;
+    j->puts = pp;
+    j->nputs = s->naxes;
+    j->opts.has_seed = p->has_seed;
+    j->opts.seed = p->seed;
+    j->opts.scheduler = p->scheduler;
+    j->opts.sets = (const char *const *)p->sets;
+    j->opts.nsets = p->nsets;
+    j->prepare_only = o->dry_run;
+    *trace = NULL;
+    if (!o->dry_run && !o->no_traces) {
+        size_t l = strlen(o->dir) + strlen(p->trace) + 2;
+        if (!(*trace = malloc(l)))
+            return wk_error_nomem(err, "sweep");
+        snprintf(*trace, l, "%s/%s", o->dir, p->trace);
+        j->trace = *trace;
+    }
+    return 0;
+}
+
+static void take_result(WkSweepPoint *p, const WkBatchJob *j)
+{
+    p->status = j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
+    p->error[0] = '\0';
+    if (j->rc != 0)
+        wk_error_format(&j->err, p->error, sizeof p->error);
+    p->sum = j->sum;
+}
+
+int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
+{
+    *failed = 0;
+    int shard_n = o->shard_n > 1 ? o->shard_n : 1;
+    if (o->shard_i < 0 || o->shard_i >= shard_n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--shard %d/%d: expected I/N with 0 <= I < N", o->shard_i,
+                            o->shard_n);
+    if (!o->dry_run && mkdir(o->dir, 0777) < 0 && errno != EEXIST)
+        return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
+    size_t *sel = calloc(s->npoints ? s->npoints : 1, sizeof *sel);
+    WkBatchJob *jobs = calloc(s->npoints ? s->npoints : 1, sizeof *jobs);
+    WkBatchPut *puts = calloc(s->npoints * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
+    char **traces = calloc(s->npoints ? s->npoints : 1, sizeof *traces);
+    size_t nsel = 0;
+    int rc = 0;
+    if (!sel || !jobs || !puts || !traces) {
+        rc = wk_error_nomem(err, "sweep");
+        goto done;
+    }
+    for (size_t id = 0; id < s->npoints; id++)
+        if (id % (size_t)shard_n == (size_t)o->shard_i)
+            sel[nsel++] = id;
+    for (size_t i = 0; i < nsel; i++)
+        if ((rc = prepare_job(s, o, &s->points[sel[i]], &jobs[i], puts + i * (s->naxes ? s->naxes : 1), &traces[i],
+                              err)) < 0)
+            goto done;
+    *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
+    for (size_t i = 0; i < nsel; i++)
+        take_result(&s->points[sel[i]], &jobs[i]);
+    if (!o->dry_run)
+        rc = write_index(s, o, sel, nsel, err);
+done:
+    for (size_t i = 0; traces && i < nsel; i++)
+        free(traces[i]);
+    free(traces);
+    free(puts);
+    free(jobs);
+    free(sel);
+    return rc;
+}
+
+#if WK_HAVE_MPI
+#include <mpi.h>
+
+/* ---- MPI: points dealt out dynamically, rank 0 gathers ----
+ * Rank 0 is the dealer: a worker asks for work (sending the results of its
+ * last batch), gets up to `threads` point ids (or none: stop), runs them
+ * with its OpenMP threads and writes their traces; rank 0 records every
+ * result and writes the index, which is the same bytes as a one-process
+ * sweep's because the index depends only on the points' results. */
+
+enum { TAG_ASK = 1, TAG_WORK = 2 };
+
+typedef struct {
+    uint64_t id;
+    int32_t status;
+    char error[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4];
+    WkSummary sum;
+} MpiResult;
+
+int wk_sweep_mpi_begin(int *rank, int *size)
+{
+    int provided = 0, inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    return 0;
+}
+
+void wk_sweep_mpi_end(void)
+{
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin)
+        MPI_Finalize();
+}
+
+int wk_sweep_run_mpi(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *failed = 0;
+    int shard_n = o->shard_n > 1 ? o->shard_n : 1;
+    if (o->dry_run)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--dry-run needs no MPI: run it as one process");
+    if (rank == 0 && mkdir(o->dir, 0777) < 0 && errno != EEXIST)
+        return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int threads = o->threads ? o->threads : wk_batch_default_threads();
+    int batch = threads > 0 ? threads : 1;
+    MpiResult *res = calloc((size_t)batch, sizeof *res);
+    uint64_t *ids = calloc((size_t)batch, sizeof *ids);
+    if (!res || !ids) {
+        free(res);
+        free(ids);
+        return wk_error_nomem(err, "sweep");
+    }
+    int rc = 0;
+    if (rank == 0) {
+        size_t *sel = calloc(s->npoints ? s->npoints : 1, sizeof *sel);
+        size_t nsel = 0, next = 0;
+        if (!sel) {
+            free(res);
+            free(ids);
+            return wk_error_nomem(err, "sweep");
+        }
+        for (size_t id = 0; id < s->npoints; id++)
+            if (id % (size_t)shard_n == (size_t)o->shard_i)
+                sel[nsel++] = id;
+        int active = size - 1;
+        MpiResult *in = calloc((size_t)batch, sizeof *in);
+        while (active > 0 && in) {
+            MPI_Status st;
+            int bytes = 0;
+            MPI_Probe(MPI_ANY_SOURCE, TAG_ASK, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_BYTE, &bytes);
+            MPI_Recv(in, bytes, MPI_BYTE, st.MPI_SOURCE, TAG_ASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int k = 0; k < bytes / (int)sizeof *in; k++) {
+                WkSweepPoint *p = &s->points[in[k].id];
+                p->status = in[k].status;
+                memcpy(p->error, in[k].error, sizeof p->error);
+                p->sum = in[k].sum;
+                if (p->status == WK_SWEEP_FAILED)
+                    (*failed)++;
+            }
+            int n = 0;
+            while (n < batch && next < nsel)
+                ids[n++] = sel[next++];
+            MPI_Send(ids, n, MPI_UINT64_T, st.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
+            if (n == 0)
+                active--;
+        }
+        free(in);
+        rc = write_index(s, o, sel, nsel, err);
+        free(sel);
+    } else {
+        WkBatchJob *jobs = calloc((size_t)batch, sizeof *jobs);
+        WkBatchPut *puts = calloc((size_t)batch * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
+        char **traces = calloc((size_t)batch, sizeof *traces);
+        int nres = 0;
+        if (!jobs || !puts || !traces)
+            rc = wk_error_nomem(err, "sweep"); /* still take part, asking for nothing, so the dealer ends */
+        for (;;) {
+            MPI_Send(res, nres * (int)sizeof *res, MPI_BYTE, 0, TAG_ASK, MPI_COMM_WORLD);
+            MPI_Status st;
+            int n = 0;
+            MPI_Recv(ids, batch, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_UINT64_T, &n);
+            if (n == 0)
+                break;
+            memset(jobs, 0, (size_t)batch * sizeof *jobs);
+            for (int k = 0; k < n && rc == 0; k++)
+                rc = prepare_job(s, o, &s->points[ids[k]], &jobs[k], puts + (size_t)k * (s->naxes ? s->naxes : 1),
+                                 &traces[k], err);
+            if (rc == 0)
+                wk_batch_run(jobs, (size_t)n, threads, NULL, NULL);
+            for (int k = 0; k < n; k++) {
+                WkSweepPoint *p = &s->points[ids[k]];
+                if (rc == 0)
+                    take_result(p, &jobs[k]);
+                else {
+                    p->status = WK_SWEEP_FAILED;
+                    wk_error_format(err, p->error, sizeof p->error);
+                }
+                res[k].id = ids[k];
+                res[k].status = p->status;
+                memcpy(res[k].error, p->error, sizeof res[k].error);
+                res[k].sum = p->sum;
+                if (p->status == WK_SWEEP_FAILED)
+                    (*failed)++;
+                free(traces[k]);
+                traces[k] = NULL;
+            }
+            nres = n;
+        }
+        free(jobs);
+        free(puts);
+        free(traces);
+    }
+    free(res);
+    free(ids);
+    return rc;
+}
+#endif

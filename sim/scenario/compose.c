@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* compose.c — `include:` with a deep merge, document copies and `put` of a
+ * value at a key path, all on WkNode trees. Nodes borrow their file name
+ * from a document; a composed or copied document keeps the names it needs
+ * after its text (one allocation, freed by wk_doc_free). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "sim/scenario/compose.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/scenario/emit.h"
+
+/* ---- nodes ---------------------------------------------------------------------- */
+
+static void node_free(WkNode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->nkids; i++)
+        node_free(n->kids[i]);
+    free(n->kids);
+    free(n->key);
+    free(n->str);
+    free(n);
+}
+
+static char *dup_s(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *p = malloc(n + 1);
+    if (p)
+        memcpy(p, s, n + 1);
+    return p;
+}
+
+static int push_kid(WkNode *parent, WkNode *kid)
+{
+    if (parent->nkids == parent->capkids) {
+        size_t nc = parent->capkids ? parent->capkids * 2 : 4;
+        WkNode **nk = realloc(parent->kids, nc * sizeof *nk);
+        if (!nk)
+            return WK_E_NOMEM;
+        parent->kids = nk;
+        parent->capkids = nc;
+    }
+    kid->parent = parent;
+    kid->index = parent->type == WK_NODE_SEQ ? (long)parent->nkids : -1;
+    parent->kids[parent->nkids++] = kid;
+    return 0;
+}
+
+/* Deep copy of n (parent NULL); NULL when out of memory. */
+static WkNode *copy_node(const WkNode *n)
+{
+    WkNode *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *n;
+    c->parent = NULL;
+    c->kids = NULL;
+    c->nkids = c->capkids = 0;
+    c->key = NULL;
+    c->str = NULL;
+    if ((n->key && !(c->key = dup_s(n->key))) || (n->str && !(c->str = dup_s(n->str)))) {
+        node_free(c);
+        return NULL;
+    }
+    if (n->nkids) {
+        c->kids = malloc(n->nkids * sizeof *c->kids);
+        if (!c->kids) {
+            node_free(c);
+            return NULL;
+        }
+        c->capkids = n->nkids;
+        for (size_t i = 0; i < n->nkids; i++) {
+            WkNode *k = copy_node(n->kids[i]);
+            if (!k) {
+                node_free(c);
+                return NULL;
+            }
+            k->parent = c;
+            c->kids[c->nkids++] = k;
+        }
+    }
+    return c;
+}
+
+int wk_compose_equal(const WkNode *a, const WkNode *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type || a->nkids != b->nkids)
+        return 0;
+    if ((a->key || b->key) && (!a->key || !b->key || strcmp(a->key, b->key) != 0))
+        return 0;
+    if (a->type == WK_NODE_SCALAR && (strcmp(a->str, b->str) != 0 || !a->quoted != !b->quoted))
+        return 0;
+    for (size_t i = 0; i < a->nkids; i++)
+        if (!wk_compose_equal(a->kids[i], b->kids[i]))
+            return 0;
+    return 1;
+}
+
+/* Merge src into dst, both maps; takes src (its kids move into dst). */
+static void merge_map(WkNode *dst, WkNode *src, int *oom)
+{
+    for (size_t i = 0; i < src->nkids; i++) {
+        WkNode *s = src->kids[i];
+        src->kids[i] = NULL;
+        WkNode *d = NULL;
+        size_t j = 0;
+        for (; j < dst->nkids; j++)
+            if (strcmp(dst->kids[j]->key, s->key) == 0) {
+                d = dst->kids[j];
+                break;
+            }
+        if (d && d->type == WK_NODE_MAP && s->type == WK_NODE_MAP) {
+            merge_map(d, s, oom);
+        } else if (d) {
+            node_free(d);
+            s->parent = dst;
+            s->index = -1;
+            dst->kids[j] = s;
+        } else if (push_kid(dst, s) < 0) {
+            node_free(s);
+            *oom = 1;
+        }
+    }
+    src->nkids = 0;
+    node_free(src);
+}
+
+/* ---- file names kept with the text ------------------------------------------------ */
+
+typedef struct Names {
+    const char **v;
+    size_t n, cap;
+    int oom;
+} Names;
+
+static void collect(Names *nm, const WkNode *n)
+{
+    if (!n)
+        return;
+    if (n->file) {
+        size_t i = 0;
+        while (i < nm->n && strcmp(nm->v[i], n->file) != 0)
+            i++;
+        if (i == nm->n) {
+            if (nm->n == nm->cap) {
+                size_t nc = nm->cap ? nm->cap * 2 : 8;
+                const char **nv = realloc(nm->v, nc * sizeof *nv);
+                if (!nv) {
+                    nm->oom = 1;
+                    return;
+                }
+                nm->v = nv;
+                nm->cap = nc;
+            }
+            nm->v[nm->n++] = n->file;
+        }
+    }
+    for (size_t i = 0; i < n->nkids; i++)
+        collect(nm, n->kids[i]);
+}
+
+static void remap(WkNode *n, const Names *nm, char *const *to)
+{
+    if (!n)
+        return;
+    if (n->file)
+        for (size_t i = 0; i < nm->n; i++)
+            if (strcmp(nm->v[i], n->file) == 0) {
+                n->file = to[i];
+                break;
+            }
+    for (size_t i = 0; i < n->nkids; i++)
+        remap(n->kids[i], nm, to);
+}
+
+/* Give doc a new text (len bytes, copied) followed by every file name its
+ * nodes use, and point the nodes at those copies. The old text is freed. */
+static int repool(WkDoc *doc, const char *text, size_t len)
+{
+    Names nm = {0};
+    collect(&nm, doc->root);
+    size_t total = len + 1;
+    for (size_t i = 0; i < nm.n; i++)
+        total += strlen(nm.v[i]) + 1;
+    char *buf = nm.oom ? NULL : malloc(total);
+    char **to = nm.oom ? NULL : calloc(nm.n ? nm.n : 1, sizeof *to);
+    if (!buf || !to) {
+        free(buf);
+        free(to);
+        free(nm.v);
+        return WK_E_NOMEM;
+    }
+    if (len)
+        memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *p = buf + len + 1;
+    for (size_t i = 0; i < nm.n; i++) {
+        size_t l = strlen(nm.v[i]) + 1;
+        memcpy(p, nm.v[i], l);
+        to[i] = p;
+        p += l;
+    }
+    remap(doc->root, &nm, to);
+    free(doc->text);
+    doc->text = buf;
+    doc->text_len = len;
+    free(to);
+    free(nm.v);
+    return 0;
+}
+
+/* ---- includes ------------------------------------------------------------------------ */
+
+typedef struct Ctx {
+    WkDoc **keep;                         /* included documents, freed at the end */
+    size_t nkeep, capkeep;
+    char *chain[WK_COMPOSE_MAX_DEPTH + 2]; /* canonical paths of the files being resolved */
+    const char *shown[WK_COMPOSE_MAX_DEPTH + 2]; /* their names as given */
+    int depth;                             /* entries in chain */
+    char list[512];                        /* "a.yaml, b.yaml": the files included */
+} Ctx;
+
+/* Drop "." segments and "x/.." pairs from path in place, lexically (so
+ * "scenarios/lib/../base.yaml" reads "scenarios/base.yaml" in messages). */
+static void tidy(char *path)
+{
+    char *seg[256];
+    size_t n = 0, keep_up = 0;
+    int abs = path[0] == '/';
+    char *copy = dup_s(path);
+    if (!copy)
+        return;
+    for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (strcmp(t, ".") == 0)
+            continue;
+        if (strcmp(t, "..") == 0 && n > keep_up) {
+            n--;
+            continue;
+        }
+        if (n == 256) { /* absurdly deep: leave the path as given */
+            free(copy);
+            return;
+        }
+        if (strcmp(t, "..") == 0 && !abs)
+            keep_up = n + 1; /* a leading ".." stays */
+        seg[n++] = t;
+    }
+    char *p = path;
+    if (abs)
+        *p++ = '/';
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(seg[i]);
+        memmove(p, seg[i], l);
+        p += l;
+        if (i + 1 < n)
+            *p++ = '/';
+    }
+    if (p == path)
+        *p++ = '.';
+    *p = '\0';
+    free(copy);
+}
+
+static char *join(const char *dir, const char *rel)
+{
+    char *p;
+    if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) {
+        p = dup_s(rel);
+    } else {
+        size_t a = strlen(dir), b = strlen(rel);
+        p = malloc(a + b + 2);
+        if (p) {
+            memcpy(p, dir, a);
+            p[a] = '/';
+            memcpy(p + a + 1, rel, b + 1);
+        }
+    }
+    if (p)
+        tidy(p);
+    return p;
+}
+
+/* Append " (included from FILE:LINE:COL)" to an error from an included file. */
+static int from_include(WkError *err, const WkError *sub, const WkNode *item)
+{
+    char where[64 + WK_ERROR_WHERE_MAX];
+    snprintf(where, sizeof where, "%s:%ld:%ld", item->file ? item->file : "?", item->line, item->col);
+    if (sub->where[0])
+        return wk_error_set(err, sub->code, sub->where, 0, 0, "%s (included from %s)", sub->msg, where);
+    return wk_error_set(err, sub->code, NULL, 0, 0, "%s (included from %s)", sub->msg, where);
+}
+
+static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err);
+
+/* Load, check and resolve the file named by include item `item` of doc. */
+static int include_one(Ctx *c, const WkDoc *doc, const WkNode *item, WkNode **out, WkError *err)
+{
+    *out = NULL;
+    char *full = join(doc->dir, item->str);
+    if (!full)
+        return wk_error_nomem(err, "include");
+    if (c->depth > WK_COMPOSE_MAX_DEPTH) {
+        free(full);
+        return wk_node_error(item, WK_E_INVAL, err, "includes nested more than %d levels deep (at '%s')",
+                             WK_COMPOSE_MAX_DEPTH, item->str);
+    }
+    char *real = realpath(full, NULL);
+    if (!real) {
+        int e = errno;
+        int rc = wk_node_error(item, e == ENOMEM ? WK_E_NOMEM : WK_E_IO, err, "cannot read '%s': %s", full,
+                               strerror(e));
+        free(full);
+        return rc;
+    }
+    for (int i = 0; i < c->depth; i++) {
+        if (!c->chain[i] || strcmp(c->chain[i], real) != 0)
+            continue;
+        char cyc[WK_ERROR_MSG_MAX / 2];
+        size_t used = 0;
+        cyc[0] = '\0';
+        for (int k = i; k < c->depth && used < sizeof cyc; k++)
+            used += (size_t)snprintf(cyc + used, sizeof cyc - used, "%s -> ", c->shown[k]);
+        if (used < sizeof cyc)
+            snprintf(cyc + used, sizeof cyc - used, "%s", full);
+        free(real);
+        free(full);
+        return wk_node_error(item, WK_E_INVAL, err, "include cycle: %s", cyc);
+    }
+    WkDoc *sub = NULL;
+    WkError suberr;
+    wk_error_clear(&suberr);
+    int rc = wk_doc_load_file(&sub, full, &suberr);
+    free(full);
+    if (rc < 0) {
+        free(real);
+        return from_include(err, &suberr, item);
+    }
+    if (c->nkeep == c->capkeep) {
+        size_t nc = c->capkeep ? c->capkeep * 2 : 8;
+        WkDoc **nk = realloc(c->keep, nc * sizeof *nk);
+        if (!nk) {
+            free(real);
+            wk_doc_free(sub);
+            return wk_error_nomem(err, "include");
+        }
+        c->keep = nk;
+        c->capkeep = nc;
+    }
+    c->keep[c->nkeep++] = sub;
+    size_t used = strlen(c->list);
+    if (used + 8 < sizeof c->list)
+        snprintf(c->list + used, sizeof c->list - used, "%s%s", used ? ", " : "", sub->file);
+    if (!sub->root) { /* an empty file adds nothing */
+        free(real);
+        return 0;
+    }
+    if (sub->root->type != WK_NODE_MAP) {
+        free(real);
+        wk_error_clear(&suberr);
+        wk_node_error(sub->root, WK_E_INVAL, &suberr, "an included file must hold a mapping");
+        return from_include(err, &suberr, item);
+    }
+    c->chain[c->depth] = real;
+    c->shown[c->depth] = sub->file;
+    c->depth++;
+    rc = resolve_tree(c, sub, out, err);
+    c->depth--;
+    free(real);
+    return rc;
+}
+
+/* The merged tree of doc (a map root) with its includes, as a new tree. */
+static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err)
+{
+    *out = NULL;
+    const WkNode *root = doc->root;
+    const WkNode *inc = wk_node_get(root, "include");
+    const WkNode *const *items = NULL;
+    size_t nitems = 0;
+    if (inc && inc->type == WK_NODE_SCALAR) {
+        items = (const WkNode *const *)&inc;
+        nitems = 1;
+    } else if (inc && inc->type == WK_NODE_SEQ) {
+        items = (const WkNode *const *)inc->kids;
+        nitems = inc->nkids;
+    } else if (inc) {
+        return wk_node_error(inc, WK_E_INVAL, err, "expected a file name or a list of file names");
+    }
+    for (size_t i = 0; i < nitems; i++)
+        if (items[i]->type != WK_NODE_SCALAR || !items[i]->str[0])
+            return wk_node_error(items[i], WK_E_INVAL, err, "expected a file name (a non-empty string)");
+    WkNode *acc = NULL;
+    int rc = 0, oom = 0;
+    for (size_t i = 0; i < nitems && rc == 0; i++) {
+        WkNode *t = NULL;
+        rc = include_one(c, doc, items[i], &t, err);
+        if (rc < 0 || !t)
+            continue;
+        if (!acc)
+            acc = t;
+        else
+            merge_map(acc, t, &oom);
+    }
+    if (rc < 0) {
+        node_free(acc);
+        return rc;
+    }
+    WkNode *own = copy_node(root);
+    if (!own) {
+        node_free(acc);
+        return wk_error_nomem(err, "include");
+    }
+    for (size_t i = 0; i < own->nkids; i++) {
+        if (strcmp(own->kids[i]->key, "include") != 0)
+            continue;
+        node_free(own->kids[i]);
+        memmove(own->kids + i, own->kids + i + 1, (own->nkids - i - 1) * sizeof *own->kids);
+        own->nkids--;
+        break;
+    }
+    if (acc) {
+        /* the including file's position stands for the whole */
+        acc->file = own->file;
+        acc->line = own->line;
+        acc->col = own->col;
+        merge_map(acc, own, &oom);
+    } else {
+        acc = own;
+    }
+    if (oom) {
+        node_free(acc);
+        return wk_error_nomem(err, "include");
+    }
+    *out = acc;
+    return 0;
+}
+
+int wk_compose_resolve(WkDoc *doc, WkError *err)
+{
+    if (!doc || !doc->root || doc->root->type != WK_NODE_MAP || !wk_node_get(doc->root, "include"))
+        return 0;
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.chain[0] = realpath(doc->file, NULL); /* NULL for a document not read from a file */
+    c.shown[0] = doc->file;
+    c.depth = 1;
+    WkNode *tree = NULL;
+    int rc = resolve_tree(&c, doc, &tree, err);
+    char *yaml = NULL, *text = NULL;
+    if (rc == 0) {
+        yaml = wk_emit_yaml(tree);
+        size_t n = yaml ? strlen(doc->file) + strlen(c.list) + strlen(yaml) + 96 : 0;
+        text = yaml ? malloc(n) : NULL;
+        if (!text) {
+            rc = wk_error_nomem(err, "include");
+        } else {
+            snprintf(text, n, "# %s with its includes (%s) merged by wanka\n%s", doc->file, c.list, yaml);
+            WkNode *old = doc->root;
+            doc->root = tree;
+            if (repool(doc, text, strlen(text)) < 0) {
+                doc->root = old;
+                rc = wk_error_nomem(err, "include");
+            } else {
+                node_free(old);
+                tree = NULL;
+            }
+        }
+    }
+    node_free(tree);
+    free(yaml);
+    free(text);
+    free(c.chain[0]);
+    for (size_t i = 0; i < c.nkeep; i++)
+        wk_doc_free(c.keep[i]);
+    free(c.keep);
+    return rc;
+}
+
+int wk_compose_load_file(WkDoc **out, const char *path, WkError *err)
+{
+    int rc = wk_doc_load_file(out, path, err);
+    if (rc == 0 && (rc = wk_compose_resolve(*out, err)) < 0) {
+        wk_doc_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* ---- copies ------------------------------------------------------------------------------ */
+
+int wk_compose_copy(WkDoc **out, const WkDoc *src, WkError *err)
+{
+    *out = NULL;
+    WkDoc *d = calloc(1, sizeof *d);
+    if (!d)
+        return wk_error_nomem(err, "include");
+    d->file = dup_s(src->file ? src->file : "<copy>");
+    d->dir = dup_s(src->dir ? src->dir : ".");
+    if (!d->file || !d->dir || (src->root && !(d->root = copy_node(src->root))) ||
+        repool(d, src->text ? src->text : "", src->text ? src->text_len : 0) < 0) {
+        wk_doc_free(d);
+        return wk_error_nomem(err, "include");
+    }
+    *out = d;
+    return 0;
+}
+
+int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, const char *dir,
+                             WkError *err)
+{
+    *out = NULL;
+    WkDoc *d = calloc(1, sizeof *d);
+    if (!d)
+        return wk_error_nomem(err, "include");
+    char *yaml = NULL;
+    d->file = dup_s(name ? name : "<inline>");
+    d->dir = dup_s(dir ? dir : ".");
+    if (!d->file || !d->dir || (node && !(d->root = copy_node(node))) || !(yaml = wk_emit_yaml(d->root)) ||
+        repool(d, yaml, strlen(yaml)) < 0) {
+        free(yaml);
+        wk_doc_free(d);
+        return wk_error_nomem(err, "include");
+    }
+    free(yaml);
+    if (d->root) {
+        free(d->root->key);
+        d->root->key = NULL;
+        d->root->index = -1;
+        if (d->root->type == WK_NODE_NULL) {
+            node_free(d->root);
+            d->root = NULL;
+        }
+    }
+    int rc = wk_compose_resolve(d, err);
+    if (rc < 0) {
+        wk_doc_free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+/* ---- put ------------------------------------------------------------------------------------ */
+
+static int is_index(const char *s, size_t len)
+{
+    if (len == 0 || len > 18)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* A new empty map node positioned at `at`. */
+static WkNode *new_map(const WkNode *at)
+{
+    WkNode *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->type = WK_NODE_MAP;
+    m->file = at->file;
+    m->line = at->line;
+    m->col = at->col;
+    m->index = -1;
+    return m;
+}
+
+int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *err)
+{
+    size_t plen = path ? strlen(path) : 0;
+    if (plen == 0)
+        return wk_node_error(value, WK_E_INVAL, err, "empty key path");
+    for (const char *s = path;;) {
+        const char *e = strchr(s, '.');
+        size_t l = e ? (size_t)(e - s) : strlen(s);
+        if (l == 0)
+            return wk_node_error(value, WK_E_INVAL, err, "key path '%s' has an empty segment", path);
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    WkNode *v = copy_node(value);
+    if (!v)
+        return wk_error_nomem(err, "include");
+    if (!doc->root) {
+        if (!(doc->root = new_map(value))) {
+            node_free(v);
+            return wk_error_nomem(err, "include");
+        }
+    } else if (doc->root->type == WK_NODE_NULL) {
+        doc->root->type = WK_NODE_MAP;
+    }
+    WkNode *cur = doc->root;
+    for (const char *s = path;;) {
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char seg[128];
+        snprintf(seg, sizeof seg, "%.*s", (int)(len < 120 ? len : 120), s);
+        if (cur->type == WK_NODE_NULL)
+            cur->type = WK_NODE_MAP;
+        char where[WK_ERROR_MSG_MAX / 4];
+        wk_node_path(cur, where, sizeof where);
+        if (cur->type == WK_NODE_SCALAR) {
+            node_free(v);
+            return wk_node_error(value, WK_E_INVAL, err, "cannot set '%s': '%s' is a scalar (at %s:%ld:%ld), not a mapping",
+                                 path, where[0] ? where : "(root)", cur->file ? cur->file : "?", cur->line, cur->col);
+        }
+        size_t i = cur->nkids;
+        if (cur->type == WK_NODE_SEQ) {
+            if (!is_index(s, len) || (i = (size_t)strtoull(seg, NULL, 10)) >= cur->nkids) {
+                node_free(v);
+                return wk_node_error(value, WK_E_INVAL, err,
+                                     "cannot set '%s': '%s' is a sequence of %zu item%s: '%s' is not an index in it",
+                                     path, where[0] ? where : "(root)", cur->nkids, cur->nkids == 1 ? "" : "s", seg);
+            }
+        } else {
+            for (size_t j = 0; j < cur->nkids; j++)
+                if (strlen(cur->kids[j]->key) == len && !memcmp(cur->kids[j]->key, s, len)) {
+                    i = j;
+                    break;
+                }
+        }
+        WkNode *put = e ? NULL : v;
+        if (!put && i < cur->nkids) {
+            cur = cur->kids[i];
+            s = e + 1;
+            continue;
+        }
+        if (!put && !(put = new_map(value))) {
+            node_free(v);
+            return wk_error_nomem(err, "include");
+        }
+        free(put->key);
+        put->key = NULL;
+        if (cur->type == WK_NODE_MAP) {
+            put->key = malloc(len + 1);
+            if (!put->key) {
+                if (put != v)
+                    node_free(put);
+                node_free(v);
+                return wk_error_nomem(err, "include");
+            }
+            memcpy(put->key, s, len);
+            put->key[len] = '\0';
+            put->key_line = value->line;
+            put->key_col = value->col;
+        }
+        if (i < cur->nkids) {
+            put->parent = cur;
+            put->index = cur->type == WK_NODE_SEQ ? (long)i : -1;
+            node_free(cur->kids[i]);
+            cur->kids[i] = put;
+        } else if (push_kid(cur, put) < 0) {
+            if (put != v)
+                node_free(put);
+            node_free(v);
+            return wk_error_nomem(err, "include");
+        }
+        if (put == v)
+            return 0;
+        cur = put;
+        s = e + 1;
+    }
+}

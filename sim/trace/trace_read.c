@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_read.c — the HDF5 trace reader (with trace.c, the only file including
+ * <hdf5.h>): open + schema check, root attributes, summary metrics, table
+ * columns as doubles. HDF5's automatic error printing is off around every call. */
+#include "sim/trace/trace_read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#define REASON_MAX 256
+
+/* H5Pset_file_locking exists from 1.10.7 on the 1.10 branch and from 1.12.1. */
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+#define HAVE_FILE_LOCKING_PROP 1
+#else
+#define HAVE_FILE_LOCKING_PROP 0
+#endif
+
+struct WkTraceRead {
+    hid_t file;
+    char *path;
+    int major, minor; /* schema_version */
+};
+
+/* ---- HDF5 error handling ------------------------------------------------ */
+
+typedef struct Quiet {
+    H5E_auto2_t func;
+    void *data;
+} Quiet;
+
+/* Switch HDF5's automatic error printing off, remembering the caller's. */
+static Quiet quiet_begin(void)
+{
+    Quiet q = {NULL, NULL};
+    if (H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data) < 0) {
+        q.func = NULL;
+        q.data = NULL;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return q;
+}
+
+static void quiet_end(Quiet q)
+{
+    H5Eset_auto2(H5E_DEFAULT, q.func, q.data);
+}
+
+/* The most specific HDF5 error's description, up to its first ':' ',' or newline. */
+static herr_t reason_walk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *text = data;
+    (void)n;
+    if (text[0] || !e || !e->desc || !e->desc[0])
+        return 0;
+    snprintf(text, REASON_MAX, "%.*s", (int)strcspn(e->desc, ":,\n"), e->desc);
+    return 0;
+}
+
+/* Record WK_E_IO "<path>: <op>: <HDF5 reason>". Call right after the failing call. */
+static int io_fail(const WkTraceRead *r, WkError *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int io_fail(const WkTraceRead *r, WkError *err, const char *fmt, ...)
+{
+    char reason[REASON_MAX] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_walk, reason);
+    char op[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(op, sizeof op, fmt, ap);
+    va_end(ap);
+    return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: %s: %s", r->path, op,
+                        reason[0] ? reason : "HDF5 error");
+}
+
+/* ---- objects and attributes -------------------------------------------------- */
+
+/* 1 when every component of path exists as a link, 0 when one is missing
+ * (H5Lexists needs the parents to exist). */
+static int path_exists(hid_t file, const char *path)
+{
+    char buf[512];
+    if (!path || !path[0] || strlen(path) >= sizeof buf)
+        return 0;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        int ok = buf[0] == '\0' || H5Lexists(file, buf, H5P_DEFAULT) > 0;
+        *p = saved;
+        if (!ok)
+            return 0;
+        if (saved == '\0')
+            return 1;
+    }
+}
+
+/* Open the root attribute `name`: 0 and *attr, or WK_E_NOTFOUND. */
+static int open_root_attr(WkTraceRead *r, const char *name, hid_t *attr, WkError *err)
+{
+    *attr = H5I_INVALID_HID;
+    htri_t ex = H5Aexists_by_name(r->file, "/", name, H5P_DEFAULT);
+    if (ex < 0)
+        return io_fail(r, err, "cannot read attribute '%s'", name);
+    if (ex == 0)
+        return wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no root attribute '%s'", r->path, name);
+    *attr = H5Aopen_by_name(r->file, "/", name, H5P_DEFAULT, H5P_DEFAULT);
+    if (*attr < 0)
+        return io_fail(r, err, "cannot open attribute '%s'", name);
+    return 0;
+}
+
+/* Elements in the attribute's dataspace (-1 on error). */
+static hssize_t attr_points(hid_t attr)
+{
+    hid_t space = H5Aget_space(attr);
+    if (space < 0)
+        return -1;
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+    return n;
+}
+
+/* Read a one-element string attribute into a malloc'd copy. */
+static int read_str_attr(WkTraceRead *r, hid_t attr, const char *name, char **out, WkError *err)
+{
+    *out = NULL;
+    hid_t ftype = H5Aget_type(attr), mtype = H5I_INVALID_HID;
+    int rc = 0;
+    if (ftype < 0) {
+        rc = io_fail(r, err, "cannot read attribute '%s'", name);
+        goto done;
+    }
+    if (H5Tget_class(ftype) != H5T_STRING || attr_points(attr) != 1) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: attribute '%s' is not a single string",
+                          r->path, name);
+        goto done;
+    }
+    /* HDF5 converts no character sets: read in the file's (ASCII or UTF-8). */
+    mtype = H5Tcopy(H5T_C_S1);
+    H5T_cset_t cset = H5Tget_cset(ftype);
+    if (mtype >= 0 && cset >= 0 && H5Tset_cset(mtype, cset) < 0) {
+        rc = io_fail(r, err, "cannot read attribute '%s'", name);
+        goto done;
+    }
+    if (H5Tis_variable_str(ftype) > 0) {
+        char *s = NULL;
+        if (mtype < 0 || H5Tset_size(mtype, H5T_VARIABLE) < 0 || H5Aread(attr, mtype, &s) < 0) {
+            rc = io_fail(r, err, "cannot read attribute '%s'", name);
+            goto done;
+        }
+        size_t len = s ? strlen(s) : 0;
+        *out = malloc(len + 1);
+        if (*out) {
+            if (len)
+                memcpy(*out, s, len);
+            (*out)[len] = '\0';
+        }
+        if (s)
+            H5free_memory(s);
+        if (!*out)
+            rc = wk_error_nomem(err, "trace");
+    } else {
+        size_t size = H5Tget_size(ftype);
+        char *s = calloc(1, size + 1);
+        if (!s) {
+            rc = wk_error_nomem(err, "trace");
+            goto done;
+        }
+        if (mtype < 0 || H5Tset_size(mtype, size + 1) < 0 || H5Tset_strpad(mtype, H5T_STR_NULLTERM) < 0 ||
+            H5Aread(attr, mtype, s) < 0) {
+            free(s);
+            rc = io_fail(r, err, "cannot read attribute '%s'", name);
+            goto done;
+        }
+        *out = s;
+    }
+done:
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    return rc;
+}
+
+static int attr_str(WkTraceRead *r, const char *name, char **out, WkError *err)
+{
+    hid_t attr;
+    int rc = open_root_attr(r, name, &attr, err);
+    if (rc == 0) {
+        rc = read_str_attr(r, attr, name, out, err);
+        H5Aclose(attr);
+    }
+    return rc;
+}
+
+/* ---- open / close -------------------------------------------------------------- */
+
+/* Parse "MAJOR.MINOR" (both non-negative integers, nothing else). */
+static int parse_version(const char *s, int *major, int *minor)
+{
+    int n = 0;
+    if (sscanf(s, "%d.%d%n", major, minor, &n) != 2 || s[n] != '\0' || *major < 0 || *minor < 0)
+        return -1;
+    return 0;
+}
+
+static int check_schema(WkTraceRead *r, WkError *err)
+{
+    char *v = NULL;
+    WkError sub;
+    wk_error_clear(&sub);
+    int rc = attr_str(r, "schema_version", &v, &sub);
+    if (rc == WK_E_NOTFOUND)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                            "%s: not a wanka trace: no root attribute 'schema_version'", r->path);
+    if (rc < 0)
+        return wk_error_set(err, rc, sub.where[0] ? sub.where : NULL, 0, 0, "%s", sub.msg);
+    if (parse_version(v, &r->major, &r->minor) < 0)
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                          "%s: malformed schema_version '%s' (expected MAJOR.MINOR, e.g. \"1.0\")",
+                          r->path, v);
+    else if (r->major != WK_TRACE_READ_MAJOR)
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                          "%s: trace schema version %s is not supported: this wanka reads schema %d.x "
+                          "(major version %d is unknown)",
+                          r->path, v, WK_TRACE_READ_MAJOR, r->major);
+    free(v);
+    return rc;
+}
+
+/* No exit-time cleanup by HDF5 1.10: it crashes after a failed H5Fclose
+ * (HDFFV-11052; see trace.c). Only takes effect before the library starts. */
+static void no_exit_cleanup(void)
+{
+    (void)H5dont_atexit();
+}
+
+int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
+{
+    no_exit_cleanup();
+    if (!out || !path || !path[0])
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: no file name");
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(EISDIR));
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(errno));
+    fclose(fp);
+
+    WkTraceRead *r = calloc(1, sizeof *r);
+    size_t len = strlen(path);
+    if (!r || !(r->path = malloc(len + 1))) {
+        free(r);
+        return wk_error_nomem(err, "trace");
+    }
+    memcpy(r->path, path, len + 1);
+    r->file = H5I_INVALID_HID;
+
+    Quiet q = quiet_begin();
+    int rc = 0;
+#if H5_VERSION_GE(1, 12, 0)
+    htri_t is_h5 = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+    htri_t is_h5 = H5Fis_hdf5(path);
+#endif
+    if (is_h5 <= 0) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: not an HDF5 file (a wanka trace is HDF5)", path);
+    } else {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+#if HAVE_FILE_LOCKING_PROP
+            H5Pset_file_locking(fapl, 0, 1) < 0 ||
+#endif
+            (r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0)
+            rc = io_fail(r, err, "cannot open");
+        if (fapl >= 0)
+            H5Pclose(fapl);
+    }
+    if (rc == 0)
+        rc = check_schema(r, err);
+    quiet_end(q);
+    if (rc < 0) {
+        wk_trace_read_close(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void wk_trace_read_close(WkTraceRead *r)
+{
+    if (!r)
+        return;
+    if (r->file >= 0) {
+        Quiet q = quiet_begin();
+        H5Fclose(r->file);
+        quiet_end(q);
+    }
+    free(r->path);
+    free(r);
+}
+
+const char *wk_trace_read_path(const WkTraceRead *r)
+{
+    return r->path;
+}
+
+void wk_trace_read_version(const WkTraceRead *r, int *major, int *minor)
+{
+    if (major)
+        *major = r->major;
+    if (minor)
+        *minor = r->minor;
+}
+
+/* ---- root attributes ------------------------------------------------------------ */
+
+int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError *err)
+{
+    if (!r || !name || !out)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: attribute read without a trace or name");
+    Quiet q = quiet_begin();
+    int rc = attr_str(r, name, out, err);
+    quiet_end(q);
+    return rc;
+}
+
+int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err)
+{
+    if (!r || !name || !out)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: attribute read without a trace or name");
+    Quiet q = quiet_begin();
+    hid_t attr, ftype = H5I_INVALID_HID;
+    int rc = open_root_attr(r, name, &attr, err);
+    if (rc == 0) {
+        ftype = H5Aget_type(attr);
+        if (ftype < 0)
+            rc = io_fail(r, err, "cannot read attribute '%s'", name);
+        else if (H5Tget_class(ftype) != H5T_INTEGER || attr_points(attr) != 1)
+            rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: attribute '%s' is not a single integer",
+                              r->path, name);
+        else if (H5Aread(attr, H5T_NATIVE_INT64, out) < 0)
+            rc = io_fail(r, err, "cannot read attribute '%s'", name);
+        if (ftype >= 0)
+            H5Tclose(ftype);
+        H5Aclose(attr);
+    }
+    quiet_end(q);
+    return rc;
+}
+
+/* ---- summary ----------------------------------------------------------------------- */
+
+typedef struct SummaryCtx {
+    WkTraceRead *r;
+    WkError *err;
+    WkTraceMetric *m;
+    size_t n, cap;
+    int rc;
+} SummaryCtx;
+
+static herr_t summary_one(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    SummaryCtx *c = data;
+    (void)info;
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    if (attr < 0) {
+        c->rc = io_fail(c->r, c->err, "cannot open summary attribute '%s'", name);
+        return -1;
+    }
+    hid_t ftype = H5Aget_type(attr);
+    H5T_class_t cls = ftype < 0 ? H5T_NO_CLASS : H5Tget_class(ftype);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || attr_points(attr) != 1) {
+        H5Aclose(attr);
+        return 0; /* not a metric */
+    }
+    double v = NAN;
+    if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
+        c->rc = io_fail(c->r, c->err, "cannot read summary attribute '%s'", name);
+        H5Aclose(attr);
+        return -1;
+    }
+    H5Aclose(attr);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 32;
+        WkTraceMetric *m = realloc(c->m, cap * sizeof *m);
+        if (!m) {
+            c->rc = wk_error_nomem(c->err, "trace");
+            return -1;
+        }
+        c->m = m;
+        c->cap = cap;
+    }
+    WkTraceMetric *m = &c->m[c->n++];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->value = v;
+    return 0;
+}
+
+int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkError *err)
+{
+    if (!r || !out || !n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: summary read without a trace");
+    *out = NULL;
+    *n = 0;
+    Quiet q = quiet_begin();
+    SummaryCtx c = {.r = r, .err = err};
+    if (path_exists(r->file, "summary")) {
+        hid_t g = H5Oopen(r->file, "summary", H5P_DEFAULT);
+        if (g < 0) {
+            c.rc = io_fail(r, err, "cannot open 'summary'");
+        } else {
+            hsize_t idx = 0;
+            if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_one, &c) < 0 && c.rc == 0)
+                c.rc = io_fail(r, err, "cannot read the attributes of 'summary'");
+            H5Oclose(g);
+        }
+    }
+    quiet_end(q);
+    if (c.rc < 0) {
+        free(c.m);
+        return c.rc;
+    }
+    *out = c.m;
+    *n = c.n;
+    return 0;
+}
+
+/* ---- tables -------------------------------------------------------------------------- */
+
+int wk_trace_read_has(WkTraceRead *r, const char *path)
+{
+    if (!r || !path)
+        return 0;
+    Quiet q = quiet_begin();
+    int ex = path_exists(r->file, path);
+    quiet_end(q);
+    return ex;
+}
+
+/* "a, b, c": the member names of a compound type, into buf. */
+static void member_list(hid_t type, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    int nm = H5Tget_nmembers(type);
+    size_t used = 0;
+    for (int i = 0; i < nm && used < cap; i++) {
+        char *name = H5Tget_member_name(type, (unsigned)i);
+        if (!name)
+            continue;
+        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", name);
+        H5free_memory(name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* Integer at p of `size` bytes and the given sign, as a double. */
+static double int_at(const unsigned char *p, size_t size, H5T_sign_t sign)
+{
+    switch (size) {
+    case 1: { uint8_t u; memcpy(&u, p, 1); return sign == H5T_SGN_2 ? (double)(int8_t)u : (double)u; }
+    case 2: { uint16_t u; memcpy(&u, p, 2); return sign == H5T_SGN_2 ? (double)(int16_t)u : (double)u; }
+    case 4: { uint32_t u; memcpy(&u, p, 4); return sign == H5T_SGN_2 ? (double)(int32_t)u : (double)u; }
+    case 8: { uint64_t u; memcpy(&u, p, 8); return sign == H5T_SGN_2 ? (double)(int64_t)u : (double)u; }
+    default: return NAN;
+    }
+}
+
+/* Read an enum column: into its native enum type, then by integer value. */
+static int read_enum_column(WkTraceRead *r, hid_t dset, const char *table, const char *column,
+                            hid_t member, double *vals, size_t n, WkError *err)
+{
+    hid_t menum = H5Tget_native_type(member, H5T_DIR_ASCEND);
+    hid_t super = menum >= 0 ? H5Tget_super(menum) : H5I_INVALID_HID;
+    hid_t mtype = H5I_INVALID_HID;
+    unsigned char *buf = NULL;
+    int rc = 0;
+    size_t size = super >= 0 ? H5Tget_size(super) : 0;
+    if (size == 0 || (mtype = H5Tcreate(H5T_COMPOUND, size)) < 0 || H5Tinsert(mtype, column, 0, menum) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+        goto done;
+    }
+    if (!(buf = malloc(n * size))) {
+        rc = wk_error_nomem(err, "trace");
+        goto done;
+    }
+    if (H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+        goto done;
+    }
+    H5T_sign_t sign = H5Tget_sign(super);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = int_at(buf + i * size, size, sign);
+done:
+    free(buf);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (super >= 0)
+        H5Tclose(super);
+    if (menum >= 0)
+        H5Tclose(menum);
+    return rc;
+}
+
+/* Open `table` (a 1-D compound dataset) and find `column` in it: on success
+ * the caller closes *dset, *ftype, *space and *member; on failure they are
+ * closed here and err says what is missing or wrong. */
+static int find_column(WkTraceRead *r, const char *table, const char *column, hid_t *dset_out, hid_t *ftype_out,
+                       hid_t *space_out, hid_t *member_out, WkError *err)
+{
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, space = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    int rc = 0;
+    if (!path_exists(r->file, table)) {
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: no table '%s'", r->path, table);
+        goto fail;
+    }
+    H5O_info_t info;
+#if H5_VERSION_GE(1, 12, 0)
+    herr_t ok = H5Oget_info_by_name3(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#elif H5_VERSION_GE(1, 10, 3)
+    herr_t ok = H5Oget_info_by_name2(r->file, table, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#else
+    herr_t ok = H5Oget_info_by_name(r->file, table, &info, H5P_DEFAULT);
+#endif
+    if (ok < 0) {
+        rc = io_fail(r, err, "cannot open table '%s'", table);
+        goto fail;
+    }
+    if (info.type != H5O_TYPE_DATASET) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table", r->path, table);
+        goto fail;
+    }
+    if ((dset = H5Dopen2(r->file, table, H5P_DEFAULT)) < 0 || (ftype = H5Dget_type(dset)) < 0 ||
+        (space = H5Dget_space(dset)) < 0) {
+        rc = io_fail(r, err, "cannot open table '%s'", table);
+        goto fail;
+    }
+    if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: '%s' is not a table (a 1-D compound dataset)",
+                          r->path, table);
+        goto fail;
+    }
+    int idx = H5Tget_member_index(ftype, column);
+    if (idx < 0) {
+        char names[512];
+        member_list(ftype, names, sizeof names);
+        rc = wk_error_set(err, WK_E_NOTFOUND, NULL, 0, 0, "%s: table '%s' has no column '%s' (columns: %s)",
+                          r->path, table, column, names);
+        goto fail;
+    }
+    member = H5Tget_member_type(ftype, (unsigned)idx);
+    if (member < 0) {
+        rc = io_fail(r, err, "cannot read column '%s' of table '%s'", column, table);
+        goto fail;
+    }
+    *dset_out = dset;
+    *ftype_out = ftype;
+    *space_out = space;
+    *member_out = member;
+    return 0;
+fail:
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return rc;
+}
+
+int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, double **out,
+                         size_t *n, WkError *err)
+{
+    if (!r || !table || !column || !out || !n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: column read without a trace or names");
+    *out = NULL;
+    *n = 0;
+    Quiet q = quiet_begin();
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+    double *vals = NULL;
+    int rc = 0;
+    if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
+        goto done;
+    H5T_class_t cls = member >= 0 ? H5Tget_class(member) : H5T_NO_CLASS;
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: table '%s': column '%s' is not numeric", r->path,
+                          table, column);
+        goto done;
+    }
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    if (np < 0) {
+        rc = io_fail(r, err, "cannot read table '%s'", table);
+        goto done;
+    }
+    if (np == 0)
+        goto done;
+    if (!(vals = malloc((size_t)np * sizeof *vals))) {
+        rc = wk_error_nomem(err, "trace");
+        goto done;
+    }
+    if (cls == H5T_ENUM) {
+        rc = read_enum_column(r, dset, table, column, member, vals, (size_t)np, err);
+    } else if ((mtype = H5Tcreate(H5T_COMPOUND, sizeof(double))) < 0 ||
+               H5Tinsert(mtype, column, 0, H5T_NATIVE_DOUBLE) < 0 ||
+               H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+    }
+    if (rc == 0) {
+        *out = vals;
+        *n = (size_t)np;
+        vals = NULL;
+    }
+done:
+    free(vals);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+    quiet_end(q);
+    return rc;
+}
+
+int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *column, char ***out, size_t *n,
+                             WkError *err)
+{
+    if (!r || !table || !column || !out || !n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: column read without a trace or names");
+    *out = NULL;
+    *n = 0;
+    Quiet q = quiet_begin();
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID, stype = H5I_INVALID_HID;
+    char *raw = NULL, **strs = NULL;
+    int rc = 0;
+    if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
+        goto done;
+    if (member < 0 || H5Tget_class(member) != H5T_STRING || H5Tis_variable_str(member) > 0) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                          "%s: table '%s': column '%s' is not a fixed-length string", r->path, table, column);
+        goto done;
+    }
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    size_t width = H5Tget_size(member) + 1; /* room for a terminating NUL */
+    if (np < 0 || width < 2) {
+        rc = io_fail(r, err, "cannot read table '%s'", table);
+        goto done;
+    }
+    if (np == 0)
+        goto done;
+    size_t rows = (size_t)np;
+    if (!(raw = calloc(rows, width)) || !(strs = malloc(rows * sizeof *strs + rows * width))) {
+        rc = wk_error_nomem(err, "trace");
+        goto done;
+    }
+    if ((stype = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(stype, width) < 0 ||
+        H5Tset_strpad(stype, H5T_STR_NULLTERM) < 0 || H5Tset_cset(stype, H5Tget_cset(member)) < 0 ||
+        (mtype = H5Tcreate(H5T_COMPOUND, width)) < 0 || H5Tinsert(mtype, column, 0, stype) < 0 ||
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+        goto done;
+    }
+    char *text = (char *)(strs + rows);
+    for (size_t i = 0; i < rows; i++) {
+        memcpy(text + i * width, raw + i * width, width);
+        text[i * width + width - 1] = '\0';
+        strs[i] = text + i * width;
+    }
+    *out = strs;
+    *n = rows;
+    strs = NULL;
+done:
+    free(raw);
+    free(strs);
+    if (stype >= 0)
+        H5Tclose(stype);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+    quiet_end(q);
+    return rc;
+}

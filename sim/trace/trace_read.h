@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_read.h — reading a wanka HDF5 trace (trace_read.c is the one reader
+ * that includes <hdf5.h>): schema check, root attributes, the `summary`
+ * metrics and table columns as doubles. Not a general HDF5 browser. */
+#ifndef WK_TRACE_READ_H
+#define WK_TRACE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/core/error.h"
+
+/* The trace schema major version this reader understands (docs/trace-format.md). */
+#define WK_TRACE_READ_MAJOR 1
+
+typedef struct WkTraceRead WkTraceRead;
+
+/* One metric of the `summary` group. */
+typedef struct WkTraceMetric {
+    char name[64]; /* attribute name, e.g. "jct_p99_s" */
+    double value;  /* NaN = missing / undefined for the run */
+} WkTraceMetric;
+
+/** Open the trace at path (borrowed; copied) read-only and check its root
+ * `schema_version` attribute ("MAJOR.MINOR"). Returns 0 and a reader the
+ * caller owns (wk_trace_read_close), or: WK_E_IO when the file cannot be
+ * opened ("path: cannot open: reason"), WK_E_INVAL when it is not an HDF5
+ * file, has no or a malformed schema_version, or a major version other than
+ * WK_TRACE_READ_MAJOR ("path: trace schema version 2.0 is not supported:
+ * this wanka reads schema 1.x"). HDF5 prints nothing. */
+int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err);
+
+/** Close the file and free r. NULL is a no-op. */
+void wk_trace_read_close(WkTraceRead *r);
+
+/** The path given to open (owned by r). */
+const char *wk_trace_read_path(const WkTraceRead *r);
+
+/** The schema version found at open. */
+void wk_trace_read_version(const WkTraceRead *r, int *major, int *minor);
+
+/** Root string attribute `name` (variable- or fixed-length) as a malloc'd,
+ * NUL-terminated string in *out (caller frees). WK_E_NOTFOUND when the
+ * attribute is absent, WK_E_INVAL when it is not a scalar string. */
+int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError *err);
+
+/** Root integer attribute `name` into *out. WK_E_NOTFOUND when absent,
+ * WK_E_INVAL when it is not a scalar integer. */
+int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err);
+
+/** Every numeric (float or integer) attribute of the `summary` group, in
+ * name order, as a malloc'd array in *out (caller frees) of *n entries.
+ * A trace without a `summary` group gives *out = NULL, *n = 0 and returns 0.
+ * Non-numeric attributes are skipped. */
+int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkError *err);
+
+/** 1 when the object at path ("jobs", "timeseries/cluster", "incidents")
+ * exists in the file, 0 when not. */
+int wk_trace_read_has(WkTraceRead *r, const char *path);
+
+/** Column `column` of the compound table at `table` converted to doubles
+ * (integers, floats, and enums by their integer value), as a malloc'd array
+ * in *out (caller frees; NULL when the table has no rows) of *n values.
+ * WK_E_NOTFOUND when the table or the column does not exist ("path: table
+ * 'x' has no column 'y' (columns: a, b, ...)"), WK_E_INVAL when the column
+ * is not numeric, WK_E_IO on a read error. */
+int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, double **out,
+                         size_t *n, WkError *err);
+
+/** Column `column` of the compound table at `table`, a fixed-length string
+ * column (as trace.h's WK_FT_STR*), as *n NUL-terminated strings: *out is
+ * one malloc'd block holding the pointer array and the text (caller frees
+ * *out alone; NULL when the table has no rows). Errors as
+ * wk_trace_read_column; WK_E_INVAL when the column is not such a string. */
+int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *column, char ***out, size_t *n,
+                             WkError *err);
+
+#endif

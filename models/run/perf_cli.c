@@ -10,56 +10,10 @@
 #include <string.h>
 
 #include "models/net/flow.h"
-#include "models/run/run_impl.h"
+#include "models/run/eval.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "sim/core/strbuf.h"
-
-int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t gpus,
-                   const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err)
-{
-    /* a throw-away run holding just enough state for run_exec's helpers */
-    WkRun r;
-    memset(&r, 0, sizeof r);
-    r.cluster = *c;
-    r.perf = *pp;
-    WkJobSpec js = {.gpus = gpus, .model = 1, .iterations = 1};
-    WkModelSpec mm = *m;
-    r.wl.jobs = &js;
-    r.wl.n = 1;
-    r.wl.models = &mm;
-    r.wl.nmodels = 1;
-    WkJobRt rt;
-    memset(&rt, 0, sizeof rt);
-    r.rt = &rt;
-    rt.state = WK_JOB_RUNNING;
-    rt.gpus = malloc((size_t)gpus * sizeof *rt.gpus);
-    if (!rt.gpus)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "perf: out of memory");
-    for (uint32_t i = 0; i < gpus; i++)
-        rt.gpus[i] = list ? list[i] : i;
-    int rc = wk_engine_new(&r.eng, 1, err);
-    if (rc == 0)
-        rc = wk_runjob_net_init(&r, err);
-    if (rc == 0)
-        rc = wk_engine_token_new(r.eng, &rt.token, err);
-    if (rc == 0)
-        rc = wk_runjob_start(&r, 0, err);
-    if (rc == 0) {
-        WkError e;
-        wk_error_clear(&e);
-        rc = wk_perf_eval(&mm, &rt.env, pp, res, &e);
-        if (rc < 0)
-            wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
-        *path_class = rt.path_class;
-    }
-    free(rt.gpus);
-    free(rt.flows);
-    free(r.dirty_jobs);
-    wk_flownet_free(r.net);
-    wk_engine_free(r.eng);
-    return rc;
-}
 
 static const char *class_name(uint8_t c)
 {
@@ -117,7 +71,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
         uint8_t pc;
         WkError e;
         wk_error_clear(&e);
-        if ((rc = wk_runjob_eval(&c, &m, NULL, (uint32_t)gpus, &pp, &r, &pc, &e)) < 0) {
+        if ((rc = wk_eval_job(&c, &m, NULL, (uint32_t)gpus, &pp, &r, &pc, &e)) < 0) {
             rc = wk_node_error(gn, rc, err, "%s", e.msg);
             goto done;
         }
@@ -183,7 +137,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
                 }
                 ms.global_batch = mb0 * (scale[i] / per);
             }
-            if ((rc = wk_runjob_eval(&c, &ms, NULL, scale[i], &pp, &base, &pc, &e)) < 0) {
+            if ((rc = wk_eval_job(&c, &ms, NULL, scale[i], &pp, &base, &pc, &e)) < 0) {
                 rc = wk_error_set(err, rc, "--scale", 0, 0, "%u GPUs: %s", scale[i], e.msg);
                 goto done;
             }

@@ -11,11 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double link_bw(const WkRun *r)
-{
-    const WkFabric *f = &r->cluster.fabric;
-    return f->spec.kind == WK_FABRIC_NONE ? 50e9 : f->spec.link_bytes_per_s;
-}
+static double link_bw(const WkRun *r) { return wk_eval_link_bw(&r->cluster); }
 
 int wk_runjob_net_init(WkRun *r, WkError *err)
 {
@@ -76,154 +72,42 @@ int wk_runjob_check(const WkRun *r, WkError *err)
     return 0;
 }
 
-/* Environment from the actual placement. */
+/* Environment from the actual placement, at the GPUs' clocks now. */
 static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, WkPerfEnv *env)
 {
-    const WkCluster *c = &r->cluster;
-    const WkGpuSku *slow = wk_cluster_sku_of(c, gpus[0]);
-    double speed = 1.0;
-    uint32_t nvl = UINT32_MAX;
-    uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
-    int multi = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
-        if (s->bf16_flops < slow->bf16_flops)
-            slow = s;
-        double ck = r->owner ? wk_runfail_clock(r, gpus[i]) : c->clock[gpus[i]];
-        if (ck < speed)
-            speed = ck;
-        uint32_t g = wk_cluster_group_of(c, gpus[i])->nvlink_gpus;
-        nvl = g < nvl ? g : nvl;
-        multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
-    }
-    if (m->rebalance) {
-        /* each DP replica runs at its slowest GPU; micro-batches are dealt in
-         * proportion to replica speed, so the job runs at the mean replica
-         * speed (relative to the slowest SKU's nominal peak) */
-        uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1;
-        double sum = 0;
-        uint32_t reps = 0;
-        for (uint32_t i = 0; i + per <= n; i += per, reps++) {
-            double rs = INFINITY;
-            for (uint32_t k = 0; k < per; k++) {
-                double v = wk_cluster_sku_of(c, gpus[i + k])->bf16_flops *
-                           (r->owner ? wk_runfail_clock(r, gpus[i + k]) : c->clock[gpus[i + k]]);
-                rs = v < rs ? v : rs;
-            }
-            sum += rs / slow->bf16_flops;
-        }
-        if (reps)
-            speed = sum / reps;
-    }
-    int tp_cross = 0;
-    uint32_t tp = m->kind == WK_MODEL_LLM ? m->tp : 1;
-    for (uint32_t i = 0; tp > 1 && i + tp <= n && !tp_cross; i += tp) {
-        uint32_t d = wk_cluster_nvlink_domain(c, gpus[i]);
-        for (uint32_t k = 1; k < tp; k++)
-            tp_cross |= wk_cluster_nvlink_domain(c, gpus[i + k]) != d;
-    }
-    *env = (WkPerfEnv){
-        .sku = slow,
-        .speed = speed,
-        .gpus = n,
-        .nvlink_gpus = nvl,
-        .nvlink_bw = slow->link_bw_bytes_per_s / 2,
-        .net_bw = link_bw(r),
-        .tp_cross = tp_cross,
-        .multi_domain = multi,
-    };
+    wk_eval_env(&r->cluster, m, gpus, n, r->owner && r->diurnal > 0 ? r->diurnal : 1.0, env);
 }
 
-typedef struct {
-    uint32_t domain, rank, gpu;
-} DomGpu;
-
-static int cmp_domain(const void *a, const void *b)
-{
-    const DomGpu *x = a, *y = b;
-    if (x->domain != y->domain)
-        return x->domain < y->domain ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const DomGpu *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* One ring per rail across the job's NVLink domains, visited in rank order
- * (the order of each domain's first rank, as NCCL orders nodes): ring k links
- * the k-th GPU of each domain to the k-th GPU of the next. So a placement
- * that alternates pods makes every ring edge cross pods. Adds the flows;
- * sets the job's widest path class. */
+/* The job's ring flows (models/run/eval.c), each routed around failed links
+ * where another way exists. Sets the job's widest path class. */
 static int add_flows(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
-    uint32_t n = r->wl.jobs[job].gpus;
-    DomGpu *dg = malloc((size_t)n * sizeof *dg);
-    DomGpu *heads = malloc(((size_t)n + 1) * sizeof *heads); /* per domain: first rank, start index */
-    uint32_t *start = malloc(((size_t)n + 1) * sizeof *start);
-    if (!dg || !heads || !start) {
-        free(dg);
-        free(heads);
-        free(start);
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    }
-    for (uint32_t i = 0; i < n; i++)
-        dg[i] = (DomGpu){wk_cluster_nvlink_domain(&r->cluster, rt->gpus[i]), i, rt->gpus[i]};
-    qsort(dg, n, sizeof *dg, cmp_domain);
-    uint32_t nd = 0, rings = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++)
-        if (i == 0 || dg[i].domain != dg[i - 1].domain)
-            heads[nd++] = (DomGpu){dg[i].domain, dg[i].rank, i}; /* gpu field: start index */
-    qsort(heads, nd, sizeof *heads, cmp_rank);
-    for (uint32_t d = 0; d < nd; d++)
-        start[d] = heads[d].gpu;
-    for (uint32_t d = 0; d < nd; d++) {
-        uint32_t s = start[d], e = s;
-        while (e < n && dg[e].domain == dg[s].domain)
-            e++;
-        if (e - s < rings)
-            rings = e - s;
-    }
-    if (rings > r->cluster.rails)
-        rings = r->cluster.rails;
-    int rc = 0;
-    rt->path_class = WK_PATH_LOCAL;
-    if (nd > 1) {
-        rt->flows = malloc((size_t)rings * nd * sizeof *rt->flows);
-        if (!rt->flows)
-            rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-        for (uint32_t k = 0; rc == 0 && k < rings; k++) {
-            for (uint32_t d = 0; rc == 0 && d < nd; d++) {
-                uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
-                WkLinkId links[WK_FABRIC_MAX_HOPS];
-                int nl = wk_cluster_path(&r->cluster, a, b, links);
-                if (r->link_down) { /* re-route around failed links where another way exists */
-                    uint32_t na = wk_cluster_nic_of(&r->cluster, a), nb = wk_cluster_nic_of(&r->cluster, b);
-                    for (uint64_t salt = 1; salt <= 16; salt++) {
-                        int bad = 0;
-                        for (int x = 0; x < nl && !bad; x++)
-                            bad = r->link_down[links[x] / 2] != 0;
-                        if (!bad)
-                            break;
-                        nl = wk_fabric_path_salted(&r->cluster.fabric, na, nb, salt, links);
-                    }
-                }
-                WkPathClass pc = wk_cluster_path_class(&r->cluster, a, b);
-                if (pc > rt->path_class)
-                    rt->path_class = (uint8_t)pc;
-                uint32_t id;
-                rc = wk_flownet_add(r->net, links, (size_t)nl, r->cluster.fabric.spec.link_bytes_per_s, job, &id, err);
-                if (rc == 0)
-                    rt->flows[rt->nflows++] = id;
+    uint32_t *edges = NULL, nedges = 0;
+    int rc = wk_eval_rings(&r->cluster, rt->gpus, r->wl.jobs[job].gpus, &edges, &nedges, &rt->path_class, err);
+    if (rc == 0 && nedges && !(rt->flows = malloc((size_t)nedges * sizeof *rt->flows)))
+        rc = wk_error_nomem(err, "job flows");
+    for (uint32_t i = 0; rc == 0 && i < nedges; i++) {
+        uint32_t a = edges[2 * i], b = edges[2 * i + 1];
+        WkLinkId links[WK_FABRIC_MAX_HOPS];
+        int nl = wk_cluster_path(&r->cluster, a, b, links);
+        if (r->link_down) {
+            uint32_t na = wk_cluster_nic_of(&r->cluster, a), nb = wk_cluster_nic_of(&r->cluster, b);
+            for (uint64_t salt = 1; salt <= 16; salt++) {
+                int bad = 0;
+                for (int x = 0; x < nl && !bad; x++)
+                    bad = r->link_down[links[x] / 2] != 0;
+                if (!bad)
+                    break;
+                nl = wk_fabric_path_salted(&r->cluster.fabric, na, nb, salt, links);
             }
         }
+        uint32_t id;
+        rc = wk_flownet_add(r->net, links, (size_t)nl, r->cluster.fabric.spec.link_bytes_per_s, job, &id, err);
+        if (rc == 0)
+            rt->flows[rt->nflows++] = id;
     }
-    free(dg);
-    free(heads);
-    free(start);
+    free(edges);
     return rc;
 }
 

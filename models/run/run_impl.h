@@ -4,6 +4,7 @@
 #ifndef WK_RUN_IMPL_H
 #define WK_RUN_IMPL_H
 
+#include "models/run/eval.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "models/sched/host.h"
@@ -61,8 +62,6 @@ typedef struct WkJobRt {
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
     double samples_per_iter;   /* tokens or samples per iteration */
 } WkJobRt;
-
-#define WK_JOB_NO_PATH 255
 
 /* Limits of a run's tables (docs/limits.md): rows of timeseries/cluster (32
  * bytes each) and incidents; past them the run fails with WK_E_RANGE rather
@@ -240,13 +239,6 @@ int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
  * first SKU, so a job that can never fit in memory is refused before the
  * run. Positioned at the scenario file, naming the job. */
 int wk_runjob_check(const WkRun *r, WkError *err);
-
-/** Evaluate model m alone on the GPUs list[0..n) of c (list NULL = the first
- * n GPUs), in rank order, its ring flows sharing the fabric among
- * themselves: the perf result and the widest path class. For `wanka perf`
- * and tests. */
-int wk_runjob_eval(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
-                   const WkPerfParams *pp, WkPerfResult *res, uint8_t *path_class, WkError *err);
 
 /** Create the flow network for the cluster's fabric (none without one). */
 int wk_runjob_net_init(WkRun *r, WkError *err);

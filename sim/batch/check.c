@@ -75,39 +75,6 @@ static int load_metric(WkCheckMetric *m, const WkNode *v, WkError *err)
     return wk_node_as_double(m->value, -1e300, 1e300, &m->expected, err);
 }
 
-static int load_seeds(WkCheckEntry *e, const WkNode *n, WkError *err)
-{
-    int64_t v, a, b;
-    int rc;
-    if (n->type == WK_NODE_MAP) {
-        static const char *const keys[] = {"from", "to", NULL};
-        if ((rc = wk_node_expect_keys(n, keys, err)) < 0 || (rc = wk_node_int(n, "from", 1, 0, INT64_MAX, &a, err)) < 0 ||
-            (rc = wk_node_int(n, "to", 1, a, a + 9999, &b, err)) < 0)
-            return rc;
-        if (!(e->seeds = calloc((size_t)(b - a + 1), sizeof *e->seeds)))
-            return wk_error_nomem(err, "check");
-        for (int64_t x = a; x <= b; x++)
-            e->seeds[e->nseeds++] = (uint64_t)x;
-        return 0;
-    }
-    const WkNode *const *items = (const WkNode *const *)&n;
-    size_t count = 1;
-    if (n->type == WK_NODE_SEQ) {
-        items = (const WkNode *const *)n->kids;
-        count = n->nkids;
-    }
-    if (count == 0 || n->type == WK_NODE_NULL)
-        return wk_node_error(n, WK_E_INVAL, err, "expected a seed, a list of seeds or {from, to}");
-    if (!(e->seeds = calloc(count, sizeof *e->seeds)))
-        return wk_error_nomem(err, "check");
-    for (size_t i = 0; i < count; i++) {
-        if ((rc = wk_node_as_int(items[i], 0, INT64_MAX, &v, err)) < 0)
-            return rc;
-        e->seeds[e->nseeds++] = (uint64_t)v;
-    }
-    return 0;
-}
-
 static int load_entry(WkCheck *c, WkCheckEntry *e, const WkNode *n, WkError *err)
 {
     static const char *const keys[] = {"name", "scenario", "scheduler", "seeds", "set", "metrics", NULL};
@@ -145,7 +112,7 @@ static int load_entry(WkCheck *c, WkCheckEntry *e, const WkNode *n, WkError *err
     if ((rc = wk_node_str(n, "name", 0, &name, err)) < 0 || (rc = wk_node_str(n, "scheduler", 0, &e->scheduler, err)) < 0)
         return rc;
     const WkNode *v;
-    if ((v = wk_node_get(n, "seeds")) && v->type != WK_NODE_NULL && (rc = load_seeds(e, v, err)) < 0)
+    if ((v = wk_node_get(n, "seeds")) && v->type != WK_NODE_NULL && (rc = wk_node_seeds(v, 10000, 0, &e->seeds, &e->nseeds, err)) < 0)
         return rc;
     if ((v = wk_node_get(n, "set")) && v->type != WK_NODE_NULL) {
         if (v->type != WK_NODE_MAP)

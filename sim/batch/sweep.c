@@ -206,47 +206,6 @@ static int parse_schedulers(WkSweep *s, const WkNode *n, WkError *err)
     return 0;
 }
 
-static int parse_seeds(WkSweep *s, const WkNode *n, WkError *err)
-{
-    int64_t v;
-    int rc;
-    if (n->type == WK_NODE_MAP) {
-        static const char *const keys[] = {"from", "to", NULL};
-        int64_t a = 0, b = 0;
-        if ((rc = wk_node_expect_keys(n, keys, err)) < 0 || (rc = wk_node_int(n, "from", 1, 0, INT64_MAX, &a, err)) < 0 ||
-            (rc = wk_node_int(n, "to", 1, a, INT64_MAX, &b, err)) < 0)
-            return rc;
-        if (b - a >= WK_SWEEP_MAX_POINTS)
-            return wk_node_error(n, WK_E_RANGE, err, "more than %d seeds", WK_SWEEP_MAX_POINTS);
-        s->seeds = calloc((size_t)(b - a + 1), sizeof *s->seeds);
-        if (!s->seeds)
-            return wk_error_nomem(err, "sweep");
-        for (int64_t x = a; x <= b; x++)
-            s->seeds[s->nseeds++] = (uint64_t)x;
-        return 0;
-    }
-    const WkNode *const *items = (const WkNode *const *)&n;
-    size_t count = 1;
-    if (n->type == WK_NODE_SEQ) {
-        items = (const WkNode *const *)n->kids;
-        count = n->nkids;
-    }
-    if (count == 0 || n->type == WK_NODE_NULL)
-        return wk_node_error(n, WK_E_INVAL, err, "expected a seed, a list of seeds or {from, to}");
-    s->seeds = calloc(count, sizeof *s->seeds);
-    if (!s->seeds)
-        return wk_error_nomem(err, "sweep");
-    for (size_t i = 0; i < count; i++) {
-        if ((rc = wk_node_as_int(items[i], 0, INT64_MAX, &v, err)) < 0)
-            return rc;
-        for (size_t k = 0; k < s->nseeds; k++)
-            if (s->seeds[k] == (uint64_t)v)
-                return wk_node_error(items[i], WK_E_INVAL, err, "seed %lld is listed twice", (long long)v);
-        s->seeds[s->nseeds++] = (uint64_t)v;
-    }
-    return 0;
-}
-
 static int parse_axes(WkSweep *s, const WkNode *n, WkError *err)
 {
     if (n->type != WK_NODE_MAP)
@@ -468,7 +427,7 @@ int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
     const WkNode *n;
     if ((n = wk_node_get(root, "schedulers")) && (rc = parse_schedulers(s, n, err)) < 0)
         goto fail;
-    if ((n = wk_node_get(root, "seeds")) && (rc = parse_seeds(s, n, err)) < 0)
+    if ((n = wk_node_get(root, "seeds")) && (rc = wk_node_seeds(n, WK_SWEEP_MAX_POINTS, 1, &s->seeds, &s->nseeds, err)) < 0)
         goto fail;
     if ((n = wk_node_get(root, "axes")) && n->type != WK_NODE_NULL && (rc = parse_axes(s, n, err)) < 0)
         goto fail;

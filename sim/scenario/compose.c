@@ -16,18 +16,6 @@
 
 /* ---- nodes ---------------------------------------------------------------------- */
 
-static void node_free(WkNode *n)
-{
-    if (!n)
-        return;
-    for (size_t i = 0; i < n->nkids; i++)
-        node_free(n->kids[i]);
-    free(n->kids);
-    free(n->key);
-    free(n->str);
-    free(n);
-}
-
 static char *dup_s(const char *s)
 {
     if (!s)
@@ -68,20 +56,20 @@ static WkNode *copy_node(const WkNode *n)
     c->key = NULL;
     c->str = NULL;
     if ((n->key && !(c->key = dup_s(n->key))) || (n->str && !(c->str = dup_s(n->str)))) {
-        node_free(c);
+        wk_node_free(c);
         return NULL;
     }
     if (n->nkids) {
         c->kids = malloc(n->nkids * sizeof *c->kids);
         if (!c->kids) {
-            node_free(c);
+            wk_node_free(c);
             return NULL;
         }
         c->capkids = n->nkids;
         for (size_t i = 0; i < n->nkids; i++) {
             WkNode *k = copy_node(n->kids[i]);
             if (!k) {
-                node_free(c);
+                wk_node_free(c);
                 return NULL;
             }
             k->parent = c;
@@ -123,17 +111,17 @@ static void merge_map(WkNode *dst, WkNode *src, int *oom)
         if (d && d->type == WK_NODE_MAP && s->type == WK_NODE_MAP) {
             merge_map(d, s, oom);
         } else if (d) {
-            node_free(d);
+            wk_node_free(d);
             s->parent = dst;
             s->index = -1;
             dst->kids[j] = s;
         } else if (push_kid(dst, s) < 0) {
-            node_free(s);
+            wk_node_free(s);
             *oom = 1;
         }
     }
     src->nkids = 0;
-    node_free(src);
+    wk_node_free(src);
 }
 
 /* ---- file names kept with the text ------------------------------------------------ */
@@ -413,18 +401,18 @@ static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err)
             merge_map(acc, t, &oom);
     }
     if (rc < 0) {
-        node_free(acc);
+        wk_node_free(acc);
         return rc;
     }
     WkNode *own = copy_node(root);
     if (!own) {
-        node_free(acc);
+        wk_node_free(acc);
         return wk_error_nomem(err, "include");
     }
     for (size_t i = 0; i < own->nkids; i++) {
         if (strcmp(own->kids[i]->key, "include") != 0)
             continue;
-        node_free(own->kids[i]);
+        wk_node_free(own->kids[i]);
         memmove(own->kids + i, own->kids + i + 1, (own->nkids - i - 1) * sizeof *own->kids);
         own->nkids--;
         break;
@@ -439,7 +427,7 @@ static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err)
         acc = own;
     }
     if (oom) {
-        node_free(acc);
+        wk_node_free(acc);
         return wk_error_nomem(err, "include");
     }
     *out = acc;
@@ -472,12 +460,12 @@ int wk_compose_resolve(WkDoc *doc, WkError *err)
                 doc->root = old;
                 rc = wk_error_nomem(err, "include");
             } else {
-                node_free(old);
+                wk_node_free(old);
                 tree = NULL;
             }
         }
     }
-    node_free(tree);
+    wk_node_free(tree);
     free(yaml);
     free(text);
     free(c.chain[0]);
@@ -538,7 +526,7 @@ int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, 
         d->root->key = NULL;
         d->root->index = -1;
         if (d->root->type == WK_NODE_NULL) {
-            node_free(d->root);
+            wk_node_free(d->root);
             d->root = NULL;
         }
     }
@@ -596,7 +584,7 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
         return wk_error_nomem(err, "include");
     if (!doc->root) {
         if (!(doc->root = new_map(value))) {
-            node_free(v);
+            wk_node_free(v);
             return wk_error_nomem(err, "include");
         }
     } else if (doc->root->type == WK_NODE_NULL) {
@@ -613,14 +601,14 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
         char where[WK_ERROR_MSG_MAX / 4];
         wk_node_path(cur, where, sizeof where);
         if (cur->type == WK_NODE_SCALAR) {
-            node_free(v);
+            wk_node_free(v);
             return wk_node_error(value, WK_E_INVAL, err, "cannot set '%s': '%s' is a scalar (at %s:%ld:%ld), not a mapping",
                                  path, where[0] ? where : "(root)", cur->file ? cur->file : "?", cur->line, cur->col);
         }
         size_t i = cur->nkids;
         if (cur->type == WK_NODE_SEQ) {
             if (!is_index(s, len) || (i = (size_t)strtoull(seg, NULL, 10)) >= cur->nkids) {
-                node_free(v);
+                wk_node_free(v);
                 return wk_node_error(value, WK_E_INVAL, err,
                                      "cannot set '%s': '%s' is a sequence of %zu item%s: '%s' is not an index in it",
                                      path, where[0] ? where : "(root)", cur->nkids, cur->nkids == 1 ? "" : "s", seg);
@@ -639,7 +627,7 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
             continue;
         }
         if (!put && !(put = new_map(value))) {
-            node_free(v);
+            wk_node_free(v);
             return wk_error_nomem(err, "include");
         }
         free(put->key);
@@ -648,8 +636,8 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
             put->key = malloc(len + 1);
             if (!put->key) {
                 if (put != v)
-                    node_free(put);
-                node_free(v);
+                    wk_node_free(put);
+                wk_node_free(v);
                 return wk_error_nomem(err, "include");
             }
             memcpy(put->key, s, len);
@@ -660,12 +648,12 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
         if (i < cur->nkids) {
             put->parent = cur;
             put->index = cur->type == WK_NODE_SEQ ? (long)i : -1;
-            node_free(cur->kids[i]);
+            wk_node_free(cur->kids[i]);
             cur->kids[i] = put;
         } else if (push_kid(cur, put) < 0) {
             if (put != v)
-                node_free(put);
-            node_free(v);
+                wk_node_free(put);
+            wk_node_free(v);
             return wk_error_nomem(err, "include");
         }
         if (put == v)

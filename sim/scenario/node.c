@@ -552,3 +552,59 @@ int wk_node_enum(const WkNode *map, const char *key, int required, const char *c
     return wk_node_error(wk_node_get(map, key), WK_E_INVAL, err, "unknown value '%s' (known: %s)",
                          s, list);
 }
+
+void wk_node_free(WkNode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->nkids; i++)
+        wk_node_free(n->kids[i]);
+    free(n->kids);
+    free(n->key);
+    free(n->str);
+    free(n);
+}
+
+int wk_node_seeds(const WkNode *n, size_t max, int unique, uint64_t **out, size_t *nout, WkError *err)
+{
+    *out = NULL;
+    *nout = 0;
+    int64_t v;
+    int rc;
+    if (n->type == WK_NODE_MAP) {
+        static const char *const keys[] = {"from", "to", NULL};
+        int64_t a = 0, b = 0;
+        if ((rc = wk_node_expect_keys(n, keys, err)) < 0 ||
+            (rc = wk_node_int(n, "from", 1, 0, INT64_MAX, &a, err)) < 0 ||
+            (rc = wk_node_int(n, "to", 1, a, INT64_MAX, &b, err)) < 0)
+            return rc;
+        if ((uint64_t)(b - a) >= max)
+            return wk_node_error(n, WK_E_RANGE, err, "more than %zu seeds", max);
+        if (!(*out = calloc((size_t)(b - a + 1), sizeof **out)))
+            return wk_error_nomem(err, "seeds");
+        for (int64_t x = a; x <= b; x++)
+            (*out)[(*nout)++] = (uint64_t)x;
+        return 0;
+    }
+    const WkNode *const *items = (const WkNode *const *)&n;
+    size_t count = 1;
+    if (n->type == WK_NODE_SEQ) {
+        items = (const WkNode *const *)n->kids;
+        count = n->nkids;
+    }
+    if (count == 0 || n->type == WK_NODE_NULL)
+        return wk_node_error(n, WK_E_INVAL, err, "expected a seed, a list of seeds or {from, to}");
+    if (count > max)
+        return wk_node_error(n, WK_E_RANGE, err, "more than %zu seeds", max);
+    if (!(*out = calloc(count, sizeof **out)))
+        return wk_error_nomem(err, "seeds");
+    for (size_t i = 0; i < count; i++) {
+        if ((rc = wk_node_as_int(items[i], 0, INT64_MAX, &v, err)) < 0)
+            return rc;
+        for (size_t k = 0; unique && k < *nout; k++)
+            if ((*out)[k] == (uint64_t)v)
+                return wk_node_error(items[i], WK_E_INVAL, err, "seed %lld is listed twice", (long long)v);
+        (*out)[(*nout)++] = (uint64_t)v;
+    }
+    return 0;
+}

@@ -66,6 +66,16 @@ void wk_doc_free(WkDoc *doc);
  * WK_E_INVAL ("--set 'x': expected key.path=value", path through a scalar, ...). */
 int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err);
 
+/** Free a node and its subtree (the tree owns keys, strings and kids).
+ * NULL is a no-op. Every module that builds or edits trees frees with this. */
+void wk_node_free(WkNode *n);
+
+/** Seeds from n: one seed, a list of seeds, or {from, to} (inclusive). At
+ * most max of them (WK_E_RANGE "more than N seeds"); unique != 0 refuses a
+ * seed listed twice. *out (malloc'd, caller frees, also on error) receives
+ * *nout seeds. Errors are positioned at n or the offending item. */
+int wk_node_seeds(const WkNode *n, size_t max, int unique, uint64_t **out, size_t *nout, WkError *err);
+
 /** Dotted path of node from the root into buf ("cluster.nodes", "workload.jobs[3].gpus").
  * Returns buf. */
 const char *wk_node_path(const WkNode *node, char *buf, size_t n);

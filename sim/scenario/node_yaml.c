@@ -41,18 +41,6 @@ typedef struct Build {
     KeySet sets[MAX_DEPTH]; /* sets[d]: keys of the open mapping at depth d */
 } Build;
 
-static void node_free(WkNode *n)
-{
-    if (!n)
-        return;
-    for (size_t i = 0; i < n->nkids; i++)
-        node_free(n->kids[i]);
-    free(n->kids);
-    free(n->key);
-    free(n->str);
-    free(n);
-}
-
 static char *dup_n(const char *s, size_t n)
 {
     char *p = malloc(n + 1);
@@ -217,7 +205,7 @@ static int attach(Build *b, WkNode *n, WkError *err)
         n->index = (long)b->cur->nkids;
     }
     if (push_kid(b->cur, n) < 0) {
-        node_free(n);
+        wk_node_free(n);
         return wk_error_set(err, WK_E_NOMEM, b->file, 0, 0, "YAML: out of memory");
     }
     return 0;
@@ -336,7 +324,7 @@ static int on_scalar(Build *b, const yaml_event_t *ev, WkError *err)
         n->quoted = !plain;
         n->str = dup_n(s, len);
         if (!n->str) {
-            node_free(n);
+            wk_node_free(n);
             return wk_error_set(err, WK_E_NOMEM, b->file, 0, 0, "YAML: out of memory");
         }
     }
@@ -437,7 +425,7 @@ static int parse_tree(Build *b, WkError *err)
     for (int d = 0; d < MAX_DEPTH; d++)
         close_set(&b->sets[d]);
     if (rc < 0) {
-        node_free(b->root);
+        wk_node_free(b->root);
         b->root = NULL;
     }
     return rc;
@@ -476,7 +464,7 @@ static int load(WkDoc **out, const char *name, char *text, size_t len, WkError *
         return rc;
     }
     if (b.root && b.root->type == WK_NODE_NULL) { /* "---" alone, or just "~" */
-        node_free(b.root);
+        wk_node_free(b.root);
         b.root = NULL;
     }
     doc->root = b.root;
@@ -551,7 +539,7 @@ void wk_doc_free(WkDoc *doc)
 {
     if (!doc)
         return;
-    node_free(doc->root);
+    wk_node_free(doc->root);
     free(doc->file);
     free(doc->text);
     free(doc->dir);
@@ -584,7 +572,7 @@ static int place(WkNode *parent, size_t i, WkNode *value, const char *key, size_
     if (key) {
         value->key = dup_n(key, klen);
         if (!value->key) {
-            node_free(value);
+            wk_node_free(value);
             return WK_E_NOMEM;
         }
         value->key_line = key_line;
@@ -593,12 +581,12 @@ static int place(WkNode *parent, size_t i, WkNode *value, const char *key, size_
     value->index = parent->type == WK_NODE_SEQ ? (long)i : -1;
     if (i == parent->nkids) {
         if (push_kid(parent, value) < 0) {
-            node_free(value);
+            wk_node_free(value);
             return WK_E_NOMEM;
         }
         return 0;
     }
-    node_free(parent->kids[i]);
+    wk_node_free(parent->kids[i]);
     parent->kids[i] = value;
     value->parent = parent;
     return 0;
@@ -619,7 +607,7 @@ static int parse_value(const char *value, long n, long vcol, const char *assignm
         return set_error(rc, line, col, assignment, err, local.msg);
     }
     if (b.root && b.root_block) {
-        node_free(b.root);
+        wk_node_free(b.root);
         return set_error(WK_E_INVAL, n, vcol, assignment, err,
                          "the value must be a scalar or a flow collection ([a, b] or {k: v}); "
                          "quote it to pass a string");
@@ -679,7 +667,7 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
         if (!doc->root) {
             doc->root = calloc(1, sizeof *doc->root);
             if (!doc->root) {
-                node_free(value);
+                wk_node_free(value);
                 return set_nomem(err);
             }
             doc->root->file = SET_FILE;
@@ -705,7 +693,7 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
             snprintf(what, sizeof what, "'%s' is a scalar (at %s:%ld:%ld), not a mapping",
                      path[0] ? path : "(root)",
                      cur->file ? cur->file : "?", cur->line, cur->col);
-            node_free(value);
+            wk_node_free(value);
             return set_error(WK_E_INVAL, n, scol, assignment, err, what);
         }
         size_t i = cur->nkids;
@@ -714,14 +702,14 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
             if (!is_index(s, len)) {
                 snprintf(what, sizeof what, "'%s' is a sequence: expected an index, got '%s'",
                          path[0] ? path : "(root)", seg);
-                node_free(value);
+                wk_node_free(value);
                 return set_error(WK_E_INVAL, n, scol, assignment, err, what);
             }
             i = (size_t)strtoull(seg, NULL, 10);
             if (i >= cur->nkids) {
                 snprintf(what, sizeof what, "index %zu is out of range for '%s' (%zu item%s)", i,
                          path[0] ? path : "(root)", cur->nkids, cur->nkids == 1 ? "" : "s");
-                node_free(value);
+                wk_node_free(value);
                 return set_error(WK_E_INVAL, n, scol, assignment, err, what);
             }
         } else {
@@ -737,7 +725,7 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
         if (i == cur->nkids) { /* a new intermediate mapping */
             WkNode *m = calloc(1, sizeof *m);
             if (!m || place(cur, i, m, key, len, n, scol) < 0) {
-                node_free(value);
+                wk_node_free(value);
                 return set_nomem(err);
             }
             m->type = WK_NODE_MAP;
@@ -748,6 +736,6 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
         cur = cur->kids[i];
         s = e + 1;
     }
-    node_free(value); /* not reached: the last segment returns */
+    wk_node_free(value); /* not reached: the last segment returns */
     return WK_E_INTERNAL;
 }

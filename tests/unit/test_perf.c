@@ -154,10 +154,10 @@ static void test_rebalancing_lets_fast_replicas_carry_more(void **state)
     WkPerfParams pp = wk_perf_defaults();
     WkPerfResult base, bound, reb;
     uint8_t pc;
-    assert_int_equal(wk_runjob_eval(&c, &m, NULL, 64, &pp, &base, &pc, &err), 0);
+    assert_int_equal(wk_eval_job(&c, &m, NULL, 64, &pp, &base, &pc, &err), 0);
     wk_cluster_set_state(&c, 5, WK_GPU_THROTTLED, 0.5f); /* one GPU at half clock */
-    assert_int_equal(wk_runjob_eval(&c, &m, NULL, 64, &pp, &bound, &pc, &err), 0);
-    assert_int_equal(wk_runjob_eval(&c, &mr, NULL, 64, &pp, &reb, &pc, &err), 0);
+    assert_int_equal(wk_eval_job(&c, &m, NULL, 64, &pp, &bound, &pc, &err), 0);
+    assert_int_equal(wk_eval_job(&c, &mr, NULL, 64, &pp, &reb, &pc, &err), 0);
     /* bound by the slow rank: compute doubles; rebalanced over 64 replicas:
      * mean speed (63 + 0.5) / 64 */
     assert_float_equal(bound.compute_s, 2 * base.compute_s, 1e-9 * base.compute_s);
@@ -187,8 +187,8 @@ static void test_spread_across_oversubscribed_spine_is_slower(void **state)
             spread[n * 8 + g] = ((n % 2) * 32 + n / 2) * 8 + g;
     WkPerfResult a, b;
     uint8_t pa, pb;
-    assert_int_equal(wk_runjob_eval(&c, &m, pod, 256, &pp, &a, &pa, &err), 0);
-    assert_int_equal(wk_runjob_eval(&c, &m, spread, 256, &pp, &b, &pb, &err), 0);
+    assert_int_equal(wk_eval_job(&c, &m, pod, 256, &pp, &a, &pa, &err), 0);
+    assert_int_equal(wk_eval_job(&c, &m, spread, 256, &pp, &b, &pb, &err), 0);
     assert_int_equal(pa, WK_PATH_LEAF); /* rail k of every node in a pod: one leaf */
     assert_int_equal(pb, WK_PATH_CROSS_POD);
     print_message("one pod: %.4f s, spread over 2 pods: %.4f s per iteration\n", a.iter_s, b.iter_s);

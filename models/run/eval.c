@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* eval.c — a job on a placement without a run (see eval.h): environment,
+ * rings, and a one-job evaluation on its own flow network. */
+#include "models/run/eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/net/flow.h"
+
+double wk_eval_link_bw(const WkCluster *c)
+{
+    const WkFabric *f = &c->fabric;
+    return f->spec.kind == WK_FABRIC_NONE ? 50e9 : f->spec.link_bytes_per_s;
+}
+
+/* Each DP replica runs at its slowest GPU; micro-batches are dealt in
+ * proportion to replica speed, so the job runs at the mean replica speed
+ * (relative to the slowest SKU's nominal peak). */
+static double rebalanced_speed(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n,
+                               double clock_factor, const WkGpuSku *slow, double speed)
+{
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1;
+    double sum = 0;
+    uint32_t reps = 0;
+    for (uint32_t i = 0; i + per <= n; i += per, reps++) {
+        double rs = INFINITY;
+        for (uint32_t k = 0; k < per; k++) {
+            double v = wk_cluster_sku_of(c, gpus[i + k])->bf16_flops * (c->clock[gpus[i + k]] * clock_factor);
+            rs = v < rs ? v : rs;
+        }
+        sum += rs / slow->bf16_flops;
+    }
+    return reps ? sum / reps : speed;
+}
+
+void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
+                 WkPerfEnv *env)
+{
+    const WkGpuSku *slow = wk_cluster_sku_of(c, gpus[0]);
+    double speed = 1.0;
+    uint32_t nvl = UINT32_MAX;
+    uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
+    int multi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
+        if (s->bf16_flops < slow->bf16_flops)
+            slow = s;
+        double ck = c->clock[gpus[i]] * clock_factor;
+        if (ck < speed)
+            speed = ck;
+        uint32_t g = wk_cluster_group_of(c, gpus[i])->nvlink_gpus;
+        nvl = g < nvl ? g : nvl;
+        multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
+    }
+    if (m->rebalance)
+        speed = rebalanced_speed(c, m, gpus, n, clock_factor, slow, speed);
+    int tp_cross = 0;
+    uint32_t tp = m->kind == WK_MODEL_LLM ? m->tp : 1;
+    for (uint32_t i = 0; tp > 1 && i + tp <= n && !tp_cross; i += tp) {
+        uint32_t d = wk_cluster_nvlink_domain(c, gpus[i]);
+        for (uint32_t k = 1; k < tp; k++)
+            tp_cross |= wk_cluster_nvlink_domain(c, gpus[i + k]) != d;
+    }
+    *env = (WkPerfEnv){
+        .sku = slow,
+        .speed = speed,
+        .gpus = n,
+        .nvlink_gpus = nvl,
+        .nvlink_bw = slow->link_bw_bytes_per_s / 2,
+        .net_bw = wk_eval_link_bw(c),
+        .tp_cross = tp_cross,
+        .multi_domain = multi,
+    };
+}
+
+typedef struct {
+    uint32_t domain, rank, gpu;
+} DomGpu;
+
+static int cmp_domain(const void *a, const void *b)
+{
+    const DomGpu *x = a, *y = b;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const DomGpu *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
+                  uint8_t *path_class, WkError *err)
+{
+    *edges = NULL;
+    *nedges = 0;
+    *path_class = WK_PATH_LOCAL;
+    DomGpu *dg = malloc((size_t)n * sizeof *dg);
+    DomGpu *heads = malloc(((size_t)n + 1) * sizeof *heads); /* per domain: first rank, start index */
+    uint32_t *start = malloc(((size_t)n + 1) * sizeof *start);
+    int rc = 0;
+    if (!dg || !heads || !start) {
+        rc = wk_error_nomem(err, "job rings");
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dg[i] = (DomGpu){wk_cluster_nvlink_domain(c, gpus[i]), i, gpus[i]};
+    qsort(dg, n, sizeof *dg, cmp_domain);
+    uint32_t nd = 0, rings = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || dg[i].domain != dg[i - 1].domain)
+            heads[nd++] = (DomGpu){dg[i].domain, dg[i].rank, i}; /* gpu field: start index */
+    qsort(heads, nd, sizeof *heads, cmp_rank);
+    for (uint32_t d = 0; d < nd; d++)
+        start[d] = heads[d].gpu;
+    for (uint32_t d = 0; d < nd; d++) {
+        uint32_t s = start[d], e = s;
+        while (e < n && dg[e].domain == dg[s].domain)
+            e++;
+        if (e - s < rings)
+            rings = e - s;
+    }
+    if (rings > c->rails)
+        rings = c->rails;
+    if (nd <= 1)
+        goto out;
+    uint32_t *ed = malloc((size_t)rings * nd * 2 * sizeof *ed);
+    if (!ed) {
+        rc = wk_error_nomem(err, "job rings");
+        goto out;
+    }
+    uint32_t k2 = 0;
+    for (uint32_t k = 0; k < rings; k++) {
+        for (uint32_t d = 0; d < nd; d++) {
+            uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
+            WkPathClass pc = wk_cluster_path_class(c, a, b);
+            if (pc > *path_class)
+                *path_class = (uint8_t)pc;
+            ed[k2++] = a;
+            ed[k2++] = b;
+        }
+    }
+    *edges = ed;
+    *nedges = k2 / 2;
+out:
+    free(dg);
+    free(heads);
+    free(start);
+    return rc;
+}
+
+/* Physical links of the fabric: NIC cables, then leaf and spine uplinks. */
+static uint64_t fabric_links(const WkFabric *f)
+{
+    return (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
+}
+
+/* Add the rings' flows to net; the slowest flow's rate, or the link rate. */
+static int share_alone(const WkCluster *c, WkFlowNet *net, const uint32_t *edges, uint32_t nedges, double *bw,
+                       WkError *err)
+{
+    uint32_t *ids = malloc(((size_t)nedges + 1) * sizeof *ids);
+    if (!ids)
+        return wk_error_nomem(err, "perf flows");
+    int rc = 0;
+    for (uint32_t i = 0; i < nedges && rc == 0; i++) {
+        WkLinkId links[WK_FABRIC_MAX_HOPS];
+        int nl = wk_cluster_path(c, edges[2 * i], edges[2 * i + 1], links);
+        rc = wk_flownet_add(net, links, (size_t)nl, c->fabric.spec.link_bytes_per_s, 0, &ids[i], err);
+    }
+    if (rc == 0)
+        rc = wk_flownet_solve(net, err);
+    for (uint32_t i = 0; i < nedges && rc == 0; i++) {
+        double f = wk_flownet_rate(net, ids[i]);
+        if (f < *bw)
+            *bw = f;
+    }
+    free(ids);
+    return rc;
+}
+
+int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
+                WkPerfResult *res, uint8_t *path_class, WkError *err)
+{
+    uint32_t *gpus = malloc(((size_t)n + 1) * sizeof *gpus);
+    if (!gpus)
+        return wk_error_nomem(err, "perf");
+    for (uint32_t i = 0; i < n; i++)
+        gpus[i] = list ? list[i] : i;
+    WkPerfEnv env;
+    wk_eval_env(c, m, gpus, n, 1.0, &env);
+    WkPerfResult first;
+    WkError e;
+    wk_error_clear(&e);
+    int rc = wk_perf_eval(m, &env, pp, &first, &e);
+    if (rc < 0) {
+        free(gpus);
+        return wk_error_set(err, e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL, NULL, 0, 0, "%s", e.msg);
+    }
+    uint32_t *edges = NULL, nedges = 0;
+    WkFlowNet *net = NULL;
+    double bw = wk_eval_link_bw(c);
+    *path_class = WK_PATH_LOCAL;
+    if (c->fabric.spec.kind != WK_FABRIC_NONE && env.multi_domain) {
+        rc = wk_eval_rings(c, gpus, n, &edges, &nedges, path_class, err);
+        if (rc == 0)
+            rc = wk_flownet_new(&net, 2 * fabric_links(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+        if (rc == 0)
+            rc = share_alone(c, net, edges, nedges, &bw, err);
+    }
+    env.net_bw = bw > 1 ? bw : 1;
+    if (rc == 0) {
+        wk_error_clear(&e);
+        rc = wk_perf_eval(m, &env, pp, res, &e);
+        if (rc < 0)
+            wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
+    }
+    wk_flownet_free(net);
+    free(edges);
+    free(gpus);
+    return rc;
+}

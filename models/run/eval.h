@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* eval.h — one training job on a placement, without a run: its performance
+ * environment (slowest SKU, clocks, NVLink domains, TP groups), its ring
+ * edges across NVLink domains, and its iteration time with those rings
+ * sharing the fabric alone. The run (models/run/progress.c) builds on the
+ * same functions; `wanka perf` and the schedulers' iteration-time query use
+ * them directly. Equations: docs/models.md. */
+#ifndef WK_EVAL_H
+#define WK_EVAL_H
+
+#include <stdint.h>
+
+#include "models/topo/cluster.h"
+#include "models/workload/perf.h"
+#include "sim/core/error.h"
+
+/* path_class of a job before it has flows (or with none): no fabric path. */
+#define WK_JOB_NO_PATH 255
+
+/** Per-flow link rate a job sees at best: the fabric's link rate, or 50 GB/s
+ * when the cluster has no fabric. */
+double wk_eval_link_bw(const WkCluster *c);
+
+/** Performance environment of model m on gpus[0..n) of c in rank order: the
+ * slowest SKU, the slowest effective clock (c->clock x clock_factor; with
+ * m->rebalance the mean replica speed), the smallest NVLink domain, whether
+ * a TP group crosses domains, whether the job spans several, the full link
+ * rate. clock_factor is the time-of-day factor (1 for none). */
+void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
+                 WkPerfEnv *env);
+
+/** The edges of a job's rings: one ring per rail (at most c->rails, at most
+ * the GPUs of its smallest domain) across its NVLink domains, visited in
+ * rank order (the order of each domain's first rank, as NCCL orders nodes);
+ * ring k links the k-th GPU of each domain to the k-th GPU of the next.
+ * *edges receives 2 x *nedges GPU ids (a, b pairs, malloc'd, caller frees;
+ * NULL when the job sits in one domain) and *path_class the widest path
+ * class of an edge (WK_PATH_LOCAL for none). Returns 0 or WK_E_NOMEM. */
+int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
+                  uint8_t *path_class, WkError *err);
+
+/** Model m alone on the GPUs list[0..n) of c (list NULL = the first n GPUs),
+ * in rank order, its ring flows sharing the fabric among themselves: the perf
+ * result and the widest path class. A model that does not fit gives
+ * WK_E_INVAL or WK_E_RANGE with the perf model's message. */
+int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
+                WkPerfResult *res, uint8_t *path_class, WkError *err);
+
+#endif

@@ -5,22 +5,22 @@
  * read the free-GPU pool; the policy then calls wk_sched_start. */
 #include <stdlib.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/pool.h"
 
-static int ok(const WkRun *r, uint32_t g, int (*allowed)(uint32_t, void *), void *user)
+static int ok(const WkPool *pl, uint32_t g, int (*allowed)(uint32_t, void *), void *user)
 {
-    return ((r->freebits[g >> 6] >> (g & 63)) & 1) && (!allowed || allowed(g, user));
+    return ((pl->freebits[g >> 6] >> (g & 63)) & 1) && (!allowed || allowed(g, user));
 }
 
 /* First fit from GPU `from`, wrapping around. */
-static int first_fit(const WkRun *r, uint32_t from, uint32_t n, uint32_t *out,
+static int first_fit(const WkPool *pl, uint32_t from, uint32_t n, uint32_t *out,
                      int (*allowed)(uint32_t, void *), void *user)
 {
-    uint32_t k = 0, G = r->cluster.gpus;
+    uint32_t k = 0, G = pl->c->gpus;
     if (!allowed && from == 0) { /* the common case: scan words of the bitmap */
         size_t words = ((size_t)G + 63) / 64;
-        for (size_t w = r->free_hint; w < words && k < n; w++) {
-            uint64_t bits = r->freebits[w];
+        for (size_t w = pl->free_hint; w < words && k < n; w++) {
+            uint64_t bits = pl->freebits[w];
             while (bits && k < n) {
                 out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
                 bits &= bits - 1;
@@ -30,30 +30,30 @@ static int first_fit(const WkRun *r, uint32_t from, uint32_t n, uint32_t *out,
     }
     for (uint32_t i = 0; i < G && k < n; i++) {
         uint32_t g = (from + i) % G;
-        if (ok(r, g, allowed, user))
+        if (ok(pl, g, allowed, user))
             out[k++] = g;
     }
     return k == n ? 0 : WK_E_RANGE;
 }
 
 /* Free allowed GPUs of a node into out (at most max); returns the count. */
-static uint32_t node_take(const WkRun *r, uint32_t node, uint32_t max, uint32_t *out,
+static uint32_t node_take(const WkPool *pl, uint32_t node, uint32_t max, uint32_t *out,
                           int (*allowed)(uint32_t, void *), void *user)
 {
     uint32_t k = 0;
-    for (uint32_t g = r->cluster.node_first_gpu[node]; g < r->cluster.node_first_gpu[node + 1] && k < max; g++)
-        if (ok(r, g, allowed, user))
+    for (uint32_t g = pl->c->node_first_gpu[node]; g < pl->c->node_first_gpu[node + 1] && k < max; g++)
+        if (ok(pl, g, allowed, user))
             out[k++] = g;
     return k;
 }
 
-static uint32_t node_count(const WkRun *r, uint32_t node, int (*allowed)(uint32_t, void *), void *user)
+static uint32_t node_count(const WkPool *pl, uint32_t node, int (*allowed)(uint32_t, void *), void *user)
 {
     if (!allowed)
-        return r->node_free[node];
+        return pl->node_free[node];
     uint32_t k = 0;
-    for (uint32_t g = r->cluster.node_first_gpu[node]; g < r->cluster.node_first_gpu[node + 1]; g++)
-        k += ok(r, g, allowed, user);
+    for (uint32_t g = pl->c->node_first_gpu[node]; g < pl->c->node_first_gpu[node + 1]; g++)
+        k += ok(pl, g, allowed, user);
     return k;
 }
 
@@ -61,9 +61,9 @@ static uint32_t node_count(const WkRun *r, uint32_t node, int (*allowed)(uint32_
  * that suffice); else one pod (the pod with the fewest free GPUs that
  * suffice), filling its fullest-free nodes first; else pods by free GPUs,
  * most first. */
-static int pack(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
+static int pack(const WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
 {
-    const WkCluster *c = &r->cluster;
+    const WkCluster *c = pl->c;
     uint32_t best = UINT32_MAX, bestfree = UINT32_MAX;
     uint32_t *cnt = malloc((size_t)c->nodes * sizeof *cnt);
     uint32_t *podcnt = calloc(c->pods, sizeof *podcnt);
@@ -73,7 +73,7 @@ static int pack(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32
         return WK_E_NOMEM;
     }
     for (uint32_t nd = 0; nd < c->nodes; nd++) {
-        cnt[nd] = node_count(r, nd, allowed, user);
+        cnt[nd] = node_count(pl, nd, allowed, user);
         podcnt[c->node_pod[nd]] += cnt[nd];
         if (cnt[nd] >= n && cnt[nd] < bestfree) {
             best = nd;
@@ -82,7 +82,7 @@ static int pack(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32
     }
     int rc = WK_E_RANGE;
     if (best != UINT32_MAX) {
-        node_take(r, best, n, out, allowed, user);
+        node_take(pl, best, n, out, allowed, user);
         rc = 0;
         goto done;
     }
@@ -114,7 +114,7 @@ static int pack(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32
         }
         if (pick == UINT32_MAX)
             break;
-        k += node_take(r, pick, n - k, out + k, allowed, user);
+        k += node_take(pl, pick, n - k, out + k, allowed, user);
         cnt[pick] = 0;
         if (k == n) {
             rc = 0;
@@ -129,9 +129,9 @@ done:
 
 /* Spread: one GPU at a time, cycling over pods, and within a pod over its
  * nodes, so the job touches as many pods and nodes as it can. */
-static int spread(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
+static int spread(const WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
 {
-    const WkCluster *c = &r->cluster;
+    const WkCluster *c = pl->c;
     uint32_t *first = malloc((size_t)c->pods * sizeof *first); /* first node of each pod */
     uint32_t *count = malloc((size_t)c->pods * sizeof *count); /* nodes in each pod */
     uint32_t *cursor = calloc(c->pods, sizeof *cursor);        /* next node to try, per pod */
@@ -161,7 +161,7 @@ static int spread(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint
                 uint32_t nd = first[p] + cursor[p] % count[p];
                 cursor[p]++;
                 uint32_t g = c->node_first_gpu[nd] + taken[nd], end = c->node_first_gpu[nd + 1];
-                while (g < end && !ok(r, g, allowed, user))
+                while (g < end && !ok(pl, g, allowed, user))
                     g++;
                 taken[nd] = g - c->node_first_gpu[nd] + (g < end);
                 if (g < end) {
@@ -179,23 +179,23 @@ static int spread(const WkRun *r, uint32_t n, uint32_t *out, int (*allowed)(uint
     return k == n ? 0 : WK_E_RANGE;
 }
 
-int wk_run_place_with(WkRun *r, WkPlacement how, uint32_t n, uint32_t *out,
+int wk_pool_place(WkPool *pl, WkPlacement how, uint32_t n, uint32_t *out,
                       int (*allowed)(uint32_t gpu, void *user), void *user)
 {
     if (n == 0)
         return 0;
-    if (n > r->nfree)
+    if (n > pl->nfree)
         return WK_E_RANGE;
     int rc;
     switch (how) {
-    case WK_PLACE_PACK: rc = pack(r, n, out, allowed, user); break;
-    case WK_PLACE_SPREAD: rc = spread(r, n, out, allowed, user); break;
+    case WK_PLACE_PACK: rc = pack(pl, n, out, allowed, user); break;
+    case WK_PLACE_SPREAD: rc = spread(pl, n, out, allowed, user); break;
     case WK_PLACE_ROUND_ROBIN:
-        rc = first_fit(r, r->rr_next, n, out, allowed, user);
+        rc = first_fit(pl, pl->rr_next, n, out, allowed, user);
         if (rc == 0)
-            r->rr_next = (out[n - 1] + 1) % r->cluster.gpus;
+            pl->rr_next = (out[n - 1] + 1) % pl->c->gpus;
         break;
-    default: rc = first_fit(r, 0, n, out, allowed, user); break;
+    default: rc = first_fit(pl, 0, n, out, allowed, user); break;
     }
     return rc;
 }

@@ -17,8 +17,8 @@ static void account(WkRun *r, WkTime now)
 {
     WkTime dt = now - r->last_t;
     if (dt > 0) {
-        r->alloc_ns += (wk_u128)r->alloc * (wk_u128)dt;
-        r->idle_ns += (wk_u128)(r->cluster.gpus - r->alloc) * (wk_u128)dt;
+        r->alloc_ns += (wk_u128)r->pool.alloc * (wk_u128)dt;
+        r->idle_ns += (wk_u128)(r->cluster.gpus - r->pool.alloc) * (wk_u128)dt;
         r->energy_j += (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue * wk_time_to_s(dt);
         r->last_t = now;
     }
@@ -51,7 +51,7 @@ static int sample(WkRun *r, WkTime now)
     }
     r->samples[r->nsamples++] = (WkSampleRow){
         .time_ns = now,
-        .allocated_gpus = r->alloc,
+        .allocated_gpus = r->pool.alloc,
         .running_jobs = r->running,
         .queued_jobs = r->queued,
         .power_w = (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue,
@@ -81,36 +81,13 @@ static int finish_if_done(WkRun *r, WkTime now)
 
 /* ---- scheduler context ---- */
 
-void wk_run_take_gpu(WkRun *r, uint32_t g)
-{
-    r->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
-    r->nfree--;
-    uint32_t node = r->cluster.gpu_node[g];
-    r->node_free[node]--;
-    r->pod_free[r->cluster.node_pod[node]]--;
-    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
-    while (r->free_hint < words && r->freebits[r->free_hint] == 0)
-        r->free_hint++;
-}
-
-void wk_run_free_gpu(WkRun *r, uint32_t g)
-{
-    r->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
-    r->nfree++;
-    uint32_t node = r->cluster.gpu_node[g];
-    r->node_free[node]++;
-    r->pod_free[r->cluster.node_pod[node]]++;
-    if (g >> 6 < r->free_hint)
-        r->free_hint = g >> 6;
-}
-
 #define RUN(h) ((WkRun *)(uintptr_t)(h))
 
 static const WkCluster *host_cluster(const void *host) { return &RUN(host)->cluster; }
 static WkTime host_now(const void *host) { return RUN(host)->eng ? wk_engine_now(RUN(host)->eng) : 0; }
 static uint64_t host_seed(const void *host) { return RUN(host)->seed; }
-static uint32_t host_free_gpus(const void *host) { return RUN(host)->nfree; }
-static uint32_t host_usable_gpus(const void *host) { return RUN(host)->cluster.gpus - RUN(host)->ndown; }
+static uint32_t host_free_gpus(const void *host) { return RUN(host)->pool.nfree; }
+static uint32_t host_usable_gpus(const void *host) { return RUN(host)->cluster.gpus - RUN(host)->pool.ndown; }
 static uint32_t host_job_gpus(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].gpus; }
 static WkTime host_job_submit(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].submit; }
 static int host_job_priority(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].priority; }
@@ -120,14 +97,14 @@ static int host_job_preemptible(const void *host, uint32_t job)
     const WkJobRt *rt = &RUN(host)->rt[job];
     return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting;
 }
-static uint32_t host_node_free(const void *host, uint32_t node) { return RUN(host)->node_free[node]; }
-static uint32_t host_pod_free(const void *host, uint32_t pod) { return RUN(host)->pod_free[pod]; }
+static uint32_t host_node_free(const void *host, uint32_t node) { return RUN(host)->pool.node_free[node]; }
+static uint32_t host_pod_free(const void *host, uint32_t pod) { return RUN(host)->pool.pod_free[pod]; }
 static int host_gpu_health(const void *host, uint32_t gpu) { return RUN(host)->cluster.health[gpu]; }
 
 static int host_gpu_is_free(const void *host, uint32_t gpu)
 {
     const WkRun *r = RUN(host);
-    return gpu < r->cluster.gpus && ((r->freebits[gpu >> 6] >> (gpu & 63)) & 1);
+    return wk_pool_is_free(&r->pool, gpu);
 }
 
 static const uint32_t *host_job_placement(const void *host, uint32_t job, uint32_t *n)
@@ -208,30 +185,18 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
                             "scheduler %s: start of job %u that is not waiting or with %u GPUs instead of %u",
                             r->si.ops->name, job, n, js->gpus);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (!host_gpu_is_free(host, g)) {
-            for (uint32_t k = 0; k < i; k++) { /* undo the GPUs already taken for this job */
-                wk_run_free_gpu(r, gpus[k]);
-                r->owner[gpus[k]] = UINT32_MAX;
-            }
-            return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                                "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
-                                r->si.ops->name, job, g);
-        }
-        wk_run_take_gpu(r, g);
-        r->owner[g] = job;
-    }
-    if (!rt->gpus)
-        rt->gpus = malloc((size_t)n * sizeof *rt->gpus);
-    if (!rt->gpus)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
+    if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
+        return wk_error_nomem(err, "job placement");
     WkTime now = wk_engine_now(r->eng);
-    account(r, now);
+    account(r, now); /* up to now at the old allocation */
+    uint32_t bad;
+    if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
+                            r->si.ops->name, job, bad);
+    memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
     for (uint32_t i = 0; i < n; i++)
         r->gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
-    r->alloc += n;
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
@@ -288,11 +253,8 @@ static void release(WkRun *r, uint32_t job, WkTime now)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = rt->gpus[i];
         r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
-        r->owner[g] = UINT32_MAX;
-        if (r->cluster.health[g] != WK_GPU_DOWN)
-            wk_run_free_gpu(r, g);
+        wk_pool_release(&r->pool, g);
     }
-    r->alloc -= n;
     r->running--;
 }
 
@@ -348,7 +310,7 @@ static WkPlacement host_placement(const void *host) { return RUN(host)->placemen
 static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
                            int (*allowed)(uint32_t gpu, void *user), void *user)
 {
-    return wk_run_place_with(RUN(host), how, n, out, allowed, user);
+    return wk_pool_place(&RUN(host)->pool, how, n, out, allowed, user);
 }
 
 /* The run as a scheduler host (models/sched/host.h). */
@@ -566,15 +528,13 @@ int wk_run_execute(WkRun *r, WkError *err)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "run: executed twice");
     r->executed = 1;
     size_t n = r->wl.n;
-    size_t words = ((size_t)r->cluster.gpus + 63) / 64;
     r->rt = calloc(n ? n : 1, sizeof *r->rt);
     r->order = malloc((n ? n : 1) * sizeof *r->order);
-    r->freebits = malloc(words * sizeof *r->freebits);
     SubmitKey *keys = malloc((n ? n : 1) * sizeof *keys);
     int rc = 0;
-    if (!r->rt || !r->order || !r->freebits || !keys) {
+    if (!r->rt || !r->order || !keys) {
         free(keys);
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        return wk_error_nomem(err, "run");
     }
     for (size_t i = 0; i < n; i++)
         keys[i] = (SubmitKey){r->wl.jobs[i].submit, (uint32_t)i};
@@ -582,19 +542,8 @@ int wk_run_execute(WkRun *r, WkError *err)
     for (size_t i = 0; i < n; i++)
         r->order[i] = keys[i].id;
     free(keys);
-    for (size_t w = 0; w < words; w++)
-        r->freebits[w] = ~UINT64_C(0);
-    if (r->cluster.gpus % 64)
-        r->freebits[words - 1] = (UINT64_C(1) << (r->cluster.gpus % 64)) - 1;
-    r->node_free = malloc((size_t)r->cluster.nodes * sizeof *r->node_free);
-    r->pod_free = calloc(r->cluster.pods, sizeof *r->pod_free);
-    if (!r->node_free || !r->pod_free)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    r->nfree = r->cluster.gpus;
-    for (uint32_t nd = 0; nd < r->cluster.nodes; nd++) {
-        r->node_free[nd] = r->cluster.node_first_gpu[nd + 1] - r->cluster.node_first_gpu[nd];
-        r->pod_free[r->cluster.node_pod[nd]] += r->node_free[nd];
-    }
+    if ((rc = wk_pool_init(&r->pool, &r->cluster, err)) < 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
                              .left_ns = r->wl.jobs[i].duration, .ckpt_left = r->wl.jobs[i].duration};
@@ -680,11 +629,7 @@ void wk_run_free(WkRun *r)
     free(r->dirty_jobs);
     free(r->rt);
     free(r->order);
-    free(r->freebits);
-    free(r->node_free);
-    free(r->pod_free);
-    free(r->owner);
-    free(r->reserved);
+    wk_pool_fini(&r->pool);
     free(r->link_down);
     free(r->incidents);
     for (size_t i = 0; i < r->nsegs; i++)

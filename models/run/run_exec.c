@@ -75,7 +75,7 @@ int wk_runjob_check(const WkRun *r, WkError *err)
 /* Environment from the actual placement, at the GPUs' clocks now. */
 static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, WkPerfEnv *env)
 {
-    wk_eval_env(&r->cluster, m, gpus, n, r->owner && r->diurnal > 0 ? r->diurnal : 1.0, env);
+    wk_eval_env(&r->cluster, m, gpus, n, r->diurnal > 0 ? r->diurnal : 1.0, env);
 }
 
 /* The job's ring flows (models/run/eval.c), each routed around failed links

@@ -170,22 +170,12 @@ static WkTime hw_detect(WkRun *r)
 static void set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock)
 {
     WkCluster *c = &r->cluster;
-    int busy = r->owner[g] != NONE;
+    int busy = r->pool.owner[g] != NONE;
     double before = wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
                                    busy ? c->power.busy_activity : 0);
-    int was_down = c->health[g] == WK_GPU_DOWN, free_now = (r->freebits[g >> 6] >> (g & 63)) & 1;
-    wk_cluster_set_state(c, g, h, clock);
+    wk_pool_set_health(&r->pool, g, h, clock);
     double after = wk_power_gpu_w(wk_cluster_sku_of(c, g), h, c->clock[g], busy ? c->power.busy_activity : 0);
     r->gpu_power_w += after - before;
-    if (h == WK_GPU_DOWN && !was_down) {
-        r->ndown++;
-        if (free_now)
-            wk_run_take_gpu(r, g);
-    } else if (h != WK_GPU_DOWN && was_down) {
-        r->ndown--;
-        if (!busy && !r->reserved[c->gpu_node[g]])
-            wk_run_free_gpu(r, g);
-    }
 }
 
 static int account_now(WkRun *r);
@@ -200,8 +190,8 @@ static int down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkEr
             continue;
         r->incidents[inc].gpus_lost++;
         set_health(r, g[i], WK_GPU_DOWN, 0);
-        if (r->owner[g[i]] != NONE)
-            rc = hit(r, r->owner[g[i]], inc, hw_detect(r), err);
+        if (r->pool.owner[g[i]] != NONE)
+            rc = hit(r, r->pool.owner[g[i]], inc, hw_detect(r), err);
     }
     return rc;
 }
@@ -443,16 +433,16 @@ static int try_spares(WkRun *r, uint32_t job, WkError *err)
     if (!list)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     for (uint32_t i = 0; i < n; i++)
-        if ((r->freebits[rt->gpus[i] >> 6] >> (rt->gpus[i] & 63)) & 1)
+        if ((r->pool.freebits[rt->gpus[i] >> 6] >> (rt->gpus[i] & 63)) & 1)
             list[k++] = rt->gpus[i];
     for (uint32_t nd = c->nodes; nd-- > 0 && k < n;) {
-        if (!r->reserved[nd])
+        if (!r->pool.reserved[nd])
             continue;
-        r->reserved[nd] = 0;
-        r->spares_free--;
+        r->pool.reserved[nd] = 0;
+        r->pool.spares_free--;
         for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
-            if (c->health[g] != WK_GPU_DOWN && r->owner[g] == NONE) {
-                wk_run_free_gpu(r, g);
+            if (c->health[g] != WK_GPU_DOWN && r->pool.owner[g] == NONE) {
+                wk_pool_give(&r->pool, g);
                 if (k < n)
                     list[k++] = g;
             }
@@ -613,8 +603,8 @@ static int hit_range_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc,
 {
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++)
-        if (r->owner[g[i]] != NONE)
-            rc = hit(r, r->owner[g[i]], inc, r->fail.nccl_timeout, err);
+        if (r->pool.owner[g[i]] != NONE)
+            rc = hit(r, r->pool.owner[g[i]], inc, r->fail.nccl_timeout, err);
     return rc;
 }
 
@@ -675,15 +665,15 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 static void replenish_spares(WkRun *r, uint32_t node)
 {
     const WkCluster *c = &r->cluster;
-    if (r->fail.recovery != WK_RECOVER_SPARES || r->spares_free >= r->fail.spare_nodes || r->reserved[node])
+    if (r->fail.recovery != WK_RECOVER_SPARES || r->pool.spares_free >= r->fail.spare_nodes || r->pool.reserved[node])
         return;
     for (uint32_t g = c->node_first_gpu[node]; g < c->node_first_gpu[node + 1]; g++)
-        if (r->owner[g] != NONE || c->health[g] == WK_GPU_DOWN)
+        if (r->pool.owner[g] != NONE || c->health[g] == WK_GPU_DOWN)
             return;
     for (uint32_t g = c->node_first_gpu[node]; g < c->node_first_gpu[node + 1]; g++)
-        wk_run_take_gpu(r, g);
-    r->reserved[node] = 1;
-    r->spares_free++;
+        wk_pool_take(&r->pool, g);
+    r->pool.reserved[node] = 1;
+    r->pool.spares_free++;
 }
 
 static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
@@ -844,13 +834,13 @@ static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err)
     /* the distinct running jobs on [lo, hi) */
     int rc = 0;
     for (uint32_t g = lo; g < hi && rc == 0; g++) {
-        uint32_t job = r->owner[g];
+        uint32_t job = r->pool.owner[g];
         if (job == NONE || r->rt[job].hung || r->rt[job].state != WK_JOB_RUNNING)
             continue;
         /* refresh each job once: skip GPUs of a job already handled in this range */
         int seen = 0;
         for (uint32_t x = lo; x < g && !seen; x++)
-            seen = r->owner[x] == job;
+            seen = r->pool.owner[x] == job;
         if (!seen)
             rc = wk_runjob_refresh(r, job, 1, err);
     }
@@ -877,22 +867,16 @@ int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err)
 int wk_runfail_start(WkRun *r, WkError *err)
 {
     const WkCluster *c = &r->cluster;
-    r->owner = malloc((size_t)c->gpus * sizeof *r->owner);
-    r->reserved = calloc(c->nodes, 1);
-    if (!r->owner || !r->reserved)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    for (uint32_t g = 0; g < c->gpus; g++)
-        r->owner[g] = NONE;
     uint64_t nl = phys_links(r);
     if (nl && !(r->link_down = calloc(nl, 1)))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     /* hot spares: the last nodes of the cluster, held out of scheduling */
     for (uint32_t k = 0; k < r->fail.spare_nodes; k++) {
         uint32_t nd = c->nodes - 1 - k;
-        r->reserved[nd] = 1;
+        r->pool.reserved[nd] = 1;
         for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
-            wk_run_take_gpu(r, g);
-        r->spares_free++;
+            wk_pool_take(&r->pool, g);
+        r->pool.spares_free++;
     }
     int rc;
     WkEngine *e = r->eng;

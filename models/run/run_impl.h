@@ -5,6 +5,7 @@
 #define WK_RUN_IMPL_H
 
 #include "models/run/eval.h"
+#include "models/run/pool.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "models/sched/host.h"
@@ -103,6 +104,7 @@ struct WkRun {
     uint64_t seed;
     WkRunOpts opts;
     WkCluster cluster;
+    WkPool pool;            /* GPUs: owners, free bitmap and counts, spares (pool.h) */
     WkWorkload wl;
     const WkSchedOps *sched;   /* the policy (looked up, ABI checked) */
     const WkNode *sched_params;
@@ -112,9 +114,6 @@ struct WkRun {
     WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
     WkRng *detect_rng;      /* detection delays ("fail.detect") */
     WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
-    uint32_t *owner;        /* [gpus] job running on a GPU, UINT32_MAX = none */
-    uint8_t *reserved;      /* [nodes] 1 = a hot spare held out of scheduling */
-    uint32_t spares_free;   /* spare nodes in the pool */
     uint8_t *link_down;     /* [physical links] failures in force on a link */
     WkIncidentRow *incidents;
     size_t nincidents, capincidents;
@@ -136,19 +135,11 @@ struct WkRun {
     WkEngine *eng;
     WkJobRt *rt;        /* per job */
     uint32_t *order;    /* job ids by (submit, id) */
-    uint64_t *freebits; /* bit g set = GPU g free and usable */
-    size_t free_hint;   /* no free GPU in words below this index */
-    uint32_t nfree;     /* GPUs free and usable */
-    uint32_t ndown;     /* GPUs down */
-    uint32_t *node_free;/* [nodes] free usable GPUs per node */
-    uint32_t *pod_free; /* [pods] free usable GPUs per pod */
-    uint32_t rr_next;   /* round-robin placement: where the next search starts */
     WkPlacement placement;
     WkTime preempt_cost;/* restart cost of a preempted job (scheduler `preemption_cost`) */
     WkTime tick_ns;     /* scheduler tick period, 0 = none */
     uint32_t tick_tok;
     size_t preemptions;
-    uint32_t alloc;     /* GPUs allocated now */
     uint32_t running;   /* jobs running now */
     size_t queued, completed, rejected;
     int executed, finished;
@@ -206,15 +197,6 @@ int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, uint32_t job);
 /** Effective clock factor of a GPU (its clock x the time-of-day factor). */
 double wk_runfail_clock(const WkRun *r, uint32_t gpu);
-
-/** Take GPU g out of the free pool / put it back (keeps nfree, node_free,
- * pod_free and the bitmap consistent). */
-void wk_run_take_gpu(WkRun *r, uint32_t g);
-void wk_run_free_gpu(WkRun *r, uint32_t g);
-
-/** Place n GPUs with strategy how (models/run/place.c); see wk_sched_place_with. */
-int wk_run_place_with(WkRun *r, WkPlacement how, uint32_t n, uint32_t *out,
-                      int (*allowed)(uint32_t gpu, void *user), void *user);
 
 /** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
 extern const WkSchedHostOps wk_run_sched_host;

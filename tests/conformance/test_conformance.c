@@ -80,20 +80,20 @@ static void check(Guard *g, const char *where)
             if (g->owner[gpu] != NONE)
                 violation(g, "%s: GPU %u held by jobs %u and %zu", where, gpu, g->owner[gpu], j);
             g->owner[gpu] = (uint32_t)j;
-            if ((r->freebits[gpu >> 6] >> (gpu & 63)) & 1)
+            if ((r->pool.freebits[gpu >> 6] >> (gpu & 63)) & 1)
                 violation(g, "%s: GPU %u of running job %zu is in the free pool", where, gpu, j);
         }
         alloc += js->gpus;
     }
     uint64_t nfree = 0;
     for (size_t w = 0; w < ((size_t)G + 63) / 64; w++)
-        nfree += (uint64_t)__builtin_popcountll(r->freebits[w]);
-    if (alloc != r->alloc)
+        nfree += (uint64_t)__builtin_popcountll(r->pool.freebits[w]);
+    if (alloc != r->pool.alloc)
         violation(g, "%s: running jobs hold %llu GPUs, the run counts %u", where, (unsigned long long)alloc,
-                  r->alloc);
-    if (nfree != r->nfree)
+                  r->pool.alloc);
+    if (nfree != r->pool.nfree)
         violation(g, "%s: %llu GPUs in the free bitmap, the run counts %u", where, (unsigned long long)nfree,
-                  r->nfree);
+                  r->pool.nfree);
     if (waiting != r->queued)
         violation(g, "%s: %zu jobs waiting, the run counts %zu", where, waiting, r->queued);
     size_t q = g->inner->queued(g->inner_priv);

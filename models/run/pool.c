@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* pool.c — the GPU pool of a run (see pool.h): ownership, the free bitmap
+ * and its per-node and per-pod counts, spares, and health transitions. */
+#include "models/run/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
+{
+    *p = (WkPool){.c = c};
+    size_t words = ((size_t)c->gpus + 63) / 64;
+    p->owner = malloc(((size_t)c->gpus + 1) * sizeof *p->owner);
+    p->freebits = malloc((words + 1) * sizeof *p->freebits);
+    p->node_free = malloc(((size_t)c->nodes + 1) * sizeof *p->node_free);
+    p->pod_free = calloc((size_t)c->pods + 1, sizeof *p->pod_free);
+    p->reserved = calloc((size_t)c->nodes + 1, 1);
+    if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved)
+        return wk_error_nomem(err, "GPU pool");
+    for (uint32_t g = 0; g < c->gpus; g++)
+        p->owner[g] = WK_POOL_NONE;
+    for (size_t w = 0; w < words; w++)
+        p->freebits[w] = ~UINT64_C(0);
+    if (c->gpus % 64)
+        p->freebits[words - 1] = (UINT64_C(1) << (c->gpus % 64)) - 1;
+    p->nfree = c->gpus;
+    for (uint32_t nd = 0; nd < c->nodes; nd++) {
+        p->node_free[nd] = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
+        p->pod_free[c->node_pod[nd]] += p->node_free[nd];
+    }
+    return 0;
+}
+
+void wk_pool_fini(WkPool *p)
+{
+    free(p->owner);
+    free(p->freebits);
+    free(p->node_free);
+    free(p->pod_free);
+    free(p->reserved);
+    memset(p, 0, sizeof *p);
+}
+
+void wk_pool_take(WkPool *p, uint32_t g)
+{
+    p->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
+    p->nfree--;
+    uint32_t node = p->c->gpu_node[g];
+    p->node_free[node]--;
+    p->pod_free[p->c->node_pod[node]]--;
+    size_t words = ((size_t)p->c->gpus + 63) / 64;
+    while (p->free_hint < words && p->freebits[p->free_hint] == 0)
+        p->free_hint++;
+}
+
+void wk_pool_give(WkPool *p, uint32_t g)
+{
+    p->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
+    p->nfree++;
+    uint32_t node = p->c->gpu_node[g];
+    p->node_free[node]++;
+    p->pod_free[p->c->node_pod[node]]++;
+    if (g >> 6 < p->free_hint)
+        p->free_hint = g >> 6;
+}
+
+int wk_pool_hold(WkPool *p, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t *bad)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (!wk_pool_is_free(p, g)) {
+            for (uint32_t k = 0; k < i; k++) { /* undo the GPUs already taken for this job */
+                wk_pool_give(p, gpus[k]);
+                p->owner[gpus[k]] = WK_POOL_NONE;
+            }
+            *bad = g;
+            return WK_E_INTERNAL;
+        }
+        wk_pool_take(p, g);
+        p->owner[g] = job;
+    }
+    p->alloc += n;
+    return 0;
+}
+
+void wk_pool_release(WkPool *p, uint32_t g)
+{
+    p->owner[g] = WK_POOL_NONE;
+    p->alloc--;
+    if (p->c->health[g] != WK_GPU_DOWN)
+        wk_pool_give(p, g);
+}
+
+void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
+{
+    WkCluster *c = p->c;
+    int busy = p->owner[g] != WK_POOL_NONE;
+    int was_down = c->health[g] == WK_GPU_DOWN, free_now = wk_pool_is_free(p, g);
+    wk_cluster_set_state(c, g, h, clock);
+    if (h == WK_GPU_DOWN && !was_down) {
+        p->ndown++;
+        if (free_now)
+            wk_pool_take(p, g);
+    } else if (h != WK_GPU_DOWN && was_down) {
+        p->ndown--;
+        if (!busy && !p->reserved[c->gpu_node[g]])
+            wk_pool_give(p, g);
+    }
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* pool.h — the GPU pool of a run: who holds each GPU, which GPUs are free
+ * and usable (a bitmap with per-node and per-pod counts), which nodes are
+ * held out as hot spares, how many GPUs are down, and the health changes
+ * that move GPUs in and out of the pool. The sole owner of that state: the
+ * counts and the bitmap change only through these functions, so they cannot
+ * drift apart. Placement strategies over the pool: models/run/place.c. */
+#ifndef WK_POOL_H
+#define WK_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/sched/sched.h"
+#include "models/topo/cluster.h"
+#include "sim/core/error.h"
+
+#define WK_POOL_NONE UINT32_MAX /* owner of a GPU no job holds */
+
+typedef struct WkPool {
+    WkCluster *c;          /* borrowed: the run's cluster (health and clocks live there) */
+    uint32_t *owner;       /* [gpus] job holding the GPU, WK_POOL_NONE = none */
+    uint8_t *reserved;     /* [nodes] 1 = a hot spare held out of scheduling */
+    uint32_t spares_free;  /* spare nodes in reserve now */
+    uint64_t *freebits;    /* bit g set = GPU g free and usable */
+    size_t free_hint;      /* no free GPU in words below this index */
+    uint32_t nfree;        /* GPUs free and usable */
+    uint32_t ndown;        /* GPUs down */
+    uint32_t *node_free;   /* [nodes] free usable GPUs per node */
+    uint32_t *pod_free;    /* [pods] free usable GPUs per pod */
+    uint32_t rr_next;      /* round-robin placement: where the next search starts */
+    uint32_t alloc;        /* GPUs allocated to jobs now */
+} WkPool;
+
+/** Set up p over c (borrowed, must outlive p): every GPU free, none owned,
+ * no spares. Returns 0 or WK_E_NOMEM. On failure wk_pool_fini still works. */
+int wk_pool_init(WkPool *p, WkCluster *c, WkError *err);
+
+/** Release p's arrays. Safe on a zeroed or failed pool. */
+void wk_pool_fini(WkPool *p);
+
+/** 1 when GPU g exists, is free and usable. */
+static inline int wk_pool_is_free(const WkPool *p, uint32_t g)
+{
+    return g < p->c->gpus && ((p->freebits[g >> 6] >> (g & 63)) & 1);
+}
+
+/** Take free GPU g out of the free pool / put GPU g back (the bitmap and the
+ * node and pod counts move together). The caller knows g's state. */
+void wk_pool_take(WkPool *p, uint32_t g);
+void wk_pool_give(WkPool *p, uint32_t g);
+
+/** Hold job's GPUs gpus[0..n) and count them allocated: every one must be
+ * free (else nothing is held and WK_E_INTERNAL, *bad = the first busy GPU).
+ * Account the time up to now before (alloc changes). */
+int wk_pool_hold(WkPool *p, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t *bad);
+
+/** Release GPU g from its job and count it no longer allocated: it returns
+ * to the free pool unless it is down. Account the time up to now before. */
+void wk_pool_release(WkPool *p, uint32_t g);
+
+/** Change GPU g's health and clock (models/topo/cluster.h state), keeping
+ * the pool consistent: a GPU going down leaves the free pool, one coming back
+ * rejoins it when no job holds it and its node is not a spare. */
+void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock);
+
+/** Place n GPUs with strategy how into out[0..n), optionally only GPUs with
+ * allowed(g, user) != 0 (models/run/place.c). Returns 0, or WK_E_NOROOM when
+ * fewer than n such GPUs are free (out then unspecified). */
+int wk_pool_place(WkPool *p, WkPlacement how, uint32_t n, uint32_t *out,
+                  int (*allowed)(uint32_t gpu, void *user), void *user);
+
+#endif

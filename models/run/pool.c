@@ -89,6 +89,8 @@ void wk_pool_release(WkPool *p, uint32_t g)
     p->alloc--;
     if (p->c->health[g] != WK_GPU_DOWN)
         wk_pool_give(p, g);
+    else
+        p->down_held--;
 }
 
 void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
@@ -99,10 +101,12 @@ void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
     wk_cluster_set_state(c, g, h, clock);
     if (h == WK_GPU_DOWN && !was_down) {
         p->ndown++;
+        p->down_held += busy;
         if (free_now)
             wk_pool_take(p, g);
     } else if (h != WK_GPU_DOWN && was_down) {
         p->ndown--;
+        p->down_held -= busy;
         if (!busy && !p->reserved[c->gpu_node[g]])
             wk_pool_give(p, g);
     }

@@ -26,6 +26,7 @@ typedef struct WkPool {
     size_t free_hint;      /* no free GPU in words below this index */
     uint32_t nfree;        /* GPUs free and usable */
     uint32_t ndown;        /* GPUs down */
+    uint32_t down_held;    /* of them, held by a (hung) job */
     uint32_t *node_free;   /* [nodes] free usable GPUs per node */
     uint32_t *pod_free;    /* [pods] free usable GPUs per pod */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */

@@ -11,59 +11,27 @@
 
 enum { EV_SUBMIT = WK_EV_SUBMIT, EV_END = WK_EV_END, EV_SAMPLE = WK_EV_SAMPLE };
 
-/* ---- accounting: every change of the allocated-GPU count passes here ---- */
+/* ---- accounting (models/run/account.c): every change passes here first ---- */
 
-static void account(WkRun *r, WkTime now)
-{
-    WkTime dt = now - r->last_t;
-    if (dt > 0) {
-        r->alloc_ns += (wk_u128)r->pool.alloc * (wk_u128)dt;
-        r->idle_ns += (wk_u128)(r->cluster.gpus - r->pool.alloc) * (wk_u128)dt;
-        r->energy_j += (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue * wk_time_to_s(dt);
-        r->last_t = now;
-    }
-}
+static void account(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
 
-void wk_run_account_to(WkRun *r, WkTime now)
-{
-    account(r, now);
-}
+void wk_run_account_to(WkRun *r, WkTime now) { account(r, now); }
 
-/* Draw of one GPU, busy (allocated to a running job) or idle. */
 static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
 {
-    const WkCluster *c = &r->cluster;
-    return wk_power_gpu_w(wk_cluster_sku_of(c, gpu), (WkGpuHealth)c->health[gpu], c->clock[gpu],
-                          busy ? c->power.busy_activity : 0.0);
+    return wk_account_gpu_draw(&r->cluster, gpu, busy);
 }
 
 static int sample(WkRun *r, WkTime now)
 {
-    if (r->nsamples && r->samples[r->nsamples - 1].time_ns == now)
-        r->nsamples--; /* a later state at the same instant replaces it */
-    if (r->nsamples == r->capsamples) {
-        size_t nc = r->capsamples ? r->capsamples * 2 : 256;
-        WkSampleRow *n = realloc(r->samples, nc * sizeof *n);
-        if (!n)
-            return WK_E_NOMEM;
-        r->samples = n;
-        r->capsamples = nc;
-    }
-    r->samples[r->nsamples++] = (WkSampleRow){
-        .time_ns = now,
-        .allocated_gpus = r->pool.alloc,
-        .running_jobs = r->running,
-        .queued_jobs = r->queued,
-        .power_w = (r->gpu_power_w + r->net_power_w) * r->cluster.power.pue,
-    };
-    return 0;
+    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
 }
 
 /* Keep "a row is the state after every event at its instant": an event at
  * the time of the last row rewrites that row. */
 static void resample(WkRun *r, WkTime now)
 {
-    if (r->nsamples && r->samples[r->nsamples - 1].time_ns == now)
+    if (wk_account_sampled_at(&r->acct, now))
         sample(r, now);
 }
 
@@ -196,7 +164,7 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
                             r->si.ops->name, job, bad);
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
     for (uint32_t i = 0; i < n; i++)
-        r->gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
+        r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
@@ -214,48 +182,38 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
     return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
 }
 
-/* Remember an allocation [from, now) of a job's GPUs (per-GPU statistics). */
-static void record_segment(WkRun *r, uint32_t job, WkTime now)
+/* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
+static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
-    uint32_t n = r->wl.jobs[job].gpus;
-    if (now <= rt->alloc_t)
-        return;
-    if (r->nsegs == r->capsegs) {
-        size_t nc = r->capsegs ? r->capsegs * 2 : 256;
-        WkAllocSeg *ns = realloc(r->segs, nc * sizeof *ns);
-        if (!ns)
-            return; /* statistics only: a failure leaves them incomplete, not the run */
-        r->segs = ns;
-        r->capsegs = nc;
-    }
-    uint32_t *g = malloc((size_t)n * sizeof *g);
-    if (!g)
-        return;
-    memcpy(g, rt->gpus, (size_t)n * sizeof *g);
-    r->segs[r->nsegs++] = (WkAllocSeg){.from = rt->alloc_t, .to = now, .gpus = g, .n = n};
+    return wk_account_segment(&r->acct, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
 }
 
-void wk_run_record_open_segments(WkRun *r)
+int wk_run_record_open_segments(WkRun *r, WkError *err)
 {
-    for (size_t j = 0; j < r->wl.n; j++)
+    int rc = 0;
+    for (size_t j = 0; j < r->wl.n && rc == 0; j++)
         if (r->rt && r->rt[j].state == WK_JOB_RUNNING)
-            record_segment(r, (uint32_t)j, r->end_t);
+            rc = record_segment(r, (uint32_t)j, r->end_t, err);
+    return rc;
 }
 
 /* Give a stopped job's GPUs back (running → not running). */
-static void release(WkRun *r, uint32_t job, WkTime now)
+static int release(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
-    record_segment(r, job, now);
+    int rc = record_segment(r, job, now, err);
+    if (rc < 0)
+        return rc;
     account(r, now);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = rt->gpus[i];
-        r->gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
+        r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
         wk_pool_release(&r->pool, g);
     }
     r->running--;
+    return 0;
 }
 
 int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
@@ -269,7 +227,8 @@ int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
     int rc = wk_runjob_stop(r, job, err);
     if (rc < 0)
         return rc;
-    release(r, job, now);
+    if ((rc = release(r, job, now, err)) < 0)
+        return rc;
     r->queued++;
     resample(r, now);
     return 0;
@@ -374,7 +333,8 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     int rc = wk_runjob_stop(r, ev->target, err);
     if (rc < 0)
         return rc;
-    release(r, ev->target, now);
+    if ((rc = release(r, ev->target, now, err)) < 0)
+        return rc;
     r->completed++;
     rc = wk_sched_host_release(&r->si, err);
     if (rc < 0)
@@ -402,7 +362,7 @@ static int on_sample(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkRun *r = ctx;
     (void)ev;
     WkTime now = wk_engine_now(e);
-    if (r->nsamples >= WK_RUN_MAX_SAMPLES)
+    if (r->acct.nsamples >= WK_RUN_MAX_SAMPLES)
         return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
                             "sim.sample_interval: more than %d rows of timeseries/cluster, the limit "
                             "(docs/limits.md): use a longer sample_interval or a sim.end",
@@ -547,10 +507,10 @@ int wk_run_execute(WkRun *r, WkError *err)
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
                              .left_ns = r->wl.jobs[i].duration, .ckpt_left = r->wl.jobs[i].duration};
-    r->gpu_power_w = 0;
+    r->acct.gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
-        r->gpu_power_w += gpu_draw(r, g, 0);
-    r->net_power_w = wk_cluster_network_w(&r->cluster);
+        r->acct.gpu_power_w += gpu_draw(r, g, 0);
+    r->acct.net_power_w = wk_cluster_network_w(&r->cluster);
 
     if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_runjob_net_init(r, err)) < 0)
         return rc;
@@ -593,11 +553,10 @@ int wk_run_execute(WkRun *r, WkError *err)
          * stopped the run now. */
         r->end_t = r->horizon != WK_TIME_NEVER && !r->interrupted ? r->horizon : wk_engine_now(r->eng);
         if (sample(r, r->end_t) < 0)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+            return wk_error_nomem(err, "timeseries/cluster");
     }
     account(r, r->end_t);
-    wk_run_record_open_segments(r);
-    return 0;
+    return wk_run_record_open_segments(r, err);
 }
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
@@ -608,10 +567,12 @@ const char *wk_run_name(const WkRun *r) { return r->name; }
 
 void wk_run_account(const WkRun *r, WkRunAccount *a)
 {
-    a->alloc_hi = (uint64_t)(r->alloc_ns >> 64);
-    a->alloc_lo = (uint64_t)r->alloc_ns;
-    a->idle_hi = (uint64_t)(r->idle_ns >> 64);
-    a->idle_lo = (uint64_t)r->idle_ns;
+    a->alloc_hi = (uint64_t)(r->acct.alloc_ns >> 64);
+    a->alloc_lo = (uint64_t)r->acct.alloc_ns;
+    a->idle_hi = (uint64_t)(r->acct.idle_ns >> 64);
+    a->idle_lo = (uint64_t)r->acct.idle_ns;
+    a->down_hi = (uint64_t)(r->acct.down_ns >> 64);
+    a->down_lo = (uint64_t)r->acct.down_ns;
     a->end_ns = r->end_t;
 }
 
@@ -632,13 +593,10 @@ void wk_run_free(WkRun *r)
     wk_pool_fini(&r->pool);
     free(r->link_down);
     free(r->incidents);
-    for (size_t i = 0; i < r->nsegs; i++)
-        free(r->segs[i].gpus);
-    free(r->segs);
+    wk_account_fini(&r->acct);
     free(r->waitlist);
     free(r->proc_rng);
     wk_fail_fini(&r->fail);
-    free(r->samples);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);
     wk_workload_fini(&r->wl);

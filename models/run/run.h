@@ -66,12 +66,14 @@ uint32_t wk_run_gpus(const WkRun *r);
 const char *wk_run_scheduler(const WkRun *r);
 const char *wk_run_name(const WkRun *r);
 
-/** GPU-ns accounted as allocated and idle over [0, end], and the end (ns).
- * allocated + idle == gpus * end holds exactly (the conservation test). The
- * 128-bit values are split into high and low 64-bit halves. */
+/** GPU-ns accounted as allocated (held by jobs, down GPUs of hung jobs
+ * included), idle (neither held nor down) and down (not held) over [0, end],
+ * and the end (ns). allocated + idle + down == gpus * end holds exactly (the
+ * conservation test). The 128-bit values are split into 64-bit halves. */
 typedef struct WkRunAccount {
     uint64_t alloc_hi, alloc_lo, idle_hi, idle_lo;
     int64_t end_ns;
+    uint64_t down_hi, down_lo;
 } WkRunAccount;
 void wk_run_account(const WkRun *r, WkRunAccount *out);
 

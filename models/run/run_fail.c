@@ -175,7 +175,7 @@ static void set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock)
                                    busy ? c->power.busy_activity : 0);
     wk_pool_set_health(&r->pool, g, h, clock);
     double after = wk_power_gpu_w(wk_cluster_sku_of(c, g), h, c->clock[g], busy ? c->power.busy_activity : 0);
-    r->gpu_power_w += after - before;
+    r->acct.gpu_power_w += after - before;
 }
 
 static int account_now(WkRun *r);

@@ -5,6 +5,7 @@
 #define WK_RUN_IMPL_H
 
 #include "models/run/eval.h"
+#include "models/run/account.h"
 #include "models/run/pool.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
@@ -15,7 +16,6 @@
 #include "models/workload/perf.h"
 #include "models/workload/workload.h"
 
-__extension__ typedef unsigned __int128 wk_u128;
 
 typedef enum WkJobState {
     WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
@@ -67,23 +67,7 @@ typedef struct WkJobRt {
 /* Limits of a run's tables (docs/limits.md): rows of timeseries/cluster (32
  * bytes each) and incidents; past them the run fails with WK_E_RANGE rather
  * than grow without bound. */
-#define WK_RUN_MAX_SAMPLES 10000000
 #define WK_RUN_MAX_INCIDENTS 10000000
-
-typedef struct WkSampleRow {
-    int64_t time_ns;
-    uint32_t allocated_gpus;
-    uint32_t running_jobs;
-    uint32_t queued_jobs;
-    double power_w; /* facility power (PUE included) */
-} WkSampleRow;
-
-/* One finished allocation of GPUs to a job (for per-GPU statistics). */
-typedef struct WkAllocSeg {
-    WkTime from, to;
-    uint32_t *gpus; /* owned copy */
-    uint32_t n;
-} WkAllocSeg;
 
 /* One row of the incidents table. */
 typedef struct WkIncidentRow {
@@ -122,8 +106,6 @@ struct WkRun {
     uint64_t interruptions;
     uint64_t shrinks;       /* elastic restarts on fewer GPUs */
     double lost_gpu_s;
-    WkAllocSeg *segs;       /* every finished allocation: who held which GPUs when */
-    size_t nsegs, capsegs;
     uint32_t *waitlist;     /* jobs waiting in place for repairs */
     size_t nwait, capwait;
     WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
@@ -145,14 +127,9 @@ struct WkRun {
     int executed, finished;
     int interrupted;           /* execute stopped early on opts.interrupt */
 
-    wk_u128 alloc_ns, idle_ns; /* GPU-ns integrals over [0, last_t] */
-    double gpu_power_w;        /* sum of the GPUs' draw now, W */
-    double net_power_w;        /* switches and optics, W (constant) */
-    double energy_j;           /* facility energy over [0, last_t], J (PUE included) */
-    WkTime last_t, end_t;
+    WkTime end_t;
+    WkAccount acct;            /* GPU-time, energy, time series, allocation record (account.h) */
     uint32_t sample_tok;
-    WkSampleRow *samples;
-    size_t nsamples, capsamples;
 };
 
 /* Shared between run.c and run_exec.c. */
@@ -169,8 +146,9 @@ enum {
     WK_EV_DIURNAL = 12,
 };
 
-/** At the end of a run: record the allocations still open (running jobs). */
-void wk_run_record_open_segments(WkRun *r);
+/** At the end of a run: record the allocations still open (running jobs).
+ * Returns 0 or WK_E_NOMEM. */
+int wk_run_record_open_segments(WkRun *r, WkError *err);
 
 /** Integrate accounting (GPU-time, energy) up to now before a change. */
 void wk_run_account_to(WkRun *r, WkTime now);

@@ -33,8 +33,8 @@ static double gpu_util_std(const WkRun *r, WkTime w0, WkTime w1)
     double *busy = calloc(G, sizeof *busy);
     if (!busy)
         return NAN;
-    for (size_t i = 0; i < r->nsegs; i++) {
-        const WkAllocSeg *sg = &r->segs[i];
+    for (size_t i = 0; i < r->acct.nsegs; i++) {
+        const WkAllocSeg *sg = &r->acct.segs[i];
         WkTime a = sg->from > w0 ? sg->from : w0, b = sg->to < w1 ? sg->to : w1;
         if (b <= a)
             continue;
@@ -60,14 +60,14 @@ static void peak_window(const WkRun *r, WkTime *w0, WkTime *w1)
     *w0 = 0;
     *w1 = r->end_t < day ? r->end_t : day;
     double best = -1;
-    for (size_t i = 0; i < r->nsamples; i++) {
-        WkTime a = r->samples[i].time_ns, b = a + day;
+    for (size_t i = 0; i < r->acct.nsamples; i++) {
+        WkTime a = r->acct.samples[i].time_ns, b = a + day;
         if (b > r->end_t)
             break;
         double tot = 0;
-        for (size_t k = i; k + 1 < r->nsamples && r->samples[k].time_ns < b; k++) {
-            WkTime t1 = r->samples[k + 1].time_ns < b ? r->samples[k + 1].time_ns : b;
-            tot += (double)r->samples[k].allocated_gpus * (double)(t1 - r->samples[k].time_ns);
+        for (size_t k = i; k + 1 < r->acct.nsamples && r->acct.samples[k].time_ns < b; k++) {
+            WkTime t1 = r->acct.samples[k + 1].time_ns < b ? r->acct.samples[k + 1].time_ns : b;
+            tot += (double)r->acct.samples[k].allocated_gpus * (double)(t1 - r->acct.samples[k].time_ns);
         }
         if (tot > best) {
             best = tot;
@@ -107,7 +107,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     qsort(jct, nj, sizeof *jct, cmp_double);
     qsort(wait, nw, sizeof *wait, cmp_double);
     double avail = (double)r->cluster.gpus * wk_time_to_s(r->end_t);
-    double util = avail > 0 ? u128_to_double(r->alloc_ns) / 1e9 / avail : NAN;
+    double util = avail > 0 ? u128_to_double(r->acct.alloc_ns) / 1e9 / avail : NAN;
     size_t unfinished = n - r->completed - r->rejected;
 
     int rc = 0;
@@ -128,10 +128,10 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
     rc |= wk_summary_add(s, "wait_mean_s", "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
     rc |= wk_summary_add(s, "wait_p99_s", "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
-    double kwh = r->energy_j / 3.6e6;
+    double kwh = r->acct.energy_j / 3.6e6;
     rc |= wk_summary_add(s, "energy_kwh", "energy (facility, PUE included)", "kWh", kwh, 0);
     rc |= wk_summary_add(s, "mean_power_mw", "mean power (facility)", "MW",
-                         r->end_t > 0 ? r->energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
+                         r->end_t > 0 ? r->acct.energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
     rc |= wk_summary_add(s, "energy_per_job_kwh", "energy per completed job", "kWh",
                          r->completed ? kwh / (double)r->completed : NAN, 0);
     /* model jobs: trained tokens (progress settled to the end), achieved FLOP/s */
@@ -157,7 +157,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "tflops_per_gpu", "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
                          gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
     rc |= wk_summary_add(s, "tokens_per_joule", "tokens per joule (facility)", "tokens/J",
-                         model_jobs && r->energy_j > 0 ? tokens / r->energy_j : NAN, 0);
+                         model_jobs && r->acct.energy_j > 0 ? tokens / r->acct.energy_j : NAN, 0);
     rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
                          (double)r->reflows, 1);
     /* reliability: interruptions, recovery, lost work, ETTR, goodput */
@@ -390,7 +390,7 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
     if ((rc = write_jobs(r, t, err)) < 0)
         goto fail;
     if ((rc = wk_trace_table(t, "timeseries/cluster", sample_fields, NF(sample_fields), sizeof(WkSampleRow),
-                             r->samples, r->nsamples,
+                             r->acct.samples, r->acct.nsamples,
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
         goto fail;
     if ((rc = wk_trace_table(t, "incidents", incident_fields, NF(incident_fields), sizeof(WkIncidentRow),

@@ -515,8 +515,9 @@ static void test_gpu_seconds_are_conserved_exactly(void **state)
             wk_run_account(r, &a);
             wk_u128 alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo;
             wk_u128 idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo;
+            wk_u128 down = ((wk_u128)a.down_hi << 64) | a.down_lo;
             assert_true(a.end_ns > 0);
-            assert_true(alloc + idle == (wk_u128)r->cluster.gpus * (wk_u128)a.end_ns);
+            assert_true(alloc + idle + down == (wk_u128)r->cluster.gpus * (wk_u128)a.end_ns);
             if (scenarios[s].plain) /* model jobs' run time follows the fabric: no closed form */
                 check_plain_work(ops, r, alloc, scenarios[s].exact);
             guarded_free(&t);

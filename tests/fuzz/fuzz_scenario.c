@@ -57,12 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(rc, &err);
         }
         if (rc == 0) {
-            /* conservation: allocated + idle GPU-time is GPUs x the run's length */
+            /* conservation: allocated + idle + down GPU-time is GPUs x the run's length */
             WkRunAccount a;
             wk_run_account(run, &a);
             U128 alloc = ((U128)a.alloc_hi << 64) | a.alloc_lo;
             U128 idle = ((U128)a.idle_hi << 64) | a.idle_lo;
-            if (a.end_ns < 0 || alloc + idle != (U128)wk_run_gpus(run) * (uint64_t)a.end_ns)
+            U128 down = ((U128)a.down_hi << 64) | a.down_lo;
+            if (a.end_ns < 0 || alloc + idle + down != (U128)wk_run_gpus(run) * (uint64_t)a.end_ns)
                 abort();
             free(wk_summary_json(&sum));
         }

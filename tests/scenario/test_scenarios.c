@@ -132,7 +132,7 @@ static void check_trace(const TestRun *t, const char *path)
     assert_true(d >= 0);
     sp = H5Dget_space(d);
     H5Sget_simple_extent_dims(sp, &n, NULL);
-    assert_int_equal(n, r->nsamples);
+    assert_int_equal(n, r->acct.nsamples);
     /* rows at 0, every interval, and the end: end/interval + 1 or + 2 */
     hsize_t expect = (hsize_t)(r->end_t / r->sample_interval) + 1 + (r->end_t % r->sample_interval != 0);
     assert_int_equal(n, expect);
@@ -149,10 +149,10 @@ static void check_trace(const TestRun *t, const char *path)
     assert_int_equal(s[n - 1].alloc, 0);
     for (hsize_t i = 0; i < n; i++) {
         assert_true(s[i].alloc <= r->cluster.gpus);
-        assert_int_equal(s[i].time, r->samples[i].time_ns);
-        assert_int_equal(s[i].alloc, r->samples[i].allocated_gpus);
-        assert_int_equal(s[i].queued, r->samples[i].queued_jobs);
-        assert_float_equal(s[i].power, r->samples[i].power_w, 0);
+        assert_int_equal(s[i].time, r->acct.samples[i].time_ns);
+        assert_int_equal(s[i].alloc, r->acct.samples[i].allocated_gpus);
+        assert_int_equal(s[i].queued, r->acct.samples[i].queued_jobs);
+        assert_float_equal(s[i].power, r->acct.samples[i].power_w, 0);
     }
     /* the last row is an idle cluster: the closed form of the power model */
     assert_float_equal(s[n - 1].power, wk_cluster_power_at(&r->cluster, 0), 1e-6 * s[n - 1].power);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* account.h — the accounting layer of a run: every change of allocation,
+ * health or power passes through wk_account_to first, which integrates
+ * GPU-time (allocated, idle, down: they sum to GPUs x time exactly) and
+ * facility energy up to that moment; the cluster time series; and the
+ * record of every finished allocation (per-GPU statistics). Owns that state;
+ * the summary and the trace read it (models/run/run_report.c). */
+#ifndef WK_ACCOUNT_H
+#define WK_ACCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/run/pool.h"
+#include "sim/core/time.h"
+
+__extension__ typedef unsigned __int128 wk_u128;
+
+/* Rows of timeseries/cluster (32 bytes each) at most (docs/limits.md). */
+#define WK_RUN_MAX_SAMPLES 10000000
+
+typedef struct WkSampleRow {
+    int64_t time_ns;
+    uint32_t allocated_gpus;
+    uint32_t running_jobs;
+    uint32_t queued_jobs;
+    double power_w; /* facility power (PUE included) */
+} WkSampleRow;
+
+/* One finished allocation of GPUs to a job (for per-GPU statistics). */
+typedef struct WkAllocSeg {
+    WkTime from, to;
+    uint32_t *gpus; /* owned copy */
+    uint32_t n;
+} WkAllocSeg;
+
+typedef struct WkAccount {
+    wk_u128 alloc_ns;    /* GPU-ns held by jobs over [0, last_t] (down ones of hung jobs included) */
+    wk_u128 idle_ns;     /* GPU-ns neither held nor down */
+    wk_u128 down_ns;     /* GPU-ns down and not held */
+    double gpu_power_w;  /* sum of the GPUs' draw now, W */
+    double net_power_w;  /* switches and optics, W (constant) */
+    double energy_j;     /* facility energy over [0, last_t], J (PUE included) */
+    WkTime last_t;       /* integrals reach up to here */
+    WkSampleRow *samples;
+    size_t nsamples, capsamples;
+    WkAllocSeg *segs;    /* every finished allocation: who held which GPUs when */
+    size_t nsegs, capsegs;
+} WkAccount;
+
+/** Integrate up to now with the pool's current state (p borrowed): the
+ * GPU-time integrals and the energy at the current power. now before
+ * last_t is a no-op. */
+void wk_account_to(WkAccount *a, const WkPool *p, WkTime now);
+
+/** Draw of GPU g of c now, busy (held by a running job) or idle, W. */
+double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy);
+
+/** Facility power now, W (PUE included). */
+double wk_account_power_w(const WkAccount *a, const WkCluster *c);
+
+/** Append a time-series row for now (a row already at now is replaced: a
+ * row is the state after every event at its instant). Returns 0 or
+ * WK_E_NOMEM. */
+int wk_account_sample(WkAccount *a, const WkCluster *c, WkTime now, uint32_t allocated, uint32_t running,
+                      size_t queued);
+
+/** 1 when the last row is at now (so a change at now must rewrite it). */
+int wk_account_sampled_at(const WkAccount *a, WkTime now);
+
+/** Record that gpus[0..n) (copied) were held over [from, to). An empty
+ * interval is not recorded. Returns 0 or WK_E_NOMEM (with err filled). */
+int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n, WkError *err);
+
+/** Release the tables. Safe on a zeroed account. */
+void wk_account_fini(WkAccount *a);
+
+#endif

@@ -512,7 +512,7 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->acct.gpu_power_w += gpu_draw(r, g, 0);
     r->acct.net_power_w = wk_cluster_network_w(&r->cluster);
 
-    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_runjob_net_init(r, err)) < 0)
+    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_share_init(&r->share, &r->cluster, r->wl.n, err)) < 0)
         return rc;
     if (r->opts.progress)
         wk_engine_set_progress(r->eng, r->opts.progress, r->opts.progress_user);
@@ -586,12 +586,10 @@ void wk_run_free(WkRun *r)
             free(r->rt[i].gpus);
             free(r->rt[i].flows);
         }
-    wk_flownet_free(r->net);
-    free(r->dirty_jobs);
+    wk_share_fini(&r->share);
     free(r->rt);
     free(r->order);
     wk_pool_fini(&r->pool);
-    free(r->link_down);
     free(r->incidents);
     wk_account_fini(&r->acct);
     free(r->waitlist);

@@ -13,19 +13,6 @@
 
 static double link_bw(const WkRun *r) { return wk_eval_link_bw(&r->cluster); }
 
-int wk_runjob_net_init(WkRun *r, WkError *err)
-{
-    const WkFabric *f = &r->cluster.fabric;
-    if (f->spec.kind == WK_FABRIC_NONE)
-        return 0;
-    uint64_t phys = (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-    int rc = wk_flownet_new(&r->net, 2 * phys, f->spec.link_bytes_per_s, err);
-    if (rc < 0)
-        return rc;
-    r->dirty_jobs = calloc((r->wl.n + 63) / 64 + 1, sizeof *r->dirty_jobs);
-    return r->dirty_jobs ? 0 : wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-}
-
 /* Nominal environment of a job on `gpus` GPUs of the cluster's first group,
  * contiguous, with the full link rate: for up-front checks. */
 static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
@@ -78,37 +65,21 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
     wk_eval_env(&r->cluster, m, gpus, n, r->diurnal > 0 ? r->diurnal : 1.0, env);
 }
 
-/* The job's ring flows (models/run/eval.c), each routed around failed links
- * where another way exists. Sets the job's widest path class. */
+/* The job's ring flows on the fabric share; sets its widest path class. */
 static int add_flows(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
-    uint32_t *edges = NULL, nedges = 0;
-    int rc = wk_eval_rings(&r->cluster, rt->gpus, r->wl.jobs[job].gpus, &edges, &nedges, &rt->path_class, err);
-    if (rc == 0 && nedges && !(rt->flows = malloc((size_t)nedges * sizeof *rt->flows)))
-        rc = wk_error_nomem(err, "job flows");
-    for (uint32_t i = 0; rc == 0 && i < nedges; i++) {
-        uint32_t a = edges[2 * i], b = edges[2 * i + 1];
-        WkLinkId links[WK_FABRIC_MAX_HOPS];
-        int nl = wk_cluster_path(&r->cluster, a, b, links);
-        if (r->link_down) {
-            uint32_t na = wk_cluster_nic_of(&r->cluster, a), nb = wk_cluster_nic_of(&r->cluster, b);
-            for (uint64_t salt = 1; salt <= 16; salt++) {
-                int bad = 0;
-                for (int x = 0; x < nl && !bad; x++)
-                    bad = r->link_down[links[x] / 2] != 0;
-                if (!bad)
-                    break;
-                nl = wk_fabric_path_salted(&r->cluster.fabric, na, nb, salt, links);
-            }
-        }
-        uint32_t id;
-        rc = wk_flownet_add(r->net, links, (size_t)nl, r->cluster.fabric.spec.link_bytes_per_s, job, &id, err);
-        if (rc == 0)
-            rt->flows[rt->nflows++] = id;
-    }
-    free(edges);
-    return rc;
+    return wk_share_add(&r->share, &r->cluster, job, rt->gpus, r->wl.jobs[job].gpus, &rt->flows, &rt->nflows,
+                        &rt->path_class, err);
+}
+
+static void drop_flows(WkRun *r, uint32_t job)
+{
+    WkJobRt *rt = &r->rt[job];
+    wk_share_remove(&r->share, rt->flows, rt->nflows);
+    free(rt->flows);
+    rt->flows = NULL;
+    rt->nflows = 0;
 }
 
 void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now)
@@ -150,12 +121,7 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     WkJobRt *rt = &r->rt[job];
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     wk_runjob_settle(r, job, now);
-    double bw = link_bw(r);
-    for (uint32_t i = 0; i < rt->nflows; i++) {
-        double f = wk_flownet_rate(r->net, rt->flows[i]);
-        if (f < bw)
-            bw = f;
-    }
+    double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r));
     rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
     WkPerfResult res;
     WkError e;
@@ -167,7 +133,7 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;
-    r->reflows++;
+    r->share.reflows++;
     if (rt->hung) /* hit by a failure: it ends only after a restart */
         return 0;
     double end_ns = (double)from + ceil(left_s * 1e9);
@@ -175,36 +141,21 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     return wk_engine_post_e(r->eng, end, WK_EV_END, job, 0, 0, rt->token, err);
 }
 
-/* Solve the flow network and re-rate every running job with a changed flow. */
+static int rerated(uint32_t job, void *user)
+{
+    const WkRun *r = user;
+    return r->rt[job].state == WK_JOB_RUNNING && !r->rt[job].hung;
+}
+
+/* Solve the fabric shares and re-rate every running job whose flows changed. */
 static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
 {
-    if (!r->net)
-        return 0;
-    int rc = wk_flownet_solve(r->net, err);
-    if (rc < 0)
-        return rc;
-    const uint32_t *ids;
-    size_t n = wk_flownet_changed(r->net, &ids);
-    uint32_t *touched = NULL;
-    size_t nt = 0;
-    if (n) {
-        touched = malloc(n * sizeof *touched);
-        if (!touched)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t job = wk_flownet_owner(r->net, ids[i]);
-        uint64_t bit = UINT64_C(1) << (job & 63);
-        if (job == except || r->rt[job].state != WK_JOB_RUNNING || r->rt[job].hung || (r->dirty_jobs[job >> 6] & bit))
-            continue;
-        r->dirty_jobs[job >> 6] |= bit;
-        touched[nt++] = job;
-    }
-    for (size_t i = 0; i < nt && rc == 0; i++)
-        rc = rerate(r, touched[i], now, err);
-    for (size_t i = 0; i < nt; i++)
-        r->dirty_jobs[touched[i] >> 6] &= ~(UINT64_C(1) << (touched[i] & 63));
-    free(touched);
+    uint32_t *jobs;
+    size_t n;
+    int rc = wk_share_solve(&r->share, except, rerated, r, &jobs, &n, err);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = rerate(r, jobs[i], now, err);
+    free(jobs);
     return rc;
 }
 
@@ -232,7 +183,7 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
         rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
     rt->iter_s = 0;
     int rc = 0;
-    if (r->net && rt->env.multi_domain)
+    if (r->share.net && rt->env.multi_domain)
         rc = add_flows(r, job, err);
     else
         rt->path_class = WK_PATH_LOCAL;
@@ -245,16 +196,11 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
 
 int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err)
 {
-    WkJobRt *rt = &r->rt[job];
     if (!r->wl.jobs[job].model)
         return 0;
     WkTime now = wk_engine_now(r->eng);
     wk_runjob_settle(r, job, now);
-    for (uint32_t i = 0; i < rt->nflows; i++)
-        wk_flownet_remove(r->net, rt->flows[i]);
-    free(rt->flows);
-    rt->flows = NULL;
-    rt->nflows = 0;
+    drop_flows(r, job);
     return reshare(r, job, now, err);
 }
 
@@ -280,11 +226,7 @@ int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
-    for (uint32_t i = 0; i < rt->nflows; i++)
-        wk_flownet_remove(r->net, rt->flows[i]);
-    free(rt->flows);
-    rt->flows = NULL;
-    rt->nflows = 0;
+    drop_flows(r, job);
     int rc = add_flows(r, job, err);
     if (rc == 0)
         rc = reshare(r, UINT32_MAX, now, err);

@@ -266,12 +266,12 @@ static void mark_links(WkRun *r, WkFailClass c, uint64_t comp, int delta)
     if (c == WK_FC_LINK) {
         uint64_t phys = nics + (comp - cl->gpus);
         if (phys < n)
-            r->link_down[phys] = (uint8_t)(r->link_down[phys] + delta);
+            r->share.link_down[phys] = (uint8_t)(r->share.link_down[phys] + delta);
         return;
     }
     for (uint64_t l = nics; l < n; l++)
         if (wk_fabric_link_upper(&cl->fabric, l) == (int64_t)comp || wk_fabric_link_lower(&cl->fabric, l) == (int64_t)comp)
-            r->link_down[l] = (uint8_t)(r->link_down[l] + delta);
+            r->share.link_down[l] = (uint8_t)(r->share.link_down[l] + delta);
 }
 
 static void apply_link_capacity(WkRun *r)
@@ -279,10 +279,10 @@ static void apply_link_capacity(WkRun *r)
     uint64_t n = phys_links(r);
     double bw = r->cluster.fabric.spec.link_bytes_per_s;
     for (uint64_t l = r->cluster.fabric.spec.nics; l < n; l++) {
-        double cap = r->link_down[l] ? 0 : bw;
-        if (wk_flownet_capacity(r->net, 2 * l) != cap) {
-            wk_flownet_set_capacity(r->net, 2 * l, cap);
-            wk_flownet_set_capacity(r->net, 2 * l + 1, cap);
+        double cap = r->share.link_down[l] ? 0 : bw;
+        if (wk_flownet_capacity(r->share.net, 2 * l) != cap) {
+            wk_flownet_set_capacity(r->share.net, 2 * l, cap);
+            wk_flownet_set_capacity(r->share.net, 2 * l + 1, cap);
         }
     }
 }
@@ -647,7 +647,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if (links) {
         account_now(r);
         mark_links(r, c, comp, +1);
-        if (r->net) {
+        if (r->share.net) {
             apply_link_capacity(r);
             rc = reroute_all(r, err);
         }
@@ -693,7 +693,7 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         if (links) {
             account_now(r);
             mark_links(r, c, row->component, -1);
-            if (r->net) {
+            if (r->share.net) {
                 apply_link_capacity(r);
                 rc = reroute_all(r, err);
             }
@@ -868,7 +868,7 @@ int wk_runfail_start(WkRun *r, WkError *err)
 {
     const WkCluster *c = &r->cluster;
     uint64_t nl = phys_links(r);
-    if (nl && !(r->link_down = calloc(nl, 1)))
+    if (nl && !(r->share.link_down = calloc(nl, 1)))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     /* hot spares: the last nodes of the cluster, held out of scheduling */
     for (uint32_t k = 0; k < r->fail.spare_nodes; k++) {

@@ -7,6 +7,7 @@
 #include "models/run/eval.h"
 #include "models/run/account.h"
 #include "models/run/pool.h"
+#include "models/run/share.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "models/sched/host.h"
@@ -88,6 +89,7 @@ struct WkRun {
     uint64_t seed;
     WkRunOpts opts;
     WkCluster cluster;
+    WkShare share;          /* flows on the fabric, links down (share.h) */
     WkPool pool;            /* GPUs: owners, free bitmap and counts, spares (pool.h) */
     WkWorkload wl;
     const WkSchedOps *sched;   /* the policy (looked up, ABI checked) */
@@ -98,7 +100,6 @@ struct WkRun {
     WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
     WkRng *detect_rng;      /* detection delays ("fail.detect") */
     WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
-    uint8_t *link_down;     /* [physical links] failures in force on a link */
     WkIncidentRow *incidents;
     size_t nincidents, capincidents;
     uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
@@ -108,9 +109,6 @@ struct WkRun {
     double lost_gpu_s;
     uint32_t *waitlist;     /* jobs waiting in place for repairs */
     size_t nwait, capwait;
-    WkFlowNet *net;         /* flow-level fabric sharing, NULL without a fabric */
-    uint64_t *dirty_jobs;   /* scratch bitmap: jobs whose flows changed rate */
-    uint64_t reflows;       /* rate recomputations of running jobs */
     WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
     WkTime sample_interval; /* ns between time-series rows */
 
@@ -200,7 +198,5 @@ int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
  * run. Positioned at the scenario file, naming the job. */
 int wk_runjob_check(const WkRun *r, WkError *err);
 
-/** Create the flow network for the cluster's fabric (none without one). */
-int wk_runjob_net_init(WkRun *r, WkError *err);
 
 #endif

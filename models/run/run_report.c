@@ -159,7 +159,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, "tokens_per_joule", "tokens per joule (facility)", "tokens/J",
                          model_jobs && r->acct.energy_j > 0 ? tokens / r->acct.energy_j : NAN, 0);
     rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
-                         (double)r->reflows, 1);
+                         (double)r->share.reflows, 1);
     /* reliability: interruptions, recovery, lost work, ETTR, goodput */
     double *rec = malloc((r->nincidents ? r->nincidents : 1) * sizeof *rec);
     size_t nrec = 0;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* share.h — the fabric share of a run: the flow network of every running
+ * job's ring flows on the fabric's links (max-min fair, models/net/flow.h),
+ * the links out of service, and after each change the set of jobs whose
+ * share moved. Owns the flow network; the jobs' progress (models/run/
+ * run_exec.c) re-rates the jobs it names. */
+#ifndef WK_SHARE_H
+#define WK_SHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/net/flow.h"
+#include "models/topo/cluster.h"
+#include "sim/core/error.h"
+
+typedef struct WkShare {
+    WkFlowNet *net;        /* NULL without a fabric */
+    uint8_t *link_down;    /* [physical links] failures in force on a link; NULL until failures start */
+    uint64_t *dirty;       /* scratch bitmap over jobs: already listed in this round */
+    uint64_t reflows;      /* rate recomputations of running jobs (summary) */
+} WkShare;
+
+/** Set up the share for c's fabric (none without one) and njobs jobs.
+ * Returns 0 or WK_E_NOMEM. wk_share_fini works after a failure. */
+int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err);
+
+/** Release the flow network and the tables. */
+void wk_share_fini(WkShare *s);
+
+/** Add the ring flows of job on gpus[0..n) (models/run/eval.h rings), each
+ * routed around links down where another way exists (up to 16 salted ECMP
+ * choices). *flows (malloc'd, caller frees) receives their ids; *path_class
+ * the widest path class. Returns 0 or WK_E_NOMEM. */
+int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t **flows,
+                 uint32_t *nflows, uint8_t *path_class, WkError *err);
+
+/** Remove flows[0..n) from the network. */
+void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n);
+
+/** The slowest rate of flows[0..n), at most bw. */
+double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
+
+/** Re-solve the shares, then list (in *jobs, malloc'd, caller frees) each
+ * job other than except whose flows changed rate and for which
+ * wants(job, user) != 0, once. Returns 0, WK_E_NOMEM or the solver's code. */
+int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void *user), void *user,
+                   uint32_t **jobs, size_t *njobs, WkError *err);
+
+#endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run.c — the run driver: scenario → cluster, workload, scheduler; the job
- * lifecycle on the engine; the accounting layer every allocation change goes
- * through; the scheduler context. Reporting (summary, trace) is in
- * run_report.c. */
+/* run.c — the run driver: scenario → cluster, workload, scheduler instance
+ * and failure processes; the events of a job's life (submit, end, tick,
+ * sample) on the engine. A job's allocation lifecycle is in jobs.c, the
+ * scheduler host in sched_host.c, progress in run_exec.c, failures in
+ * run_fail.c, reporting in run_report.c (docs/architecture.md). */
 #include "models/run/run_impl.h"
 
 #include <math.h>
@@ -10,30 +11,6 @@
 #include <string.h>
 
 enum { EV_SUBMIT = WK_EV_SUBMIT, EV_END = WK_EV_END, EV_SAMPLE = WK_EV_SAMPLE };
-
-/* ---- accounting (models/run/account.c): every change passes here first ---- */
-
-static void account(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
-
-void wk_run_account_to(WkRun *r, WkTime now) { account(r, now); }
-
-static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
-{
-    return wk_account_gpu_draw(&r->cluster, gpu, busy);
-}
-
-static int sample(WkRun *r, WkTime now)
-{
-    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
-}
-
-/* Keep "a row is the state after every event at its instant": an event at
- * the time of the last row rewrites that row. */
-static void resample(WkRun *r, WkTime now)
-{
-    if (wk_account_sampled_at(&r->acct, now))
-        sample(r, now);
-}
 
 static int finish_if_done(WkRun *r, WkTime now)
 {
@@ -44,261 +21,8 @@ static int finish_if_done(WkRun *r, WkTime now)
     wk_engine_cancel(r->eng, r->sample_tok);
     wk_engine_cancel(r->eng, r->tick_tok);
     wk_engine_stop(r->eng);
-    return sample(r, now);
+    return wk_run_sample(r, now);
 }
-
-/* ---- scheduler context ---- */
-
-#define RUN(h) ((WkRun *)(uintptr_t)(h))
-
-static const WkCluster *host_cluster(const void *host) { return &RUN(host)->cluster; }
-static WkTime host_now(const void *host) { return RUN(host)->eng ? wk_engine_now(RUN(host)->eng) : 0; }
-static uint64_t host_seed(const void *host) { return RUN(host)->seed; }
-static uint32_t host_free_gpus(const void *host) { return RUN(host)->pool.nfree; }
-static uint32_t host_usable_gpus(const void *host) { return RUN(host)->cluster.gpus - RUN(host)->pool.ndown; }
-static uint32_t host_job_gpus(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].gpus; }
-static WkTime host_job_submit(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].submit; }
-static int host_job_priority(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].priority; }
-static int host_job_running(const void *host, uint32_t job) { return RUN(host)->rt[job].state == WK_JOB_RUNNING; }
-static int host_job_preemptible(const void *host, uint32_t job)
-{
-    const WkJobRt *rt = &RUN(host)->rt[job];
-    return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting;
-}
-static uint32_t host_node_free(const void *host, uint32_t node) { return RUN(host)->pool.node_free[node]; }
-static uint32_t host_pod_free(const void *host, uint32_t pod) { return RUN(host)->pool.pod_free[pod]; }
-static int host_gpu_health(const void *host, uint32_t gpu) { return RUN(host)->cluster.health[gpu]; }
-
-static int host_gpu_is_free(const void *host, uint32_t gpu)
-{
-    const WkRun *r = RUN(host);
-    return wk_pool_is_free(&r->pool, gpu);
-}
-
-static const uint32_t *host_job_placement(const void *host, uint32_t job, uint32_t *n)
-{
-    const WkRun *r = RUN(host);
-    *n = r->rt[job].state == WK_JOB_RUNNING ? r->wl.jobs[job].gpus : 0;
-    return r->rt[job].state == WK_JOB_RUNNING ? r->rt[job].gpus : NULL;
-}
-
-static double host_job_iter_s_on(const void *host, uint32_t job, const uint32_t *gpus, uint32_t n)
-{
-    return wk_runjob_iter_on(RUN(host), job, gpus, n);
-}
-
-static double host_job_estimate_s(const void *host, uint32_t job)
-{
-    WkRun *r = RUN(host);
-    WkJobRt *rt = &r->rt[job];
-    const WkJobSpec *js = &r->wl.jobs[job];
-    if (!js->model)
-        return wk_time_to_s(js->duration);
-    if (rt->est_s == 0) {
-        /* nominal: iterations x iteration time on the first GPUs of the cluster */
-        uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
-        uint32_t *g = malloc((size_t)n * sizeof *g);
-        double it = NAN;
-        if (g) {
-            for (uint32_t i = 0; i < n; i++)
-                g[i] = i;
-            it = wk_runjob_iter_on(r, job, g, n);
-            free(g);
-        }
-        const WkModelSpec *m = &r->wl.models[js->model - 1];
-        double iters = js->iterations;
-        if (iters <= 0) {
-            double per = m->kind == WK_MODEL_LLM ? (double)m->global_batch * m->seq_len
-                                                 : (double)m->batch_per_gpu * js->gpus;
-            iters = per > 0 ? ceil(js->tokens / per) : 0;
-        }
-        rt->est_s = isnan(it) ? INFINITY : iters * it;
-    }
-    return rt->est_s;
-}
-
-static double host_job_remaining_s(const void *host, uint32_t job)
-{
-    WkRun *r = RUN(host);
-    WkJobRt *rt = &r->rt[job];
-    if (rt->state == WK_JOB_RUNNING)
-        wk_runjob_settle(r, job, wk_engine_now(r->eng));
-    if (!r->wl.jobs[job].model)
-        return wk_time_to_s(rt->left_ns);
-    double est = host_job_estimate_s(host, job);
-    if (rt->work <= 0)
-        return est;
-    return est * (1 - rt->done / rt->work);
-}
-
-static double host_job_attained_gpu_s(const void *host, uint32_t job)
-{
-    const WkRun *r = RUN(host);
-    const WkJobRt *rt = &r->rt[job];
-    double a = rt->attained_gpu_s;
-    if (rt->state == WK_JOB_RUNNING) {
-        WkTime now = wk_engine_now(r->eng);
-        if (now > rt->seg_start)
-            a += (double)r->wl.jobs[job].gpus * wk_time_to_s(now - rt->seg_start);
-    }
-    return a;
-}
-
-static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
-{
-    WkRun *r = RUN(host);
-    WkJobRt *rt = &r->rt[job];
-    const WkJobSpec *js = &r->wl.jobs[job];
-    if (rt->state != WK_JOB_QUEUED || n != js->gpus)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "scheduler %s: start of job %u that is not waiting or with %u GPUs instead of %u",
-                            r->si.ops->name, job, n, js->gpus);
-    if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
-        return wk_error_nomem(err, "job placement");
-    WkTime now = wk_engine_now(r->eng);
-    account(r, now); /* up to now at the old allocation */
-    uint32_t bad;
-    if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
-                            r->si.ops->name, job, bad);
-    memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
-    for (uint32_t i = 0; i < n; i++)
-        r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
-    r->running++;
-    r->queued--;
-    rt->state = WK_JOB_RUNNING;
-    rt->alloc_t = now;
-    if (rt->start < 0)
-        rt->start = now;
-    rt->seg_start = now + rt->pending_cost;
-    rt->pending_cost = 0;
-    if (!rt->token) {
-        int rc = wk_engine_token_new(r->eng, &rt->token, err);
-        if (rc < 0)
-            return rc;
-    }
-    int rc = wk_runjob_start(r, job, err);
-    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
-}
-
-/* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
-static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
-{
-    const WkJobRt *rt = &r->rt[job];
-    return wk_account_segment(&r->acct, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
-}
-
-int wk_run_record_open_segments(WkRun *r, WkError *err)
-{
-    int rc = 0;
-    for (size_t j = 0; j < r->wl.n && rc == 0; j++)
-        if (r->rt && r->rt[j].state == WK_JOB_RUNNING)
-            rc = record_segment(r, (uint32_t)j, r->end_t, err);
-    return rc;
-}
-
-/* Give a stopped job's GPUs back (running → not running). */
-static int release(WkRun *r, uint32_t job, WkTime now, WkError *err)
-{
-    WkJobRt *rt = &r->rt[job];
-    uint32_t n = r->wl.jobs[job].gpus;
-    int rc = record_segment(r, job, now, err);
-    if (rc < 0)
-        return rc;
-    account(r, now);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = rt->gpus[i];
-        r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
-        wk_pool_release(&r->pool, g);
-    }
-    r->running--;
-    return 0;
-}
-
-int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
-{
-    WkJobRt *rt = &r->rt[job];
-    WkTime now = wk_engine_now(r->eng);
-    wk_runjob_settle(r, job, now);
-    wk_engine_cancel(r->eng, rt->token);
-    wk_runfail_job_stopped(r, job);
-    rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
-    int rc = wk_runjob_stop(r, job, err);
-    if (rc < 0)
-        return rc;
-    if ((rc = release(r, job, now, err)) < 0)
-        return rc;
-    r->queued++;
-    resample(r, now);
-    return 0;
-}
-
-static int host_preempt(void *host, uint32_t job, WkError *err)
-{
-    WkRun *r = RUN(host);
-    WkJobRt *rt = &r->rt[job];
-    if (rt->state != WK_JOB_RUNNING || rt->hung || rt->waiting)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "scheduler %s: preempt of job %u that is not preemptible (see wk_sched_job_preemptible)",
-                            r->si.ops->name, job);
-    int rc = wk_run_requeue(r, job, err);
-    if (rc < 0)
-        return rc;
-    rt->preemptions++;
-    r->preemptions++;
-    rt->pending_cost = r->preempt_cost;
-    return 0;
-}
-
-static int host_reject(void *host, uint32_t job, const char *reason, WkError *err)
-{
-    WkRun *r = RUN(host);
-    if (r->rt[job].state != WK_JOB_QUEUED)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: reject of job %u that is not waiting",
-                            r->si.ops->name, job);
-    r->rt[job].state = WK_JOB_REJECTED;
-    r->rt[job].reject_reason = reason;
-    r->queued--;
-    r->rejected++;
-    return 0;
-}
-
-static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
-
-static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
-                           int (*allowed)(uint32_t gpu, void *user), void *user)
-{
-    return wk_pool_place(&RUN(host)->pool, how, n, out, allowed, user);
-}
-
-/* The run as a scheduler host (models/sched/host.h). */
-const WkSchedHostOps wk_run_sched_host = {
-    .cluster = host_cluster,
-    .now = host_now,
-    .seed = host_seed,
-    .free_gpus = host_free_gpus,
-    .usable_gpus = host_usable_gpus,
-    .gpu_is_free = host_gpu_is_free,
-    .gpu_health = host_gpu_health,
-    .node_free = host_node_free,
-    .pod_free = host_pod_free,
-    .job_gpus = host_job_gpus,
-    .job_submit = host_job_submit,
-    .job_priority = host_job_priority,
-    .job_estimate_s = host_job_estimate_s,
-    .job_remaining_s = host_job_remaining_s,
-    .job_attained_gpu_s = host_job_attained_gpu_s,
-    .job_running = host_job_running,
-    .job_preemptible = host_job_preemptible,
-    .job_placement = host_job_placement,
-    .job_iter_s_on = host_job_iter_s_on,
-    .placement = host_placement,
-    .place_with = host_place_with,
-    .start = host_start,
-    .preempt = host_preempt,
-    .reject = host_reject,
-};
 
 /* ---- event handlers ---- */
 
@@ -317,7 +41,7 @@ static int on_submit(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     rc = wk_sched_host_submit(&r->si, job, err);
     if (rc < 0)
         return rc;
-    resample(r, wk_engine_now(e));
+    wk_run_resample(r, wk_engine_now(e));
     return finish_if_done(r, wk_engine_now(e));
 }
 
@@ -333,13 +57,13 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     int rc = wk_runjob_stop(r, ev->target, err);
     if (rc < 0)
         return rc;
-    if ((rc = release(r, ev->target, now, err)) < 0)
+    if ((rc = wk_run_job_release(r, ev->target, now, err)) < 0)
         return rc;
     r->completed++;
     rc = wk_sched_host_release(&r->si, err);
     if (rc < 0)
         return rc;
-    resample(r, now);
+    wk_run_resample(r, now);
     return finish_if_done(r, now);
 }
 
@@ -351,7 +75,7 @@ static int on_tick(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if (rc < 0)
         return rc;
     WkTime now = wk_engine_now(e);
-    resample(r, now);
+    wk_run_resample(r, now);
     if ((rc = wk_engine_post_e(e, now + r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok, err)) < 0)
         return rc;
     return 0;
@@ -367,7 +91,7 @@ static int on_sample(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
                             "sim.sample_interval: more than %d rows of timeseries/cluster, the limit "
                             "(docs/limits.md): use a longer sample_interval or a sim.end",
                             WK_RUN_MAX_SAMPLES);
-    if (sample(r, now) < 0)
+    if (wk_run_sample(r, now) < 0)
         return wk_error_nomem(err, "timeseries/cluster");
     return wk_engine_post_e(e, now + r->sample_interval, EV_SAMPLE, 0, 0, 0, r->sample_tok, err);
 }
@@ -509,7 +233,7 @@ int wk_run_execute(WkRun *r, WkError *err)
                              .left_ns = r->wl.jobs[i].duration, .ckpt_left = r->wl.jobs[i].duration};
     r->acct.gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
-        r->acct.gpu_power_w += gpu_draw(r, g, 0);
+        r->acct.gpu_power_w += wk_account_gpu_draw(&r->cluster, g, 0);
     r->acct.net_power_w = wk_cluster_network_w(&r->cluster);
 
     if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_share_init(&r->share, &r->cluster, r->wl.n, err)) < 0)
@@ -534,7 +258,7 @@ int wk_run_execute(WkRun *r, WkError *err)
     if (n == 0) {
         r->finished = 1;
         r->end_t = 0;
-        return sample(r, 0) < 0 ? wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory") : 0;
+        return wk_run_sample(r, 0) < 0 ? wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory") : 0;
     }
     /* Without sim.end the run stops at WK_RUN_MAX_TIME (2^62 ns, 146 years):
      * every time then stays below it plus a duration, which fits in 64 bits. */
@@ -552,10 +276,10 @@ int wk_run_execute(WkRun *r, WkError *err)
          * still wait (a policy that never starts them), or an interrupt
          * stopped the run now. */
         r->end_t = r->horizon != WK_TIME_NEVER && !r->interrupted ? r->horizon : wk_engine_now(r->eng);
-        if (sample(r, r->end_t) < 0)
+        if (wk_run_sample(r, r->end_t) < 0)
             return wk_error_nomem(err, "timeseries/cluster");
     }
-    account(r, r->end_t);
+    wk_run_account_to(r, r->end_t);
     return wk_run_record_open_segments(r, err);
 }
 

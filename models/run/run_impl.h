@@ -144,6 +144,23 @@ enum {
     WK_EV_DIURNAL = 12,
 };
 
+/** Jobs' allocation lifecycle (models/run/jobs.c). begin: a waiting job gets
+ * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives
+ * WK_E_INTERNAL naming the scheduler). release: a stopped job's GPUs go back
+ * (its allocation recorded). preempt: a running job back to the queue paying
+ * preemption_cost at its next start. reject: a waiting job refused for good.
+ * Each accounts up to now first. */
+int wk_run_job_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+int wk_run_job_release(WkRun *r, uint32_t job, WkTime now, WkError *err);
+int wk_run_job_preempt(WkRun *r, uint32_t job, WkError *err);
+int wk_run_job_reject(WkRun *r, uint32_t job, const char *reason, WkError *err);
+
+/** Append the time-series row of now (WK_E_NOMEM on failure); rewrite the
+ * row of now if there is one (a row is the state after every event at its
+ * instant). */
+int wk_run_sample(WkRun *r, WkTime now);
+void wk_run_resample(WkRun *r, WkTime now);
+
 /** At the end of a run: record the allocations still open (running jobs).
  * Returns 0 or WK_E_NOMEM. */
 int wk_run_record_open_segments(WkRun *r, WkError *err);

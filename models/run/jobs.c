@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* jobs.c — a job's allocation lifecycle on a run: it gets its GPUs (from the
+ * pool, with power and accounting), loses them (completion, preemption,
+ * failure), is rejected; every change is accounted up to now first, and the
+ * time series row of the instant is rewritten. The policy-facing checks
+ * (right state, right count) live here so every path shares them. */
+#include "models/run/run_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void account(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
+
+void wk_run_account_to(WkRun *r, WkTime now) { account(r, now); }
+
+static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
+{
+    return wk_account_gpu_draw(&r->cluster, gpu, busy);
+}
+
+int wk_run_sample(WkRun *r, WkTime now)
+{
+    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
+}
+
+/* Keep "a row is the state after every event at its instant": an event at
+ * the time of the last row rewrites that row. */
+void wk_run_resample(WkRun *r, WkTime now)
+{
+    if (wk_account_sampled_at(&r->acct, now))
+        wk_run_sample(r, now);
+}
+
+int wk_run_job_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (rt->state != WK_JOB_QUEUED || n != js->gpus)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: start of job %u that is not waiting or with %u GPUs instead of %u",
+                            r->si.ops->name, job, n, js->gpus);
+    if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
+        return wk_error_nomem(err, "job placement");
+    WkTime now = wk_engine_now(r->eng);
+    account(r, now); /* up to now at the old allocation */
+    uint32_t bad;
+    if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
+                            r->si.ops->name, job, bad);
+    memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
+    for (uint32_t i = 0; i < n; i++)
+        r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
+    r->running++;
+    r->queued--;
+    rt->state = WK_JOB_RUNNING;
+    rt->alloc_t = now;
+    if (rt->start < 0)
+        rt->start = now;
+    rt->seg_start = now + rt->pending_cost;
+    rt->pending_cost = 0;
+    if (!rt->token) {
+        int rc = wk_engine_token_new(r->eng, &rt->token, err);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = wk_runjob_start(r, job, err);
+    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
+}
+
+/* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
+static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    const WkJobRt *rt = &r->rt[job];
+    return wk_account_segment(&r->acct, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
+}
+
+int wk_run_record_open_segments(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (size_t j = 0; j < r->wl.n && rc == 0; j++)
+        if (r->rt && r->rt[j].state == WK_JOB_RUNNING)
+            rc = record_segment(r, (uint32_t)j, r->end_t, err);
+    return rc;
+}
+
+/* Give a stopped job's GPUs back (running → not running). */
+int wk_run_job_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    uint32_t n = r->wl.jobs[job].gpus;
+    int rc = record_segment(r, job, now, err);
+    if (rc < 0)
+        return rc;
+    account(r, now);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = rt->gpus[i];
+        r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
+        wk_pool_release(&r->pool, g);
+    }
+    r->running--;
+    return 0;
+}
+
+int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(r->eng);
+    wk_runjob_settle(r, job, now);
+    wk_engine_cancel(r->eng, rt->token);
+    wk_runfail_job_stopped(r, job);
+    rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
+    int rc = wk_runjob_stop(r, job, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = wk_run_job_release(r, job, now, err)) < 0)
+        return rc;
+    r->queued++;
+    wk_run_resample(r, now);
+    return 0;
+}
+
+int wk_run_job_preempt(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (rt->state != WK_JOB_RUNNING || rt->hung || rt->waiting)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: preempt of job %u that is not preemptible (see wk_sched_job_preemptible)",
+                            r->si.ops->name, job);
+    int rc = wk_run_requeue(r, job, err);
+    if (rc < 0)
+        return rc;
+    rt->preemptions++;
+    r->preemptions++;
+    rt->pending_cost = r->preempt_cost;
+    return 0;
+}
+
+int wk_run_job_reject(WkRun *r, uint32_t job, const char *reason, WkError *err)
+{
+    if (r->rt[job].state != WK_JOB_QUEUED)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: reject of job %u that is not waiting",
+                            r->si.ops->name, job);
+    r->rt[job].state = WK_JOB_REJECTED;
+    r->rt[job].reject_reason = reason;
+    r->queued--;
+    r->rejected++;
+    return 0;
+}
+

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sched_host.c — the run as a scheduler host: the table of context
+ * operations (models/sched/host.h) every WkSchedCtx of a run points at.
+ * Queries read the run; actions go through jobs.c. */
+#include "models/run/run_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define RUN(h) ((WkRun *)(uintptr_t)(h))
+
+static const WkCluster *host_cluster(const void *host) { return &RUN(host)->cluster; }
+static WkTime host_now(const void *host) { return RUN(host)->eng ? wk_engine_now(RUN(host)->eng) : 0; }
+static uint64_t host_seed(const void *host) { return RUN(host)->seed; }
+static uint32_t host_free_gpus(const void *host) { return RUN(host)->pool.nfree; }
+static uint32_t host_usable_gpus(const void *host) { return RUN(host)->cluster.gpus - RUN(host)->pool.ndown; }
+static uint32_t host_job_gpus(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].gpus; }
+static WkTime host_job_submit(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].submit; }
+static int host_job_priority(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].priority; }
+static int host_job_running(const void *host, uint32_t job) { return RUN(host)->rt[job].state == WK_JOB_RUNNING; }
+static int host_job_preemptible(const void *host, uint32_t job)
+{
+    const WkJobRt *rt = &RUN(host)->rt[job];
+    return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting;
+}
+static uint32_t host_node_free(const void *host, uint32_t node) { return RUN(host)->pool.node_free[node]; }
+static uint32_t host_pod_free(const void *host, uint32_t pod) { return RUN(host)->pool.pod_free[pod]; }
+static int host_gpu_health(const void *host, uint32_t gpu) { return RUN(host)->cluster.health[gpu]; }
+
+static int host_gpu_is_free(const void *host, uint32_t gpu)
+{
+    const WkRun *r = RUN(host);
+    return wk_pool_is_free(&r->pool, gpu);
+}
+
+static const uint32_t *host_job_placement(const void *host, uint32_t job, uint32_t *n)
+{
+    const WkRun *r = RUN(host);
+    *n = r->rt[job].state == WK_JOB_RUNNING ? r->wl.jobs[job].gpus : 0;
+    return r->rt[job].state == WK_JOB_RUNNING ? r->rt[job].gpus : NULL;
+}
+
+static double host_job_iter_s_on(const void *host, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    return wk_runjob_iter_on(RUN(host), job, gpus, n);
+}
+
+static double host_job_estimate_s(const void *host, uint32_t job)
+{
+    WkRun *r = RUN(host);
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model)
+        return wk_time_to_s(js->duration);
+    if (rt->est_s == 0) {
+        /* nominal: iterations x iteration time on the first GPUs of the cluster */
+        uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
+        uint32_t *g = malloc((size_t)n * sizeof *g);
+        double it = NAN;
+        if (g) {
+            for (uint32_t i = 0; i < n; i++)
+                g[i] = i;
+            it = wk_runjob_iter_on(r, job, g, n);
+            free(g);
+        }
+        const WkModelSpec *m = &r->wl.models[js->model - 1];
+        double iters = js->iterations;
+        if (iters <= 0) {
+            double per = m->kind == WK_MODEL_LLM ? (double)m->global_batch * m->seq_len
+                                                 : (double)m->batch_per_gpu * js->gpus;
+            iters = per > 0 ? ceil(js->tokens / per) : 0;
+        }
+        rt->est_s = isnan(it) ? INFINITY : iters * it;
+    }
+    return rt->est_s;
+}
+
+static double host_job_remaining_s(const void *host, uint32_t job)
+{
+    WkRun *r = RUN(host);
+    WkJobRt *rt = &r->rt[job];
+    if (rt->state == WK_JOB_RUNNING)
+        wk_runjob_settle(r, job, wk_engine_now(r->eng));
+    if (!r->wl.jobs[job].model)
+        return wk_time_to_s(rt->left_ns);
+    double est = host_job_estimate_s(host, job);
+    if (rt->work <= 0)
+        return est;
+    return est * (1 - rt->done / rt->work);
+}
+
+static double host_job_attained_gpu_s(const void *host, uint32_t job)
+{
+    const WkRun *r = RUN(host);
+    const WkJobRt *rt = &r->rt[job];
+    double a = rt->attained_gpu_s;
+    if (rt->state == WK_JOB_RUNNING) {
+        WkTime now = wk_engine_now(r->eng);
+        if (now > rt->seg_start)
+            a += (double)r->wl.jobs[job].gpus * wk_time_to_s(now - rt->seg_start);
+    }
+    return a;
+}
+
+static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    return wk_run_job_begin(RUN(host), job, gpus, n, err);
+}
+
+static int host_preempt(void *host, uint32_t job, WkError *err) { return wk_run_job_preempt(RUN(host), job, err); }
+
+static int host_reject(void *host, uint32_t job, const char *reason, WkError *err)
+{
+    return wk_run_job_reject(RUN(host), job, reason, err);
+}
+
+static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
+
+static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
+                           int (*allowed)(uint32_t gpu, void *user), void *user)
+{
+    return wk_pool_place(&RUN(host)->pool, how, n, out, allowed, user);
+}
+
+/* The run as a scheduler host (models/sched/host.h). */
+const WkSchedHostOps wk_run_sched_host = {
+    .cluster = host_cluster,
+    .now = host_now,
+    .seed = host_seed,
+    .free_gpus = host_free_gpus,
+    .usable_gpus = host_usable_gpus,
+    .gpu_is_free = host_gpu_is_free,
+    .gpu_health = host_gpu_health,
+    .node_free = host_node_free,
+    .pod_free = host_pod_free,
+    .job_gpus = host_job_gpus,
+    .job_submit = host_job_submit,
+    .job_priority = host_job_priority,
+    .job_estimate_s = host_job_estimate_s,
+    .job_remaining_s = host_job_remaining_s,
+    .job_attained_gpu_s = host_job_attained_gpu_s,
+    .job_running = host_job_running,
+    .job_preemptible = host_job_preemptible,
+    .job_placement = host_job_placement,
+    .job_iter_s_on = host_job_iter_s_on,
+    .placement = host_placement,
+    .place_with = host_place_with,
+    .start = host_start,
+    .preempt = host_preempt,
+    .reject = host_reject,
+};
+

@@ -308,12 +308,9 @@ static int topo_body(WkCliArgs *a, void *ctx)
     int rc = wk_cli_common_load(a, &doc, 1, &err);
     if (rc == 0)
         rc = wk_run_topology(doc, &sum, &err);
-    if (rc == 0 && !(text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum)))
-        rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
-    int status = rc == 0 ? 0 : wk_cli_common_report(&err);
-    if (text)
-        fputs(text, stdout);
-    free(text);
+    if (rc == 0)
+        text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum);
+    int status = wk_cli_common_emit(rc, &err, text);
     wk_doc_free(doc);
     return status;
 }
@@ -358,10 +355,7 @@ static int perf_body(WkCliArgs *a, void *ctx)
     int rc = wk_cli_common_load(a, &doc, 0, &err);
     if (rc == 0)
         rc = wk_run_perf(doc, s->gpus, s->n, a->json, &text, &err);
-    int status = rc == 0 ? 0 : wk_cli_common_report(&err);
-    if (text)
-        fputs(text, stdout);
-    free(text);
+    int status = wk_cli_common_emit(rc, &err, text);
     wk_doc_free(doc);
     return status;
 }

@@ -17,10 +17,12 @@ typedef struct WkCliCommand {
     const char *summary; /* one line for the command list of `wanka help` */
 } WkCliCommand;
 
-/* Each command below takes argv borrowed for the call and returns its exit
- * status; each usage text is its `wanka help NAME`. */
+/* The commands, by group file. Each takes the arguments after its name
+ * (argv borrowed for the call), prints its own output and messages, and
+ * returns the exit status; it never exits. Each usage text is the
+ * command's `wanka help NAME`, a static string. */
 
-/* cli_run.c: scenarios one at a time */
+/** cli_run.c: scenarios one at a time. */
 int wk_cli_run_run(int argc, char **argv);
 int wk_cli_run_validate(int argc, char **argv);
 int wk_cli_run_topo(int argc, char **argv);
@@ -32,7 +34,7 @@ extern const char wk_cli_run_usage_topo[];
 extern const char wk_cli_run_usage_perf[];
 extern const char wk_cli_run_usage_list[];
 
-/* cli_analysis.c: reading traces */
+/** cli_analysis.c: reading traces. */
 int wk_cli_analysis_compare(int argc, char **argv);
 int wk_cli_analysis_plot(int argc, char **argv);
 int wk_cli_analysis_report(int argc, char **argv);
@@ -40,7 +42,7 @@ extern const char wk_cli_analysis_usage_compare[];
 extern const char wk_cli_analysis_usage_plot[];
 extern const char wk_cli_analysis_usage_report[];
 
-/* cli_batch.c: many runs at once */
+/** cli_batch.c: many runs at once. */
 int wk_cli_batch_sweep(int argc, char **argv);
 int wk_cli_batch_sweep_merge(int argc, char **argv);
 int wk_cli_batch_check(int argc, char **argv);

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_analysis.c — the commands that read traces: compare (summaries side
+ * by side), report (the seed paper's tables) and plot (analysis/plot.py).
+ * They run no simulation; analysis/ does the reading. */
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cli_common.h"
+#include "wk_config.h"
+
+const char wk_cli_analysis_usage_compare[] =
+    "usage: wanka compare TRACE.h5... [--json|--csv|--markdown] [--no-group]\n"
+    "\n"
+    "Print the summary metrics of several traces side by side: one row per\n"
+    "metric (every summary attribute any trace has), one column per run labelled\n"
+    "scheduler/seed, and the change of each run against the first (\"+3.2 %\").\n"
+    "A metric a trace lacks, or that is undefined for it, shows \"—\" (JSON null,\n"
+    "CSV empty), never 0.\n"
+    "\n"
+    "Traces of one configuration (same scenario_name, scheduler and --set\n"
+    "overrides) with different seeds are pooled into one column \"scheduler (n seeds)\"\n"
+    "showing mean ± 95 % confidence half-width (Student t, n-1 degrees of freedom);\n"
+    "\"~\" after a change marks an interval that overlaps the first column's.\n"
+    "Labels two columns share get the trace's file name in brackets.\n"
+    "A sweep index (DIR/sweep.h5 of wanka sweep) stands for every point of the\n"
+    "sweep that ran: wanka compare DIR/sweep.h5 pools each configuration's seeds.\n"
+    "\n"
+    "options:\n"
+    "      --json              one JSON object (values, ci95, n, rel_change, overlap)\n"
+    "      --csv               CSV, one row per metric\n"
+    "      --markdown          a Markdown table\n"
+    "      --no-group          one column per trace, even for seeds of one configuration\n"
+    "\n"
+    "exit status: 0 success, 2 missing file, not a trace or unknown schema version.\n"
+    "\n"
+    "example:\n"
+    "  wanka run scenarios/quickstart.yaml -q -o fifo.h5\n"
+    "  wanka run scenarios/quickstart.yaml -q -o big.h5 --set cluster.nodes=64\n"
+    "  wanka compare fifo.h5 big.h5\n"
+    "  for s in 1 2 3; do wanka run scenarios/quickstart.yaml -q --seed $s -o a$s.h5; done\n"
+    "  wanka compare a1.h5 a2.h5 a3.h5 b1.h5 b2.h5 b3.h5 --markdown\n"
+    "\n"
+    "More in docs/analysis.md.\n";
+
+const char wk_cli_analysis_usage_plot[] =
+    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT\n"
+    "\n"
+    "Draw one figure from one or more traces, runs overlaid and labelled\n"
+    "scheduler/seed. WHAT is one of:\n"
+    "  utilization   allocated GPUs / GPUs over time (days)\n"
+    "  queue         jobs waiting over time\n"
+    "  power         facility power (MW) over time\n"
+    "  jct-cdf       CDF of the completion time of completed jobs (hours)\n"
+    "  incidents     cumulative incidents over time (traces with an incidents table)\n"
+    "\n"
+    "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
+    "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
+    "  sudo apt-get install python3 python3-h5py python3-matplotlib\n"
+    "\n"
+    "exit status: 0 written, 2 bad arguments, missing file or a trace lacking the\n"
+    "data to plot, 1 python3 or its packages missing.\n"
+    "\n"
+    "example:\n"
+    "  wanka plot a1.h5 b1.h5 -o util.png --what utilization\n"
+    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
+
+const char wk_cli_analysis_usage_report[] =
+    "usage: wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
+    "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
+    "\n"
+    "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
+    "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
+    "value, the value simulated from the traces, and their difference in\n"
+    "percentage points. Nothing is adjusted; \"—\" marks what the traces lack.\n"
+    "\n"
+    "  Table 5.2  mean GPU utilization, task completion time, energy, fault\n"
+    "             recovery time: SCI.h5 against BASELINE.h5 (a traditional scheduler)\n"
+    "  §3.1       std dev of per-GPU utilization (summary util_gpu_std)\n"
+    "  §3.4       training speed while a rack throttles, from throttle traces\n"
+    "\n"
+    "options:\n"
+    "      --throttle T.h5           the throttle run with the cluster's response\n"
+    "                                (e.g. models.X.rebalance=true); set beside the -8 %\n"
+    "      --throttle-naive N.h5     the same throttle without a response; set beside\n"
+    "                                the paper's predicted -25 %\n"
+    "      --throttle-baseline T0.h5 the same scenario without the throttle: the\n"
+    "                                reference speed (needed for §3.4)\n"
+    "      --markdown                Markdown tables\n"
+    "      --json                    one JSON object\n"
+    "\n"
+    "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
+    "schema version, 1 internal error.\n"
+    "\n"
+    "example (docs/reproducing-sci.md):\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
+    "  wanka report paper-sci fifo.h5 sci.h5\n";
+
+/* ---- compare ---- */
+
+static const WkCliFormat compare_formats[] = {
+    {"--json", WK_COMPARE_JSON},
+    {"--csv", WK_COMPARE_CSV},
+    {"--markdown", WK_COMPARE_MARKDOWN},
+};
+#define NCOMPARE_FORMATS (sizeof compare_formats / sizeof compare_formats[0])
+
+/* compare's arguments: the traces, grouping, the format. */
+typedef struct {
+    const char **paths; /* argv's trace paths (owned array, borrowed strings) */
+    size_t n;
+    int group, fmt, nfmt;
+} CompareArgs;
+
+/* Parse compare's argv into *c. Returns 0 or a usage error's exit status. */
+static int compare_args(int argc, char **argv, CompareArgs *c)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (wk_cli_common_format(s, compare_formats, NCOMPARE_FORMATS, &c->fmt, &c->nfmt))
+            continue;
+        if (strcmp(s, "--no-group") == 0)
+            c->group = 0;
+        else if (wk_cli_common_is_dash(s))
+            return wk_cli_common_usage_error("compare", "unknown option '%s'", s);
+        else
+            c->paths[c->n++] = s;
+    }
+    if (c->nfmt > 1)
+        return wk_cli_common_format_error("compare", compare_formats, NCOMPARE_FORMATS);
+    if (c->n == 0)
+        return wk_cli_common_usage_error("compare", "missing TRACE.h5 (give one or more traces)");
+    return 0;
+}
+
+/* Load, render and print the traces. Returns the exit status. */
+static int compare_traces(const CompareArgs *a)
+{
+    WkError err;
+    wk_error_clear(&err);
+    WkCompare *c = NULL;
+    int rc = wk_compare_load(&c, a->paths, a->n, a->group, &err);
+    int status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_compare_render(c, (WkCompareFormat)a->fmt) : NULL);
+    wk_compare_free(c);
+    return status;
+}
+
+int wk_cli_analysis_compare(int argc, char **argv)
+{
+    CompareArgs c = {.group = 1, .fmt = WK_COMPARE_TEXT};
+    if (!(c.paths = calloc((size_t)argc + 1, sizeof *c.paths)))
+        return wk_cli_common_nomem();
+    int status = compare_args(argc, argv, &c);
+    if (status == 0)
+        status = compare_traces(&c);
+    free(c.paths);
+    return status;
+}
+
+/* ---- report ---- */
+
+static const WkCliFormat report_formats[] = {
+    {"--json", WK_REPORT_JSON},
+    {"--markdown", WK_REPORT_MARKDOWN},
+};
+#define NREPORT_FORMATS (sizeof report_formats / sizeof report_formats[0])
+
+/* report's arguments: the report name, the traces, the format. */
+typedef struct {
+    const char *name;
+    WkReportInputs in;
+    int fmt, nfmt;
+} ReportArgs;
+
+/* The trace option at argv[*i] (--throttle, --throttle-naive,
+ * --throttle-baseline) into its slot of *r: 0, -1 when argv[*i] is none of
+ * them, or a usage error's exit status. */
+static int report_trace_opt(int argc, char **argv, int *i, ReportArgs *r)
+{
+    const char *s = argv[*i], *v, *opt = NULL;
+    const char **slot = NULL;
+    if (wk_cli_common_is_opt(s, "--throttle", NULL))
+        opt = "--throttle", slot = &r->in.throttle;
+    else if (wk_cli_common_is_opt(s, "--throttle-naive", NULL))
+        opt = "--throttle-naive", slot = &r->in.throttle_naive;
+    else if (wk_cli_common_is_opt(s, "--throttle-baseline", NULL))
+        opt = "--throttle-baseline", slot = &r->in.throttle_baseline;
+    if (!slot)
+        return -1;
+    if (!(v = wk_cli_common_opt_value(argc, argv, i, opt, NULL)))
+        return wk_cli_common_usage_error("report", "%s needs a trace file", s);
+    *slot = v;
+    return 0;
+}
+
+/* Parse report's argv into *r. Returns 0 or a usage error's exit status. */
+static int report_args(int argc, char **argv, ReportArgs *r)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        int st = report_trace_opt(argc, argv, &i, r);
+        if (st > 0)
+            return st;
+        if (st == 0 || wk_cli_common_format(s, report_formats, NREPORT_FORMATS, &r->fmt, &r->nfmt))
+            continue;
+        if (wk_cli_common_is_dash(s)) {
+            return wk_cli_common_usage_error("report", "unknown option '%s'", s);
+        } else if (!r->name) {
+            r->name = s;
+        } else if (!r->in.baseline) {
+            r->in.baseline = s;
+        } else if (!r->in.sci) {
+            r->in.sci = s;
+        } else {
+            return wk_cli_common_usage_error("report", "unexpected argument '%s'", s);
+        }
+    }
+    if (r->nfmt > 1)
+        return wk_cli_common_format_error("report", report_formats, NREPORT_FORMATS);
+    if (!r->name)
+        return wk_cli_common_usage_error("report", "missing the report name (known: paper-sci)");
+    if (strcmp(r->name, "paper-sci") != 0)
+        return wk_cli_common_usage_error("report", "unknown report '%s' (known: paper-sci)", r->name);
+    if (!r->in.sci)
+        return wk_cli_common_usage_error("report", "missing BASELINE.h5 SCI.h5 (two traces)");
+    return 0;
+}
+
+int wk_cli_analysis_report(int argc, char **argv)
+{
+    ReportArgs r = {.fmt = WK_REPORT_TEXT};
+    int status = report_args(argc, argv, &r);
+    if (status)
+        return status;
+    WkError err;
+    wk_error_clear(&err);
+    WkReport *rep = NULL;
+    int rc = wk_report_load(&rep, r.name, &r.in, &err);
+    status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_report_render(rep, (WkReportFormat)r.fmt) : NULL);
+    wk_report_free(rep);
+    return status;
+}
+
+/* ---- plot ---- */
+
+/* The plot script: in the source tree, else where it was installed. */
+static const char *plot_script(char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_DIR);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_INSTALL_DIR);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    return NULL;
+}
+
+extern char **environ;
+
+/* Wait for the plot process pid (python names it) and pass its exit status
+ * through: 128 + the signal that killed it, 1 when waiting fails. */
+static int plot_wait(pid_t pid, const char *python)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "wanka plot: waiting for %s: %s\n", python, strerror(errno));
+            return 1;
+        }
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) {
+        fprintf(stderr, "wanka plot: %s killed by signal %d\n", python, WTERMSIG(st));
+        return 128 + WTERMSIG(st);
+    }
+    return 1;
+}
+
+/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
+int wk_cli_analysis_plot(int argc, char **argv)
+{
+    if (argc == 0)
+        return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
+    char script[4096];
+    if (!plot_script(script, sizeof script)) {
+        fprintf(stderr, "wanka plot: cannot find plot.py (looked in %s and %s)\n", WK_ANALYSIS_DIR,
+                WK_ANALYSIS_INSTALL_DIR);
+        return 1;
+    }
+    const char *python = getenv("WANKA_PYTHON");
+    if (!python || !python[0])
+        python = WK_PYTHON;
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args)
+        return wk_cli_common_nomem();
+    args[0] = (char *)python;
+    args[1] = script;
+    for (int i = 0; i < argc; i++)
+        args[i + 2] = argv[i];
+    fflush(stdout);
+    pid_t pid;
+    int e = posix_spawnp(&pid, python, NULL, NULL, args, environ);
+    free(args);
+    if (e != 0) {
+        fprintf(stderr,
+                "wanka plot: cannot run %s: %s\n"
+                "wanka plot: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
+                "  sudo apt-get install python3 python3-h5py python3-matplotlib\n",
+                python, strerror(e));
+        return 1;
+    }
+    return plot_wait(pid, python);
+}

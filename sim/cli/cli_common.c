@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_common.c — what the wanka command groups share: usage and error
+ * messages, option parsing, scenario loading (sweep files included),
+ * progress lines, SIGINT/SIGTERM and default output paths. No command here. */
+#include "sim/cli/cli_common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/batch/sweep.h"
+#include "sim/scenario/compose.h"
+#include "sim/scenario/section.h"
+
+/* ---- messages ---- */
+
+int wk_cli_common_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "wanka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see: wanka help%s%s)\n", cmd ? " " : "", cmd ? cmd : "");
+    va_end(ap);
+    return WK_CLI_EXIT_USAGE;
+}
+
+int wk_cli_common_report(const WkError *err)
+{
+    char buf[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 8];
+    fprintf(stderr, "wanka: %s\n", wk_error_format(err, buf, sizeof buf));
+    return wk_error_exit_status(err->code);
+}
+
+int wk_cli_common_nomem(void)
+{
+    fputs("wanka: out of memory\n", stderr);
+    return 1;
+}
+
+int wk_cli_common_emit(int rc, WkError *err, char *text)
+{
+    if (rc == 0 && !text)
+        rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    int status = rc == 0 ? 0 : wk_cli_common_report(err);
+    if (text)
+        fputs(text, stdout);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
+    free(text);
+    return status;
+}
+
+/* ---- options ---- */
+
+int wk_cli_common_is_opt(const char *a, const char *name, const char *shortname)
+{
+    size_t l = strlen(name);
+    return strcmp(a, name) == 0 || (shortname && strcmp(a, shortname) == 0) ||
+           (strncmp(a, name, l) == 0 && a[l] == '=');
+}
+
+const char *wk_cli_common_opt_value(int argc, char **argv, int *i, const char *name,
+                                    const char *shortname)
+{
+    const char *a = argv[*i];
+    size_t l = strlen(name);
+    if (strncmp(a, name, l) == 0 && a[l] == '=')
+        return a + l + 1;
+    if (strcmp(a, name) == 0 || (shortname && strcmp(a, shortname) == 0)) {
+        if (*i + 1 < argc)
+            return argv[++*i];
+        return NULL;
+    }
+    return NULL;
+}
+
+int wk_cli_common_is_dash(const char *a) { return a[0] == '-' && a[1] != '\0'; }
+
+int wk_cli_common_threads(const char *cmd, const char *v, int *threads)
+{
+    char *end;
+    long t = strtol(v, &end, 10);
+    if (!*v || *end || t < 1 || t > 4096)
+        return wk_cli_common_usage_error(cmd, "-j: expected a number of threads (1 to 4096), got '%s'", v);
+    *threads = (int)t;
+    return 0;
+}
+
+int wk_cli_common_threads_opt(const char *cmd, int argc, char **argv, int *i, int *threads)
+{
+    const char *a = argv[*i], *v;
+    if (!wk_cli_common_is_opt(a, "--threads", "-j"))
+        return -1;
+    if (!(v = wk_cli_common_opt_value(argc, argv, i, "--threads", "-j")))
+        return wk_cli_common_usage_error(cmd, "%s needs a number of threads", a);
+    return wk_cli_common_threads(cmd, v, threads);
+}
+
+int wk_cli_common_format(const char *a, const WkCliFormat *fmts, size_t n, int *fmt, int *nfmt)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(a, fmts[k].flag) == 0) {
+            *fmt = fmts[k].value;
+            ++*nfmt;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int wk_cli_common_format_error(const char *cmd, const WkCliFormat *fmts, size_t n)
+{
+    char list[256] = "";
+    size_t l = 0;
+    for (size_t k = 0; k < n && l < sizeof list; k++)
+        l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", k ? ", " : "", fmts[k].flag);
+    return wk_cli_common_usage_error(cmd, "choose one of %s", list);
+}
+
+/* --seed's value: a non-negative integer. */
+static int seed_value(const char *cmd, const char *v, WkRunOpts *ro)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || v[0] == '-')
+        return wk_cli_common_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", v);
+    ro->has_seed = 1;
+    ro->seed = x;
+    return 0;
+}
+
+/* The options run, validate, topo and perf share, and the scenario. */
+static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        const char *v;
+        int st;
+        if (wk_cli_common_is_opt(s, "--output", "-o")) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--output", "-o")))
+                return wk_cli_common_usage_error(cmd, "%s needs a file name", s);
+            a->output = v;
+        } else if (strcmp(s, "--keep-partial") == 0 && strcmp(cmd, "run") == 0) {
+            a->keep_partial = 1;
+        } else if (strcmp(s, "--no-trace") == 0) {
+            a->no_trace = 1;
+        } else if (strcmp(s, "--json") == 0) {
+            a->json = 1;
+        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
+            a->quiet = 1;
+        } else if (wk_cli_common_is_opt(s, "--seed", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--seed", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs a value", s);
+            if ((st = seed_value(cmd, v, &a->ro)) != 0)
+                return st;
+        } else if (wk_cli_common_is_opt(s, "--scheduler", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--scheduler", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs a name", s);
+            a->ro.scheduler = v;
+        } else if (wk_cli_common_is_opt(s, "--set", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--set", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs KEY.PATH=VALUE", s);
+            a->sets[a->nsets++] = v;
+        } else if (wk_cli_common_is_dash(s)) {
+            return wk_cli_common_usage_error(cmd, "unknown option '%s'", s);
+        } else if (!a->scenario) {
+            a->scenario = s;
+        } else {
+            return wk_cli_common_usage_error(cmd, "unexpected argument '%s' (one scenario per run)", s);
+        }
+    }
+    if (!a->scenario)
+        return wk_cli_common_usage_error(cmd, "missing SCENARIO.yaml");
+    a->ro.sets = a->sets;
+    a->ro.nsets = a->nsets;
+    return 0;
+}
+
+int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, void *ctx,
+                        WkCliArgs *a)
+{
+    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    a->rest = calloc((size_t)argc + 1, sizeof *a->rest);
+    if (!a->sets || !a->rest)
+        return wk_cli_common_nomem();
+    int nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        int st = own ? own(ctx, argc, argv, &i) : -1;
+        if (st > 0)
+            return st;
+        if (st < 0)
+            a->rest[nrest++] = argv[i];
+    }
+    return parse_shared(cmd, nrest, a->rest, a);
+}
+
+void wk_cli_common_args_fini(WkCliArgs *a)
+{
+    free(a->sets);
+    free(a->rest);
+    a->sets = NULL;
+    a->rest = NULL;
+}
+
+/* ---- scenarios ---- */
+
+int wk_cli_common_load(const WkCliArgs *a, WkDoc **doc, int base_of_sweep, WkError *err)
+{
+    int rc = wk_compose_load_file(doc, a->scenario, err);
+    if (rc == 0 && wk_section_kind((*doc)->root) == WK_DOC_SWEEP) {
+        wk_doc_free(*doc);
+        *doc = NULL;
+        if (!base_of_sweep)
+            return wk_error_set(err, WK_E_INVAL, a->scenario, 0, 0,
+                                "a sweep file (it has base:), not a scenario: run it with "
+                                "`wanka sweep %s`, check it with `wanka validate %s`",
+                                a->scenario, a->scenario);
+        WkSweep *sw = NULL;
+        if ((rc = wk_sweep_load(&sw, a->scenario, err)) < 0)
+            return rc;
+        *doc = sw->base;
+        sw->base = NULL;
+        wk_sweep_free(sw);
+    }
+    for (size_t i = 0; rc == 0 && i < a->nsets; i++)
+        rc = wk_doc_set(*doc, a->sets[i], (long)i + 1, err);
+    return rc;
+}
+
+int wk_cli_common_validate_sweep(const char *path)
+{
+    WkError err;
+    wk_error_clear(&err);
+    WkSweep *sw = NULL;
+    size_t failed = 0;
+    WkSweepRunOpts o = {.dry_run = 1, .threads = 1};
+    int rc = wk_sweep_load(&sw, path, &err);
+    if (rc == 0)
+        rc = wk_sweep_run(sw, &o, &failed, &err);
+    int status = 0;
+    if (rc < 0) {
+        status = wk_cli_common_report(&err);
+    } else if (failed) {
+        for (size_t i = 0; i < sw->npoints; i++)
+            if (sw->points[i].status != WK_SWEEP_OK)
+                fprintf(stderr, "wanka: %s: point p%04zu (%s): %s\n", path, sw->points[i].id,
+                        sw->points[i].label, sw->points[i].error);
+        status = 2;
+    } else {
+        const char *base = "unnamed";
+        wk_node_str(sw->base->root, "name", 0, &base, NULL);
+        printf("%s: ok: sweep '%s', %zu points over scenario '%s', each checked\n", path, sw->name,
+               sw->npoints, base);
+    }
+    wk_sweep_free(sw);
+    return status;
+}
+
+/* ---- progress on stderr ---- */
+
+void wk_cli_common_progress_start(WkCliProgress *p, const char *what)
+{
+    memset(p, 0, sizeof *p);
+    p->what = what;
+    clock_gettime(CLOCK_MONOTONIC, &p->t0);
+}
+
+int wk_cli_common_progress_wanted(int quiet) { return !quiet && isatty(STDERR_FILENO); }
+
+double wk_cli_common_progress_elapsed(const WkCliProgress *p)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - p->t0.tv_sec) + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
+}
+
+void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events)
+{
+    WkCliProgress *p = user;
+    double el = wk_cli_common_progress_elapsed(p);
+    if (el < 1.0 || el - p->last_s < 0.25)
+        return;
+    /* the rate over the interval since the last line, not since start-up */
+    double rate = p->last_s > 0 ? (double)(events - p->last_events) / (el - p->last_s) : (double)events / el;
+    p->shown = 1;
+    p->last_s = el;
+    p->last_events = events;
+    fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ",
+            wk_time_to_s(now) / 86400.0, (double)events / 1e6, rate / 1e6);
+    fflush(stderr);
+}
+
+void wk_cli_common_progress_batch(void *user, size_t done, size_t failed, size_t total)
+{
+    WkCliProgress *p = user;
+    double el = wk_cli_common_progress_elapsed(p);
+    if (done < total && el - p->last_s < 0.25)
+        return;
+    p->last_s = el;
+    p->shown = 1;
+    double left = done ? el / (double)done * (double)(total - done) : 0;
+    fprintf(stderr, "\rwanka %s: %zu/%zu %s, %zu failed, %.0f s elapsed, ~%.0f s left   ", p->what, done,
+            total, strcmp(p->what, "check") == 0 ? "runs" : "points", failed, el, left);
+    fflush(stderr);
+}
+
+void wk_cli_common_progress_end(const WkCliProgress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%*s\r", 78, "");
+}
+
+/* ---- SIGINT / SIGTERM ---- */
+
+/* The signal that asked the run to stop, 0 until then. The one file-scope
+ * variable of wanka: a signal handler can reach nothing else. */
+static volatile sig_atomic_t interrupt_signal;
+
+static void on_interrupt(int sig) { interrupt_signal = sig; }
+
+volatile sig_atomic_t *wk_cli_common_catch_interrupts(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    return &interrupt_signal;
+}
+
+const char *wk_cli_common_signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+/* ---- default output paths ---- */
+
+/* path's base name less .yaml or .yml, with suffix appended (malloc'd). */
+static char *base_with(const char *path, const char *suffix)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t l = strlen(base), ls = strlen(suffix);
+    if (l > 5 && strcmp(base + l - 5, ".yaml") == 0)
+        l -= 5;
+    else if (l > 4 && strcmp(base + l - 4, ".yml") == 0)
+        l -= 4;
+    char *p = malloc(l + ls + 1);
+    if (p) {
+        memcpy(p, base, l);
+        memcpy(p + l, suffix, ls + 1);
+    }
+    return p;
+}
+
+char *wk_cli_common_trace_path(const char *path) { return base_with(path, ".h5"); }
+
+char *wk_cli_common_dir_path(const char *path) { return base_with(path, ""); }

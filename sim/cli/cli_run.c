@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_run.c — the commands that take one scenario or job file: run,
+ * validate, topo, perf, and list (the plugins a scenario can name). Each
+ * reaches the models only through models/run/run.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/run/run.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cli_common.h"
+#include "sim/scenario/compose.h"
+#include "sim/scenario/emit.h"
+#include "sim/scenario/section.h"
+#include "sim/trace/summary.h"
+
+const char wk_cli_run_usage_run[] =
+    "usage: wanka run SCENARIO.yaml [options]\n"
+    "\n"
+    "Simulate the scenario, print its summary table and write an HDF5 trace.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE       trace path (default: the scenario's base name\n"
+    "                          with .h5, in the current directory)\n"
+    "      --no-trace          do not write a trace\n"
+    "      --keep-partial      on SIGINT/SIGTERM, write the run so far to\n"
+    "                          TRACE.partial.h5 (root attribute complete = 0)\n"
+    "      --seed N            override the scenario's seed (non-negative integer)\n"
+    "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers)\n"
+    "      --set KEY.PATH=VALUE\n"
+    "                          override one scenario value; repeatable.\n"
+    "                          e.g. --set cluster.nodes=64 --set workload.jobs=500\n"
+    "      --json              print the summary as one JSON object\n"
+    "  -q, --quiet             no progress output\n"
+    "\n"
+    "Progress (simulated time, events/s) goes to stderr for runs longer than a\n"
+    "second when stderr is a terminal. The trace is written under a temporary\n"
+    "name and renamed when complete; on error no trace is left behind.\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops the run at the next event; no trace is\n"
+    "written unless --keep-partial is given, and an existing trace is kept.\n"
+    "\n"
+    "exit status: 0 success, 2 bad scenario or arguments, 1 internal error,\n"
+    "130 interrupted by SIGINT, 143 by SIGTERM.\n"
+    "\n"
+    "example:\n"
+    "  wanka run scenarios/quickstart.yaml --seed 7 -o q7.h5\n"
+    "  wanka run scenarios/philly.yaml --set workload.trace=/data/philly.csv\n";
+
+const char wk_cli_run_usage_validate[] =
+    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "Read and check the whole scenario as `wanka run` would (unknown keys,\n"
+    "types, ranges, trace files, workload rows) without simulating. Prints\n"
+    "what the scenario describes, or the first error as FILE:LINE:COL: KEY: MESSAGE.\n"
+    "\n"
+    "      --resolved          print the scenario as it will run, as YAML: its\n"
+    "                          include: files merged in and the --set overrides\n"
+    "                          applied (stdout holds only the YAML; it is still checked)\n"
+    "\n"
+    "exit status: 0 valid, 2 invalid, 1 internal error.\n";
+
+const char wk_cli_run_usage_topo[] =
+    "usage: wanka topo SCENARIO.yaml [--json] [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "Build the scenario's cluster and print what it holds, without simulating:\n"
+    "GPUs by SKU, nodes, pods, NVLink domains, leaf/spine/core switches, links\n"
+    "per tier, optical modules, bisection bandwidth, network, peak and idle power.\n"
+    "Only the `cluster:` section is read.\n"
+    "\n"
+    "example:\n"
+    "  wanka topo scenarios/superpod-10k.yaml\n"
+    "  wanka topo scenarios/superpod-10k.yaml --set cluster.fabric.oversubscription=2 --json\n";
+
+const char wk_cli_run_usage_perf[] =
+    "usage: wanka perf JOB.yaml [--json] [--scale N1,N2,...] [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "What will this job do on this cluster? Evaluates the performance model for\n"
+    "one training job placed on the first GPUs of the cluster (its ring flows\n"
+    "share the fabric) and prints the iteration time with its breakdown\n"
+    "(compute, pipeline bubble, exposed TP/PP/DP/EP communication), tokens/s,\n"
+    "achieved TFLOP/s per GPU, MFU and memory per GPU. Answers in milliseconds.\n"
+    "\n"
+    "JOB.yaml keys: model (a preset or a map), gpus, and optionally cluster\n"
+    "(default: H100 nodes on a 400G rail-optimized fat-tree sized to the job),\n"
+    "perf (model choices), models (named specs). Presets: llama3-8b, llama3-70b,\n"
+    "llama3-405b, gpt3-175b, mixtral-8x7b, resnet50, vit-l16.\n"
+    "\n"
+    "  --scale N1,N2,...  the scaling curve: DP grows at fixed TP/PP/CP, the\n"
+    "                     micro-batches per replica fixed (weak scaling); the\n"
+    "                     efficiency is throughput per GPU against the first size\n"
+    "\n"
+    "example:\n"
+    "  echo 'model: llama3-70b' > j.yaml; echo 'gpus: 1024' >> j.yaml\n"
+    "  wanka perf j.yaml\n"
+    "  wanka perf j.yaml --scale 256,512,1024,2048,4096\n"
+    "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n";
+
+const char wk_cli_run_usage_list[] =
+    "usage: wanka list schedulers|sources|skus\n"
+    "\n"
+    "  schedulers  scheduling policies for `scheduler:` or --scheduler\n"
+    "  sources     workload sources for `workload.source`\n"
+    "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
+
+/* The body of a scenario command, given its parsed arguments. */
+typedef int (*ScenarioBody)(WkCliArgs *a, void *ctx);
+
+/* Parse argv for cmd (own: its own options, into ctx), then run body on
+ * the arguments. Returns the exit status. */
+static int scenario_command(const char *cmd, int argc, char **argv, WkCliOwnFn own, void *ctx,
+                            ScenarioBody body)
+{
+    WkCliArgs a = {0};
+    int status = wk_cli_common_parse(cmd, argc, argv, own, ctx, &a);
+    if (status == 0)
+        status = body(&a, ctx);
+    wk_cli_common_args_fini(&a);
+    return status;
+}
+
+/* ---- run ---- */
+
+/* "x.h5" -> "x.partial.h5", "x" -> "x.partial.h5" (malloc'd; NULL when out of memory). */
+static char *partial_trace_path(const char *path)
+{
+    size_t l = strlen(path);
+    if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
+        l -= 3;
+    char *p = malloc(l + sizeof ".partial.h5");
+    if (p) {
+        memcpy(p, path, l);
+        memcpy(p + l, ".partial.h5", sizeof ".partial.h5");
+    }
+    return p;
+}
+
+/* A run stopped by signal sig: no trace (an existing one is left as it was),
+ * or with --keep-partial the run so far under TRACE.partial.h5. Exit 128 + sig. */
+static int run_interrupted(const WkCliArgs *a, const WkRun *run, int sig)
+{
+    WkRunAccount acc;
+    wk_run_account(run, &acc);
+    double days = wk_time_to_s(acc.end_ns) / 86400.0;
+    if (!a->keep_partial || a->no_trace) {
+        fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; no trace written%s\n",
+                wk_cli_common_signal_name(sig), days,
+                a->no_trace ? "" : " (--keep-partial keeps the run so far)");
+        return 128 + sig;
+    }
+    char *def = a->output ? NULL : wk_cli_common_trace_path(a->scenario);
+    char *path = partial_trace_path(a->output ? a->output : def ? def : "wanka");
+    WkError err;
+    wk_error_clear(&err);
+    int rc = path ? wk_run_write_trace(run, path, &err) : wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    if (rc < 0)
+        wk_cli_common_report(&err);
+    fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; %s%s\n", wk_cli_common_signal_name(sig),
+            days, rc < 0 ? "the partial trace could not be written" : "partial trace (complete = 0): ",
+            rc < 0 ? "" : path);
+    free(path);
+    free(def);
+    return 128 + sig;
+}
+
+/* A finished run (rc its status so far): the trace, then the summary on
+ * stdout, and with prog the wall time on stderr. Returns the exit status. */
+static int run_output(const WkCliArgs *a, const WkRun *run, int rc, WkError *err, const WkCliProgress *prog)
+{
+    WkSummary sum;
+    const char *path = a->output;
+    char *def = NULL, *text = NULL;
+    if (rc == 0)
+        rc = wk_run_summary(run, &sum, err);
+    if (rc == 0 && !a->no_trace) {
+        if (!path && !(path = def = wk_cli_common_trace_path(a->scenario)))
+            rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+        else
+            rc = wk_run_write_trace(run, path, err);
+    }
+    if (rc == 0) {
+        text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum);
+        if (!text) {
+            rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+        } else {
+            fputs(text, stdout);
+            if (!a->json && !a->no_trace)
+                printf("trace: %s\n", path);
+            if (prog)
+                fprintf(stderr, "wanka: %.3f s wall\n", wk_cli_common_progress_elapsed(prog));
+        }
+    }
+    int status = rc == 0 ? 0 : wk_cli_common_report(err);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
+    free(text);
+    free(def);
+    return status;
+}
+
+static int run_body(WkCliArgs *a, void *ctx)
+{
+    (void)ctx;
+    volatile sig_atomic_t *stop = wk_cli_common_catch_interrupts();
+    a->ro.interrupt = stop;
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    WkCliProgress prog;
+    wk_cli_common_progress_start(&prog, NULL);
+    int progress = wk_cli_common_progress_wanted(a->quiet);
+    if (progress) {
+        a->ro.progress = wk_cli_common_progress_run;
+        a->ro.progress_user = &prog;
+    }
+    int rc = wk_cli_common_load(a, &doc, 0, &err);
+    if (rc == 0)
+        rc = wk_run_prepare(&run, doc, &a->ro, &err);
+    if (rc == 0)
+        rc = wk_run_execute(run, &err);
+    wk_cli_common_progress_end(&prog);
+    int status;
+    if (rc == 0 && wk_run_interrupted(run)) {
+        status = run_interrupted(a, run, *stop);
+    } else {
+        status = run_output(a, run, rc, &err, progress ? &prog : NULL);
+        if (*stop && status == 0) { /* the signal came after the last event */
+            fprintf(stderr, "wanka: %s received after the run had finished; its output is complete\n",
+                    wk_cli_common_signal_name(*stop));
+            status = 128 + *stop;
+        }
+    }
+    wk_run_free(run);
+    wk_doc_free(doc);
+    return status;
+}
+
+int wk_cli_run_run(int argc, char **argv) { return scenario_command("run", argc, argv, NULL, NULL, run_body); }
+
+/* ---- validate ---- */
+
+/* validate's own option: --resolved (ctx: an int set to 1). */
+static int validate_own(void *ctx, int argc, char **argv, int *i)
+{
+    (void)argc;
+    if (strcmp(argv[*i], "--resolved") != 0)
+        return -1;
+    *(int *)ctx = 1;
+    return 0;
+}
+
+static int validate_body(WkCliArgs *a, void *ctx)
+{
+    int resolved = *(int *)ctx;
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    int rc = wk_compose_load_file(&doc, a->scenario, &err);
+    if (rc == 0 && !resolved && a->nsets == 0 && wk_section_kind(doc->root) == WK_DOC_SWEEP) {
+        wk_doc_free(doc);
+        return wk_cli_common_validate_sweep(a->scenario);
+    }
+    wk_doc_free(doc);
+    doc = NULL;
+    rc = wk_cli_common_load(a, &doc, 0, &err);
+    if (rc == 0 && resolved) {
+        char *yaml = wk_emit_yaml(doc->root);
+        if (!yaml)
+            rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+        else
+            fputs(yaml, stdout);
+        free(yaml);
+    }
+    if (rc == 0)
+        rc = wk_run_prepare(&run, doc, &a->ro, &err);
+    int status = 0;
+    if (rc == 0 && !resolved)
+        printf("%s: ok: scenario '%s', %u GPUs, %zu jobs, scheduler %s\n", a->scenario, wk_run_name(run),
+               (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
+    else if (rc != 0)
+        status = wk_cli_common_report(&err);
+    if (rc == 0 && fflush(stdout) != 0)
+        status = 1;
+    wk_run_free(run);
+    wk_doc_free(doc);
+    return status;
+}
+
+int wk_cli_run_validate(int argc, char **argv)
+{
+    int resolved = 0;
+    return scenario_command("validate", argc, argv, validate_own, &resolved, validate_body);
+}
+
+/* ---- topo ---- */
+
+static int topo_body(WkCliArgs *a, void *ctx)
+{
+    (void)ctx;
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    WkSummary sum;
+    char *text = NULL;
+    int rc = wk_cli_common_load(a, &doc, 1, &err);
+    if (rc == 0)
+        rc = wk_run_topology(doc, &sum, &err);
+    if (rc == 0)
+        text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum);
+    int status = wk_cli_common_emit(rc, &err, text);
+    wk_doc_free(doc);
+    return status;
+}
+
+int wk_cli_run_topo(int argc, char **argv) { return scenario_command("topo", argc, argv, NULL, NULL, topo_body); }
+
+/* ---- perf ---- */
+
+typedef struct {
+    uint32_t gpus[64]; /* --scale N1,N2,...: the curve's sizes */
+    size_t n;
+} PerfScale;
+
+/* perf's own option: --scale N1,N2,... (ctx: a PerfScale). */
+static int perf_own(void *ctx, int argc, char **argv, int *i)
+{
+    PerfScale *s = ctx;
+    if (!wk_cli_common_is_opt(argv[*i], "--scale", NULL))
+        return -1;
+    const char *v = wk_cli_common_opt_value(argc, argv, i, "--scale", NULL);
+    if (!v)
+        return wk_cli_common_usage_error("perf", "--scale needs a list of GPU counts, e.g. 512,1024,2048");
+    for (const char *p = v; *p;) {
+        char *end;
+        errno = 0;
+        unsigned long x = strtoul(p, &end, 10);
+        if (end == p || errno || x == 0 || x > 4000000 || s->n == 64 || (*end && *end != ','))
+            return wk_cli_common_usage_error("perf", "--scale: expected GPU counts like 512,1024,2048, got '%s'", v);
+        s->gpus[s->n++] = (uint32_t)x;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+static int perf_body(WkCliArgs *a, void *ctx)
+{
+    const PerfScale *s = ctx;
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    char *text = NULL;
+    int rc = wk_cli_common_load(a, &doc, 0, &err);
+    if (rc == 0)
+        rc = wk_run_perf(doc, s->gpus, s->n, a->json, &text, &err);
+    int status = wk_cli_common_emit(rc, &err, text);
+    wk_doc_free(doc);
+    return status;
+}
+
+int wk_cli_run_perf(int argc, char **argv)
+{
+    PerfScale scale = {.n = 0};
+    return scenario_command("perf", argc, argv, perf_own, &scale, perf_body);
+}
+
+/* ---- list ---- */
+
+int wk_cli_run_list(int argc, char **argv)
+{
+    if (argc != 1)
+        return wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
+    WkPluginInfo info[64];
+    long n = wk_run_plugins(argv[0], info, 64);
+    if (n < 0)
+        return wk_cli_common_usage_error("list", "unknown kind '%s' (known: schedulers, sources, skus)", argv[0]);
+    for (long i = 0; i < n && i < 64; i++)
+        printf("%-14s %s\n", info[i].name, info[i].description);
+    return 0;
+}

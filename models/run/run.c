@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run.c — the run driver: scenario → cluster, workload, scheduler instance
  * and failure processes; the events of a job's life (submit, end, tick,
- * sample) on the engine. A job's allocation lifecycle is in jobs.c, the
- * scheduler host in sched_host.c, progress in run_exec.c, failures in
+ * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
+ * scheduler host in sched_host.c, progress in progress.c, failures in
  * run_fail.c, reporting in run_report.c (docs/architecture.md). */
 #include "models/run/run_impl.h"
 
@@ -11,6 +11,23 @@
 #include <string.h>
 
 enum { EV_SUBMIT = WK_EV_SUBMIT, EV_END = WK_EV_END, EV_SAMPLE = WK_EV_SAMPLE };
+
+/* ---- accounting and the time series (models/run/account.c) ---- */
+
+void wk_run_account_to(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
+
+int wk_run_sample(WkRun *r, WkTime now)
+{
+    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
+}
+
+/* Keep "a row is the state after every event at its instant": an event at
+ * the time of the last row rewrites that row. */
+void wk_run_resample(WkRun *r, WkTime now)
+{
+    if (wk_account_sampled_at(&r->acct, now))
+        wk_run_sample(r, now);
+}
 
 static int finish_if_done(WkRun *r, WkTime now)
 {
@@ -50,14 +67,14 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkRun *r = ctx;
     WkJobRt *rt = &r->rt[ev->target];
     WkTime now = wk_engine_now(e);
-    wk_runjob_settle(r, ev->target, now);
+    wk_progress_settle(r, ev->target, now);
     wk_runfail_job_stopped(r, ev->target);
     rt->state = WK_JOB_COMPLETED;
     rt->end = now;
-    int rc = wk_runjob_stop(r, ev->target, err);
+    int rc = wk_progress_stop(r, ev->target, err);
     if (rc < 0)
         return rc;
-    if ((rc = wk_run_job_release(r, ev->target, now, err)) < 0)
+    if ((rc = wk_lifecycle_release(r, ev->target, now, err)) < 0)
         return rc;
     r->completed++;
     rc = wk_sched_host_release(&r->si, err);
@@ -189,7 +206,7 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
     WkWorkloadCtx wctx = {.base_dir = doc->dir, .seed = r->seed, .models_lib = lib};
     if ((rc = wk_workload_load(wk_node_get(root, "workload"), &wctx, &r->wl, err)) < 0)
         goto fail;
-    if ((rc = wk_runjob_check(r, err)) < 0)
+    if ((rc = wk_progress_check(r, err)) < 0)
         goto fail;
     if (r->wl.n > UINT32_MAX - 1) {
         rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
@@ -280,7 +297,7 @@ int wk_run_execute(WkRun *r, WkError *err)
             return wk_error_nomem(err, "timeseries/cluster");
     }
     wk_run_account_to(r, r->end_t);
-    return wk_run_record_open_segments(r, err);
+    return wk_lifecycle_record_open(r, err);
 }
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }

@@ -134,7 +134,7 @@ static int hit(WkRun *r, uint32_t job, uint32_t inc, WkTime detect_delay, WkErro
     WkTime now = wk_engine_now(r->eng);
     if (rt->state != WK_JOB_RUNNING || rt->hung)
         return 0;
-    wk_runjob_settle(r, job, now);
+    wk_progress_settle(r, job, now);
     const WkJobSpec *js = &r->wl.jobs[job];
     double lost_s = rt->prog_s - rt->ckpt_prog_s;
     if (lost_s < 0)
@@ -390,7 +390,7 @@ static int on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     uint32_t job = ev->target;
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(e);
-    wk_runjob_settle(r, job, now);
+    wk_progress_settle(r, job, now);
     rt->snap_done = rt->done;
     rt->snap_left = rt->left_ns;
     rt->snap_prog_s = rt->prog_s;
@@ -400,7 +400,7 @@ static int on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if (r->fail.mode != WK_CKPT_MEMORY)
         r->ckpt_active++;
     rt->seg_start = now + wk_time_from_s(stall); /* no progress while writing */
-    int rc = wk_runjob_refresh(r, job, 0, err);
+    int rc = wk_progress_refresh(r, job, 0, err);
     if (rc < 0)
         return rc;
     return wk_engine_post_e(e, now + wk_time_from_s(complete), WK_EV_CKPT_DONE, job, 0, 0, rt->ckpt_tok, err);
@@ -480,13 +480,13 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
             continue;
         uint32_t was = js->gpus;
         js->gpus = g; /* evaluate the job as it would run on g GPUs */
-        if (!isnan(wk_runjob_iter_on(r, job, surv, g)))
+        if (!isnan(wk_progress_iter_on(r, job, surv, g)))
             pick = g; /* the batch splits and memory fits */
         js->gpus = was;
     }
     int rc = 1;
     if (pick) {
-        rc = wk_run_requeue(r, job, err);
+        rc = wk_lifecycle_requeue(r, job, err);
         if (rc == 0) {
             rt->hung = 0;
             js->gpus = pick; /* the job continues with fewer replicas */
@@ -507,7 +507,7 @@ static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
     rt->hung = 0;
     rt->seg_start = now + rt->pending_cost;
     rt->pending_cost = 0;
-    int rc = wk_runjob_start(r, job, err);
+    int rc = wk_progress_start(r, job, err);
     return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
 }
 
@@ -535,7 +535,7 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         if (!any_down) /* a software failure: restart where it is */
             return restart_in_place(r, job, err);
         /* keep the GPUs, drop the traffic, wait for the repair */
-        if ((rc = wk_runjob_stop(r, job, err)) < 0)
+        if ((rc = wk_progress_stop(r, job, err)) < 0)
             return rc;
         rt->waiting = 1;
         if (r->nwait == r->capwait) {
@@ -549,7 +549,7 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         r->waitlist[r->nwait++] = job;
         return 0;
     }
-    if ((rc = wk_run_requeue(r, job, err)) < 0)
+    if ((rc = wk_lifecycle_requeue(r, job, err)) < 0)
         return rc;
     rt->hung = 0;
     if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, job, err)) <= 0)
@@ -842,7 +842,7 @@ static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err)
         for (uint32_t x = lo; x < g && !seen; x++)
             seen = r->pool.owner[x] == job;
         if (!seen)
-            rc = wk_runjob_refresh(r, job, 1, err);
+            rc = wk_progress_refresh(r, job, 1, err);
     }
     return rc;
 }
@@ -852,7 +852,7 @@ static int reroute_all(WkRun *r, WkError *err)
     int rc = 0;
     for (size_t j = 0; j < r->wl.n && rc == 0; j++)
         if (r->rt[j].state == WK_JOB_RUNNING && r->rt[j].nflows)
-            rc = wk_runjob_reflow(r, (uint32_t)j, err);
+            rc = wk_progress_reflow(r, (uint32_t)j, err);
     return rc;
 }
 

@@ -130,7 +130,7 @@ struct WkRun {
     uint32_t sample_tok;
 };
 
-/* Shared between run.c and run_exec.c. */
+/* Shared between run.c and progress.c. */
 enum {
     WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3,
     WK_EV_FAIL = 4,      /* target: class; payload: component, or UINT32_MAX for the class's Poisson stream */
@@ -144,16 +144,16 @@ enum {
     WK_EV_DIURNAL = 12,
 };
 
-/** Jobs' allocation lifecycle (models/run/jobs.c). begin: a waiting job gets
+/** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
  * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives
  * WK_E_INTERNAL naming the scheduler). release: a stopped job's GPUs go back
  * (its allocation recorded). preempt: a running job back to the queue paying
  * preemption_cost at its next start. reject: a waiting job refused for good.
  * Each accounts up to now first. */
-int wk_run_job_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
-int wk_run_job_release(WkRun *r, uint32_t job, WkTime now, WkError *err);
-int wk_run_job_preempt(WkRun *r, uint32_t job, WkError *err);
-int wk_run_job_reject(WkRun *r, uint32_t job, const char *reason, WkError *err);
+int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err);
+int wk_lifecycle_preempt(WkRun *r, uint32_t job, WkError *err);
+int wk_lifecycle_reject(WkRun *r, uint32_t job, const char *reason, WkError *err);
 
 /** Append the time-series row of now (WK_E_NOMEM on failure); rewrite the
  * row of now if there is one (a row is the state after every event at its
@@ -163,7 +163,7 @@ void wk_run_resample(WkRun *r, WkTime now);
 
 /** At the end of a run: record the allocations still open (running jobs).
  * Returns 0 or WK_E_NOMEM. */
-int wk_run_record_open_segments(WkRun *r, WkError *err);
+int wk_lifecycle_record_open(WkRun *r, WkError *err);
 
 /** Integrate accounting (GPU-time, energy) up to now before a change. */
 void wk_run_account_to(WkRun *r, WkTime now);
@@ -171,14 +171,14 @@ void wk_run_account_to(WkRun *r, WkTime now);
 /** Stop a running (or hung) job and put it back to QUEUED: progress
  * settled, events cancelled, flows removed, GPUs released (down ones stay
  * out of the pool). The caller tells the scheduler. */
-int wk_run_requeue(WkRun *r, uint32_t job, WkError *err);
+int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err);
 
 /** A running job's speed inputs changed: settle, optionally recompute its
  * placement environment (clocks, SKUs), re-post its end. */
-int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
+int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
 
 /** Rebuild a running job's flows (paths avoid failed links) and re-share. */
-int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err);
+int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 
 /** Failures: read the sections (after the cluster), set up streams, spares
  * and the first events (models/run_fail.c). */
@@ -196,24 +196,24 @@ extern const WkSchedHostOps wk_run_sched_host;
 
 /** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
  * link rate, or NaN if it does not fit there. */
-double wk_runjob_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
+double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
 
 /** Settle a running job's progress to now (plain and model jobs). */
-void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now);
+void wk_progress_settle(WkRun *r, uint32_t job, WkTime now);
 
 /** A model job got its GPUs (rt->gpus set): derive its perf env from the
  * placement, add its flows, re-share the fabric, and post its end. Plain
  * jobs: post end at start + duration. */
-int wk_runjob_start(WkRun *r, uint32_t job, WkError *err);
+int wk_progress_start(WkRun *r, uint32_t job, WkError *err);
 
 /** A job ends or stops: settle its progress, remove its flows and re-rate the
  * jobs whose share changed. */
-int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err);
+int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
 
 /** Check every distinct (model, GPU count) of the workload on the cluster's
  * first SKU, so a job that can never fit in memory is refused before the
  * run. Positioned at the scenario file, naming the job. */
-int wk_runjob_check(const WkRun *r, WkError *err);
+int wk_progress_check(const WkRun *r, WkError *err);
 
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sched_host.c — the run as a scheduler host: the table of context
  * operations (models/sched/host.h) every WkSchedCtx of a run points at.
- * Queries read the run; actions go through jobs.c. */
+ * Queries read the run; actions go through lifecycle.c. */
 #include "models/run/run_impl.h"
 
 #include <math.h>
@@ -42,7 +42,7 @@ static const uint32_t *host_job_placement(const void *host, uint32_t job, uint32
 
 static double host_job_iter_s_on(const void *host, uint32_t job, const uint32_t *gpus, uint32_t n)
 {
-    return wk_runjob_iter_on(RUN(host), job, gpus, n);
+    return wk_progress_iter_on(RUN(host), job, gpus, n);
 }
 
 static double host_job_estimate_s(const void *host, uint32_t job)
@@ -60,7 +60,7 @@ static double host_job_estimate_s(const void *host, uint32_t job)
         if (g) {
             for (uint32_t i = 0; i < n; i++)
                 g[i] = i;
-            it = wk_runjob_iter_on(r, job, g, n);
+            it = wk_progress_iter_on(r, job, g, n);
             free(g);
         }
         const WkModelSpec *m = &r->wl.models[js->model - 1];
@@ -80,7 +80,7 @@ static double host_job_remaining_s(const void *host, uint32_t job)
     WkRun *r = RUN(host);
     WkJobRt *rt = &r->rt[job];
     if (rt->state == WK_JOB_RUNNING)
-        wk_runjob_settle(r, job, wk_engine_now(r->eng));
+        wk_progress_settle(r, job, wk_engine_now(r->eng));
     if (!r->wl.jobs[job].model)
         return wk_time_to_s(rt->left_ns);
     double est = host_job_estimate_s(host, job);
@@ -104,14 +104,14 @@ static double host_job_attained_gpu_s(const void *host, uint32_t job)
 
 static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
-    return wk_run_job_begin(RUN(host), job, gpus, n, err);
+    return wk_lifecycle_begin(RUN(host), job, gpus, n, err);
 }
 
-static int host_preempt(void *host, uint32_t job, WkError *err) { return wk_run_job_preempt(RUN(host), job, err); }
+static int host_preempt(void *host, uint32_t job, WkError *err) { return wk_lifecycle_preempt(RUN(host), job, err); }
 
 static int host_reject(void *host, uint32_t job, const char *reason, WkError *err)
 {
-    return wk_run_job_reject(RUN(host), job, reason, err);
+    return wk_lifecycle_reject(RUN(host), job, reason, err);
 }
 
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }

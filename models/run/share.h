@@ -3,7 +3,7 @@
  * job's ring flows on the fabric's links (max-min fair, models/net/flow.h),
  * the links out of service, and after each change the set of jobs whose
  * share moved. Owns the flow network; the jobs' progress (models/run/
- * run_exec.c) re-rates the jobs it names. */
+ * progress.c) re-rates the jobs it names. */
 #ifndef WK_SHARE_H
 #define WK_SHARE_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* jobs.c — a job's allocation lifecycle on a run: it gets its GPUs (from the
+/* lifecycle.c — a job's allocation lifecycle on a run: it gets its GPUs (from the
  * pool, with power and accounting), loses them (completion, preemption,
  * failure), is rejected; every change is accounted up to now first, and the
  * time series row of the instant is rewritten. The policy-facing checks
@@ -11,27 +11,12 @@
 
 static void account(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
 
-void wk_run_account_to(WkRun *r, WkTime now) { account(r, now); }
-
 static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
 {
     return wk_account_gpu_draw(&r->cluster, gpu, busy);
 }
 
-int wk_run_sample(WkRun *r, WkTime now)
-{
-    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
-}
-
-/* Keep "a row is the state after every event at its instant": an event at
- * the time of the last row rewrites that row. */
-void wk_run_resample(WkRun *r, WkTime now)
-{
-    if (wk_account_sampled_at(&r->acct, now))
-        wk_run_sample(r, now);
-}
-
-int wk_run_job_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
@@ -64,7 +49,7 @@ int wk_run_job_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, W
         if (rc < 0)
             return rc;
     }
-    int rc = wk_runjob_start(r, job, err);
+    int rc = wk_progress_start(r, job, err);
     return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
 }
 
@@ -75,7 +60,7 @@ static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
     return wk_account_segment(&r->acct, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
 }
 
-int wk_run_record_open_segments(WkRun *r, WkError *err)
+int wk_lifecycle_record_open(WkRun *r, WkError *err)
 {
     int rc = 0;
     for (size_t j = 0; j < r->wl.n && rc == 0; j++)
@@ -85,7 +70,7 @@ int wk_run_record_open_segments(WkRun *r, WkError *err)
 }
 
 /* Give a stopped job's GPUs back (running → not running). */
-int wk_run_job_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
+int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
@@ -102,32 +87,32 @@ int wk_run_job_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
     return 0;
 }
 
-int wk_run_requeue(WkRun *r, uint32_t job, WkError *err)
+int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
-    wk_runjob_settle(r, job, now);
+    wk_progress_settle(r, job, now);
     wk_engine_cancel(r->eng, rt->token);
     wk_runfail_job_stopped(r, job);
     rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
-    int rc = wk_runjob_stop(r, job, err);
+    int rc = wk_progress_stop(r, job, err);
     if (rc < 0)
         return rc;
-    if ((rc = wk_run_job_release(r, job, now, err)) < 0)
+    if ((rc = wk_lifecycle_release(r, job, now, err)) < 0)
         return rc;
     r->queued++;
     wk_run_resample(r, now);
     return 0;
 }
 
-int wk_run_job_preempt(WkRun *r, uint32_t job, WkError *err)
+int wk_lifecycle_preempt(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     if (rt->state != WK_JOB_RUNNING || rt->hung || rt->waiting)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
                             "scheduler %s: preempt of job %u that is not preemptible (see wk_sched_job_preemptible)",
                             r->si.ops->name, job);
-    int rc = wk_run_requeue(r, job, err);
+    int rc = wk_lifecycle_requeue(r, job, err);
     if (rc < 0)
         return rc;
     rt->preemptions++;
@@ -136,7 +121,7 @@ int wk_run_job_preempt(WkRun *r, uint32_t job, WkError *err)
     return 0;
 }
 
-int wk_run_job_reject(WkRun *r, uint32_t job, const char *reason, WkError *err)
+int wk_lifecycle_reject(WkRun *r, uint32_t job, const char *reason, WkError *err)
 {
     if (r->rt[job].state != WK_JOB_QUEUED)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler %s: reject of job %u that is not waiting",

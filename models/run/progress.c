@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_exec.c — how a started job progresses: its speed comes from the
+/* progress.c — how a started job progresses: its speed comes from the
  * performance model on its placement (SKU, clocks, NVLink domains) and its
  * current share of the fabric. A job's flows are the edges of one ring per
  * rail across its NVLink domains; the flow network shares links max-min
@@ -30,7 +30,7 @@ static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
     };
 }
 
-int wk_runjob_check(const WkRun *r, WkError *err)
+int wk_progress_check(const WkRun *r, WkError *err)
 {
     enum { MAXSEEN = 256 };
     uint64_t seen[MAXSEEN];
@@ -82,7 +82,7 @@ static void drop_flows(WkRun *r, uint32_t job)
     rt->nflows = 0;
 }
 
-void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now)
+void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
 {
     WkJobRt *rt = &r->rt[job];
     if (now <= rt->seg_start) /* still paying its restart cost */
@@ -100,7 +100,7 @@ void wk_runjob_settle(WkRun *r, uint32_t job, WkTime now)
     rt->seg_start = now;
 }
 
-double wk_runjob_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
+double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
 {
     const WkJobSpec *js = &r->wl.jobs[job];
     if (!js->model || n != js->gpus)
@@ -120,7 +120,7 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
-    wk_runjob_settle(r, job, now);
+    wk_progress_settle(r, job, now);
     double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r));
     rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
     WkPerfResult res;
@@ -159,7 +159,7 @@ static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
     return rc;
 }
 
-int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
+int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
@@ -194,23 +194,23 @@ int wk_runjob_start(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
-int wk_runjob_stop(WkRun *r, uint32_t job, WkError *err)
+int wk_progress_stop(WkRun *r, uint32_t job, WkError *err)
 {
     if (!r->wl.jobs[job].model)
         return 0;
     WkTime now = wk_engine_now(r->eng);
-    wk_runjob_settle(r, job, now);
+    wk_progress_settle(r, job, now);
     drop_flows(r, job);
     return reshare(r, job, now, err);
 }
 
-int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
+int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
-        wk_runjob_settle(r, job, now);
+        wk_progress_settle(r, job, now);
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
         return wk_engine_post_e(r->eng, from + rt->left_ns, WK_EV_END, job, 0, 0, rt->token, err);
     }
@@ -222,7 +222,7 @@ int wk_runjob_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     return rerate(r, job, now, err);
 }
 
-int wk_runjob_reflow(WkRun *r, uint32_t job, WkError *err)
+int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_impl.h — the run's internal state, shared by run.c (driver) and
- * run_report.c (summary, trace). Not a public header. */
+/* run_impl.h — the run's internal state, shared by the files of models/run
+ * (driver, lifecycle, progress, failures, scheduler host, report). Private
+ * to models/run: tests use models/run/hooks.h, everyone else run.h. */
 #ifndef WK_RUN_IMPL_H
 #define WK_RUN_IMPL_H
 
 #include "models/run/eval.h"
 #include "models/run/account.h"
+#include "models/run/hooks.h"
 #include "models/run/pool.h"
 #include "models/run/share.h"
 #include "models/run/run.h"
@@ -18,13 +20,6 @@
 #include "models/workload/workload.h"
 
 
-typedef enum WkJobState {
-    WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
-    WK_JOB_QUEUED,      /* submitted, waiting for GPUs */
-    WK_JOB_RUNNING,
-    WK_JOB_COMPLETED,
-    WK_JOB_REJECTED,    /* can never run on this cluster */
-} WkJobState;
 
 typedef struct WkJobRt {
     WkTime start, end;         /* ns; -1 until it happens */

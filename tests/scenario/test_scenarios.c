@@ -8,7 +8,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 
 static const char *srcroot = ".";
 
@@ -69,7 +69,7 @@ static void check_trace(const TestRun *t, const char *path)
     hid_t sp = H5Dget_space(d);
     hsize_t n = 0;
     H5Sget_simple_extent_dims(sp, &n, NULL);
-    assert_int_equal(n, r->wl.n);
+    assert_int_equal(n, wk_run_hooks_workload(r)->n);
     hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(ReadJob));
     H5Tinsert(mt, "id", HOFFSET(ReadJob, id), H5T_NATIVE_UINT32);
     H5Tinsert(mt, "gpus", HOFFSET(ReadJob, gpus), H5T_NATIVE_UINT32);
@@ -107,10 +107,10 @@ static void check_trace(const TestRun *t, const char *path)
         double jct = 0;
         for (hsize_t i = 0; i < n; i++) {
             assert_int_equal(rows[i].id, i);
-            assert_int_equal(rows[i].gpus, r->wl.jobs[i].gpus);
-            assert_int_equal(rows[i].submit, r->wl.jobs[i].submit);
-            assert_int_equal(rows[i].start, r->rt[i].start);
-            assert_int_equal(rows[i].end, r->rt[i].end);
+            assert_int_equal(rows[i].gpus, wk_run_hooks_workload(r)->jobs[i].gpus);
+            assert_int_equal(rows[i].submit, wk_run_hooks_workload(r)->jobs[i].submit);
+            assert_int_equal(rows[i].start, wk_run_hooks_job(r, i).start);
+            assert_int_equal(rows[i].end, wk_run_hooks_job(r, i).end);
             if (status[i] == 0) {
                 completed++;
                 jct += wk_time_to_s(rows[i].end - rows[i].submit);
@@ -132,9 +132,9 @@ static void check_trace(const TestRun *t, const char *path)
     assert_true(d >= 0);
     sp = H5Dget_space(d);
     H5Sget_simple_extent_dims(sp, &n, NULL);
-    assert_int_equal(n, r->acct.nsamples);
+    assert_int_equal(n, wk_run_hooks_account(r)->nsamples);
     /* rows at 0, every interval, and the end: end/interval + 1 or + 2 */
-    hsize_t expect = (hsize_t)(r->end_t / r->sample_interval) + 1 + (r->end_t % r->sample_interval != 0);
+    hsize_t expect = (hsize_t)(wk_run_hooks_end(r) / wk_run_hooks_sample_interval(r)) + 1 + (wk_run_hooks_end(r) % wk_run_hooks_sample_interval(r) != 0);
     assert_int_equal(n, expect);
     ReadSample *s = malloc(n * sizeof *s);
     mt = H5Tcreate(H5T_COMPOUND, sizeof(ReadSample));
@@ -145,17 +145,17 @@ static void check_trace(const TestRun *t, const char *path)
     H5Tinsert(mt, "power", HOFFSET(ReadSample, power), H5T_NATIVE_DOUBLE);
     assert_true(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0);
     assert_int_equal(s[0].time, 0);
-    assert_int_equal(s[n - 1].time, r->end_t);
+    assert_int_equal(s[n - 1].time, wk_run_hooks_end(r));
     assert_int_equal(s[n - 1].alloc, 0);
     for (hsize_t i = 0; i < n; i++) {
-        assert_true(s[i].alloc <= r->cluster.gpus);
-        assert_int_equal(s[i].time, r->acct.samples[i].time_ns);
-        assert_int_equal(s[i].alloc, r->acct.samples[i].allocated_gpus);
-        assert_int_equal(s[i].queued, r->acct.samples[i].queued_jobs);
-        assert_float_equal(s[i].power, r->acct.samples[i].power_w, 0);
+        assert_true(s[i].alloc <= wk_run_hooks_cluster(r)->gpus);
+        assert_int_equal(s[i].time, wk_run_hooks_account(r)->samples[i].time_ns);
+        assert_int_equal(s[i].alloc, wk_run_hooks_account(r)->samples[i].allocated_gpus);
+        assert_int_equal(s[i].queued, wk_run_hooks_account(r)->samples[i].queued_jobs);
+        assert_float_equal(s[i].power, wk_run_hooks_account(r)->samples[i].power_w, 0);
     }
     /* the last row is an idle cluster: the closed form of the power model */
-    assert_float_equal(s[n - 1].power, wk_cluster_power_at(&r->cluster, 0), 1e-6 * s[n - 1].power);
+    assert_float_equal(s[n - 1].power, wk_cluster_power_at(wk_run_hooks_cluster(r), 0), 1e-6 * s[n - 1].power);
     free(s);
     H5Tclose(mt);
     H5Sclose(sp);

@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 #include "models/topo/cluster.h"
 
 static WkDoc *docs[64];
@@ -216,8 +216,8 @@ static void test_run_energy_integrates_power_over_time(void **state)
     assert_float_equal(test_metric(&t, "energy_per_job_kwh"), kwh / 2, 1e-9);
     /* the time series carries the facility power of each instant */
     const WkRun *r = t.run;
-    assert_float_equal(r->acct.samples[0].power_w, (8 * 400.0 + 8 * 50.0) * 1.25, 1e-9);
-    assert_float_equal(r->acct.samples[r->acct.nsamples - 1].power_w, 16 * 50.0 * 1.25, 1e-9);
+    assert_float_equal(wk_run_hooks_account(r)->samples[0].power_w, (8 * 400.0 + 8 * 50.0) * 1.25, 1e-9);
+    assert_float_equal(wk_run_hooks_account(r)->samples[wk_run_hooks_account(r)->nsamples - 1].power_w, 16 * 50.0 * 1.25, 1e-9);
     test_run_free(&t);
 }
 

@@ -8,7 +8,8 @@
 
 #include <math.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/eval.h"
+#include "models/run/hooks.h"
 #include "models/workload/model.h"
 #include "models/workload/perf.h"
 
@@ -206,10 +207,10 @@ static void test_model_job_duration_is_iterations_times_iteration_time(void **st
                   "workload:\n  source: inline\n  jobs:\n"
                   "    - {submit: 0, gpus: 64, model: llama3-8b, iterations: 50}\n",
                   NULL);
-    const WkJobRt *rt = &t.run->rt[0];
-    assert_int_equal(rt->state, WK_JOB_COMPLETED);
-    WkTime want = (WkTime)ceil(50 * rt->iter_s * 1e9);
-    assert_int_equal(rt->end - rt->start, want);
+    WkRunJobView j = wk_run_hooks_job(t.run, 0);
+    assert_int_equal(j.state, WK_JOB_COMPLETED);
+    WkTime want = (WkTime)ceil(50 * j.iter_s * 1e9);
+    assert_int_equal(j.end - j.start, want);
     assert_float_equal(test_metric(&t, "tokens_trained"), 50.0 * 512 * 8192, 1);
     test_run_free(&t);
 }

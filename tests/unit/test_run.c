@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 
 /* M/M/c: probability of waiting (Erlang C) and mean wait W_q = C/(c mu - lambda). */
 static double erlang_c_wait(int c, double lambda, double mu)
@@ -82,8 +82,8 @@ static void test_gpu_seconds_are_conserved_exactly(void **state)
     assert_true(alloc + idle + down == total);
     /* and the allocated part equals the GPU-time of the completed jobs */
     wk_u128 work = 0;
-    for (size_t i = 0; i < t.run->wl.n; i++)
-        work += (wk_u128)t.run->wl.jobs[i].gpus * (wk_u128)t.run->wl.jobs[i].duration;
+    for (size_t i = 0; i < wk_run_hooks_workload(t.run)->n; i++)
+        work += (wk_u128)wk_run_hooks_workload(t.run)->jobs[i].gpus * (wk_u128)wk_run_hooks_workload(t.run)->jobs[i].duration;
     assert_true(alloc == work);
     test_run_free(&t);
 }
@@ -122,12 +122,12 @@ static void test_fifo_head_blocks_and_first_fit_places_lowest_gpus(void **state)
                        "    - {submit: 2s, gpus: 1, duration: 1s}\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[0].start, 0);
-    assert_int_equal(rt[1].start, 10 * WK_NS_PER_S);
-    assert_int_equal(rt[2].start, 10 * WK_NS_PER_S);
-    assert_int_equal(rt[1].end, 15 * WK_NS_PER_S);
-    assert_int_equal(rt[2].end, 11 * WK_NS_PER_S);
+    WkRunJobView j0 = wk_run_hooks_job(t.run, 0), j1 = wk_run_hooks_job(t.run, 1), j2 = wk_run_hooks_job(t.run, 2);
+    assert_int_equal(j0.start, 0);
+    assert_int_equal(j1.start, 10 * WK_NS_PER_S);
+    assert_int_equal(j2.start, 10 * WK_NS_PER_S);
+    assert_int_equal(j1.end, 15 * WK_NS_PER_S);
+    assert_int_equal(j2.end, 11 * WK_NS_PER_S);
     assert_float_equal(test_metric(&t, "makespan_s"), 15.0, 1e-12);
     /* waits: 0, 9, 8 → mean 17/3 */
     assert_float_equal(test_metric(&t, "wait_mean_s"), 17.0 / 3.0, 1e-9);
@@ -139,12 +139,13 @@ static void test_fifo_head_blocks_and_first_fit_places_lowest_gpus(void **state)
     char cut[1024];
     snprintf(cut, sizeof cut, "sim: {end: 10500ms}\n%s", yaml);
     test_run_yaml(&t, cut, NULL);
-    rt = t.run->rt;
-    assert_non_null(rt[1].gpus);
-    assert_non_null(rt[2].gpus);
+    j1 = wk_run_hooks_job(t.run, 1);
+    j2 = wk_run_hooks_job(t.run, 2);
+    assert_non_null(j1.gpus);
+    assert_non_null(j2.gpus);
     for (uint32_t i = 0; i < 8; i++)
-        assert_int_equal(rt[1].gpus[i], i);
-    assert_int_equal(rt[2].gpus[0], 8);
+        assert_int_equal(j1.gpus[i], i);
+    assert_int_equal(j2.gpus[0], 8);
     test_run_free(&t);
 }
 
@@ -161,7 +162,7 @@ static void test_job_larger_than_cluster_is_rejected_not_blocking(void **state)
     test_run_yaml(&t, yaml, NULL);
     assert_int_equal((int)test_metric(&t, "jobs_rejected"), 1);
     assert_int_equal((int)test_metric(&t, "jobs_completed"), 1);
-    assert_int_equal(t.run->rt[1].start, 1 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, 1 * WK_NS_PER_S);
     test_run_free(&t);
 }
 

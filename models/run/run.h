@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run.h — one simulation run, as the CLI sees it: read a scenario document
- * into a cluster, a workload and a scheduler, drive the job lifecycle on the
- * engine, account every GPU-second, report a summary and an HDF5 trace.
- * Declared here so sim/ depends on no model header; implemented by the
- * models layer (models/run.c, models/run_report.c), which wires the plugins
- * in through their registries. */
+/* run.h — one simulation run, as batch and the CLI see it: read a scenario
+ * document into a cluster, a workload and a scheduler, drive the job
+ * lifecycle on the engine, account every GPU-second, report a summary and an
+ * HDF5 trace; also `wanka topo` and `wanka perf`. The public face of
+ * models/run (layer wk_run); its parts are mapped in docs/architecture.md. */
 #ifndef WK_RUN_H
 #define WK_RUN_H
 

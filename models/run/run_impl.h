@@ -36,7 +36,7 @@ typedef struct WkJobRt {
     double est_s;              /* nominal expected run time (0 = not yet computed) */
     uint32_t preemptions;      /* times stopped by the scheduler */
     WkTime alloc_t;            /* when it last got its GPUs */
-    /* failures and checkpoints (models/run_fail.c) */
+    /* failures and checkpoints (models/run/run_fail.c) */
     uint32_t interruptions;    /* times hit by a failure */
     uint32_t ckpt_tok;         /* token of its checkpoint events */
     int in_ckpt;               /* a checkpoint write is in flight */
@@ -176,7 +176,7 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 
 /** Failures: read the sections (after the cluster), set up streams, spares
- * and the first events (models/run_fail.c). */
+ * and the first events (models/run/run_fail.c). */
 int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err);
 int wk_runfail_start(WkRun *r, WkError *err);
 /** A job (re)starts or ends: arm or drop its checkpoint events; a restart

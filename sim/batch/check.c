@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* check.c — read a baseline, run its scenarios through sim/batch.h, judge
+/* check.c — read a baseline, run its scenarios through sim/batch/batch.h, judge
  * each metric against its expected value and tolerance, render the table,
  * and rewrite expected values in place in the baseline's text. */
 #include "sim/batch/check.h"

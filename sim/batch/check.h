@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* check.h — `wanka check`: regression gates. A baseline file lists scenarios
  * (each with a scheduler, seeds and overrides) and, per summary metric, the
- * expected value and a tolerance; the runs go in parallel (sim/batch.h), the
+ * expected value and a tolerance; the runs go in parallel (sim/batch/batch.h), the
  * mean over the seeds is compared, and `--update` rewrites the expected
  * values in the file's own text (comments and layout kept). Never prints. */
 #ifndef WK_CHECK_H

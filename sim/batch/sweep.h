@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sweep.h — `wanka sweep`: a base scenario and axes (schedulers, seeds, any
  * key path over a list or a range) expanded into the cross product of
- * points, run in parallel (sim/batch.h), one trace per point and an index
+ * points, run in parallel (sim/batch/batch.h), one trace per point and an index
  * (sim/sweep_index.h). Sharding selects the points with id ≡ I (mod N).
  * The sweep file format is in docs/batch.md. Never prints. */
 #ifndef WK_SWEEP_H

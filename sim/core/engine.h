@@ -93,7 +93,7 @@ void wk_engine_set_progress(WkEngine *e, WkProgressFn fn, void *user);
 /** Poll *flag (borrowed, must outlive the engine; NULL removes it) before
  * each event: once it is non-zero, wk_engine_run returns 0 before the next
  * event, as after wk_engine_stop, and wk_engine_interrupted turns 1. Meant for
- * a flag that a SIGINT/SIGTERM handler sets (sim/main.c). */
+ * a flag that a SIGINT/SIGTERM handler sets (sim/cli/cli_common.c). */
 void wk_engine_set_interrupt(WkEngine *e, const volatile sig_atomic_t *flag);
 
 /** 1 when the last wk_engine_run returned because the interrupt flag was set. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* evq.h — the pending-event set: small fixed-size records popped in strict
  * (time, seq) order. It knows nothing of handlers or cancellation; the engine
- * (sim/engine.h) assigns seq and skips cancelled events lazily at pop. */
+ * (sim/core/engine.h) assigns seq and skips cancelled events lazily at pop. */
 #ifndef WK_EVQ_H
 #define WK_EVQ_H
 

@@ -88,6 +88,55 @@ static void test_gpu_seconds_are_conserved_exactly(void **state)
     test_run_free(&t);
 }
 
+/* With GPUs going down and coming back (a node down while idle, a node down
+ * under a job), allocated + idle + down GPU-time is still GPUs x the run's
+ * length exactly, and the down part is the closed form: 8 GPUs x 2 h for the
+ * idle node (never allocated meanwhile), plus the failed node's time down
+ * while no job held it. */
+static void test_gpu_seconds_with_down_gpus_are_conserved_exactly(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 4, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 16, duration: 10h}\n"
+                       "failures:\n"
+                       "  enabled: false\n"
+                       "  incidents:\n"
+                       "    - {at: 1h, kind: down, node: 3, duration: 2h}\n"
+                       "checkpoint: {interval: none}\n"
+                       "recovery: {mode: reschedule}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    WkRunAccount a;
+    wk_run_account(t.run, &a);
+    wk_u128 alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo;
+    wk_u128 idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo;
+    wk_u128 down = ((wk_u128)a.down_hi << 64) | a.down_lo;
+    assert_true(a.end_ns > 0);
+    assert_true(alloc + idle + down == (wk_u128)wk_run_gpus(t.run) * (wk_u128)a.end_ns);
+    /* node 3 was free (first fit holds nodes 0-1): 8 GPUs down for 2 h */
+    assert_true(down == (wk_u128)8 * (wk_u128)(2 * WK_NS_PER_H));
+    test_run_free(&t);
+
+    /* node 0 fails under the job: its GPUs count as allocated while the hung
+     * job holds them and as down after it lets go, never as idle */
+    char hit[1024];
+    snprintf(hit, sizeof hit, "%s", yaml);
+    char *node = strstr(hit, "node: 3");
+    assert_non_null(node);
+    node[6] = '0';
+    test_run_yaml(&t, hit, NULL);
+    wk_run_account(t.run, &a);
+    alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo;
+    idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo;
+    down = ((wk_u128)a.down_hi << 64) | a.down_lo;
+    assert_true(alloc + idle + down == (wk_u128)wk_run_gpus(t.run) * (wk_u128)a.end_ns);
+    assert_true(down > 0 && down < (wk_u128)8 * (wk_u128)(2 * WK_NS_PER_H));
+    test_run_free(&t);
+}
+
 static void test_same_seed_gives_identical_summary_bytes(void **state)
 {
     (void)state;
@@ -252,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fifo_mmc_wait_matches_erlang_c),
         cmocka_unit_test(test_gpu_seconds_are_conserved_exactly),
+        cmocka_unit_test(test_gpu_seconds_with_down_gpus_are_conserved_exactly),
         cmocka_unit_test(test_same_seed_gives_identical_summary_bytes),
         cmocka_unit_test(test_fifo_head_blocks_and_first_fit_places_lowest_gpus),
         cmocka_unit_test(test_job_larger_than_cluster_is_rejected_not_blocking),

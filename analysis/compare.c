@@ -13,14 +13,19 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/sweep_index.h"
 #include "sim/trace/trace_read.h"
 
-/* The rows shown first, in this order; the other metrics follow alphabetically. */
+/* The rows shown first, in this order; the other metrics follow
+ * alphabetically. (effective_utilization is no metric of this wanka's
+ * traces; a trace that has one shows it third.) */
 static const char *const preferred[] = {
-    "utilization", "util_gpu_std", "effective_utilization", "jct_mean_s", "jct_p50_s", "jct_p99_s",
-    "wait_mean_s", "wait_p99_s", "makespan_s", "energy_kwh", "mean_power_mw", "tokens_per_joule",
-    "interruptions", "recovery_mean_s", "recovery_p99_s", "lost_gpu_hours", "ettr", NULL,
+    WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_UTIL_GPU_STD, "effective_utilization", WK_SCHEMA_M_JCT_MEAN,
+    WK_SCHEMA_M_JCT_P50, WK_SCHEMA_M_JCT_P99, WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_WAIT_P99,
+    WK_SCHEMA_M_MAKESPAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_MEAN_POWER, WK_SCHEMA_M_TOKENS_PER_JOULE,
+    WK_SCHEMA_M_INTERRUPTIONS, WK_SCHEMA_M_RECOVERY_MEAN, WK_SCHEMA_M_RECOVERY_P99, WK_SCHEMA_M_LOST_GPU_HOURS,
+    WK_SCHEMA_M_ETTR, NULL,
 };
 
 /* One trace as read. */
@@ -69,16 +74,16 @@ static int run_load(Run *run, const char *path, WkError *err)
     int rc = wk_trace_read_open(&r, path, err);
     if (rc < 0)
         return rc;
-    rc = opt_str(r, "scenario_name", &run->scenario, err);
+    rc = opt_str(r, WK_SCHEMA_ATTR_SCENARIO_NAME, &run->scenario, err);
     if (rc == 0)
-        rc = opt_str(r, "scheduler", &run->scheduler, err);
+        rc = opt_str(r, WK_SCHEMA_ATTR_SCHEDULER, &run->scheduler, err);
     if (rc == 0)
-        rc = opt_str(r, "overrides", &run->overrides, err);
+        rc = opt_str(r, WK_SCHEMA_ATTR_OVERRIDES, &run->overrides, err);
     if (rc == 0) {
         WkError sub;
         wk_error_clear(&sub);
         int64_t seed = 0;
-        int s = wk_trace_read_attr_i64(r, "seed", &seed, &sub);
+        int s = wk_trace_read_attr_i64(r, WK_SCHEMA_ATTR_SEED, &seed, &sub);
         if (s == 0) {
             run->seed = (long long)seed;
             run->has_seed = 1;

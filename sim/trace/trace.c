@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include "sim/trace/trace.h"
+#include "sim/trace/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -763,15 +764,15 @@ static int table_attrs(WkTrace *t, hid_t dset, const char *norm, const WkTraceFi
 {
     int rc = 0;
     if (description)
-        rc = put_attr_str(t, dset, norm, "description", description, err);
+        rc = put_attr_str(t, dset, norm, WK_SCHEMA_ATTR_DESCRIPTION, description, err);
     for (size_t i = 0; rc == 0 && i < nfields; i++) {
         if (!fields[i].units || !fields[i].units[0])
             continue;
-        size_t n = strlen(fields[i].name) + sizeof "_units";
+        size_t n = strlen(fields[i].name) + sizeof WK_SCHEMA_UNITS_SUFFIX;
         char *name = malloc(n);
         if (!name)
             return wk_error_nomem(err, "trace");
-        snprintf(name, n, "%s_units", fields[i].name);
+        snprintf(name, n, "%s%s", fields[i].name, WK_SCHEMA_UNITS_SUFFIX);
         rc = put_attr_str(t, dset, norm, name, fields[i].units, err);
         free(name);
     }

@@ -223,16 +223,16 @@ static int check_schema(WkTraceRead *r, WkError *err)
     char *v = NULL;
     WkError sub;
     wk_error_clear(&sub);
-    int rc = attr_str(r, "schema_version", &v, &sub);
+    int rc = attr_str(r, WK_SCHEMA_ATTR_SCHEMA_VERSION, &v, &sub);
     if (rc == WK_E_NOTFOUND)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                            "%s: not a wanka trace: no root attribute 'schema_version'", r->path);
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: not a wanka trace: no root attribute '%s'",
+                            r->path, WK_SCHEMA_ATTR_SCHEMA_VERSION);
     if (rc < 0)
         return wk_error_set(err, rc, sub.where[0] ? sub.where : NULL, 0, 0, "%s", sub.msg);
     if (parse_version(v, &r->major, &r->minor) < 0)
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                          "%s: malformed schema_version '%s' (expected MAJOR.MINOR, e.g. \"1.0\")",
-                          r->path, v);
+                          "%s: malformed %s '%s' (expected MAJOR.MINOR, e.g. \"%s\")", r->path,
+                          WK_SCHEMA_ATTR_SCHEMA_VERSION, v, WK_SCHEMA_VERSION);
     else if (r->major != WK_TRACE_READ_MAJOR)
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
                           "%s: trace schema version %s is not supported: this wanka reads schema %d.x "
@@ -425,14 +425,14 @@ int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkErro
     *n = 0;
     Quiet q = quiet_begin();
     SummaryCtx c = {.r = r, .err = err};
-    if (path_exists(r->file, "summary")) {
-        hid_t g = H5Oopen(r->file, "summary", H5P_DEFAULT);
+    if (path_exists(r->file, WK_SCHEMA_SUMMARY)) {
+        hid_t g = H5Oopen(r->file, WK_SCHEMA_SUMMARY, H5P_DEFAULT);
         if (g < 0) {
-            c.rc = io_fail(r, err, "cannot open 'summary'");
+            c.rc = io_fail(r, err, "cannot open '%s'", WK_SCHEMA_SUMMARY);
         } else {
             hsize_t idx = 0;
             if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_one, &c) < 0 && c.rc == 0)
-                c.rc = io_fail(r, err, "cannot read the attributes of 'summary'");
+                c.rc = io_fail(r, err, "cannot read the attributes of '%s'", WK_SCHEMA_SUMMARY);
             H5Oclose(g);
         }
     }

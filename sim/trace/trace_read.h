@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 #include "sim/core/error.h"
+#include "sim/trace/schema.h"
 
 /* The trace schema major version this reader understands (docs/trace-format.md). */
-#define WK_TRACE_READ_MAJOR 1
+#define WK_TRACE_READ_MAJOR WK_SCHEMA_MAJOR
 
 typedef struct WkTraceRead WkTraceRead;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* trace_read.c — the HDF5 trace reader (with trace.c, the only file including
- * <hdf5.h>): open + schema check, root attributes, summary metrics, table
- * columns as doubles. HDF5's automatic error printing is off around every call. */
+ * <hdf5.h>, through h5util.h): open + schema check, root attributes, summary
+ * metrics, table columns as doubles. HDF5's automatic error printing is off
+ * around every call. */
 #include "sim/trace/trace_read.h"
 
 #include <errno.h>
@@ -12,16 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <hdf5.h>
+#include "sim/trace/h5util.h"
 
 #define REASON_MAX 256
-
-/* H5Pset_file_locking exists from 1.10.7 on the 1.10 branch and from 1.12.1. */
-#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
-#define HAVE_FILE_LOCKING_PROP 1
-#else
-#define HAVE_FILE_LOCKING_PROP 0
-#endif
 
 struct WkTraceRead {
     hid_t file;
@@ -30,28 +24,6 @@ struct WkTraceRead {
 };
 
 /* ---- HDF5 error handling ------------------------------------------------ */
-
-typedef struct Quiet {
-    H5E_auto2_t func;
-    void *data;
-} Quiet;
-
-/* Switch HDF5's automatic error printing off, remembering the caller's. */
-static Quiet quiet_begin(void)
-{
-    Quiet q = {NULL, NULL};
-    if (H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data) < 0) {
-        q.func = NULL;
-        q.data = NULL;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    return q;
-}
-
-static void quiet_end(Quiet q)
-{
-    H5Eset_auto2(H5E_DEFAULT, q.func, q.data);
-}
 
 /* The most specific HDF5 error's description, up to its first ':' ',' or newline. */
 static herr_t reason_walk(unsigned n, const H5E_error2_t *e, void *data)
@@ -240,13 +212,6 @@ static int check_schema(WkTraceRead *r, WkError *err)
                           r->path, v, WK_TRACE_READ_MAJOR, r->major);
     free(v);
     return rc;
-}
-
-/* No exit-time cleanup by HDF5 1.10: it crashes after a failed H5Fclose
- * (HDFFV-11052; see trace.c). Only takes effect before the library starts. */
-static void no_exit_cleanup(void)
-{
-    (void)H5dont_atexit();
 }
 
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)

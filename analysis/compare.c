@@ -45,19 +45,6 @@ static int copy_error(WkError *err, const WkError *sub)
     return wk_error_set(err, sub->code, sub->where[0] ? sub->where : NULL, 0, 0, "%s", sub->msg);
 }
 
-/* A root string attribute, "" when the trace lacks it. */
-static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
-{
-    WkError sub;
-    wk_error_clear(&sub);
-    int rc = wk_trace_read_attr_str(r, name, out, &sub);
-    if (rc == WK_E_NOTFOUND) {
-        *out = strdup("");
-        return *out ? 0 : wk_error_nomem(err, "compare");
-    }
-    return rc < 0 ? copy_error(err, &sub) : 0;
-}
-
 static void run_fini(Run *r)
 {
     free(r->scenario);
@@ -74,11 +61,11 @@ static int run_load(Run *run, const char *path, WkError *err)
     int rc = wk_trace_read_open(&r, path, err);
     if (rc < 0)
         return rc;
-    rc = opt_str(r, WK_SCHEMA_ATTR_SCENARIO_NAME, &run->scenario, err);
+    rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SCENARIO_NAME, &run->scenario, err);
     if (rc == 0)
-        rc = opt_str(r, WK_SCHEMA_ATTR_SCHEDULER, &run->scheduler, err);
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SCHEDULER, &run->scheduler, err);
     if (rc == 0)
-        rc = opt_str(r, WK_SCHEMA_ATTR_OVERRIDES, &run->overrides, err);
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_OVERRIDES, &run->overrides, err);
     if (rc == 0) {
         WkError sub;
         wk_error_clear(&sub);
@@ -135,22 +122,6 @@ static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *
         run->m[m].value = row->metric[m];
     }
     run->nm = ix->nmetrics;
-    return 0;
-}
-
-static double run_metric(const Run *r, const char *name)
-{
-    for (size_t i = 0; i < r->nm; i++)
-        if (strcmp(r->m[i].name, name) == 0)
-            return r->m[i].value;
-    return NAN;
-}
-
-static int run_has_metric(const Run *r, const char *name)
-{
-    for (size_t i = 0; i < r->nm; i++)
-        if (strcmp(r->m[i].name, name) == 0)
-            return 1;
     return 0;
 }
 
@@ -283,11 +254,9 @@ static void fill_cell(WkCompareCell *cell, const Run *runs, size_t n, const size
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (colof[i] != col || !run_has_metric(&runs[i], name))
-            continue;
-        double v = run_metric(&runs[i], name);
-        if (!isnan(v))
-            scratch[k++] = v;
+        const WkTraceMetric *m = colof[i] == col ? wk_trace_read_metric(runs[i].m, runs[i].nm, name) : NULL;
+        if (m && !isnan(m->value))
+            scratch[k++] = m->value;
     }
     cell->n = k;
     cell->mean = k ? gsl_stats_mean(scratch, 1, k) : NAN;

@@ -63,19 +63,6 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* A root string attribute, "" when the trace lacks it. */
-static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
-{
-    WkError sub;
-    wk_error_clear(&sub);
-    int rc = wk_trace_read_attr_str(r, name, out, &sub);
-    if (rc == WK_E_NOTFOUND) {
-        *out = strdup("");
-        return *out ? 0 : wk_error_nomem(err, "report");
-    }
-    return rc < 0 ? copy_error(err, &sub) : 0;
-}
-
 static int src_open(Src *s, WkReportTrace *t, const char *role, const char *path, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -84,11 +71,11 @@ static int src_open(Src *s, WkReportTrace *t, const char *role, const char *path
     t->path = path;
     int rc = wk_trace_read_open(&s->r, path, err);
     if (rc == 0)
-        rc = opt_str(s->r, WK_SCHEMA_ATTR_SCENARIO_NAME, &t->scenario, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_SCENARIO_NAME, &t->scenario, err);
     if (rc == 0)
-        rc = opt_str(s->r, WK_SCHEMA_ATTR_SCHEDULER, &t->scheduler, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_SCHEDULER, &t->scheduler, err);
     if (rc == 0)
-        rc = opt_str(s->r, WK_SCHEMA_ATTR_OVERRIDES, &t->overrides, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_OVERRIDES, &t->overrides, err);
     if (rc == 0)
         rc = wk_trace_read_summary(s->r, &s->m, &s->nm, err);
     if (rc < 0)
@@ -117,15 +104,10 @@ static void src_close(Src *s)
  * trace has no such attribute. */
 static double metric(const Src *s, const char *name, int *present)
 {
-    for (size_t i = 0; s && i < s->nm; i++)
-        if (strcmp(s->m[i].name, name) == 0) {
-            if (present)
-                *present = 1;
-            return s->m[i].value;
-        }
+    const WkTraceMetric *m = s ? wk_trace_read_metric(s->m, s->nm, name) : NULL;
     if (present)
-        *present = 0;
-    return NAN;
+        *present = m != NULL;
+    return m ? m->value : NAN;
 }
 
 /* Read columns names[0..k) of table into cols (caller frees each). Returns 1

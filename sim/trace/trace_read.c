@@ -308,6 +308,28 @@ int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError
     return rc;
 }
 
+int wk_trace_read_attr_str_opt(WkTraceRead *r, const char *name, char **out, WkError *err)
+{
+    if (!r || !name || !out)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: attribute read without a trace or name");
+    Quiet q = quiet_begin();
+    int rc = 0;
+    htri_t ex = H5Aexists_by_name(r->file, "/", name, H5P_DEFAULT);
+    if (ex < 0) {
+        rc = io_fail(r, err, "cannot read attribute '%s'", name);
+    } else if (ex == 0) {
+        *out = malloc(1);
+        if (*out)
+            (*out)[0] = '\0';
+        else
+            rc = wk_error_nomem(err, "trace");
+    } else {
+        rc = attr_str(r, name, out, err);
+    }
+    quiet_end(q);
+    return rc;
+}
+
 int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err)
 {
     if (!r || !name || !out)
@@ -409,6 +431,14 @@ int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkErro
     *out = c.m;
     *n = c.n;
     return 0;
+}
+
+const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, const char *name)
+{
+    for (size_t i = 0; m && name && i < n; i++)
+        if (strcmp(m[i].name, name) == 0)
+            return &m[i];
+    return NULL;
 }
 
 /* ---- tables -------------------------------------------------------------------------- */

@@ -489,6 +489,15 @@ static void test_reader_gives_attributes_and_columns(void **state)
     assert_int_equal(wk_trace_read_attr_str(r, "no_such", &str, &err), WK_E_NOTFOUND);
     wk_error_clear(&err);
     assert_int_equal(wk_trace_read_attr_i64(r, "scheduler", &seed, &err), WK_E_INVAL);
+    /* an attribute a trace may lack: "" when absent, the value when present */
+    wk_error_clear(&err);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "no_such", &str, &err), 0);
+    assert_string_equal(str, "");
+    free(str);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "scheduler", &str, &err), 0);
+    assert_string_equal(str, "fifo");
+    free(str);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "seed", &str, &err), WK_E_INVAL); /* not a string */
 
     WkTraceMetric *m = NULL;
     size_t nm = 0;
@@ -499,7 +508,9 @@ static void test_reader_gives_attributes_and_columns(void **state)
         const WkMetric *w = wk_summary_get(&s, m[i].name);
         assert_non_null(w);
         assert_true(w->value == m[i].value || (isnan(w->value) && isnan(m[i].value)));
+        assert_ptr_equal(wk_trace_read_metric(m, nm, m[i].name), &m[i]);
     }
+    assert_null(wk_trace_read_metric(m, nm, "no_such_metric"));
     free(m);
 
     double *col = NULL, *st = NULL;

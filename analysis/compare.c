@@ -372,11 +372,11 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     size_t loaded = 0;
     if (!runs || !colof || !scratch || !c) {
         rc = wk_error_nomem(err, "compare");
-        goto fail;
+        goto done;
     }
     if (n == 0) {
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: the sweep index holds no point that ran", paths[0]);
-        goto fail;
+        goto done;
     }
     for (size_t i = 0; i < npaths; i++) {
         for (size_t r = 0; ix[i] && r < ix[i]->nrows; r++) {
@@ -385,43 +385,35 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
             rc = sweep_point_load(&runs[loaded], ix[i], &ix[i]->rows[r], paths[i], c, err);
             loaded++;
             if (rc < 0)
-                goto fail;
+                goto done;
         }
         if (ix[i])
             continue;
         rc = run_load(&runs[loaded], paths[i], err);
         loaded++;
         if (rc < 0)
-            goto fail;
+            goto done;
     }
     c->ncols = assign_columns(runs, n, group, colof);
     rc = build_columns(c, runs, n, colof, err);
     if (rc == 0)
         rc = collect_rows(c, runs, n, err);
     if (rc < 0)
-        goto fail;
+        goto done;
     for (size_t r = 0; r < c->nrows; r++) {
         WkCompareRow *row = &c->rows[r];
         if (!(row->cells = calloc(c->ncols, sizeof *row->cells))) {
             rc = wk_error_nomem(err, "compare");
-            goto fail;
+            goto done;
         }
         for (size_t k = 0; k < c->ncols; k++)
             fill_cell(&row->cells[k], runs, n, colof, k, row->name, scratch);
         for (size_t k = 1; k < c->ncols; k++)
             fill_change(&row->cells[k], &row->cells[0]);
     }
-    for (size_t i = 0; i < loaded; i++)
-        run_fini(&runs[i]);
-    for (size_t i = 0; i < npaths; i++)
-        wk_sweep_index_free(ix[i]);
-    free(ix);
-    free(runs);
-    free(colof);
-    free(scratch);
     *out = c;
-    return 0;
-fail:
+    c = NULL;
+done: /* success or not: the runs and indexes are read; only c is kept */
     for (size_t i = 0; runs && i < loaded; i++)
         run_fini(&runs[i]);
     for (size_t i = 0; i < npaths; i++)

@@ -519,6 +519,19 @@ done:
     return rc;
 }
 
+/* Close what find_column opened (each id may be H5I_INVALID_HID). */
+static void close_column(hid_t dset, hid_t ftype, hid_t space, hid_t member)
+{
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+}
+
 /* Open `table` (a 1-D compound dataset) and find `column` in it: on success
  * the caller closes *dset, *ftype, *space and *member; on failure they are
  * closed here and err says what is missing or wrong. */
@@ -576,14 +589,7 @@ static int find_column(WkTraceRead *r, const char *table, const char *column, hi
     *member_out = member;
     return 0;
 fail:
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     return rc;
 }
 
@@ -634,14 +640,7 @@ done:
     free(vals);
     if (mtype >= 0)
         H5Tclose(mtype);
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;
 }
@@ -701,14 +700,7 @@ done:
         H5Tclose(stype);
     if (mtype >= 0)
         H5Tclose(mtype);
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;
 }

@@ -215,7 +215,8 @@ _Static_assert((int)WK_INC_SOFT == (int)WK_SCHEMA_KIND_SOFTWARE, "incident kinds
 
 typedef struct JobRow {
     uint32_t id;
-    uint32_t gpus;
+    uint32_t gpus;       /* requested */
+    uint32_t gpus_final; /* held at the end or when last stopped */
     int64_t submit_ns;
     int64_t start_ns;
     int64_t end_ns;
@@ -256,6 +257,7 @@ static const WkTraceField job_fields[] = {
     {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
     {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
     {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
+    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
 };
 
 static const WkTraceField sample_fields[] = {
@@ -285,9 +287,13 @@ static JobRow job_row(const WkRun *r, size_t i)
             tf = rt->flops_per_iter / it / js->gpus / 1e12;
         }
     }
+    /* The spec's count is the one the job holds: an elastic shrink
+     * (run_fail.c) lowers it in place. The run keeps no other record of the
+     * request, so after a shrink gpus shows the shrunk count as well. */
     JobRow row = {
         .id = (uint32_t)i,
         .gpus = js->gpus,
+        .gpus_final = js->gpus,
         .submit_ns = js->submit,
         .start_ns = rt->start,
         .end_ns = rt->end,

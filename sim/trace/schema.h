@@ -10,8 +10,8 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 0
-#define WK_SCHEMA_VERSION "1.0" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR */
+#define WK_SCHEMA_MINOR 1
+#define WK_SCHEMA_VERSION "1.1" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -58,6 +58,7 @@
 #define WK_SCHEMA_JOB_INTERRUPTIONS "interruptions"
 #define WK_SCHEMA_JOB_PREEMPTIONS "preemptions"
 #define WK_SCHEMA_JOB_ETTR "ettr"
+#define WK_SCHEMA_JOB_GPUS_FINAL "gpus_final" /* 1.1: GPUs held at the end or when last stopped */
 
 /* timeseries/cluster: the cluster's state, sampled */
 #define WK_SCHEMA_CLUSTER_TIME "time"

@@ -481,6 +481,41 @@ static void test_reader_gives_attributes_and_columns(void **state)
     wk_trace_read_close(r);
 }
 
+static void test_jobs_table_gpus_final_is_the_count_held_at_the_end(void **state)
+{
+    TraceDir *d = *state;
+    /* A DP-only 8B job on all 32 GPUs, batch 256; node 1 dies at 30 min for
+     * good: of the 24 survivors it restarts on 16, the largest DP degree that
+     * splits 256 sequences. The 8-GPU job waits, then runs, never shrunk. */
+    const char *y = "cluster:\n  nodes: 4\n"
+                    "failures:\n  enabled: false\n  health_check: 0s\n"
+                    "  incidents:\n    - {at: 30m, kind: down, node: 1, duration: 60d}\n"
+                    "checkpoint:\n  interval: 20m\n  launch: 30s\n"
+                    "models:\n  dp8b: {base: llama3-8b, global_batch: 256, elastic: true}\n"
+                    "workload:\n  source: inline\n  jobs:\n"
+                    "    - {submit: 0, gpus: 32, model: dp8b, iterations: 1000}\n"
+                    "    - {submit: 0, gpus: 8, duration: 1h}\n";
+    const char *p = trace_fixture_file(d, "elastic.h5");
+    WkSummary sum;
+    trace_fixture_run(y, NULL, p, &sum);
+    assert_int_equal((int)wk_summary_get(&sum, WK_SCHEMA_M_ELASTIC_SHRINKS)->value, 1);
+    WkError err;
+    wk_error_clear(&err);
+    WkTraceRead *r = NULL;
+    assert_int_equal(wk_trace_read_open(&r, p, &err), 0);
+    double *final = NULL, *status = NULL;
+    size_t n = 0, ns = 0;
+    assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_GPUS_FINAL, &final, &n, &err), 0);
+    assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_STATUS, &status, &ns, &err), 0);
+    assert_int_equal(n, 2);
+    assert_true(status[0] == WK_SCHEMA_STATUS_COMPLETED && status[1] == WK_SCHEMA_STATUS_COMPLETED);
+    assert_true(final[0] == 16);
+    assert_true(final[1] == 8);
+    free(final);
+    free(status);
+    wk_trace_read_close(r);
+}
+
 /* Every test gets its own temporary directory of traces. */
 #define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
 
@@ -495,6 +530,7 @@ int main(void)
         TEST(test_json_escapes_quotes_backslashes_and_control_characters),
         TEST(test_schema_major_2_is_refused_with_a_clear_message),
         TEST(test_reader_gives_attributes_and_columns),
+        TEST(test_jobs_table_gpus_final_is_the_count_held_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

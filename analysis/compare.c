@@ -13,14 +13,19 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/sweep_index.h"
 #include "sim/trace/trace_read.h"
 
-/* The rows shown first, in this order; the other metrics follow alphabetically. */
+/* The rows shown first, in this order; the other metrics follow
+ * alphabetically. (effective_utilization is no metric of this wanka's
+ * traces; a trace that has one shows it third.) */
 static const char *const preferred[] = {
-    "utilization", "util_gpu_std", "effective_utilization", "jct_mean_s", "jct_p50_s", "jct_p99_s",
-    "wait_mean_s", "wait_p99_s", "makespan_s", "energy_kwh", "mean_power_mw", "tokens_per_joule",
-    "interruptions", "recovery_mean_s", "recovery_p99_s", "lost_gpu_hours", "ettr", NULL,
+    WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_UTIL_GPU_STD, "effective_utilization", WK_SCHEMA_M_JCT_MEAN,
+    WK_SCHEMA_M_JCT_P50, WK_SCHEMA_M_JCT_P99, WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_WAIT_P99,
+    WK_SCHEMA_M_MAKESPAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_MEAN_POWER, WK_SCHEMA_M_TOKENS_PER_JOULE,
+    WK_SCHEMA_M_INTERRUPTIONS, WK_SCHEMA_M_RECOVERY_MEAN, WK_SCHEMA_M_RECOVERY_P99, WK_SCHEMA_M_LOST_GPU_HOURS,
+    WK_SCHEMA_M_ETTR, NULL,
 };
 
 /* One trace as read. */
@@ -40,19 +45,6 @@ static int copy_error(WkError *err, const WkError *sub)
     return wk_error_set(err, sub->code, sub->where[0] ? sub->where : NULL, 0, 0, "%s", sub->msg);
 }
 
-/* A root string attribute, "" when the trace lacks it. */
-static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
-{
-    WkError sub;
-    wk_error_clear(&sub);
-    int rc = wk_trace_read_attr_str(r, name, out, &sub);
-    if (rc == WK_E_NOTFOUND) {
-        *out = strdup("");
-        return *out ? 0 : wk_error_nomem(err, "compare");
-    }
-    return rc < 0 ? copy_error(err, &sub) : 0;
-}
-
 static void run_fini(Run *r)
 {
     free(r->scenario);
@@ -69,16 +61,16 @@ static int run_load(Run *run, const char *path, WkError *err)
     int rc = wk_trace_read_open(&r, path, err);
     if (rc < 0)
         return rc;
-    rc = opt_str(r, "scenario_name", &run->scenario, err);
+    rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SCENARIO_NAME, &run->scenario, err);
     if (rc == 0)
-        rc = opt_str(r, "scheduler", &run->scheduler, err);
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SCHEDULER, &run->scheduler, err);
     if (rc == 0)
-        rc = opt_str(r, "overrides", &run->overrides, err);
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_OVERRIDES, &run->overrides, err);
     if (rc == 0) {
         WkError sub;
         wk_error_clear(&sub);
         int64_t seed = 0;
-        int s = wk_trace_read_attr_i64(r, "seed", &seed, &sub);
+        int s = wk_trace_read_attr_i64(r, WK_SCHEMA_ATTR_SEED, &seed, &sub);
         if (s == 0) {
             run->seed = (long long)seed;
             run->has_seed = 1;
@@ -130,22 +122,6 @@ static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *
         run->m[m].value = row->metric[m];
     }
     run->nm = ix->nmetrics;
-    return 0;
-}
-
-static double run_metric(const Run *r, const char *name)
-{
-    for (size_t i = 0; i < r->nm; i++)
-        if (strcmp(r->m[i].name, name) == 0)
-            return r->m[i].value;
-    return NAN;
-}
-
-static int run_has_metric(const Run *r, const char *name)
-{
-    for (size_t i = 0; i < r->nm; i++)
-        if (strcmp(r->m[i].name, name) == 0)
-            return 1;
     return 0;
 }
 
@@ -278,11 +254,9 @@ static void fill_cell(WkCompareCell *cell, const Run *runs, size_t n, const size
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (colof[i] != col || !run_has_metric(&runs[i], name))
-            continue;
-        double v = run_metric(&runs[i], name);
-        if (!isnan(v))
-            scratch[k++] = v;
+        const WkTraceMetric *m = colof[i] == col ? wk_trace_read_metric(runs[i].m, runs[i].nm, name) : NULL;
+        if (m && !isnan(m->value))
+            scratch[k++] = m->value;
     }
     cell->n = k;
     cell->mean = k ? gsl_stats_mean(scratch, 1, k) : NAN;
@@ -398,11 +372,11 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
     size_t loaded = 0;
     if (!runs || !colof || !scratch || !c) {
         rc = wk_error_nomem(err, "compare");
-        goto fail;
+        goto done;
     }
     if (n == 0) {
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: the sweep index holds no point that ran", paths[0]);
-        goto fail;
+        goto done;
     }
     for (size_t i = 0; i < npaths; i++) {
         for (size_t r = 0; ix[i] && r < ix[i]->nrows; r++) {
@@ -411,43 +385,35 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
             rc = sweep_point_load(&runs[loaded], ix[i], &ix[i]->rows[r], paths[i], c, err);
             loaded++;
             if (rc < 0)
-                goto fail;
+                goto done;
         }
         if (ix[i])
             continue;
         rc = run_load(&runs[loaded], paths[i], err);
         loaded++;
         if (rc < 0)
-            goto fail;
+            goto done;
     }
     c->ncols = assign_columns(runs, n, group, colof);
     rc = build_columns(c, runs, n, colof, err);
     if (rc == 0)
         rc = collect_rows(c, runs, n, err);
     if (rc < 0)
-        goto fail;
+        goto done;
     for (size_t r = 0; r < c->nrows; r++) {
         WkCompareRow *row = &c->rows[r];
         if (!(row->cells = calloc(c->ncols, sizeof *row->cells))) {
             rc = wk_error_nomem(err, "compare");
-            goto fail;
+            goto done;
         }
         for (size_t k = 0; k < c->ncols; k++)
             fill_cell(&row->cells[k], runs, n, colof, k, row->name, scratch);
         for (size_t k = 1; k < c->ncols; k++)
             fill_change(&row->cells[k], &row->cells[0]);
     }
-    for (size_t i = 0; i < loaded; i++)
-        run_fini(&runs[i]);
-    for (size_t i = 0; i < npaths; i++)
-        wk_sweep_index_free(ix[i]);
-    free(ix);
-    free(runs);
-    free(colof);
-    free(scratch);
     *out = c;
-    return 0;
-fail:
+    c = NULL;
+done: /* success or not: the runs and indexes are read; only c is kept */
     for (size_t i = 0; runs && i < loaded; i++)
         run_fini(&runs[i]);
     for (size_t i = 0; i < npaths; i++)

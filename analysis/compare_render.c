@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- growable string ----------------------------------------------------- */
-
-
 /* ---- rendering: numbers ------------------------------------------------------------------ */
 
 #define CELL_MAX 256 /* bytes of one table cell: a label (192) and room */
@@ -201,31 +198,6 @@ static void render_markdown(WkStrBuf *b, const WkCompare *c, const Grid *g)
 
 /* ---- rendering: JSON and CSV ---------------------------------------------------------------- */
 
-static void json_str(WkStrBuf *b, const char *s)
-{
-    wk_strbuf_printf(b, "\"");
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            wk_strbuf_printf(b, "\\%c", ch);
-        else if (ch == '\n')
-            wk_strbuf_printf(b, "\\n");
-        else if (ch < 0x20)
-            wk_strbuf_printf(b, "\\u%04x", ch);
-        else
-            wk_strbuf_printf(b, "%c", ch);
-    }
-    wk_strbuf_printf(b, "\"");
-}
-
-static void json_num(WkStrBuf *b, double v)
-{
-    if (isnan(v) || isinf(v))
-        wk_strbuf_printf(b, "null");
-    else
-        wk_strbuf_printf(b, "%.17g", v);
-}
-
 typedef enum CellField { F_MEAN, F_HALF, F_N, F_CHANGE, F_OVERLAP } CellField;
 
 static void json_cells(WkStrBuf *b, const WkCompare *c, const WkCompareRow *row, const char *key, CellField f)
@@ -235,10 +207,10 @@ static void json_cells(WkStrBuf *b, const WkCompare *c, const WkCompareRow *row,
         const WkCompareCell *cell = &row->cells[k];
         wk_strbuf_printf(b, "%s", k ? "," : "");
         switch (f) {
-        case F_MEAN: json_num(b, cell->mean); break;
-        case F_HALF: json_num(b, cell->half); break;
+        case F_MEAN: wk_strbuf_json_number(b, cell->mean); break;
+        case F_HALF: wk_strbuf_json_number(b, cell->half); break;
         case F_N: wk_strbuf_printf(b, "%zu", cell->n); break;
-        case F_CHANGE: json_num(b, cell->change); break;
+        case F_CHANGE: wk_strbuf_json_number(b, cell->change); break;
         case F_OVERLAP: wk_strbuf_printf(b, "%s", cell->overlap < 0 ? "null" : cell->overlap ? "true" : "false"); break;
         }
     }
@@ -251,13 +223,13 @@ static void render_json(WkStrBuf *b, const WkCompare *c)
     for (size_t k = 0; k < c->ncols; k++) {
         const WkCompareColumn *col = &c->cols[k];
         wk_strbuf_printf(b, "%s{\"label\":", k ? "," : "");
-        json_str(b, col->label);
+        wk_strbuf_json_string(b, col->label);
         wk_strbuf_printf(b, ",\"scenario\":");
-        json_str(b, col->scenario);
+        wk_strbuf_json_string(b, col->scenario);
         wk_strbuf_printf(b, ",\"scheduler\":");
-        json_str(b, col->scheduler);
+        wk_strbuf_json_string(b, col->scheduler);
         wk_strbuf_printf(b, ",\"overrides\":");
-        json_str(b, col->overrides);
+        wk_strbuf_json_string(b, col->overrides);
         wk_strbuf_printf(b, ",\"seeds\":[");
         for (size_t j = 0; j < col->nruns; j++) {
             if (col->seeds[j] >= 0)
@@ -268,7 +240,7 @@ static void render_json(WkStrBuf *b, const WkCompare *c)
         wk_strbuf_printf(b, "],\"files\":[");
         for (size_t j = 0; j < col->nruns; j++) {
             wk_strbuf_printf(b, "%s", j ? "," : "");
-            json_str(b, col->paths[j]);
+            wk_strbuf_json_string(b, col->paths[j]);
         }
         wk_strbuf_printf(b, "]}");
     }
@@ -276,7 +248,7 @@ static void render_json(WkStrBuf *b, const WkCompare *c)
     for (size_t r = 0; r < c->nrows; r++) {
         const WkCompareRow *row = &c->rows[r];
         wk_strbuf_printf(b, "%s{\"name\":", r ? "," : "");
-        json_str(b, row->name);
+        wk_strbuf_json_string(b, row->name);
         json_cells(b, c, row, "values", F_MEAN);
         json_cells(b, c, row, "ci95", F_HALF);
         json_cells(b, c, row, "n", F_N);

@@ -15,12 +15,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
-
-/* incidents.kind enum value of a throttle (docs/trace-format.md order:
- * down, throttle, straggler, software); jobs.status value of `completed`. */
-#define KIND_THROTTLE 1.0
-#define STATUS_COMPLETED 0.0
 
 /* One opened trace. */
 typedef struct Src {
@@ -67,19 +63,6 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* A root string attribute, "" when the trace lacks it. */
-static int opt_str(WkTraceRead *r, const char *name, char **out, WkError *err)
-{
-    WkError sub;
-    wk_error_clear(&sub);
-    int rc = wk_trace_read_attr_str(r, name, out, &sub);
-    if (rc == WK_E_NOTFOUND) {
-        *out = strdup("");
-        return *out ? 0 : wk_error_nomem(err, "report");
-    }
-    return rc < 0 ? copy_error(err, &sub) : 0;
-}
-
 static int src_open(Src *s, WkReportTrace *t, const char *role, const char *path, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -88,11 +71,11 @@ static int src_open(Src *s, WkReportTrace *t, const char *role, const char *path
     t->path = path;
     int rc = wk_trace_read_open(&s->r, path, err);
     if (rc == 0)
-        rc = opt_str(s->r, "scenario_name", &t->scenario, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_SCENARIO_NAME, &t->scenario, err);
     if (rc == 0)
-        rc = opt_str(s->r, "scheduler", &t->scheduler, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_SCHEDULER, &t->scheduler, err);
     if (rc == 0)
-        rc = opt_str(s->r, "overrides", &t->overrides, err);
+        rc = wk_trace_read_attr_str_opt(s->r, WK_SCHEMA_ATTR_OVERRIDES, &t->overrides, err);
     if (rc == 0)
         rc = wk_trace_read_summary(s->r, &s->m, &s->nm, err);
     if (rc < 0)
@@ -100,7 +83,7 @@ static int src_open(Src *s, WkReportTrace *t, const char *role, const char *path
     WkError sub;
     wk_error_clear(&sub);
     int64_t seed = 0;
-    int hs = wk_trace_read_attr_i64(s->r, "seed", &seed, &sub) == 0;
+    int hs = wk_trace_read_attr_i64(s->r, WK_SCHEMA_ATTR_SEED, &seed, &sub) == 0;
     char seedtxt[32] = "?";
     if (hs)
         snprintf(seedtxt, sizeof seedtxt, "%lld", (long long)seed);
@@ -121,15 +104,10 @@ static void src_close(Src *s)
  * trace has no such attribute. */
 static double metric(const Src *s, const char *name, int *present)
 {
-    for (size_t i = 0; s && i < s->nm; i++)
-        if (strcmp(s->m[i].name, name) == 0) {
-            if (present)
-                *present = 1;
-            return s->m[i].value;
-        }
+    const WkTraceMetric *m = s ? wk_trace_read_metric(s->m, s->nm, name) : NULL;
     if (present)
-        *present = 0;
-    return NAN;
+        *present = m != NULL;
+    return m ? m->value : NAN;
 }
 
 /* Read columns names[0..k) of table into cols (caller frees each). Returns 1
@@ -197,11 +175,11 @@ static int recovery(const Src *s, const char *name, double q, double *out, int *
     *from_table = 0;
     if (present)
         return 0;
-    const char *cn[] = {"recovery"};
+    const char *cn[] = {WK_SCHEMA_INC_RECOVERY};
     double *col[1];
     size_t n = 0;
     char why[160];
-    int rc = read_cols(s, "incidents", cn, 1, col, &n, why, sizeof why, err);
+    int rc = read_cols(s, WK_SCHEMA_INCIDENTS, cn, 1, col, &n, why, sizeof why, err);
     if (rc <= 0)
         return rc;
     size_t k = 0;
@@ -239,7 +217,7 @@ static double throttled_ns(const double *kind, const double *start, const double
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (kind[i] != KIND_THROTTLE || start[i] < 0)
+        if (kind[i] != WK_SCHEMA_KIND_THROTTLE || start[i] < 0)
             continue;
         double a = start[i] > js ? start[i] : js;
         double b = end[i] < 0 || end[i] > je ? je : end[i];
@@ -264,9 +242,15 @@ static double throttled_ns(const double *kind, const double *start, const double
 }
 
 enum { J_ID, J_START, J_END, J_GPUS, J_STATUS, J_ITERS, J_ITIME, J_N };
-static const char *const job_cols[J_N] = {"id", "start", "end", "gpus", "status", "iterations", "iteration_time"};
+static const char *const job_cols[J_N] = {
+    [J_ID] = WK_SCHEMA_JOB_ID, [J_START] = WK_SCHEMA_JOB_START, [J_END] = WK_SCHEMA_JOB_END,
+    [J_GPUS] = WK_SCHEMA_JOB_GPUS, [J_STATUS] = WK_SCHEMA_JOB_STATUS, [J_ITERS] = WK_SCHEMA_JOB_ITERATIONS,
+    [J_ITIME] = WK_SCHEMA_JOB_ITERATION_TIME,
+};
 enum { I_KIND, I_START, I_END, I_N };
-static const char *const inc_cols[I_N] = {"kind", "start", "end"};
+static const char *const inc_cols[I_N] = {
+    [I_KIND] = WK_SCHEMA_INC_KIND, [I_START] = WK_SCHEMA_INC_START, [I_END] = WK_SCHEMA_INC_END,
+};
 
 /* The speed change (%) of the throttled job of trace t against the same job
  * in the unthrottled trace b (NULL: not given):
@@ -284,12 +268,12 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
     size_t nj = 0, ni = 0;
     char why[160];
     Interval *scratch = NULL;
-    int rc = read_cols(t, "incidents", inc_cols, I_N, ic, &ni, why, sizeof why, err);
+    int rc = read_cols(t, WK_SCHEMA_INCIDENTS, inc_cols, I_N, ic, &ni, why, sizeof why, err);
     if (rc == 0)
         return note(R, err, "§3.4 %s: %s has %s: no throttle to measure", what, t->t->label, why);
     if (rc < 0)
         return rc;
-    rc = read_cols(t, "jobs", job_cols, J_N, jc, &nj, why, sizeof why, err);
+    rc = read_cols(t, WK_SCHEMA_JOBS, job_cols, J_N, jc, &nj, why, sizeof why, err);
     if (rc <= 0) {
         free_cols(ic, I_N);
         if (rc == 0)
@@ -302,7 +286,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
     }
     size_t nthr = 0;
     for (size_t i = 0; i < ni; i++)
-        nthr += ic[I_KIND][i] == KIND_THROTTLE;
+        nthr += ic[I_KIND][i] == WK_SCHEMA_KIND_THROTTLE;
     if (nthr == 0) {
         rc = note(R, err, "§3.4 %s: %s has no throttle incident", what, t->t->label);
         goto done;
@@ -310,7 +294,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
     size_t best = SIZE_MAX;
     double best_w = 0;
     for (size_t j = 0; j < nj; j++) {
-        if (jc[J_STATUS][j] != STATUS_COMPLETED || !(jc[J_ITERS][j] > 0) || !isfinite(jc[J_ITIME][j]))
+        if (jc[J_STATUS][j] != WK_SCHEMA_STATUS_COMPLETED || !(jc[J_ITERS][j] > 0) || !isfinite(jc[J_ITIME][j]))
             continue;
         double w = throttled_ns(ic[I_KIND], ic[I_START], ic[I_END], ni, jc[J_START][j], jc[J_END][j], scratch);
         if (w <= 0)
@@ -337,7 +321,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
     }
     double *bc[J_N];
     size_t nb = 0;
-    rc = read_cols(b, "jobs", job_cols, J_N, bc, &nb, why, sizeof why, err);
+    rc = read_cols(b, WK_SCHEMA_JOBS, job_cols, J_N, bc, &nb, why, sizeof why, err);
     if (rc <= 0) {
         if (rc == 0)
             rc = note(R, err, "§3.4 %s: the unthrottled trace %s has %s", what, b->t->label, why);
@@ -347,7 +331,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
     for (size_t j = 0; j < nb && k == SIZE_MAX; j++)
         if (bc[J_ID][j] == id)
             k = j;
-    if (k == SIZE_MAX || bc[J_GPUS][k] != gpus || bc[J_STATUS][k] != STATUS_COMPLETED ||
+    if (k == SIZE_MAX || bc[J_GPUS][k] != gpus || bc[J_STATUS][k] != WK_SCHEMA_STATUS_COMPLETED ||
         !isfinite(bc[J_ITIME][k])) {
         rc = note(R, err,
                   "§3.4 %s: job %.0f (%.0f GPUs) of %s has no completed counterpart with as many GPUs in "
@@ -366,7 +350,7 @@ static int throttle_speed(WkReport *R, const Src *t, const Src *b, const char *w
         /* the reference must itself be unthrottled while the job ran */
         double *bi[I_N];
         size_t nbi = 0;
-        int has = rc == 0 ? read_cols(b, "incidents", inc_cols, I_N, bi, &nbi, why, sizeof why, err) : 0;
+        int has = rc == 0 ? read_cols(b, WK_SCHEMA_INCIDENTS, inc_cols, I_N, bi, &nbi, why, sizeof why, err) : 0;
         if (has > 0) {
             Interval *s2 = calloc(nbi ? nbi : 1, sizeof *s2);
             if (!s2)
@@ -414,10 +398,10 @@ static double per_token(double tokens_per_joule)
 static double util_std(const Src *s, int *whole)
 {
     int p;
-    double v = metric(s, "util_gpu_std_peak", &p);
+    double v = metric(s, WK_SCHEMA_M_UTIL_GPU_STD_PEAK, &p);
     *whole = 0;
     if (!p) {
-        v = metric(s, "util_gpu_std", &p);
+        v = metric(s, WK_SCHEMA_M_UTIL_GPU_STD, &p);
         *whole = p;
     }
     return 100.0 * v;
@@ -433,19 +417,19 @@ static int table52(WkReport *R, const Src *base, const Src *sci, WkError *err)
             continue;
         snprintf(row->source, sizeof row->source, "%s", "baseline → SCI");
         if (strcmp(key, "utilization") == 0) {
-            row->sim_baseline = 100.0 * metric(base, "utilization", NULL);
-            row->sim_value = 100.0 * metric(sci, "utilization", NULL);
+            row->sim_baseline = 100.0 * metric(base, WK_SCHEMA_M_UTILIZATION, NULL);
+            row->sim_value = 100.0 * metric(sci, WK_SCHEMA_M_UTILIZATION, NULL);
             row->sim_change = row->sim_value - row->sim_baseline;
         } else if (strcmp(key, "jct") == 0) {
-            rel_row(row, metric(base, "jct_mean_s", NULL), metric(sci, "jct_mean_s", NULL));
+            rel_row(row, metric(base, WK_SCHEMA_M_JCT_MEAN, NULL), metric(sci, WK_SCHEMA_M_JCT_MEAN, NULL));
         } else if (strcmp(key, "energy") == 0) {
-            rel_row(row, metric(base, "energy_kwh", NULL), metric(sci, "energy_kwh", NULL));
+            rel_row(row, metric(base, WK_SCHEMA_M_ENERGY, NULL), metric(sci, WK_SCHEMA_M_ENERGY, NULL));
         } else if (strcmp(key, "energy_per_token") == 0) {
-            rel_row(row, per_token(metric(base, "tokens_per_joule", NULL)),
-                    per_token(metric(sci, "tokens_per_joule", NULL)));
+            rel_row(row, per_token(metric(base, WK_SCHEMA_M_TOKENS_PER_JOULE, NULL)),
+                    per_token(metric(sci, WK_SCHEMA_M_TOKENS_PER_JOULE, NULL)));
         } else if (strcmp(key, "recovery_mean") == 0 || strcmp(key, "recovery_p50") == 0) {
             int mean = strcmp(key, "recovery_mean") == 0, tb = 0, ts = 0;
-            const char *name = mean ? "recovery_mean_s" : "recovery_p50_s";
+            const char *name = mean ? WK_SCHEMA_M_RECOVERY_MEAN : WK_SCHEMA_M_RECOVERY_P50;
             double q = mean ? -1 : 0.5, vb = NAN, vs = NAN;
             rc = recovery(base, name, q, &vb, &tb, err);
             if (rc == 0)
@@ -473,15 +457,15 @@ static int table52_notes(WkReport *R, const Src *base, const Src *sci, WkError *
                   tb->scenario, ts->scenario);
     if (rc == 0 && strcmp(tb->scheduler, ts->scheduler) == 0)
         rc = note(R, err, "Table 5.2: both traces ran the scheduler '%s'", tb->scheduler);
-    double cb = metric(base, "jobs_completed", NULL), cs = metric(sci, "jobs_completed", NULL);
-    double nb = metric(base, "jobs_submitted", NULL), ns = metric(sci, "jobs_submitted", NULL);
-    double ub = metric(base, "jobs_unfinished", NULL), us = metric(sci, "jobs_unfinished", NULL);
+    double cb = metric(base, WK_SCHEMA_M_JOBS_COMPLETED, NULL), cs = metric(sci, WK_SCHEMA_M_JOBS_COMPLETED, NULL);
+    double nb = metric(base, WK_SCHEMA_M_JOBS_SUBMITTED, NULL), ns = metric(sci, WK_SCHEMA_M_JOBS_SUBMITTED, NULL);
+    double ub = metric(base, WK_SCHEMA_M_JOBS_UNFINISHED, NULL), us = metric(sci, WK_SCHEMA_M_JOBS_UNFINISHED, NULL);
     if (rc == 0 && (ub > 0 || us > 0 || cb != cs))
         rc = note(R, err,
                   "task completion time: mean over completed jobs only; the baseline completed %.0f of %.0f "
                   "jobs, SCI %.0f of %.0f; jobs still waiting or running at the end are not in the mean",
                   cb, nb, cs, ns);
-    if (rc == 0 && (isnan(metric(base, "makespan_s", NULL)) || isnan(metric(sci, "makespan_s", NULL))))
+    if (rc == 0 && (isnan(metric(base, WK_SCHEMA_M_MAKESPAN, NULL)) || isnan(metric(sci, WK_SCHEMA_M_MAKESPAN, NULL))))
         rc = note(R, err,
                   "energy: a run ended at the horizon with jobs unfinished, so the total covers the same "
                   "period, not the same work; the per-token row divides by the tokens (or samples) trained");
@@ -639,7 +623,7 @@ int wk_report_load(WkReport **out, const char *name, const WkReportInputs *in, W
         WkError sub;
         wk_error_clear(&sub);
         int64_t complete = 1;
-        if (wk_trace_read_attr_i64(s->r, "complete", &complete, &sub) == 0 && complete == 0 &&
+        if (wk_trace_read_attr_i64(s->r, WK_SCHEMA_ATTR_COMPLETE, &complete, &sub) == 0 && complete == 0 &&
             (rc = note(R, err, "%s is the trace of an interrupted run (root attribute complete = 0)",
                        t->label)) < 0)
             goto fail;

@@ -340,31 +340,6 @@ static void render_tables(WkStrBuf *b, const WkReport *R, int markdown)
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
-static void json_str(WkStrBuf *b, const char *s)
-{
-    wk_strbuf_printf(b, "\"");
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            wk_strbuf_printf(b, "\\%c", ch);
-        else if (ch == '\n')
-            wk_strbuf_printf(b, "\\n");
-        else if (ch < 0x20)
-            wk_strbuf_printf(b, "\\u%04x", ch);
-        else
-            wk_strbuf_printf(b, "%c", ch);
-    }
-    wk_strbuf_printf(b, "\"");
-}
-
-static void json_num(WkStrBuf *b, double v)
-{
-    if (!isfinite(v))
-        wk_strbuf_printf(b, "null");
-    else
-        wk_strbuf_printf(b, "%.17g", v);
-}
-
 static const char *kind_name(WkPaperSciKind k)
 {
     switch (k) {
@@ -380,20 +355,20 @@ static const char *kind_name(WkPaperSciKind k)
 static void render_json(WkStrBuf *b, const WkReport *R)
 {
     wk_strbuf_printf(b, "{\"report\":\"paper-sci\",\"paper\":");
-    json_str(b, wk_paper_sci_citation());
+    wk_strbuf_json_string(b, wk_paper_sci_citation());
     wk_strbuf_printf(b, ",\"traces\":{");
     for (size_t i = 0; i < R->ntraces; i++) {
         const WkReportTrace *t = &R->traces[i];
         wk_strbuf_printf(b, "%s\"%s\":{\"label\":", i ? "," : "", t->role);
-        json_str(b, t->label);
+        wk_strbuf_json_string(b, t->label);
         wk_strbuf_printf(b, ",\"path\":");
-        json_str(b, t->path);
+        wk_strbuf_json_string(b, t->path);
         wk_strbuf_printf(b, ",\"scenario\":");
-        json_str(b, t->scenario);
+        wk_strbuf_json_string(b, t->scenario);
         wk_strbuf_printf(b, ",\"scheduler\":");
-        json_str(b, t->scheduler);
+        wk_strbuf_json_string(b, t->scheduler);
         wk_strbuf_printf(b, ",\"overrides\":");
-        json_str(b, t->overrides);
+        wk_strbuf_json_string(b, t->overrides);
         wk_strbuf_printf(b, "}");
     }
     wk_strbuf_printf(b, "},\"rows\":[");
@@ -401,46 +376,46 @@ static void render_json(WkStrBuf *b, const WkReport *R)
         const WkReportRow *r = &R->rows[i];
         const WkPaperSciRow *p = r->paper;
         wk_strbuf_printf(b, "%s{\"key\":", i ? "," : "");
-        json_str(b, p->key);
+        wk_strbuf_json_string(b, p->key);
         wk_strbuf_printf(b, ",\"section\":");
-        json_str(b, p->section);
+        wk_strbuf_json_string(b, p->section);
         wk_strbuf_printf(b, ",\"label\":");
-        json_str(b, p->label);
+        wk_strbuf_json_string(b, p->label);
         wk_strbuf_printf(b, ",\"kind\":\"%s\",\"published\":{\"baseline\":", kind_name(p->kind));
-        json_num(b, p->baseline);
+        wk_strbuf_json_number(b, p->baseline);
         wk_strbuf_printf(b, ",\"value\":");
-        json_num(b, p->value);
+        wk_strbuf_json_number(b, p->value);
         wk_strbuf_printf(b, ",\"change\":");
-        json_num(b, p->change);
+        wk_strbuf_json_number(b, p->change);
         wk_strbuf_printf(b, ",\"baseline_text\":");
         if (p->baseline_text)
-            json_str(b, p->baseline_text);
+            wk_strbuf_json_string(b, p->baseline_text);
         else
             wk_strbuf_printf(b, "null");
         wk_strbuf_printf(b, ",\"value_text\":");
-        json_str(b, p->value_text);
+        wk_strbuf_json_string(b, p->value_text);
         wk_strbuf_printf(b, ",\"original\":");
-        json_str(b, p->original);
+        wk_strbuf_json_string(b, p->original);
         wk_strbuf_printf(b, "},\"simulated\":{\"baseline\":");
-        json_num(b, r->sim_baseline);
+        wk_strbuf_json_number(b, r->sim_baseline);
         wk_strbuf_printf(b, ",\"value\":");
-        json_num(b, r->sim_value);
+        wk_strbuf_json_number(b, r->sim_value);
         wk_strbuf_printf(b, ",\"change\":");
-        json_num(b, r->sim_change);
+        wk_strbuf_json_number(b, r->sim_change);
         wk_strbuf_printf(b, ",\"raw_baseline\":");
-        json_num(b, r->raw_baseline);
+        wk_strbuf_json_number(b, r->raw_baseline);
         wk_strbuf_printf(b, ",\"raw_value\":");
-        json_num(b, r->raw_value);
+        wk_strbuf_json_number(b, r->raw_value);
         wk_strbuf_printf(b, ",\"source\":");
-        json_str(b, r->source);
+        wk_strbuf_json_string(b, r->source);
         wk_strbuf_printf(b, "},\"difference\":");
-        json_num(b, r->difference);
+        wk_strbuf_json_number(b, r->difference);
         wk_strbuf_printf(b, "}");
     }
     wk_strbuf_printf(b, "],\"notes\":[");
     for (size_t i = 0; i < R->nnotes; i++) {
         wk_strbuf_printf(b, "%s", i ? "," : "");
-        json_str(b, R->notes[i]);
+        wk_strbuf_json_string(b, R->notes[i]);
     }
     wk_strbuf_printf(b, "]}\n");
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run_report.c — a finished run's summary metrics and its HDF5 trace. The
  * metric definitions are in docs/metrics.md; the trace layout in
- * docs/trace-format.md (schema version WK_TRACE_SCHEMA). */
+ * docs/trace-format.md, its names and enum values in sim/trace/schema.h. */
 #include "models/run/run_impl.h"
 
 #include <math.h>
@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/trace.h"
 #include "wk_config.h"
-
-#define WK_TRACE_SCHEMA "1.0"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -111,28 +110,28 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     size_t unfinished = n - r->completed - r->rejected;
 
     int rc = 0;
-    rc |= wk_summary_add(s, "gpus", "GPUs", "GPUs", r->cluster.gpus, 1);
-    rc |= wk_summary_add(s, "jobs_submitted", "jobs in the workload", "jobs", (double)n, 1);
-    rc |= wk_summary_add(s, "jobs_completed", "jobs completed", "jobs", (double)r->completed, 1);
-    rc |= wk_summary_add(s, "jobs_rejected", "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
-    rc |= wk_summary_add(s, "jobs_unfinished", "jobs unfinished at the end", "jobs", (double)unfinished, 1);
-    rc |= wk_summary_add(s, "utilization", "GPU utilization (allocated)", "fraction", util, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs", "GPUs", r->cluster.gpus, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)n, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_COMPLETED, "jobs completed", "jobs", (double)r->completed, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_UNFINISHED, "jobs unfinished at the end", "jobs", (double)unfinished, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_UTILIZATION, "GPU utilization (allocated)", "fraction", util, 0);
     WkTime pw0, pw1;
     peak_window(r, &pw0, &pw1);
-    rc |= wk_summary_add(s, "util_gpu_std", "per-GPU utilization std dev (whole run)", "fraction",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_UTIL_GPU_STD, "per-GPU utilization std dev (whole run)", "fraction",
                          gpu_util_std(r, 0, r->end_t), 0);
-    rc |= wk_summary_add(s, "util_gpu_std_peak", "per-GPU utilization std dev (busiest day)", "fraction",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_UTIL_GPU_STD_PEAK, "per-GPU utilization std dev (busiest day)", "fraction",
                          gpu_util_std(r, pw0, pw1), 0);
-    rc |= wk_summary_add(s, "jct_mean_s", "job completion time mean", "s", nj ? sum_jct / (double)nj : NAN, 0);
-    rc |= wk_summary_add(s, "jct_p50_s", "job completion time p50", "s", wk_quantile_sorted(jct, nj, 0.5), 0);
-    rc |= wk_summary_add(s, "jct_p99_s", "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
-    rc |= wk_summary_add(s, "wait_mean_s", "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
-    rc |= wk_summary_add(s, "wait_p99_s", "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_MEAN, "job completion time mean", "s", nj ? sum_jct / (double)nj : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_P50, "job completion time p50", "s", wk_quantile_sorted(jct, nj, 0.5), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_P99, "job completion time p99", "s", wk_quantile_sorted(jct, nj, 0.99), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAIT_MEAN, "queue wait mean", "s", nw ? sum_wait / (double)nw : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAIT_P99, "queue wait p99", "s", wk_quantile_sorted(wait, nw, 0.99), 0);
     double kwh = r->acct.energy_j / 3.6e6;
-    rc |= wk_summary_add(s, "energy_kwh", "energy (facility, PUE included)", "kWh", kwh, 0);
-    rc |= wk_summary_add(s, "mean_power_mw", "mean power (facility)", "MW",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ENERGY, "energy (facility, PUE included)", "kWh", kwh, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_MEAN_POWER, "mean power (facility)", "MW",
                          r->end_t > 0 ? r->acct.energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
-    rc |= wk_summary_add(s, "energy_per_job_kwh", "energy per completed job", "kWh",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
                          r->completed ? kwh / (double)r->completed : NAN, 0);
     /* model jobs: trained tokens (progress settled to the end), achieved FLOP/s */
     double tokens = 0, flops = 0, gpu_s = 0;
@@ -152,13 +151,13 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
         WkTime until = rt->end >= 0 ? rt->end : r->end_t;
         gpu_s += (double)r->wl.jobs[i].gpus * wk_time_to_s(until - rt->start);
     }
-    rc |= wk_summary_add(s, "model_jobs_started", "model jobs started", "jobs", (double)model_jobs, 1);
-    rc |= wk_summary_add(s, "tokens_trained", "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
-    rc |= wk_summary_add(s, "tflops_per_gpu", "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_MODEL_JOBS_STARTED, "model jobs started", "jobs", (double)model_jobs, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_TRAINED, "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TFLOPS_PER_GPU, "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
                          gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
-    rc |= wk_summary_add(s, "tokens_per_joule", "tokens per joule (facility)", "tokens/J",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_PER_JOULE, "tokens per joule (facility)", "tokens/J",
                          model_jobs && r->acct.energy_j > 0 ? tokens / r->acct.energy_j : NAN, 0);
-    rc |= wk_summary_add(s, "flow_reshares", "job rate recomputations (fabric sharing)", "",
+    rc |= wk_summary_add(s, WK_SCHEMA_M_FLOW_RESHARES, "job rate recomputations (fabric sharing)", "",
                          (double)r->share.reflows, 1);
     /* reliability: interruptions, recovery, lost work, ETTR, goodput */
     double *rec = malloc((r->nincidents ? r->nincidents : 1) * sizeof *rec);
@@ -185,20 +184,20 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
         useful_gpu_s += prog * r->wl.jobs[i].gpus;
     }
     int failures = r->fail.enabled || r->fail.nscripted;
-    rc |= wk_summary_add(s, "incidents", "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
-    rc |= wk_summary_add(s, "interruptions", "job interruptions by failures", "", (double)r->interruptions, 1);
-    rc |= wk_summary_add(s, "preemptions", "job preemptions by the scheduler", "", (double)r->preemptions, 1);
-    rc |= wk_summary_add(s, "elastic_shrinks", "elastic restarts on fewer GPUs", "", (double)r->shrinks, 1);
-    rc |= wk_summary_add(s, "recovery_mean_s", "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
-    rc |= wk_summary_add(s, "recovery_p50_s", "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
-    rc |= wk_summary_add(s, "recovery_p99_s", "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
-    rc |= wk_summary_add(s, "lost_gpu_hours", "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
-    rc |= wk_summary_add(s, "ettr", "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
-    rc |= wk_summary_add(s, "goodput", "goodput (useful GPU-time / available)", "fraction", avail > 0 ? useful_gpu_s / avail : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->interruptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_PREEMPTIONS, "job preemptions by the scheduler", "", (double)r->preemptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->shrinks, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (useful GPU-time / available)", "fraction", avail > 0 ? useful_gpu_s / avail : NAN, 0);
     free(rec);
-    rc |= wk_summary_add(s, "makespan_s", "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
-    rc |= wk_summary_add(s, "simulated_s", "simulated time", "s", wk_time_to_s(r->end_t), 0);
-    rc |= wk_summary_add(s, "events", "events processed", "events", (double)wk_engine_events(r->eng), 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", wk_time_to_s(r->end_t), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_EVENTS, "events processed", "events", (double)wk_engine_events(r->eng), 1);
     free(jct);
     free(wait);
     if (rc)
@@ -208,9 +207,16 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 
 /* ---- trace ---- */
 
+/* The run's enums are stored as the schema's, value for value. */
+_Static_assert((int)WK_PATH_CROSS_POD == (int)WK_SCHEMA_PATH_CROSS_POD, "path classes as in the schema");
+_Static_assert((int)WK_FC_N == (int)WK_SCHEMA_CLASS_EVENT, "failure classes as in the schema");
+_Static_assert((int)WK_FC_MAINT == (int)WK_SCHEMA_CLASS_MAINTENANCE, "failure classes as in the schema");
+_Static_assert((int)WK_INC_SOFT == (int)WK_SCHEMA_KIND_SOFTWARE, "incident kinds as in the schema");
+
 typedef struct JobRow {
     uint32_t id;
-    uint32_t gpus;
+    uint32_t gpus;       /* requested */
+    uint32_t gpus_final; /* held at the end or when last stopped */
     int64_t submit_ns;
     int64_t start_ns;
     int64_t end_ns;
@@ -221,98 +227,106 @@ typedef struct JobRow {
     double ettr;        /* time making kept progress / time since first start */
     uint32_t interruptions;
     uint32_t preemptions;
-    uint8_t status;
-    uint8_t path_class;
+    uint8_t status;     /* WkSchemaJobStatus */
+    uint8_t path_class; /* WkSchemaPathClass */
 } JobRow;
-
-enum { ST_COMPLETED = 0, ST_REJECTED, ST_QUEUED, ST_RUNNING, ST_NOT_SUBMITTED };
-static const char *const status_names[] = {"completed", "rejected", "queued", "running", "not_submitted", NULL};
-static const char *const class_names[] = {"local", "leaf", "pod", "cross-pod", "none", NULL};
 
 static uint8_t status_of(uint8_t state)
 {
     switch (state) {
-    case WK_JOB_COMPLETED: return ST_COMPLETED;
-    case WK_JOB_REJECTED: return ST_REJECTED;
-    case WK_JOB_QUEUED: return ST_QUEUED;
-    case WK_JOB_RUNNING: return ST_RUNNING;
-    default: return ST_NOT_SUBMITTED;
+    case WK_JOB_COMPLETED: return WK_SCHEMA_STATUS_COMPLETED;
+    case WK_JOB_REJECTED: return WK_SCHEMA_STATUS_REJECTED;
+    case WK_JOB_QUEUED: return WK_SCHEMA_STATUS_QUEUED;
+    case WK_JOB_RUNNING: return WK_SCHEMA_STATUS_RUNNING;
+    default: return WK_SCHEMA_STATUS_NOT_SUBMITTED;
     }
 }
 
 static const WkTraceField job_fields[] = {
-    {"id", WK_FT_U32, offsetof(JobRow, id), "", NULL},
-    {"submit", WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
-    {"start", WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
-    {"end", WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
-    {"duration", WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
-    {"gpus", WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
-    {"status", WK_FT_ENUM8, offsetof(JobRow, status), "", status_names},
-    {"iterations", WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
-    {"iteration_time", WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
-    {"tflops_per_gpu", WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
-    {"path_class", WK_FT_ENUM8, offsetof(JobRow, path_class), "", class_names},
-    {"interruptions", WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
-    {"preemptions", WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
-    {"ettr", WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
+    {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(JobRow, id), "", NULL},
+    {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_END, WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_DURATION, WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_GPUS, WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
+    {WK_SCHEMA_JOB_STATUS, WK_FT_ENUM8, offsetof(JobRow, status), "", wk_schema_job_status_names},
+    {WK_SCHEMA_JOB_ITERATIONS, WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
+    {WK_SCHEMA_JOB_ITERATION_TIME, WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
+    {WK_SCHEMA_JOB_TFLOPS, WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
+    {WK_SCHEMA_JOB_PATH_CLASS, WK_FT_ENUM8, offsetof(JobRow, path_class), "", wk_schema_path_class_names},
+    {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
+    {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
+    {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
+    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
 };
 
 static const WkTraceField sample_fields[] = {
-    {"time", WK_FT_I64, offsetof(WkSampleRow, time_ns), "ns", NULL},
-    {"allocated_gpus", WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
-    {"running_jobs", WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
-    {"queued_jobs", WK_FT_U32, offsetof(WkSampleRow, queued_jobs), "jobs", NULL},
-    {"power", WK_FT_F64, offsetof(WkSampleRow, power_w), "W", NULL},
+    {WK_SCHEMA_CLUSTER_TIME, WK_FT_I64, offsetof(WkSampleRow, time_ns), "ns", NULL},
+    {WK_SCHEMA_CLUSTER_ALLOCATED, WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
+    {WK_SCHEMA_CLUSTER_RUNNING, WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
+    {WK_SCHEMA_CLUSTER_QUEUED, WK_FT_U32, offsetof(WkSampleRow, queued_jobs), "jobs", NULL},
+    {WK_SCHEMA_CLUSTER_POWER, WK_FT_F64, offsetof(WkSampleRow, power_w), "W", NULL},
 };
 
 #define NF(a) (sizeof a / sizeof a[0])
+
+/* The jobs table row of job i. */
+static JobRow job_row(const WkRun *r, size_t i)
+{
+    const WkJobSpec *js = &r->wl.jobs[i];
+    const WkJobRt *rt = &r->rt[i];
+    double it = NAN, tf = NAN, iters = NAN;
+    if (js->model && rt->start >= 0) {
+        double done = rt->done;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+            done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
+        iters = rt->work;
+        if (done > 0) {
+            it = wk_time_to_s(until - rt->start) / done;
+            tf = rt->flops_per_iter / it / js->gpus / 1e12;
+        }
+    }
+    /* The spec's count is the one the job holds: an elastic shrink
+     * (run_fail.c) lowers it in place. The run keeps no other record of the
+     * request, so after a shrink gpus shows the shrunk count as well. */
+    JobRow row = {
+        .id = (uint32_t)i,
+        .gpus = js->gpus,
+        .gpus_final = js->gpus,
+        .submit_ns = js->submit,
+        .start_ns = rt->start,
+        .end_ns = rt->end,
+        .duration_ns = js->model ? (rt->end >= 0 ? rt->end - rt->start : -1) : js->duration,
+        .iterations = iters,
+        .iter_time_s = it,
+        .tflops = tf,
+        .status = status_of(rt->state),
+        .path_class = rt->path_class == WK_JOB_NO_PATH ? WK_SCHEMA_PATH_NONE : rt->path_class,
+        .interruptions = rt->interruptions,
+        .preemptions = rt->preemptions,
+        .ettr = NAN,
+    };
+    if (rt->start >= 0) {
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        double prog = rt->prog_s;
+        if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+            prog += wk_time_to_s(r->end_t - rt->seg_start);
+        if (until > rt->start)
+            row.ettr = prog / wk_time_to_s(until - rt->start);
+    }
+    return row;
+}
 
 static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
 {
     JobRow rows[256];
     WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, "jobs", job_fields, NF(job_fields), sizeof(JobRow),
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, job_fields, NF(job_fields), sizeof(JobRow),
                                   "one row per job of the workload, in workload order", &tab, err);
     size_t k = 0;
     for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
-        const WkJobSpec *js = &r->wl.jobs[i];
-        const WkJobRt *rt = &r->rt[i];
-        double it = NAN, tf = NAN, iters = NAN;
-        if (js->model && rt->start >= 0) {
-            double done = rt->done;
-            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
-            if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
-                done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
-            iters = rt->work;
-            if (done > 0) {
-                it = wk_time_to_s(until - rt->start) / done;
-                tf = rt->flops_per_iter / it / js->gpus / 1e12;
-            }
-        }
-        rows[k++] = (JobRow){
-            .id = (uint32_t)i,
-            .gpus = js->gpus,
-            .submit_ns = js->submit,
-            .start_ns = rt->start,
-            .end_ns = rt->end,
-            .duration_ns = js->model ? (rt->end >= 0 ? rt->end - rt->start : -1) : js->duration,
-            .iterations = iters,
-            .iter_time_s = it,
-            .tflops = tf,
-            .status = status_of(rt->state),
-            .path_class = rt->path_class == WK_JOB_NO_PATH ? 4 : rt->path_class,
-            .interruptions = rt->interruptions,
-            .preemptions = rt->preemptions,
-            .ettr = NAN,
-        };
-        if (rt->start >= 0) {
-            WkTime until = rt->end >= 0 ? rt->end : r->end_t;
-            double prog = rt->prog_s;
-            if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
-                prog += wk_time_to_s(r->end_t - rt->seg_start);
-            if (until > rt->start)
-                rows[k - 1].ettr = prog / wk_time_to_s(until - rt->start);
-        }
+        rows[k++] = job_row(r, i);
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -323,26 +337,72 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     return rc;
 }
 
-static const char *const fail_class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link", "switch",
-                                                "software", "sdc", "maintenance", "event", NULL};
-static const char *const inc_kind_names[] = {"down", "throttle", "straggler", "software", NULL};
-
 static const WkTraceField incident_fields[] = {
-    {"id", WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
-    {"class", WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", fail_class_names},
-    {"kind", WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", inc_kind_names},
-    {"component", WK_FT_U32, offsetof(WkIncidentRow, component), "", NULL},
-    {"start", WK_FT_I64, offsetof(WkIncidentRow, start_ns), "ns", NULL},
-    {"end", WK_FT_I64, offsetof(WkIncidentRow, end_ns), "ns", NULL},
-    {"jobs_hit", WK_FT_U32, offsetof(WkIncidentRow, jobs_hit), "jobs", NULL},
-    {"gpus_lost", WK_FT_U32, offsetof(WkIncidentRow, gpus_lost), "GPUs", NULL},
-    {"detection", WK_FT_F64, offsetof(WkIncidentRow, detect_s), "s", NULL},
-    {"wait", WK_FT_F64, offsetof(WkIncidentRow, wait_s), "s", NULL},
-    {"restart", WK_FT_F64, offsetof(WkIncidentRow, restart_s), "s", NULL},
-    {"recovery", WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
-    {"lost_work", WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
-    {"clock", WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
+    {WK_SCHEMA_INC_ID, WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
+    {WK_SCHEMA_INC_CLASS, WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", wk_schema_fail_class_names},
+    {WK_SCHEMA_INC_KIND, WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", wk_schema_incident_kind_names},
+    {WK_SCHEMA_INC_COMPONENT, WK_FT_U32, offsetof(WkIncidentRow, component), "", NULL},
+    {WK_SCHEMA_INC_START, WK_FT_I64, offsetof(WkIncidentRow, start_ns), "ns", NULL},
+    {WK_SCHEMA_INC_END, WK_FT_I64, offsetof(WkIncidentRow, end_ns), "ns", NULL},
+    {WK_SCHEMA_INC_JOBS_HIT, WK_FT_U32, offsetof(WkIncidentRow, jobs_hit), "jobs", NULL},
+    {WK_SCHEMA_INC_GPUS_LOST, WK_FT_U32, offsetof(WkIncidentRow, gpus_lost), "GPUs", NULL},
+    {WK_SCHEMA_INC_DETECTION, WK_FT_F64, offsetof(WkIncidentRow, detect_s), "s", NULL},
+    {WK_SCHEMA_INC_WAIT, WK_FT_F64, offsetof(WkIncidentRow, wait_s), "s", NULL},
+    {WK_SCHEMA_INC_RESTART, WK_FT_F64, offsetof(WkIncidentRow, restart_s), "s", NULL},
+    {WK_SCHEMA_INC_RECOVERY, WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
+    {WK_SCHEMA_INC_LOST_WORK, WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
+    {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
 };
+
+/* The `--set` assignments, one per line (malloc'd; NULL when out of memory). */
+static char *overrides_text(const WkRun *r)
+{
+    size_t setlen = 1;
+    for (size_t i = 0; i < r->opts.nsets; i++)
+        setlen += strlen(r->opts.sets[i]) + 1;
+    char *sets = calloc(1, setlen);
+    for (size_t i = 0; sets && i < r->opts.nsets; i++) {
+        strcat(sets, r->opts.sets[i]);
+        strcat(sets, "\n");
+    }
+    return sets;
+}
+
+/* The cluster's distinct GPU SKUs, comma-separated in group order. */
+static void sku_list(const WkRun *r, char *skus, size_t cap)
+{
+    size_t used = 0;
+    skus[0] = '\0';
+    for (uint32_t g = 0; g < r->cluster.ngroups && used < cap; g++) {
+        int seen = 0;
+        for (uint32_t h = 0; h < g; h++)
+            seen |= r->cluster.groups[h].sku == r->cluster.groups[g].sku;
+        if (!seen)
+            used += (size_t)snprintf(skus + used, cap - used, "%s%s", used ? "," : "",
+                                     r->cluster.groups[g].sku->name);
+    }
+}
+
+static int write_root_attrs(const WkRun *r, WkTrace *t, const char *sets, WkError *err)
+{
+    char skus[512];
+    sku_list(r, skus, sizeof skus);
+    int rc;
+    if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_WANKA_VERSION, WK_VERSION, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_VERSION, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SEED, (int64_t)r->seed, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_NAME, r->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_FILE, r->doc->file, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO, r->doc->text ? r->doc->text : "", err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_OVERRIDES, sets, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEDULER, r->sched->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_GPU_SKU, skus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_GPUS, r->cluster.gpus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SAMPLE_INTERVAL, r->sample_interval, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_COMPLETE, r->interrupted ? 0 : 1, err)) < 0)
+        return rc;
+    return 0;
+}
 
 int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
 {
@@ -351,56 +411,27 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
     if (rc < 0)
         return rc;
     WkSummary s;
-    char *sets = NULL;
-    size_t setlen = 1;
-    for (size_t i = 0; i < r->opts.nsets; i++)
-        setlen += strlen(r->opts.sets[i]) + 1;
-    sets = calloc(1, setlen);
+    char *sets = overrides_text(r);
     if (!sets) {
         rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "trace: out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < r->opts.nsets; i++) {
-        strcat(sets, r->opts.sets[i]);
-        strcat(sets, "\n");
-    }
-    char skus[512] = "";
-    size_t used = 0;
-    for (uint32_t g = 0; g < r->cluster.ngroups && used < sizeof skus; g++) {
-        int seen = 0;
-        for (uint32_t h = 0; h < g; h++)
-            seen |= r->cluster.groups[h].sku == r->cluster.groups[g].sku;
-        if (!seen)
-            used += (size_t)snprintf(skus + used, sizeof skus - used, "%s%s", used ? "," : "",
-                                     r->cluster.groups[g].sku->name);
-    }
-    if ((rc = wk_trace_attr_str(t, NULL, "wanka_version", WK_VERSION, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "schema_version", WK_TRACE_SCHEMA, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, "seed", (int64_t)r->seed, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "scenario_name", r->name, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "scenario_file", r->doc->file, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "scenario", r->doc->text ? r->doc->text : "", err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "overrides", sets, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "scheduler", r->sched->name, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "gpu_sku", skus, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, "gpus", r->cluster.gpus, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, "sample_interval_ns", r->sample_interval, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, "complete", r->interrupted ? 0 : 1, err)) < 0)
+    if ((rc = write_root_attrs(r, t, sets, err)) < 0)
         goto fail;
     if ((rc = write_jobs(r, t, err)) < 0)
         goto fail;
-    if ((rc = wk_trace_table(t, "timeseries/cluster", sample_fields, NF(sample_fields), sizeof(WkSampleRow),
+    if ((rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, sample_fields, NF(sample_fields), sizeof(WkSampleRow),
                              r->acct.samples, r->acct.nsamples,
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
         goto fail;
-    if ((rc = wk_trace_table(t, "incidents", incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
+    if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
                              r->incidents, r->nincidents,
                              "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
         goto fail;
     if ((rc = wk_run_summary(r, &s, err)) < 0)
         goto fail;
     for (size_t i = 0; i < s.n; i++) {
-        if ((rc = wk_trace_attr_f64(t, "summary", s.m[i].name, s.m[i].value, err)) < 0)
+        if ((rc = wk_trace_attr_f64(t, WK_SCHEMA_SUMMARY, s.m[i].name, s.m[i].value, err)) < 0)
             goto fail;
     }
     free(sets);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* strbuf.c — growable printf-style string. */
+/* strbuf.c — growable printf-style string, and the JSON string and number
+ * forms every JSON renderer shares. */
 #include "sim/core/strbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,31 @@ void wk_strbuf_printf(WkStrBuf *b, const char *fmt, ...)
         b->p = np;
         b->cap = nc;
     }
+}
+
+void wk_strbuf_json_string(WkStrBuf *b, const char *s)
+{
+    wk_strbuf_printf(b, "\"");
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            wk_strbuf_printf(b, "\\%c", ch);
+        else if (ch == '\n')
+            wk_strbuf_printf(b, "\\n");
+        else if (ch < 0x20)
+            wk_strbuf_printf(b, "\\u%04x", ch);
+        else
+            wk_strbuf_printf(b, "%c", ch);
+    }
+    wk_strbuf_printf(b, "\"");
+}
+
+void wk_strbuf_json_number(WkStrBuf *b, double v)
+{
+    if (!isfinite(v))
+        wk_strbuf_printf(b, "null");
+    else
+        wk_strbuf_printf(b, "%.17g", v);
 }
 
 char *wk_strbuf_take(WkStrBuf *b)

@@ -22,6 +22,15 @@ void wk_strbuf_printf(WkStrBuf *b, const char *fmt, ...)
 #endif
     ;
 
+/** Append s as a JSON string: quoted, with '"' and '\\' escaped, newline as
+ * \n and the other control characters as \u00XX; other bytes (UTF-8) as
+ * they are. s is borrowed; NULL appends "". */
+void wk_strbuf_json_string(WkStrBuf *b, const char *s);
+
+/** Append v as a JSON number with 17 significant digits (equal values give
+ * identical text), or null when v is NaN or infinite. */
+void wk_strbuf_json_number(WkStrBuf *b, double v);
+
 /** Hand the text to the caller (who frees it), or NULL after an allocation
  * failure (the buffer is released) or when nothing was appended. b is reset. */
 char *wk_strbuf_take(WkStrBuf *b);

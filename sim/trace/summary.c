@@ -71,45 +71,29 @@ char *wk_summary_table(const WkSummary *s)
     return wk_strbuf_take(&b);
 }
 
-static void json_str(WkStrBuf *b, const char *s)
-{
-    wk_strbuf_printf(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            wk_strbuf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            wk_strbuf_printf(b, "\\u%04x", c);
-        else
-            wk_strbuf_printf(b, "%c", c);
-    }
-    wk_strbuf_printf(b, "\"");
-}
-
 char *wk_summary_json(const WkSummary *s)
 {
     WkStrBuf b = {0};
     wk_strbuf_printf(&b, "{\"scenario\":");
-    json_str(&b, s->scenario);
+    wk_strbuf_json_string(&b, s->scenario);
     wk_strbuf_printf(&b, ",\"scheduler\":");
-    json_str(&b, s->scheduler);
+    wk_strbuf_json_string(&b, s->scheduler);
     wk_strbuf_printf(&b, ",\"seed\":%llu,\"metrics\":{", (unsigned long long)s->seed);
     for (size_t i = 0; i < s->n; i++) {
         wk_strbuf_printf(&b, "%s", i ? "," : "");
-        json_str(&b, s->m[i].name);
-        if (isnan(s->m[i].value) || isinf(s->m[i].value))
-            wk_strbuf_printf(&b, ":null");
-        else if (s->m[i].is_int)
-            wk_strbuf_printf(&b, ":%.0f", s->m[i].value);
+        wk_strbuf_json_string(&b, s->m[i].name);
+        wk_strbuf_printf(&b, ":");
+        if (s->m[i].is_int && isfinite(s->m[i].value))
+            wk_strbuf_printf(&b, "%.0f", s->m[i].value);
         else
-            wk_strbuf_printf(&b, ":%.17g", s->m[i].value);
+            wk_strbuf_json_number(&b, s->m[i].value);
     }
     wk_strbuf_printf(&b, "},\"units\":{");
     for (size_t i = 0; i < s->n; i++) {
         wk_strbuf_printf(&b, "%s", i ? "," : "");
-        json_str(&b, s->m[i].name);
+        wk_strbuf_json_string(&b, s->m[i].name);
         wk_strbuf_printf(&b, ":");
-        json_str(&b, s->m[i].units);
+        wk_strbuf_json_string(&b, s->m[i].units);
     }
     wk_strbuf_printf(&b, "}}\n");
     return wk_strbuf_take(&b);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/trace.h"
 #include "sim/trace/trace_read.h"
 #include "wk_config.h"
@@ -114,9 +115,9 @@ int wk_sweep_index_write(const WkSweepIndex *ix, const char *path, WkError *err)
     }
     if ((rc = wk_trace_open(&t, path, err)) < 0)
         goto done;
-    if ((rc = wk_trace_attr_str(t, NULL, "schema_version", "1.0", err)) < 0 ||
+    if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_SWEEP_INDEX_VERSION, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "format", WK_SWEEP_FORMAT, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, "wanka_version", WK_VERSION, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_WANKA_VERSION, WK_VERSION, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "sweep_name", ix->sweep_name, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "sweep_file", ix->sweep_file, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, "sweep", ix->sweep_text, err)) < 0 ||

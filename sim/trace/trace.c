@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* trace.c — the HDF5 trace writer (the one writer including <hdf5.h>): compound
- * tables buffered a chunk at a time, written to "<path>.tmp.<pid>" and renamed
- * by close. HDF5's automatic error printing is off around every call. */
+/* trace.c — the HDF5 trace writer (with trace_read.c, the only file including
+ * <hdf5.h>, through h5util.h): compound tables buffered a chunk at a time,
+ * written to "<path>.tmp.<pid>" and renamed by close. HDF5's automatic error
+ * printing is off around every call. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include "sim/trace/trace.h"
+#include "sim/trace/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,20 +21,13 @@
 #include <sys/mman.h>
 #endif
 
-#include <hdf5.h>
+#include "sim/trace/h5util.h"
 
 #define CHUNK_ROWS_MAX 4096          /* rows per chunk at most */
 #define CHUNK_BYTES_MAX (1u << 20)   /* bytes per (uncompressed) chunk at most */
 #define DEFLATE_LEVEL 4
 #define ENUM8_NAMES_MAX 256
 #define REASON_MAX 384
-
-/* H5Pset_file_locking exists from 1.10.7 on the 1.10 branch and from 1.12.1. */
-#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
-#define HAVE_FILE_LOCKING_PROP 1
-#else
-#define HAVE_FILE_LOCKING_PROP 0
-#endif
 
 struct WkTraceTable {
     WkTrace *trace;
@@ -58,28 +53,6 @@ struct WkTrace {
 };
 
 /* ---- HDF5 error handling ------------------------------------------------ */
-
-typedef struct Quiet {
-    H5E_auto2_t func;
-    void *data;
-} Quiet;
-
-/* Switch HDF5's automatic error printing off, remembering the caller's. */
-static Quiet quiet_begin(void)
-{
-    Quiet q = {NULL, NULL};
-    if (H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data) < 0) {
-        q.func = NULL;
-        q.data = NULL;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    return q;
-}
-
-static void quiet_end(Quiet q)
-{
-    H5Eset_auto2(H5E_DEFAULT, q.func, q.data);
-}
 
 typedef struct Reason {
     char text[REASON_MAX];
@@ -327,16 +300,6 @@ static void trace_free(WkTrace *t)
     free(t->path);
     free(t->tmp_path);
     free(t);
-}
-
-/* HDF5 1.10 crashes at exit (H5_term_library) after a failed H5Fclose,
- * HDFFV-11052, and a file-size limit (RLIMIT_FSIZE) makes even the diverted
- * close fail, since a memfd obeys that limit too. Every file wanka opens it
- * also closes, so the library's exit-time cleanup is not needed: turn it off
- * before the library starts (after that the call changes nothing). */
-static void no_exit_cleanup(void)
-{
-    (void)H5dont_atexit();
 }
 
 int wk_trace_open(WkTrace **out, const char *path, WkError *err)
@@ -763,15 +726,15 @@ static int table_attrs(WkTrace *t, hid_t dset, const char *norm, const WkTraceFi
 {
     int rc = 0;
     if (description)
-        rc = put_attr_str(t, dset, norm, "description", description, err);
+        rc = put_attr_str(t, dset, norm, WK_SCHEMA_ATTR_DESCRIPTION, description, err);
     for (size_t i = 0; rc == 0 && i < nfields; i++) {
         if (!fields[i].units || !fields[i].units[0])
             continue;
-        size_t n = strlen(fields[i].name) + sizeof "_units";
+        size_t n = strlen(fields[i].name) + sizeof WK_SCHEMA_UNITS_SUFFIX;
         char *name = malloc(n);
         if (!name)
             return wk_error_nomem(err, "trace");
-        snprintf(name, n, "%s_units", fields[i].name);
+        snprintf(name, n, "%s%s", fields[i].name, WK_SCHEMA_UNITS_SUFFIX);
         rc = put_attr_str(t, dset, norm, name, fields[i].units, err);
         free(name);
     }

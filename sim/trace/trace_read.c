@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* trace_read.c — the HDF5 trace reader (with trace.c, the only file including
- * <hdf5.h>): open + schema check, root attributes, summary metrics, table
- * columns as doubles. HDF5's automatic error printing is off around every call. */
+ * <hdf5.h>, through h5util.h): open + schema check, root attributes, summary
+ * metrics, table columns as doubles. HDF5's automatic error printing is off
+ * around every call. */
 #include "sim/trace/trace_read.h"
 
 #include <errno.h>
@@ -12,16 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <hdf5.h>
+#include "sim/trace/h5util.h"
 
 #define REASON_MAX 256
-
-/* H5Pset_file_locking exists from 1.10.7 on the 1.10 branch and from 1.12.1. */
-#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
-#define HAVE_FILE_LOCKING_PROP 1
-#else
-#define HAVE_FILE_LOCKING_PROP 0
-#endif
 
 struct WkTraceRead {
     hid_t file;
@@ -30,28 +24,6 @@ struct WkTraceRead {
 };
 
 /* ---- HDF5 error handling ------------------------------------------------ */
-
-typedef struct Quiet {
-    H5E_auto2_t func;
-    void *data;
-} Quiet;
-
-/* Switch HDF5's automatic error printing off, remembering the caller's. */
-static Quiet quiet_begin(void)
-{
-    Quiet q = {NULL, NULL};
-    if (H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data) < 0) {
-        q.func = NULL;
-        q.data = NULL;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    return q;
-}
-
-static void quiet_end(Quiet q)
-{
-    H5Eset_auto2(H5E_DEFAULT, q.func, q.data);
-}
 
 /* The most specific HDF5 error's description, up to its first ':' ',' or newline. */
 static herr_t reason_walk(unsigned n, const H5E_error2_t *e, void *data)
@@ -223,16 +195,16 @@ static int check_schema(WkTraceRead *r, WkError *err)
     char *v = NULL;
     WkError sub;
     wk_error_clear(&sub);
-    int rc = attr_str(r, "schema_version", &v, &sub);
+    int rc = attr_str(r, WK_SCHEMA_ATTR_SCHEMA_VERSION, &v, &sub);
     if (rc == WK_E_NOTFOUND)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                            "%s: not a wanka trace: no root attribute 'schema_version'", r->path);
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: not a wanka trace: no root attribute '%s'",
+                            r->path, WK_SCHEMA_ATTR_SCHEMA_VERSION);
     if (rc < 0)
         return wk_error_set(err, rc, sub.where[0] ? sub.where : NULL, 0, 0, "%s", sub.msg);
     if (parse_version(v, &r->major, &r->minor) < 0)
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                          "%s: malformed schema_version '%s' (expected MAJOR.MINOR, e.g. \"1.0\")",
-                          r->path, v);
+                          "%s: malformed %s '%s' (expected MAJOR.MINOR, e.g. \"%s\")", r->path,
+                          WK_SCHEMA_ATTR_SCHEMA_VERSION, v, WK_SCHEMA_VERSION);
     else if (r->major != WK_TRACE_READ_MAJOR)
         rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
                           "%s: trace schema version %s is not supported: this wanka reads schema %d.x "
@@ -240,13 +212,6 @@ static int check_schema(WkTraceRead *r, WkError *err)
                           r->path, v, WK_TRACE_READ_MAJOR, r->major);
     free(v);
     return rc;
-}
-
-/* No exit-time cleanup by HDF5 1.10: it crashes after a failed H5Fclose
- * (HDFFV-11052; see trace.c). Only takes effect before the library starts. */
-static void no_exit_cleanup(void)
-{
-    (void)H5dont_atexit();
 }
 
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
@@ -343,6 +308,28 @@ int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError
     return rc;
 }
 
+int wk_trace_read_attr_str_opt(WkTraceRead *r, const char *name, char **out, WkError *err)
+{
+    if (!r || !name || !out)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: attribute read without a trace or name");
+    Quiet q = quiet_begin();
+    int rc = 0;
+    htri_t ex = H5Aexists_by_name(r->file, "/", name, H5P_DEFAULT);
+    if (ex < 0) {
+        rc = io_fail(r, err, "cannot read attribute '%s'", name);
+    } else if (ex == 0) {
+        *out = malloc(1);
+        if (*out)
+            (*out)[0] = '\0';
+        else
+            rc = wk_error_nomem(err, "trace");
+    } else {
+        rc = attr_str(r, name, out, err);
+    }
+    quiet_end(q);
+    return rc;
+}
+
 int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err)
 {
     if (!r || !name || !out)
@@ -425,14 +412,14 @@ int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkErro
     *n = 0;
     Quiet q = quiet_begin();
     SummaryCtx c = {.r = r, .err = err};
-    if (path_exists(r->file, "summary")) {
-        hid_t g = H5Oopen(r->file, "summary", H5P_DEFAULT);
+    if (path_exists(r->file, WK_SCHEMA_SUMMARY)) {
+        hid_t g = H5Oopen(r->file, WK_SCHEMA_SUMMARY, H5P_DEFAULT);
         if (g < 0) {
-            c.rc = io_fail(r, err, "cannot open 'summary'");
+            c.rc = io_fail(r, err, "cannot open '%s'", WK_SCHEMA_SUMMARY);
         } else {
             hsize_t idx = 0;
             if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_one, &c) < 0 && c.rc == 0)
-                c.rc = io_fail(r, err, "cannot read the attributes of 'summary'");
+                c.rc = io_fail(r, err, "cannot read the attributes of '%s'", WK_SCHEMA_SUMMARY);
             H5Oclose(g);
         }
     }
@@ -444,6 +431,14 @@ int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkErro
     *out = c.m;
     *n = c.n;
     return 0;
+}
+
+const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, const char *name)
+{
+    for (size_t i = 0; m && name && i < n; i++)
+        if (strcmp(m[i].name, name) == 0)
+            return &m[i];
+    return NULL;
 }
 
 /* ---- tables -------------------------------------------------------------------------- */
@@ -524,6 +519,19 @@ done:
     return rc;
 }
 
+/* Close what find_column opened (each id may be H5I_INVALID_HID). */
+static void close_column(hid_t dset, hid_t ftype, hid_t space, hid_t member)
+{
+    if (member >= 0)
+        H5Tclose(member);
+    if (space >= 0)
+        H5Sclose(space);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dset >= 0)
+        H5Dclose(dset);
+}
+
 /* Open `table` (a 1-D compound dataset) and find `column` in it: on success
  * the caller closes *dset, *ftype, *space and *member; on failure they are
  * closed here and err says what is missing or wrong. */
@@ -581,14 +589,7 @@ static int find_column(WkTraceRead *r, const char *table, const char *column, hi
     *member_out = member;
     return 0;
 fail:
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     return rc;
 }
 
@@ -639,14 +640,7 @@ done:
     free(vals);
     if (mtype >= 0)
         H5Tclose(mtype);
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;
 }
@@ -706,14 +700,7 @@ done:
         H5Tclose(stype);
     if (mtype >= 0)
         H5Tclose(mtype);
-    if (member >= 0)
-        H5Tclose(member);
-    if (space >= 0)
-        H5Sclose(space);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if (dset >= 0)
-        H5Dclose(dset);
+    close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;
 }

@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 #include "sim/core/error.h"
+#include "sim/trace/schema.h"
 
 /* The trace schema major version this reader understands (docs/trace-format.md). */
-#define WK_TRACE_READ_MAJOR 1
+#define WK_TRACE_READ_MAJOR WK_SCHEMA_MAJOR
 
 typedef struct WkTraceRead WkTraceRead;
 
@@ -44,6 +45,10 @@ void wk_trace_read_version(const WkTraceRead *r, int *major, int *minor);
  * attribute is absent, WK_E_INVAL when it is not a scalar string. */
 int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError *err);
 
+/** Like wk_trace_read_attr_str, but an absent attribute gives *out a
+ * malloc'd "" and returns 0 (for attributes a trace may lack). */
+int wk_trace_read_attr_str_opt(WkTraceRead *r, const char *name, char **out, WkError *err);
+
 /** Root integer attribute `name` into *out. WK_E_NOTFOUND when absent,
  * WK_E_INVAL when it is not a scalar integer. */
 int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err);
@@ -53,6 +58,10 @@ int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkErr
  * A trace without a `summary` group gives *out = NULL, *n = 0 and returns 0.
  * Non-numeric attributes are skipped. */
 int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkError *err);
+
+/** The metric called name among m[0..n) (as wk_trace_read_summary gives
+ * them; borrowed), or NULL when there is none. */
+const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, const char *name);
 
 /** 1 when the object at path ("jobs", "timeseries/cluster", "incidents")
  * exists in the file, 0 when not. */

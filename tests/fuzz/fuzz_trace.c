@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -21,9 +22,11 @@ static void check(int rc, const WkError *err)
 static void read_columns(const char *path)
 {
     static const char *const cols[][2] = {
-        {"jobs", "submit"}, {"jobs", "gpus"}, {"jobs", "status"}, {"jobs", "ettr"},
-        {"timeseries/cluster", "time"}, {"timeseries/cluster", "allocated_gpus"},
-        {"incidents", "class"}, {"incidents", "recovery"}, {"nope", "x"},
+        {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_SUBMIT},       {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_GPUS},
+        {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_STATUS},       {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_ETTR},
+        {WK_SCHEMA_CLUSTER, WK_SCHEMA_CLUSTER_TIME},  {WK_SCHEMA_CLUSTER, WK_SCHEMA_CLUSTER_ALLOCATED},
+        {WK_SCHEMA_INCIDENTS, WK_SCHEMA_INC_CLASS},   {WK_SCHEMA_INCIDENTS, WK_SCHEMA_INC_RECOVERY},
+        {"nope", "x"},
     };
     WkError err;
     wk_error_clear(&err);
@@ -43,7 +46,7 @@ static void read_columns(const char *path)
     }
     char *s = NULL;
     wk_error_clear(&err);
-    rc = wk_trace_read_attr_str(r, "scenario", &s, &err);
+    rc = wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_SCENARIO, &s, &err);
     check(rc, &err);
     free(s);
     wk_trace_read_close(r);

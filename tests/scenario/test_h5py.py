@@ -67,7 +67,7 @@ def check_table(f, path, columns, units, nrows=None):
     check(present == documented, f"{path} documented columns in order: {present}")
     extra = [n for n in names if n not in documented]
     if extra:
-        print(f"note: {path} has columns beyond schema 1.0 (a minor version may add them): {extra}")
+        print(f"note: {path} has columns beyond schema 1.1 (a minor version may add them): {extra}")
     check(is_str_attr(ds, "description") and ds.attrs["description"], f"{path} has a description")
     for col, u in units.items():
         key = f"{col}_units"
@@ -101,7 +101,8 @@ def main():
             if a in f.attrs:
                 check(attr_dtype(f, a) == np.dtype("<i8"), f"root attribute {a} is int64 (got {attr_dtype(f, a)})")
         major, minor = f.attrs["schema_version"].split(".")
-        check(major == "1" and minor.isdigit(), f"schema_version 1.x (got {f.attrs['schema_version']})")
+        check(major == "1" and minor.isdigit() and int(minor) >= 1,
+              f"schema_version 1.x, x >= 1 (jobs.gpus_final) (got {f.attrs['schema_version']})")
         check(f.attrs["seed"] == 3, "seed is the --seed given")
         check(f.attrs["scenario_name"] == "quickstart", "scenario_name")
         check(f.attrs["scenario_file"] == SCENARIO, "scenario_file is the path as given")
@@ -117,14 +118,16 @@ def main():
         jobs = check_table(
             f, "jobs",
             [("id", "<u4"), ("submit", "<i8"), ("start", "<i8"), ("end", "<i8"), ("duration", "<i8"),
-             ("gpus", "<u4"), ("status", status)],
-            {"submit": "ns", "start": "ns", "end": "ns", "duration": "ns", "gpus": "GPUs"}, nrows=3000)
+             ("gpus", "<u4"), ("status", status), ("gpus_final", "<u4")],
+            {"submit": "ns", "start": "ns", "end": "ns", "duration": "ns", "gpus": "GPUs", "gpus_final": "GPUs"},
+            nrows=3000)
         if jobs is not None:
             j = jobs[:]
             check((j["id"] == np.arange(3000)).all(), "jobs.id is the row index")
             check((j["status"] == status["completed"]).all(), "every quickstart job completed")
             check((j["start"] >= j["submit"]).all() and (j["end"] > j["start"]).all(),
                   "submit <= start < end")
+            check((j["gpus_final"] == j["gpus"]).all(), "gpus_final == gpus: no job shrinks without failures")
             try:
                 import pandas as pd
                 df = pd.DataFrame(j)

@@ -4,6 +4,7 @@
  * runs' own summaries, an independent mean / sample sd / Student-t interval,
  * the "—" of a missing metric, the overlap flag, and schema-version refusal. */
 #include "tests/unit/testutil.h"
+#include "tests/unit/trace_fixture.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -12,52 +13,8 @@
 #include <hdf5.h>
 
 #include "analysis/compare.h"
-#include "sim/trace/trace.h"
+#include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
-
-/* ---- fixture: a temporary directory of traces ------------------------------- */
-
-#define MAX_FILES 16
-
-typedef struct Dir {
-    char path[64];
-    char files[MAX_FILES][128];
-    size_t n;
-} Dir;
-
-static int dir_setup(void **state)
-{
-    Dir *d = calloc(1, sizeof *d);
-    if (!d)
-        return -1;
-    snprintf(d->path, sizeof d->path, "/tmp/wk_compare_XXXXXX");
-    if (!mkdtemp(d->path)) {
-        free(d);
-        return -1;
-    }
-    *state = d;
-    return 0;
-}
-
-static int dir_teardown(void **state)
-{
-    Dir *d = *state;
-    for (size_t i = 0; i < d->n; i++)
-        unlink(d->files[i]);
-    int rc = rmdir(d->path);
-    free(d);
-    return rc;
-}
-
-/* A new file name in the directory (removed by the teardown). */
-static const char *dir_file(Dir *d, const char *name)
-{
-    assert_true(d->n < MAX_FILES);
-    char buf[sizeof d->files[0]];
-    snprintf(buf, sizeof buf, "%s/%s", d->path, name);
-    memcpy(d->files[d->n], buf, sizeof buf);
-    return d->files[d->n++];
-}
 
 static const char *const quick =
     "name: %s\n"
@@ -78,16 +35,7 @@ static void run_to_trace(const char *name, int nodes, uint64_t seed, const char 
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, quick, name, nodes);
-    WkRunOpts o = {.has_seed = 1, .seed = seed};
-    TestRun t;
-    test_run_yaml(&t, yaml, &o);
-    WkError err;
-    wk_error_clear(&err);
-    if (wk_run_write_trace(t.run, path, &err) != 0)
-        fail_msg("trace %s: %s", path, err.msg);
-    if (sum)
-        *sum = t.sum;
-    test_run_free(&t);
+    trace_fixture_run(yaml, &(WkRunOpts){.has_seed = 1, .seed = seed}, path, sum);
 }
 
 /* A hand-made trace: root attributes as wanka writes them and the given
@@ -95,18 +43,8 @@ static void run_to_trace(const char *name, int nodes, uint64_t seed, const char 
 static void write_fake(const char *path, const char *schema, const char *scenario, const char *sched,
                        int64_t seed, const char *const *names, const double *values, size_t n)
 {
-    WkError err;
-    wk_error_clear(&err);
-    WkTrace *t = NULL;
-    assert_int_equal(wk_trace_open(&t, path, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "schema_version", schema, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "scenario_name", scenario, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "scheduler", sched, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "overrides", "", &err), 0);
-    assert_int_equal(wk_trace_attr_i64(t, NULL, "seed", seed, &err), 0);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(wk_trace_attr_f64(t, "summary", names[i], values[i], &err), 0);
-    assert_int_equal(wk_trace_close(t, &err), 0);
+    trace_fixture_write(path, &(FakeTrace){.schema = schema, .scenario = scenario, .scheduler = sched,
+                                           .seed = seed, .names = names, .values = values, .nm = n});
 }
 
 /* Remove a summary attribute (as an older wanka version without the metric
@@ -167,28 +105,13 @@ static size_t row_index(const WkCompare *c, const char *name)
     return (size_t)(row_of(c, name) - c->rows);
 }
 
-/* The text line of a table that starts with the metric name. */
-static const char *line_of(const char *text, const char *name, char *buf, size_t n)
-{
-    size_t l = strlen(name);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-        if (strncmp(p, name, l) == 0 && p[l] == ' ') {
-            size_t k = strcspn(p, "\n");
-            snprintf(buf, n, "%.*s", (int)k, p);
-            return buf;
-        }
-    }
-    fail_msg("no line for %s in:\n%s", name, text);
-    return NULL;
-}
-
 /* ---- two in-process runs ----------------------------------------------------- */
 
 static void test_two_runs_show_their_summaries_and_relative_change(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     WkSummary sa, sb;
-    const char *pa = dir_file(d, "a.h5"), *pb = dir_file(d, "b.h5");
+    const char *pa = trace_fixture_file(d, "a.h5"), *pb = trace_fixture_file(d, "b.h5");
     run_to_trace("small", 4, 7, pa, &sa);
     run_to_trace("large", 6, 8, pb, &sb);
     const char *paths[] = {pa, pb};
@@ -228,14 +151,14 @@ static void test_two_runs_show_their_summaries_and_relative_change(void **state)
     snprintf(want, sizeof want, "%+.1f %%", 100 * (ub - ua) / ua);
     char *text = wk_compare_render(c, WK_COMPARE_TEXT);
     assert_non_null(text);
-    line_of(text, "utilization", line, sizeof line);
+    trace_fixture_line(text, "utilization", line, sizeof line);
     assert_non_null(strstr(line, want));
     char va[32];
     snprintf(va, sizeof va, "%.4f", ua);
     assert_non_null(strstr(line, va));
     assert_non_null(strstr(text, "fifo/7"));
     /* gpus: 32 -> 48 is +50 % */
-    line_of(text, "gpus", line, sizeof line);
+    trace_fixture_line(text, "gpus", line, sizeof line);
     assert_non_null(strstr(line, "+50.0 %"));
     free(text);
     wk_compare_free(c);
@@ -243,8 +166,8 @@ static void test_two_runs_show_their_summaries_and_relative_change(void **state)
 
 static void test_same_label_is_told_apart_by_file_name(void **state)
 {
-    Dir *d = *state;
-    const char *pa = dir_file(d, "first.h5"), *pb = dir_file(d, "second.h5");
+    TraceDir *d = *state;
+    const char *pa = trace_fixture_file(d, "first.h5"), *pb = trace_fixture_file(d, "second.h5");
     run_to_trace("one", 4, 7, pa, NULL);
     run_to_trace("two", 6, 7, pb, NULL);
     const char *paths[] = {pa, pb};
@@ -259,8 +182,8 @@ static void test_same_label_is_told_apart_by_file_name(void **state)
 
 static void test_metric_one_trace_lacks_prints_dash_never_zero(void **state)
 {
-    Dir *d = *state;
-    const char *pa = dir_file(d, "a.h5"), *pb = dir_file(d, "b.h5");
+    TraceDir *d = *state;
+    const char *pa = trace_fixture_file(d, "a.h5"), *pb = trace_fixture_file(d, "b.h5");
     run_to_trace("small", 4, 7, pa, NULL);
     run_to_trace("large", 6, 8, pb, NULL);
     drop_summary_attr(pa, "ettr"); /* a trace without the metric */
@@ -283,11 +206,11 @@ static void test_metric_one_trace_lacks_prints_dash_never_zero(void **state)
 
     char line[512];
     char *text = wk_compare_render(c, WK_COMPARE_TEXT);
-    line_of(text, "ettr", line, sizeof line);
+    trace_fixture_line(text, "ettr", line, sizeof line);
     assert_non_null(strstr(line, "—"));
     assert_non_null(strstr(line, "0.8750"));
     assert_null(strstr(line, " 0 "));
-    line_of(text, "lost_gpu_hours", line, sizeof line);
+    trace_fixture_line(text, "lost_gpu_hours", line, sizeof line);
     assert_non_null(strstr(line, "—"));
     free(text);
 
@@ -315,15 +238,15 @@ static double t975_df2(void)
 
 static void test_three_seeds_give_mean_and_student_t_half_width(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     const char *paths[4];
     WkSummary s[3];
     static const char *const names[] = {"s1.h5", "s2.h5", "s3.h5"};
     for (int i = 0; i < 3; i++) {
-        paths[i] = dir_file(d, names[i]);
+        paths[i] = trace_fixture_file(d, names[i]);
         run_to_trace("seeds", 4, (uint64_t)(11 + i), paths[i], &s[i]);
     }
-    paths[3] = dir_file(d, "other.h5");
+    paths[3] = trace_fixture_file(d, "other.h5");
     run_to_trace("other", 6, 11, paths[3], NULL);
     WkCompare *c = load(paths, 4, 1);
 
@@ -367,7 +290,7 @@ static void test_three_seeds_give_mean_and_student_t_half_width(void **state)
 
 static void test_overlap_flag_marks_overlapping_intervals(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     /* A = {1,2,3}: mean 2, half t·1/√3 = 2.484; B = {10,11,12}: |11 − 2| = 9 > 4.97,
      * apart; C = {5,6,7}: |6 − 2| = 4 < 2.484 + 2.484, overlapping (though
      * each mean lies outside the other's interval). */
@@ -379,9 +302,9 @@ static void test_overlap_flag_marks_overlapping_intervals(void **state)
     for (int g = 0; g < 3; g++)
         for (int i = 0; i < 3; i++) {
             snprintf(name, sizeof name, "%s%d.h5", sched[g], i);
-            paths[3 * g + i] = dir_file(d, name);
+            paths[3 * g + i] = trace_fixture_file(d, name);
             double v = base[g] + i;
-            write_fake(paths[3 * g + i], "1.0", "fake", sched[g], i + 1, m, &v, 1);
+            write_fake(paths[3 * g + i], NULL, "fake", sched[g], i + 1, m, &v, 1);
         }
     WkCompare *c = load(paths, 9, 1);
     assert_int_equal(c->ncols, 3);
@@ -396,7 +319,7 @@ static void test_overlap_flag_marks_overlapping_intervals(void **state)
 
     char *text = wk_compare_render(c, WK_COMPARE_TEXT);
     char line[512];
-    line_of(text, "utilization", line, sizeof line);
+    trace_fixture_line(text, "utilization", line, sizeof line);
     assert_non_null(strstr(line, "+450.0 %  "));   /* B: no flag */
     assert_non_null(strstr(line, "+200.0 % ~"));  /* C: overlaps */
     assert_non_null(strstr(line, "2.0000 ± 2.4841"));
@@ -413,14 +336,29 @@ static void test_overlap_flag_marks_overlapping_intervals(void **state)
     wk_compare_free(c);
 }
 
+static void test_json_escapes_quotes_backslashes_and_control_characters(void **state)
+{
+    TraceDir *d = *state;
+    static const char *const m[] = {WK_SCHEMA_M_UTILIZATION};
+    double v = 0.5;
+    const char *p = trace_fixture_file(d, "odd.h5");
+    write_fake(p, NULL, "say \"hi\"\n\tnow", "a\\b", 1, m, &v, 1);
+    WkCompare *c = load(&p, 1, 1);
+    char *json = wk_compare_render(c, WK_COMPARE_JSON);
+    assert_non_null(strstr(json, "\"scenario\":\"say \\\"hi\\\"\\n\\u0009now\","));
+    assert_non_null(strstr(json, "\"scheduler\":\"a\\\\b\","));
+    free(json);
+    wk_compare_free(c);
+}
+
 /* ---- the reader --------------------------------------------------------------- */
 
 static void test_schema_major_2_is_refused_with_a_clear_message(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     static const char *const m[] = {"utilization"};
     double v = 0.5;
-    const char *p2 = dir_file(d, "future.h5"), *p17 = dir_file(d, "minor.h5");
+    const char *p2 = trace_fixture_file(d, "future.h5"), *p17 = trace_fixture_file(d, "minor.h5");
     write_fake(p2, "2.0", "fake", "fifo", 1, m, &v, 1);
     write_fake(p17, "1.7", "fake", "fifo", 2, m, &v, 1);
 
@@ -454,7 +392,7 @@ static void test_schema_major_2_is_refused_with_a_clear_message(void **state)
     wk_error_clear(&err);
     assert_int_equal(wk_trace_read_open(&r, "/nonexistent/x.h5", &err), WK_E_IO);
     assert_non_null(strstr(err.msg, "/nonexistent/x.h5: cannot open"));
-    const char *txt = dir_file(d, "notes.h5");
+    const char *txt = trace_fixture_file(d, "notes.h5");
     FILE *f = fopen(txt, "w");
     assert_non_null(f);
     fputs("not hdf5\n", f);
@@ -466,9 +404,9 @@ static void test_schema_major_2_is_refused_with_a_clear_message(void **state)
 
 static void test_reader_gives_attributes_and_columns(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     WkSummary s;
-    const char *p = dir_file(d, "cols.h5");
+    const char *p = trace_fixture_file(d, "cols.h5");
     run_to_trace("cols", 4, 5, p, &s);
     WkError err;
     wk_error_clear(&err);
@@ -489,6 +427,15 @@ static void test_reader_gives_attributes_and_columns(void **state)
     assert_int_equal(wk_trace_read_attr_str(r, "no_such", &str, &err), WK_E_NOTFOUND);
     wk_error_clear(&err);
     assert_int_equal(wk_trace_read_attr_i64(r, "scheduler", &seed, &err), WK_E_INVAL);
+    /* an attribute a trace may lack: "" when absent, the value when present */
+    wk_error_clear(&err);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "no_such", &str, &err), 0);
+    assert_string_equal(str, "");
+    free(str);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "scheduler", &str, &err), 0);
+    assert_string_equal(str, "fifo");
+    free(str);
+    assert_int_equal(wk_trace_read_attr_str_opt(r, "seed", &str, &err), WK_E_INVAL); /* not a string */
 
     WkTraceMetric *m = NULL;
     size_t nm = 0;
@@ -499,7 +446,9 @@ static void test_reader_gives_attributes_and_columns(void **state)
         const WkMetric *w = wk_summary_get(&s, m[i].name);
         assert_non_null(w);
         assert_true(w->value == m[i].value || (isnan(w->value) && isnan(m[i].value)));
+        assert_ptr_equal(wk_trace_read_metric(m, nm, m[i].name), &m[i]);
     }
+    assert_null(wk_trace_read_metric(m, nm, "no_such_metric"));
     free(m);
 
     double *col = NULL, *st = NULL;
@@ -532,20 +481,56 @@ static void test_reader_gives_attributes_and_columns(void **state)
     wk_trace_read_close(r);
 }
 
+static void test_jobs_table_gpus_final_is_the_count_held_at_the_end(void **state)
+{
+    TraceDir *d = *state;
+    /* A DP-only 8B job on all 32 GPUs, batch 256; node 1 dies at 30 min for
+     * good: of the 24 survivors it restarts on 16, the largest DP degree that
+     * splits 256 sequences. The 8-GPU job waits, then runs, never shrunk. */
+    const char *y = "cluster:\n  nodes: 4\n"
+                    "failures:\n  enabled: false\n  health_check: 0s\n"
+                    "  incidents:\n    - {at: 30m, kind: down, node: 1, duration: 60d}\n"
+                    "checkpoint:\n  interval: 20m\n  launch: 30s\n"
+                    "models:\n  dp8b: {base: llama3-8b, global_batch: 256, elastic: true}\n"
+                    "workload:\n  source: inline\n  jobs:\n"
+                    "    - {submit: 0, gpus: 32, model: dp8b, iterations: 1000}\n"
+                    "    - {submit: 0, gpus: 8, duration: 1h}\n";
+    const char *p = trace_fixture_file(d, "elastic.h5");
+    WkSummary sum;
+    trace_fixture_run(y, NULL, p, &sum);
+    assert_int_equal((int)wk_summary_get(&sum, WK_SCHEMA_M_ELASTIC_SHRINKS)->value, 1);
+    WkError err;
+    wk_error_clear(&err);
+    WkTraceRead *r = NULL;
+    assert_int_equal(wk_trace_read_open(&r, p, &err), 0);
+    double *final = NULL, *status = NULL;
+    size_t n = 0, ns = 0;
+    assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_GPUS_FINAL, &final, &n, &err), 0);
+    assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_STATUS, &status, &ns, &err), 0);
+    assert_int_equal(n, 2);
+    assert_true(status[0] == WK_SCHEMA_STATUS_COMPLETED && status[1] == WK_SCHEMA_STATUS_COMPLETED);
+    assert_true(final[0] == 16);
+    assert_true(final[1] == 8);
+    free(final);
+    free(status);
+    wk_trace_read_close(r);
+}
+
+/* Every test gets its own temporary directory of traces. */
+#define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_two_runs_show_their_summaries_and_relative_change, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_same_label_is_told_apart_by_file_name, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_metric_one_trace_lacks_prints_dash_never_zero, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_three_seeds_give_mean_and_student_t_half_width, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_overlap_flag_marks_overlapping_intervals, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_schema_major_2_is_refused_with_a_clear_message, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_reader_gives_attributes_and_columns, dir_setup, dir_teardown),
+        TEST(test_two_runs_show_their_summaries_and_relative_change),
+        TEST(test_same_label_is_told_apart_by_file_name),
+        TEST(test_metric_one_trace_lacks_prints_dash_never_zero),
+        TEST(test_three_seeds_give_mean_and_student_t_half_width),
+        TEST(test_overlap_flag_marks_overlapping_intervals),
+        TEST(test_json_escapes_quotes_backslashes_and_control_characters),
+        TEST(test_schema_major_2_is_refused_with_a_clear_message),
+        TEST(test_reader_gives_attributes_and_columns),
+        TEST(test_jobs_table_gpus_final_is_the_count_held_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * the published column against the paper's numbers restated here, "—" for
  * what a trace lacks, and refusal of unknown schema versions and names. */
 #include "tests/unit/testutil.h"
+#include "tests/unit/trace_fixture.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -12,131 +13,7 @@
 
 #include "analysis/paper_sci.h"
 #include "analysis/report.h"
-#include "sim/trace/trace.h"
-
-/* ---- fixture: a temporary directory of traces ------------------------------- */
-
-#define MAX_FILES 16
-
-typedef struct Dir {
-    char path[64];
-    char files[MAX_FILES][128];
-    size_t n;
-} Dir;
-
-static int dir_setup(void **state)
-{
-    Dir *d = calloc(1, sizeof *d);
-    if (!d)
-        return -1;
-    snprintf(d->path, sizeof d->path, "/tmp/wk_report_XXXXXX");
-    if (!mkdtemp(d->path)) {
-        free(d);
-        return -1;
-    }
-    *state = d;
-    return 0;
-}
-
-static int dir_teardown(void **state)
-{
-    Dir *d = *state;
-    for (size_t i = 0; i < d->n; i++)
-        unlink(d->files[i]);
-    int rc = rmdir(d->path);
-    free(d);
-    return rc;
-}
-
-static const char *dir_file(Dir *d, const char *name)
-{
-    assert_true(d->n < MAX_FILES);
-    char buf[sizeof d->files[0]];
-    snprintf(buf, sizeof buf, "%s/%s", d->path, name);
-    memcpy(d->files[d->n], buf, sizeof buf);
-    return d->files[d->n++];
-}
-
-/* ---- hand-written traces ------------------------------------------------------ */
-
-typedef struct JobRow {
-    uint32_t id;
-    int64_t submit, start, end; /* ns */
-    uint32_t gpus;
-    uint8_t status;             /* 0 completed */
-    double iterations, iteration_time;
-} JobRow;
-
-typedef struct IncRow {
-    uint32_t id;
-    uint8_t kind;               /* 0 down, 1 throttle */
-    int64_t start, end;         /* ns */
-    double recovery;            /* s */
-    double clock;
-} IncRow;
-
-static const char *const status_names[] = {"completed", "rejected", "queued", "running", "not_submitted", NULL};
-static const char *const kind_names[] = {"down", "throttle", "straggler", "software", NULL};
-
-static const WkTraceField job_fields[] = {
-    {"id", WK_FT_U32, offsetof(JobRow, id), "", NULL},
-    {"submit", WK_FT_I64, offsetof(JobRow, submit), "ns", NULL},
-    {"start", WK_FT_I64, offsetof(JobRow, start), "ns", NULL},
-    {"end", WK_FT_I64, offsetof(JobRow, end), "ns", NULL},
-    {"gpus", WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
-    {"status", WK_FT_ENUM8, offsetof(JobRow, status), "", status_names},
-    {"iterations", WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
-    {"iteration_time", WK_FT_F64, offsetof(JobRow, iteration_time), "s", NULL},
-};
-
-static const WkTraceField inc_fields[] = {
-    {"id", WK_FT_U32, offsetof(IncRow, id), "", NULL},
-    {"kind", WK_FT_ENUM8, offsetof(IncRow, kind), "", kind_names},
-    {"start", WK_FT_I64, offsetof(IncRow, start), "ns", NULL},
-    {"end", WK_FT_I64, offsetof(IncRow, end), "ns", NULL},
-    {"recovery", WK_FT_F64, offsetof(IncRow, recovery), "s", NULL},
-    {"clock", WK_FT_F64, offsetof(IncRow, clock), "", NULL},
-};
-
-typedef struct Fake {
-    const char *schema;               /* NULL = "1.0" */
-    const char *scenario, *scheduler;
-    int64_t seed;
-    const char *const *names;         /* summary metrics */
-    const double *values;
-    size_t nm;
-    const JobRow *jobs;               /* NULL = no jobs table */
-    size_t nj;
-    const IncRow *inc;                /* NULL = no incidents table */
-    size_t ni;
-    int interrupted;                  /* write the root attribute complete = 0 */
-} Fake;
-
-static void write_fake(const char *path, const Fake *f)
-{
-    WkError err;
-    wk_error_clear(&err);
-    WkTrace *t = NULL;
-    assert_int_equal(wk_trace_open(&t, path, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "schema_version", f->schema ? f->schema : "1.0", &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "scenario_name", f->scenario, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "scheduler", f->scheduler, &err), 0);
-    assert_int_equal(wk_trace_attr_str(t, NULL, "overrides", "", &err), 0);
-    assert_int_equal(wk_trace_attr_i64(t, NULL, "seed", f->seed, &err), 0);
-    if (f->interrupted)
-        assert_int_equal(wk_trace_attr_i64(t, NULL, "complete", 0, &err), 0);
-    for (size_t i = 0; i < f->nm; i++)
-        assert_int_equal(wk_trace_attr_f64(t, "summary", f->names[i], f->values[i], &err), 0);
-    if (f->jobs)
-        assert_int_equal(wk_trace_table(t, "jobs", job_fields, sizeof job_fields / sizeof job_fields[0],
-                                        sizeof(JobRow), f->jobs, f->nj, "jobs", &err),
-                         0);
-    if (f->inc)
-        assert_int_equal(wk_trace_table(t, "incidents", inc_fields, sizeof inc_fields / sizeof inc_fields[0],
-                                        sizeof(IncRow), f->inc, f->ni, "incidents", &err),
-                         0);
-    assert_int_equal(wk_trace_close(t, &err), 0);
-}
+#include "sim/trace/schema.h"
 
 static WkReport *load(const WkReportInputs *in)
 {
@@ -162,21 +39,6 @@ static void assert_close(double got, double want, double tol)
         fail_msg("got %.12g, want %.12g (tolerance %g)", got, want, tol);
 }
 
-/* The text line of a rendering that starts with `label` (a row label). */
-static const char *line_of(const char *text, const char *label, char *buf, size_t n)
-{
-    size_t l = strlen(label);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-        if (strncmp(p, label, l) == 0 && p[l] == ' ') {
-            size_t k = strcspn(p, "\n");
-            snprintf(buf, n, "%.*s", (int)k, p);
-            return buf;
-        }
-    }
-    fail_msg("no line for %s in:\n%s", label, text);
-    return NULL;
-}
-
 static int dashes(const char *line)
 {
     int n = 0;
@@ -194,28 +56,31 @@ static int has_note(const WkReport *r, const char *needle)
 }
 
 /* Two summaries whose Table 5.2 rows are easy to compute by hand. */
-static const char *const t52_names[] = {"utilization", "jct_mean_s", "energy_kwh", "tokens_per_joule",
-                                        "recovery_mean_s", "recovery_p50_s", "jobs_completed",
-                                        "jobs_submitted", "jobs_unfinished", "makespan_s"};
+static const char *const t52_names[] = {
+    WK_SCHEMA_M_UTILIZATION,     WK_SCHEMA_M_JCT_MEAN,       WK_SCHEMA_M_ENERGY,
+    WK_SCHEMA_M_TOKENS_PER_JOULE, WK_SCHEMA_M_RECOVERY_MEAN, WK_SCHEMA_M_RECOVERY_P50,
+    WK_SCHEMA_M_JOBS_COMPLETED,  WK_SCHEMA_M_JOBS_SUBMITTED, WK_SCHEMA_M_JOBS_UNFINISHED,
+    WK_SCHEMA_M_MAKESPAN,
+};
 static const double t52_base[] = {0.70, 1000, 500, 2.0, 600, 300, 10, 10, 0, 5000};
 static const double t52_sci[] = {0.84, 800, 450, 2.5, 30, 20, 10, 10, 0, 4000};
 #define NT52 (sizeof t52_names / sizeof t52_names[0])
 
-static void write_pair(Dir *d, const char **pb, const char **ps)
+static void write_pair(TraceDir *d, const char **pb, const char **ps)
 {
-    *pb = dir_file(d, "base.h5");
-    *ps = dir_file(d, "sci.h5");
-    write_fake(*pb, &(Fake){.scenario = "paper-sci-10k", .scheduler = "fifo", .seed = 1, .names = t52_names,
-                            .values = t52_base, .nm = NT52});
-    write_fake(*ps, &(Fake){.scenario = "paper-sci-10k", .scheduler = "sci", .seed = 1, .names = t52_names,
-                            .values = t52_sci, .nm = NT52});
+    *pb = trace_fixture_file(d, "base.h5");
+    *ps = trace_fixture_file(d, "sci.h5");
+    trace_fixture_write(*pb, &(FakeTrace){.scenario = "paper-sci-10k", .scheduler = "fifo", .seed = 1,
+                                          .names = t52_names, .values = t52_base, .nm = NT52});
+    trace_fixture_write(*ps, &(FakeTrace){.scenario = "paper-sci-10k", .scheduler = "sci", .seed = 1,
+                                          .names = t52_names, .values = t52_sci, .nm = NT52});
 }
 
 /* ---- Table 5.2 ------------------------------------------------------------------ */
 
 static void test_table52_rows_are_computed_from_the_summaries_by_hand(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     const char *pb, *ps;
     write_pair(d, &pb, &ps);
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
@@ -248,12 +113,12 @@ static void test_table52_rows_are_computed_from_the_summaries_by_hand(void **sta
     char *text = wk_report_render(r, WK_REPORT_TEXT);
     assert_non_null(text);
     char line[1024];
-    line_of(text, "mean GPU utilization", line, sizeof line);
+    trace_fixture_line(text, "mean GPU utilization", line, sizeof line);
     assert_non_null(strstr(line, "70.0 %"));
     assert_non_null(strstr(line, "84.0 %"));
     assert_non_null(strstr(line, "+14.0 pts"));
     assert_non_null(strstr(line, "-5.0 pts"));
-    line_of(text, "fault recovery time (mean)", line, sizeof line);
+    trace_fixture_line(text, "fault recovery time (mean)", line, sizeof line);
     assert_non_null(strstr(line, "10.0 min"));   /* 600 s */
     assert_non_null(strstr(line, "30.0 s"));
     assert_non_null(strstr(line, "-95.0 %"));
@@ -279,20 +144,13 @@ static void run_to_trace(const char *sched, const char *path, WkSummary *sum)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, quick, sched);
-    TestRun t;
-    test_run_yaml(&t, yaml, NULL);
-    WkError err;
-    wk_error_clear(&err);
-    if (wk_run_write_trace(t.run, path, &err) != 0)
-        fail_msg("trace %s: %s", path, err.msg);
-    *sum = t.sum;
-    test_run_free(&t);
+    trace_fixture_run(yaml, NULL, path, sum);
 }
 
 static void test_table52_from_real_runs_matches_the_runs_own_summaries(void **state)
 {
-    Dir *d = *state;
-    const char *pb = dir_file(d, "fifo.h5"), *ps = dir_file(d, "sjf.h5");
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "fifo.h5"), *ps = trace_fixture_file(d, "sjf.h5");
     WkSummary sb, ss;
     run_to_trace("fifo", pb, &sb);
     run_to_trace("sjf", ps, &ss);
@@ -318,17 +176,19 @@ static void test_table52_from_real_runs_matches_the_runs_own_summaries(void **st
 
 static void test_recovery_falls_back_to_the_incidents_table(void **state)
 {
-    Dir *d = *state;
-    const char *pb = dir_file(d, "base.h5"), *ps = dir_file(d, "sci.h5");
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5");
     static const char *const names[] = {"utilization"};
     static const double v[] = {0.5};
     /* recovery of the incidents that hit a job; NaN for the one that did not */
-    const IncRow ib[] = {{0, 0, 0, 1, 100, 1}, {1, 0, 0, 1, NAN, 1}, {2, 0, 0, 1, 600, 1}, {3, 0, 0, 1, 200, 1}};
-    const IncRow is[] = {{0, 0, 0, 1, 10, 1}, {1, 0, 0, 1, 30, 1}};
-    write_fake(pb, &(Fake){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = names, .values = v,
-                           .nm = 1, .inc = ib, .ni = 4});
-    write_fake(ps, &(Fake){.scenario = "s", .scheduler = "sci", .seed = 1, .names = names, .values = v,
-                           .nm = 1, .inc = is, .ni = 2});
+    enum { DOWN = WK_SCHEMA_KIND_DOWN };
+    const FakeIncident ib[] = {{0, DOWN, 0, 1, 100, 1}, {1, DOWN, 0, 1, NAN, 1}, {2, DOWN, 0, 1, 600, 1},
+                               {3, DOWN, 0, 1, 200, 1}};
+    const FakeIncident is[] = {{0, DOWN, 0, 1, 10, 1}, {1, DOWN, 0, 1, 30, 1}};
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = names,
+                                         .values = v, .nm = 1, .inc = ib, .ni = 4});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = names,
+                                         .values = v, .nm = 1, .inc = is, .ni = 2});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
     const WkReportRow *m = row_of(r, "recovery_mean"), *p = row_of(r, "recovery_p50");
     assert_close(m->sim_baseline, (100 + 600 + 200) / 3.0, 1e-9);
@@ -343,7 +203,7 @@ static void test_recovery_falls_back_to_the_incidents_table(void **state)
 
 static void test_published_column_is_the_paper_table(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     /* the paper's numbers, restated from the text (Table 5.2, §3.1, §3.4) */
     struct {
         const char *key;
@@ -382,11 +242,11 @@ static void test_published_column_is_the_paper_table(void **state)
     }
     char *text = wk_report_render(r, WK_REPORT_TEXT);
     char line[1024];
-    line_of(text, "mean GPU utilization", line, sizeof line);
+    trace_fixture_line(text, "mean GPU utilization", line, sizeof line);
     assert_non_null(strstr(line, "72 %"));
     assert_non_null(strstr(line, "91 %"));
     assert_non_null(strstr(line, "+19 pts"));
-    line_of(text, "fault recovery time (median)", line, sizeof line);
+    trace_fixture_line(text, "fault recovery time (median)", line, sizeof line);
     assert_non_null(strstr(line, "minutes"));
     assert_non_null(strstr(line, "seconds"));
     assert_non_null(strstr(line, "-99 %"));
@@ -399,12 +259,14 @@ static void test_published_column_is_the_paper_table(void **state)
 
 static void test_what_a_trace_lacks_prints_a_dash_never_zero(void **state)
 {
-    Dir *d = *state;
-    const char *pb = dir_file(d, "base.h5"), *ps = dir_file(d, "sci.h5");
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5");
     static const char *const names[] = {"utilization", "energy_kwh"};
     static const double vb[] = {0.6, 100}, vs[] = {0.7, NAN};
-    write_fake(pb, &(Fake){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = names, .values = vb, .nm = 2});
-    write_fake(ps, &(Fake){.scenario = "s", .scheduler = "sci", .seed = 1, .names = names, .values = vs, .nm = 2});
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = names,
+                                         .values = vb, .nm = 2});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = names,
+                                         .values = vs, .nm = 2});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
     /* absent (jct, per-GPU spread, throttle) or NaN (energy): missing */
     static const char *const missing[] = {"jct", "energy", "energy_per_token", "recovery_mean", "util_std",
@@ -418,11 +280,11 @@ static void test_what_a_trace_lacks_prints_a_dash_never_zero(void **state)
     assert_true(has_note(r, "--throttle"));
 
     char *text = wk_report_render(r, WK_REPORT_TEXT), line[1024];
-    line_of(text, "per-GPU utilization std dev at peak load", line, sizeof line);
+    trace_fixture_line(text, "per-GPU utilization std dev at peak load", line, sizeof line);
     assert_non_null(strstr(line, "4.2 %"));
     assert_int_equal(dashes(line), 2); /* simulated and difference */
     assert_null(strstr(line, "0.0 %"));
-    line_of(text, "energy (total, same period)", line, sizeof line);
+    trace_fixture_line(text, "energy (total, same period)", line, sizeof line);
     assert_non_null(strstr(line, "100.0 %"));
     assert_int_equal(dashes(line), 3); /* SCI, change, difference */
     free(text);
@@ -438,14 +300,16 @@ static void test_what_a_trace_lacks_prints_a_dash_never_zero(void **state)
 
 static void test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run(void **state)
 {
-    Dir *d = *state;
-    const char *pb = dir_file(d, "base.h5"), *ps = dir_file(d, "sci.h5");
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5");
     static const char *const nb[] = {"util_gpu_std"};
     static const double vb[] = {0.12};
     static const char *const ns[] = {"util_gpu_std", "util_gpu_std_peak"};
     static const double vs[] = {0.09, 0.05};
-    write_fake(pb, &(Fake){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = nb, .values = vb, .nm = 1});
-    write_fake(ps, &(Fake){.scenario = "s", .scheduler = "sci", .seed = 1, .names = ns, .values = vs, .nm = 2});
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = nb,
+                                         .values = vb, .nm = 1});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = ns,
+                                         .values = vs, .nm = 2});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
     assert_close(row_of(r, "util_std")->sim_value, 5, 1e-9);
     assert_close(row_of(r, "util_std")->difference, 5 - 4.2, 1e-9);
@@ -461,28 +325,31 @@ static void test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run(void
 
 static void test_throttle_speed_is_extra_running_time_over_the_throttled_window(void **state)
 {
-    Dir *d = *state;
-    const char *pt = dir_file(d, "thr.h5"), *p0 = dir_file(d, "ref.h5"), *pb, *ps;
+    TraceDir *d = *state;
+    const char *pt = trace_fixture_file(d, "thr.h5"), *p0 = trace_fixture_file(d, "ref.h5"), *pb, *ps;
     write_pair(d, &pb, &ps);
     /* job 1 (512 GPUs, 1000 iterations) ran 10,300 s at 10.3 s/iteration; a
      * throttle from 1,000 s to 4,000 s (3,000 s); unthrottled 10 s/iteration:
      * 300 s extra over 3,000 s throttled = 10 % of the speed lost. Job 0 is
      * smaller and job 2 did not overlap the throttle; the down incident and
      * the straggler do not count. */
-    const JobRow jt[] = {
-        {0, 0, 0, 2000 * S_NS, 8, 0, 100, 20},
-        {1, 0, 0, 10300 * S_NS, 512, 0, 1000, 10.3},
-        {2, 0, 20000 * S_NS, 21000 * S_NS, 1024, 0, 100, 10},
+    const FakeJob jt[] = {
+        {0, 0, 0, 2000 * S_NS, 8, WK_SCHEMA_STATUS_COMPLETED, 100, 20},
+        {1, 0, 0, 10300 * S_NS, 512, WK_SCHEMA_STATUS_COMPLETED, 1000, 10.3},
+        {2, 0, 20000 * S_NS, 21000 * S_NS, 1024, WK_SCHEMA_STATUS_COMPLETED, 100, 10},
     };
-    const IncRow it[] = {{0, 0, 0, 500 * S_NS, NAN, 1}, {1, 1, 1000 * S_NS, 4000 * S_NS, NAN, 0.75},
-                         {2, 2, 5000 * S_NS, 6000 * S_NS, NAN, 1}};
-    const JobRow j0[] = {
-        {0, 0, 0, 1900 * S_NS, 8, 0, 100, 19},
-        {1, 0, 0, 10000 * S_NS, 512, 0, 1000, 10.0},
-        {2, 0, 20000 * S_NS, 21000 * S_NS, 1024, 0, 100, 10},
+    const FakeIncident it[] = {{0, WK_SCHEMA_KIND_DOWN, 0, 500 * S_NS, NAN, 1},
+                               {1, WK_SCHEMA_KIND_THROTTLE, 1000 * S_NS, 4000 * S_NS, NAN, 0.75},
+                               {2, WK_SCHEMA_KIND_STRAGGLER, 5000 * S_NS, 6000 * S_NS, NAN, 1}};
+    const FakeJob j0[] = {
+        {0, 0, 0, 1900 * S_NS, 8, WK_SCHEMA_STATUS_COMPLETED, 100, 19},
+        {1, 0, 0, 10000 * S_NS, 512, WK_SCHEMA_STATUS_COMPLETED, 1000, 10.0},
+        {2, 0, 20000 * S_NS, 21000 * S_NS, 1024, WK_SCHEMA_STATUS_COMPLETED, 100, 10},
     };
-    write_fake(pt, &(Fake){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt, .nj = 3, .inc = it, .ni = 3});
-    write_fake(p0, &(Fake){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = j0, .nj = 3, .inc = it, .ni = 0});
+    trace_fixture_write(pt, &(FakeTrace){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt,
+                                         .nj = 3, .inc = it, .ni = 3});
+    trace_fixture_write(p0, &(FakeTrace){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = j0,
+                                         .nj = 3, .inc = it, .ni = 0});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps, .throttle = pt, .throttle_naive = pt,
                                          .throttle_baseline = p0});
     const WkReportRow *t = row_of(r, "throttle");
@@ -491,7 +358,7 @@ static void test_throttle_speed_is_extra_running_time_over_the_throttled_window(
     assert_close(row_of(r, "throttle_predicted")->difference, -10 - (-25), 1e-9);
     assert_true(has_note(r, "job 1 (512 GPUs)"));
     char *text = wk_report_render(r, WK_REPORT_TEXT), line[1024];
-    line_of(text, "training speed, 32 GPUs of a rack throttled", line, sizeof line);
+    trace_fixture_line(text, "training speed, 32 GPUs of a rack throttled", line, sizeof line);
     assert_non_null(strstr(line, "-10.0 %"));
     assert_non_null(strstr(line, "-2.0 pts"));
     free(text);
@@ -500,12 +367,13 @@ static void test_throttle_speed_is_extra_running_time_over_the_throttled_window(
 
 static void test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note(void **state)
 {
-    Dir *d = *state;
-    const char *pt = dir_file(d, "thr.h5"), *pb, *ps;
+    TraceDir *d = *state;
+    const char *pt = trace_fixture_file(d, "thr.h5"), *pb, *ps;
     write_pair(d, &pb, &ps);
-    const JobRow jt[] = {{0, 0, 0, 10300 * S_NS, 512, 0, 1000, 10.3}};
-    const IncRow it[] = {{0, 1, 1000 * S_NS, 4000 * S_NS, NAN, 0.75}};
-    write_fake(pt, &(Fake){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt, .nj = 1, .inc = it, .ni = 1});
+    const FakeJob jt[] = {{0, 0, 0, 10300 * S_NS, 512, WK_SCHEMA_STATUS_COMPLETED, 1000, 10.3}};
+    const FakeIncident it[] = {{0, WK_SCHEMA_KIND_THROTTLE, 1000 * S_NS, 4000 * S_NS, NAN, 0.75}};
+    trace_fixture_write(pt, &(FakeTrace){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt,
+                                         .nj = 1, .inc = it, .ni = 1});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps, .throttle = pt});
     assert_true(isnan(row_of(r, "throttle")->sim_value));
     assert_true(isnan(row_of(r, "throttle")->difference));
@@ -513,9 +381,10 @@ static void test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note(void 
     wk_report_free(r);
 
     /* a throttle trace with no throttle incident: "—" too */
-    const char *pn = dir_file(d, "none.h5");
-    const IncRow down[] = {{0, 0, 1000 * S_NS, 4000 * S_NS, 60, 1}};
-    write_fake(pn, &(Fake){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt, .nj = 1, .inc = down, .ni = 1});
+    const char *pn = trace_fixture_file(d, "none.h5");
+    const FakeIncident down[] = {{0, WK_SCHEMA_KIND_DOWN, 1000 * S_NS, 4000 * S_NS, 60, 1}};
+    trace_fixture_write(pn, &(FakeTrace){.scenario = "thr", .scheduler = "fifo", .seed = 3, .jobs = jt,
+                                         .nj = 1, .inc = down, .ni = 1});
     r = load(&(WkReportInputs){.baseline = pb, .sci = ps, .throttle = pn, .throttle_baseline = pt});
     assert_true(isnan(row_of(r, "throttle")->sim_value));
     assert_true(has_note(r, "no throttle incident"));
@@ -543,23 +412,18 @@ static double run_throttle(const char *incidents, const char *rebalance, const c
 {
     char yaml[2048];
     snprintf(yaml, sizeof yaml, throttle_yaml, incidents, rebalance);
-    TestRun t;
-    test_run_yaml(&t, yaml, NULL);
-    WkError err;
-    wk_error_clear(&err);
-    if (wk_run_write_trace(t.run, path, &err) != 0)
-        fail_msg("trace %s: %s", path, err.msg);
-    double jct = test_metric(&t, "jct_mean_s");
-    test_run_free(&t);
-    return jct;
+    WkSummary sum;
+    trace_fixture_run(yaml, NULL, path, &sum);
+    return wk_summary_get(&sum, WK_SCHEMA_M_JCT_MEAN)->value;
 }
 
 static void test_throttle_speed_of_real_runs_matches_their_completion_times(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     const char *pb, *ps;
     write_pair(d, &pb, &ps);
-    const char *pt = dir_file(d, "t.h5"), *pr = dir_file(d, "r.h5"), *p0 = dir_file(d, "t0.h5");
+    const char *pt = trace_fixture_file(d, "t.h5"), *pr = trace_fixture_file(d, "r.h5");
+    const char *p0 = trace_fixture_file(d, "t0.h5");
     const char *inc = "[{at: 10m, kind: throttle, rack: 1, clock: 0.75, duration: 30m}]";
     double jt = run_throttle(inc, "false", pt);
     double jr = run_throttle(inc, "true", pr);
@@ -580,12 +444,12 @@ static void test_throttle_speed_of_real_runs_matches_their_completion_times(void
 
 static void test_an_interrupted_run_is_flagged_in_the_notes(void **state)
 {
-    Dir *d = *state;
-    const char *pb = dir_file(d, "base.h5"), *ps = dir_file(d, "cut.h5");
-    write_fake(pb, &(Fake){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = t52_names,
-                           .values = t52_base, .nm = NT52});
-    write_fake(ps, &(Fake){.scenario = "s", .scheduler = "sci", .seed = 1, .names = t52_names,
-                           .values = t52_sci, .nm = NT52, .interrupted = 1});
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "cut.h5");
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "fifo", .seed = 1, .names = t52_names,
+                                         .values = t52_base, .nm = NT52});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = t52_names,
+                                         .values = t52_sci, .nm = NT52, .interrupted = 1});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
     assert_true(has_note(r, "sci/1 [cut.h5] is the trace of an interrupted run"));
     assert_false(has_note(r, "base.h5] is the trace of an interrupted run"));
@@ -596,13 +460,13 @@ static void test_an_interrupted_run_is_flagged_in_the_notes(void **state)
 
 static void test_unknown_schema_major_is_refused_naming_the_file(void **state)
 {
-    Dir *d = *state;
-    const char *pb, *ps, *p2 = dir_file(d, "future.h5");
+    TraceDir *d = *state;
+    const char *pb, *ps, *p2 = trace_fixture_file(d, "future.h5");
     write_pair(d, &pb, &ps);
     static const char *const names[] = {"utilization"};
     static const double v[] = {0.5};
-    write_fake(p2, &(Fake){.schema = "2.0", .scenario = "s", .scheduler = "sci", .seed = 1, .names = names,
-                           .values = v, .nm = 1});
+    trace_fixture_write(p2, &(FakeTrace){.schema = "2.0", .scenario = "s", .scheduler = "sci", .seed = 1,
+                                         .names = names, .values = v, .nm = 1});
     WkError err;
     wk_error_clear(&err);
     WkReport *r = NULL;
@@ -623,7 +487,7 @@ static void test_unknown_schema_major_is_refused_naming_the_file(void **state)
 
 static void test_missing_file_and_unknown_report_are_errors(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     const char *pb, *ps;
     write_pair(d, &pb, &ps);
     WkError err;
@@ -643,30 +507,24 @@ static void test_missing_file_and_unknown_report_are_errors(void **state)
     assert_null(r);
 }
 
+/* Every test gets its own temporary directory of traces. */
+#define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_table52_rows_are_computed_from_the_summaries_by_hand, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_table52_from_real_runs_matches_the_runs_own_summaries, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_recovery_falls_back_to_the_incidents_table, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_published_column_is_the_paper_table, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_what_a_trace_lacks_prints_a_dash_never_zero, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_throttle_speed_is_extra_running_time_over_the_throttled_window,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_throttle_speed_of_real_runs_matches_their_completion_times,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_an_interrupted_run_is_flagged_in_the_notes, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_schema_major_is_refused_naming_the_file, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_missing_file_and_unknown_report_are_errors, dir_setup,
-                                        dir_teardown),
+        TEST(test_table52_rows_are_computed_from_the_summaries_by_hand),
+        TEST(test_table52_from_real_runs_matches_the_runs_own_summaries),
+        TEST(test_recovery_falls_back_to_the_incidents_table),
+        TEST(test_published_column_is_the_paper_table),
+        TEST(test_what_a_trace_lacks_prints_a_dash_never_zero),
+        TEST(test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run),
+        TEST(test_throttle_speed_is_extra_running_time_over_the_throttled_window),
+        TEST(test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note),
+        TEST(test_throttle_speed_of_real_runs_matches_their_completion_times),
+        TEST(test_an_interrupted_run_is_flagged_in_the_notes),
+        TEST(test_unknown_schema_major_is_refused_naming_the_file),
+        TEST(test_missing_file_and_unknown_report_are_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,37 +21,11 @@
 #include <hdf5.h>
 
 #include "sim/trace/trace.h"
+#include "tests/unit/trace_fixture.h"
 
 /* ---- fixtures and helpers -------------------------------------------------- */
 
-typedef struct Dir {
-    char path[64];
-} Dir;
-
-static int dir_setup(void **state)
-{
-    Dir *d = calloc(1, sizeof *d);
-    if (!d)
-        return -1;
-    snprintf(d->path, sizeof d->path, "/tmp/wk_trace_XXXXXX");
-    if (!mkdtemp(d->path)) {
-        free(d);
-        return -1;
-    }
-    *state = d;
-    return 0;
-}
-
-/* The test removes what it made; rmdir fails on any leftover (a temp file). */
-static int dir_teardown(void **state)
-{
-    Dir *d = *state;
-    int rc = rmdir(d->path);
-    free(d);
-    return rc;
-}
-
-static void join(char *out, size_t n, const Dir *d, const char *name)
+static void join(char *out, size_t n, const TraceDir *d, const char *name)
 {
     snprintf(out, n, "%s/%s", d->path, name);
 }
@@ -67,7 +41,7 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static int count_entries(const Dir *d)
+static int count_entries(const TraceDir *d)
 {
     DIR *dir = opendir(d->path);
     assert_non_null(dir);
@@ -278,7 +252,7 @@ static int64_t read_generation(const char *path)
 
 static void test_trace_roundtrip_preserves_attrs_tables_and_values(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256], tmp[300];
     join(path, sizeof path, d, "run.h5");
     tmp_name(tmp, sizeof tmp, path);
@@ -444,7 +418,7 @@ static void test_trace_roundtrip_preserves_attrs_tables_and_values(void **state)
 
 static void test_trace_zero_row_table_is_valid_empty_dataset(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256];
     join(path, sizeof path, d, "empty.h5");
     WkTrace *t = NULL;
@@ -468,7 +442,7 @@ static void test_trace_zero_row_table_is_valid_empty_dataset(void **state)
 
 static void test_trace_abort_leaves_no_file(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256], tmp[300];
     join(path, sizeof path, d, "aborted.h5");
     tmp_name(tmp, sizeof tmp, path);
@@ -491,7 +465,7 @@ static void test_trace_abort_leaves_no_file(void **state)
 
 static void test_trace_close_replaces_existing_file_only_at_close(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256];
     join(path, sizeof path, d, "replace.h5");
     write_generation(path, 1);
@@ -517,7 +491,7 @@ static void test_trace_close_replaces_existing_file_only_at_close(void **state)
 
 static void test_trace_open_in_missing_directory_fails_naming_path(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256];
     join(path, sizeof path, d, "no/such/dir/run.h5");
     WkTrace *t = (WkTrace *)(uintptr_t)1;
@@ -533,7 +507,7 @@ static void test_trace_open_in_missing_directory_fails_naming_path(void **state)
 
 static void test_trace_failed_rename_removes_temp_and_keeps_target(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256], inner[300];
     join(path, sizeof path, d, "target");
     assert_int_equal(mkdir(path, 0700), 0); /* rename(file, non-empty dir) fails */
@@ -557,7 +531,7 @@ static void test_trace_failed_rename_removes_temp_and_keeps_target(void **state)
 
 static void test_trace_rejects_bad_tables_without_spoiling_the_file(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256];
     join(path, sizeof path, d, "bad.h5");
     WkTrace *t = NULL;
@@ -611,7 +585,7 @@ static void test_trace_rejects_bad_tables_without_spoiling_the_file(void **state
  * naming the path, and leaves neither the temp file nor a final file. */
 static void test_trace_write_failure_leaves_no_file(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[256];
     join(path, sizeof path, d, "full.h5");
     enum { N = 100000 };
@@ -658,7 +632,7 @@ static void test_trace_write_failure_leaves_no_file(void **state)
 /* Same calls → same bytes: no timestamps in the file. */
 static void test_trace_same_input_gives_identical_files(void **state)
 {
-    Dir *d = *state;
+    TraceDir *d = *state;
     char path[2][256];
     unsigned char *bytes[2];
     long size[2];
@@ -688,26 +662,21 @@ static void test_trace_same_input_gives_identical_files(void **state)
     }
 }
 
+/* Every test gets its own temporary directory of traces. */
+#define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_trace_roundtrip_preserves_attrs_tables_and_values,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_zero_row_table_is_valid_empty_dataset, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_abort_leaves_no_file, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_close_replaces_existing_file_only_at_close,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_open_in_missing_directory_fails_naming_path,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_failed_rename_removes_temp_and_keeps_target,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_rejects_bad_tables_without_spoiling_the_file,
-                                        dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_write_failure_leaves_no_file, dir_setup,
-                                        dir_teardown),
-        cmocka_unit_test_setup_teardown(test_trace_same_input_gives_identical_files, dir_setup,
-                                        dir_teardown),
+        TEST(test_trace_roundtrip_preserves_attrs_tables_and_values),
+        TEST(test_trace_zero_row_table_is_valid_empty_dataset),
+        TEST(test_trace_abort_leaves_no_file),
+        TEST(test_trace_close_replaces_existing_file_only_at_close),
+        TEST(test_trace_open_in_missing_directory_fails_naming_path),
+        TEST(test_trace_failed_rename_removes_temp_and_keeps_target),
+        TEST(test_trace_rejects_bad_tables_without_spoiling_the_file),
+        TEST(test_trace_write_failure_leaves_no_file),
+        TEST(test_trace_same_input_gives_identical_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* schema.h — the one owner of a run trace's vocabulary (docs/trace-format.md):
+ * the schema version, the names of the root attributes, tables, columns and
+ * summary metrics, and the enum values stored in the tables with their names.
+ * The writer (models/run/run_report.c), the reader and analysis/ use these;
+ * none of them spells a name or an enum value of its own. No HDF5 here. */
+#ifndef WK_SCHEMA_H
+#define WK_SCHEMA_H
+
+/* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
+
+#define WK_SCHEMA_MAJOR 1
+#define WK_SCHEMA_MINOR 1
+#define WK_SCHEMA_VERSION "1.1" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final */
+
+/* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
+ * version in the same root attribute: its layout is docs/batch.md's. */
+#define WK_SCHEMA_SWEEP_INDEX_VERSION "1.0"
+
+/* ---- root attributes ---------------------------------------------------------- */
+
+#define WK_SCHEMA_ATTR_SCHEMA_VERSION "schema_version"   /* string, WK_SCHEMA_VERSION */
+#define WK_SCHEMA_ATTR_WANKA_VERSION "wanka_version"     /* string */
+#define WK_SCHEMA_ATTR_SEED "seed"                       /* int64 */
+#define WK_SCHEMA_ATTR_SCENARIO_NAME "scenario_name"     /* string */
+#define WK_SCHEMA_ATTR_SCENARIO_FILE "scenario_file"     /* string */
+#define WK_SCHEMA_ATTR_SCENARIO "scenario"               /* string: the scenario's text */
+#define WK_SCHEMA_ATTR_OVERRIDES "overrides"             /* string: one --set per line */
+#define WK_SCHEMA_ATTR_SCHEDULER "scheduler"             /* string */
+#define WK_SCHEMA_ATTR_GPU_SKU "gpu_sku"                 /* string, comma-separated */
+#define WK_SCHEMA_ATTR_GPUS "gpus"                       /* int64 */
+#define WK_SCHEMA_ATTR_SAMPLE_INTERVAL "sample_interval_ns" /* int64 */
+#define WK_SCHEMA_ATTR_COMPLETE "complete"               /* int64: 1 whole run, 0 interrupted */
+
+/* Attributes of every table: "description" and "<column>_units" (trace.c). */
+#define WK_SCHEMA_ATTR_DESCRIPTION "description"
+#define WK_SCHEMA_UNITS_SUFFIX "_units"
+
+/* ---- tables and groups ----------------------------------------------------------- */
+
+#define WK_SCHEMA_JOBS "jobs"
+#define WK_SCHEMA_CLUSTER "timeseries/cluster"
+#define WK_SCHEMA_INCIDENTS "incidents"
+#define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */
+
+/* jobs: one row per job, in workload order */
+#define WK_SCHEMA_JOB_ID "id"
+#define WK_SCHEMA_JOB_SUBMIT "submit"
+#define WK_SCHEMA_JOB_START "start"
+#define WK_SCHEMA_JOB_END "end"
+#define WK_SCHEMA_JOB_DURATION "duration"
+#define WK_SCHEMA_JOB_GPUS "gpus"             /* GPUs requested */
+#define WK_SCHEMA_JOB_STATUS "status"         /* WkSchemaJobStatus */
+#define WK_SCHEMA_JOB_ITERATIONS "iterations"
+#define WK_SCHEMA_JOB_ITERATION_TIME "iteration_time"
+#define WK_SCHEMA_JOB_TFLOPS "tflops_per_gpu"
+#define WK_SCHEMA_JOB_PATH_CLASS "path_class" /* WkSchemaPathClass */
+#define WK_SCHEMA_JOB_INTERRUPTIONS "interruptions"
+#define WK_SCHEMA_JOB_PREEMPTIONS "preemptions"
+#define WK_SCHEMA_JOB_ETTR "ettr"
+#define WK_SCHEMA_JOB_GPUS_FINAL "gpus_final" /* 1.1: GPUs held at the end or when last stopped */
+
+/* timeseries/cluster: the cluster's state, sampled */
+#define WK_SCHEMA_CLUSTER_TIME "time"
+#define WK_SCHEMA_CLUSTER_ALLOCATED "allocated_gpus"
+#define WK_SCHEMA_CLUSTER_RUNNING "running_jobs"
+#define WK_SCHEMA_CLUSTER_QUEUED "queued_jobs"
+#define WK_SCHEMA_CLUSTER_POWER "power"
+
+/* incidents: failures, slowdowns and scripted events, in time order */
+#define WK_SCHEMA_INC_ID "id"
+#define WK_SCHEMA_INC_CLASS "class" /* WkSchemaFailClass */
+#define WK_SCHEMA_INC_KIND "kind"   /* WkSchemaIncidentKind */
+#define WK_SCHEMA_INC_COMPONENT "component"
+#define WK_SCHEMA_INC_START "start"
+#define WK_SCHEMA_INC_END "end"
+#define WK_SCHEMA_INC_JOBS_HIT "jobs_hit"
+#define WK_SCHEMA_INC_GPUS_LOST "gpus_lost"
+#define WK_SCHEMA_INC_DETECTION "detection"
+#define WK_SCHEMA_INC_WAIT "wait"
+#define WK_SCHEMA_INC_RESTART "restart"
+#define WK_SCHEMA_INC_RECOVERY "recovery"
+#define WK_SCHEMA_INC_LOST_WORK "lost_work"
+#define WK_SCHEMA_INC_CLOCK "clock"
+
+/* ---- summary metrics (attributes of WK_SCHEMA_SUMMARY; docs/metrics.md) ---------- */
+
+#define WK_SCHEMA_M_GPUS "gpus"
+#define WK_SCHEMA_M_JOBS_SUBMITTED "jobs_submitted"
+#define WK_SCHEMA_M_JOBS_COMPLETED "jobs_completed"
+#define WK_SCHEMA_M_JOBS_REJECTED "jobs_rejected"
+#define WK_SCHEMA_M_JOBS_UNFINISHED "jobs_unfinished"
+#define WK_SCHEMA_M_UTILIZATION "utilization"
+#define WK_SCHEMA_M_UTIL_GPU_STD "util_gpu_std"
+#define WK_SCHEMA_M_UTIL_GPU_STD_PEAK "util_gpu_std_peak"
+#define WK_SCHEMA_M_JCT_MEAN "jct_mean_s"
+#define WK_SCHEMA_M_JCT_P50 "jct_p50_s"
+#define WK_SCHEMA_M_JCT_P99 "jct_p99_s"
+#define WK_SCHEMA_M_WAIT_MEAN "wait_mean_s"
+#define WK_SCHEMA_M_WAIT_P99 "wait_p99_s"
+#define WK_SCHEMA_M_ENERGY "energy_kwh"
+#define WK_SCHEMA_M_MEAN_POWER "mean_power_mw"
+#define WK_SCHEMA_M_ENERGY_PER_JOB "energy_per_job_kwh"
+#define WK_SCHEMA_M_MODEL_JOBS_STARTED "model_jobs_started"
+#define WK_SCHEMA_M_TOKENS_TRAINED "tokens_trained"
+#define WK_SCHEMA_M_TFLOPS_PER_GPU "tflops_per_gpu"
+#define WK_SCHEMA_M_TOKENS_PER_JOULE "tokens_per_joule"
+#define WK_SCHEMA_M_FLOW_RESHARES "flow_reshares"
+#define WK_SCHEMA_M_INCIDENTS "incidents"
+#define WK_SCHEMA_M_INTERRUPTIONS "interruptions"
+#define WK_SCHEMA_M_PREEMPTIONS "preemptions"
+#define WK_SCHEMA_M_ELASTIC_SHRINKS "elastic_shrinks"
+#define WK_SCHEMA_M_RECOVERY_MEAN "recovery_mean_s"
+#define WK_SCHEMA_M_RECOVERY_P50 "recovery_p50_s"
+#define WK_SCHEMA_M_RECOVERY_P99 "recovery_p99_s"
+#define WK_SCHEMA_M_LOST_GPU_HOURS "lost_gpu_hours"
+#define WK_SCHEMA_M_ETTR "ettr"
+#define WK_SCHEMA_M_GOODPUT "goodput"
+#define WK_SCHEMA_M_MAKESPAN "makespan_s"
+#define WK_SCHEMA_M_SIMULATED "simulated_s"
+#define WK_SCHEMA_M_EVENTS "events"
+
+/* ---- enum columns: stored as uint8 HDF5 enums, value i named names[i] ------------- */
+
+/* jobs.status */
+typedef enum WkSchemaJobStatus {
+    WK_SCHEMA_STATUS_COMPLETED = 0,
+    WK_SCHEMA_STATUS_REJECTED,      /* can never fit the cluster */
+    WK_SCHEMA_STATUS_QUEUED,        /* waiting at the end */
+    WK_SCHEMA_STATUS_RUNNING,       /* running at the end */
+    WK_SCHEMA_STATUS_NOT_SUBMITTED, /* submit after the end */
+    WK_SCHEMA_STATUS_N
+} WkSchemaJobStatus;
+
+/* jobs.path_class: the widest path a job's traffic takes (models/topo/fabric.h
+ * WkPathClass, in its order), or none before it starts */
+typedef enum WkSchemaPathClass {
+    WK_SCHEMA_PATH_LOCAL = 0, /* one NVLink domain */
+    WK_SCHEMA_PATH_LEAF,
+    WK_SCHEMA_PATH_POD,
+    WK_SCHEMA_PATH_CROSS_POD,
+    WK_SCHEMA_PATH_NONE,      /* never started */
+    WK_SCHEMA_PATH_N
+} WkSchemaPathClass;
+
+/* incidents.class: the failure classes (models/fail/fail.h WkFailClass, in
+ * its order; the scenario's `failures.classes` keys), then `event` for a
+ * random process or a scripted incident */
+typedef enum WkSchemaFailClass {
+    WK_SCHEMA_CLASS_GPU = 0,
+    WK_SCHEMA_CLASS_HBM,
+    WK_SCHEMA_CLASS_NVSWITCH,
+    WK_SCHEMA_CLASS_NIC,
+    WK_SCHEMA_CLASS_NODE,
+    WK_SCHEMA_CLASS_LINK,
+    WK_SCHEMA_CLASS_SWITCH,
+    WK_SCHEMA_CLASS_SOFTWARE,
+    WK_SCHEMA_CLASS_SDC,
+    WK_SCHEMA_CLASS_MAINTENANCE,
+    WK_SCHEMA_CLASS_EVENT,
+    WK_SCHEMA_CLASS_N
+} WkSchemaFailClass;
+
+/* incidents.kind (models/fail/fail.h WkIncidentKind, in its order) */
+typedef enum WkSchemaIncidentKind {
+    WK_SCHEMA_KIND_DOWN = 0,
+    WK_SCHEMA_KIND_THROTTLE,
+    WK_SCHEMA_KIND_STRAGGLER,
+    WK_SCHEMA_KIND_SOFTWARE,
+    WK_SCHEMA_KIND_N
+} WkSchemaIncidentKind;
+
+/* The names of each enum's values, NULL-terminated (a WkTraceField's
+ * enum_names): wk_schema_job_status_names[WK_SCHEMA_STATUS_QUEUED] is "queued". */
+extern const char *const wk_schema_job_status_names[WK_SCHEMA_STATUS_N + 1];
+extern const char *const wk_schema_path_class_names[WK_SCHEMA_PATH_N + 1];
+extern const char *const wk_schema_fail_class_names[WK_SCHEMA_CLASS_N + 1];
+extern const char *const wk_schema_incident_kind_names[WK_SCHEMA_KIND_N + 1];
+
+#endif

@@ -85,10 +85,10 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double t = 0, k = bwd ? 2 : 1;
     WkOpsCtx cc = *c;
     cc.peak_fp8 = 0; /* the batched attention GEMMs stay BF16 */
-    t += k * gemm(&cc, q, hd, sh->s, nb) / 1; /* Q K^T (x2 backward: both operands) */
+    t += k * gemm(&cc, q, hd, sh->s, nb); /* Q K^T (x2 backward: both operands) */
     t += memop(c, WK_OP_SOFTMAX, (bwd ? 3 : 2) * scores, 0);
     if (sh->dropout)
-        t += memop(c, WK_OP_DROPOUT, (bwd ? 2.5 : 2.5) * scores, 0);
+        t += memop(c, WK_OP_DROPOUT, 2.5 * scores, 0);
     t += k * gemm(&cc, q, sh->s, hd, nb); /* P V */
     return t;
 }
@@ -115,7 +115,7 @@ static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double M = sh->T, n = 1, t = 0;
     if (sh->experts > 0) {
         double local = sh->experts / sh->ep;
-        M = sh->T * sh->top_k * sh->imbalance / local * (sh->ep > 1 ? 1 : 1); /* tokens per local expert */
+        M = sh->T * sh->top_k * sh->imbalance / local; /* tokens per local expert */
         n = local;
         t += gemm_fb(c, sh->T, sh->h, sh->experts, 1, bwd); /* router */
         t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * sh->T * sh->top_k * sh->h * ELEM, 0);

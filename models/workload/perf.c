@@ -176,7 +176,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     c.acc = r->ops;
     r->optim_s = wk_ops_optimizer(&c, m->zero >= 1 ? local / dp : local);
 
-    r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->pp_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s;
+    r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s + r->optim_s +
+               r->interference_s;
     r->samples_per_iter = (double)gb * m->seq_len;
     r->model_flops_per_iter = wk_model_train_flops_per_token(m) * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / env->gpus / 1e12;

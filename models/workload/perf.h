@@ -47,6 +47,7 @@ typedef struct WkPerfResult {
     double iter_s;                       /* one iteration */
     double compute_s, bubble_s;          /* busy compute of the bounding stage; pipeline bubble */
     double tp_s, pp_s, dp_s, ep_s;       /* exposed communication */
+    double cp_s;                         /* exposed context-parallel K/V all-gather and gradient reduce-scatter */
     double optim_s;                      /* optimizer step and gradient norm */
     double interference_s;               /* compute slowed by overlapped communication kernels */
     WkOpStat ops[WK_OP_NKIND];           /* per operator kind, per iteration, bounding stage */

@@ -149,10 +149,29 @@ static void ep_comm(const WkCommIn *in, WkPerfResult *r)
     r->ep_s = in->mb * in->layers * 4 * a2a;
 }
 
+/* CP (all-gather based, as Llama 3 describes): each layer all-gathers the
+ * K and V of its T tokens over the cp ranks forward (again when fully
+ * recomputed) and reduce-scatters their gradients backward; exposed. */
+static void cp_comm(const WkCommIn *in, WkPerfResult *r)
+{
+    const WkModelSpec *m = in->m;
+    const WkPerfEnv *env = in->env;
+    if (m->cp <= 1)
+        return;
+    double kv = in->T * 2.0 * m->hidden * m->kv_heads / m->heads / m->tp * 2;
+    int local = (double)m->cp * m->tp <= env->nvlink_gpus;
+    double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
+    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double ag = wk_coll_all_gather_s(kv * m->cp, m->cp, bw, lat);
+    double n = 2 + (m->recompute == WK_RECOMPUTE_FULL);
+    r->cp_s = in->mb * in->layers * n * ag;
+}
+
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
 {
     double hidden = 0;
     tp_comm(in, r, &hidden);
+    cp_comm(in, r);
     pp_comm(in, r);
     ep_comm(in, r);
     if (in->dp > 1)

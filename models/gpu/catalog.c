@@ -77,7 +77,17 @@ int wk_catalog_init(WkGpuCatalog *c, WkError *err)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
     memcpy(c->skus, skus, sizeof skus);
     c->n = NSKU;
+    for (size_t i = 0; i < NSKU; i++)
+        c->skus[i].eff = wk_eff_find(skus[i].name);
     return 0;
+}
+
+const WkGpuEff *wk_catalog_eff(const WkGpuSku *sku)
+{
+    if (sku->eff)
+        return sku->eff;
+    const WkGpuEff *e = wk_eff_find(sku->name);
+    return e ? e : wk_eff_nearest(sku->bf16_flops);
 }
 
 void wk_catalog_fini(WkGpuCatalog *c)
@@ -171,6 +181,8 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
                 return rc;
             *(double *)((char *)&sku + fields[f].offset) = v * fields[f].scale;
         }
+        if (is_new && !base)
+            sku.eff = wk_eff_nearest(sku.bf16_flops);
         if (wk_node_get(e, "tdp_w") && !wk_node_get(e, "idle_w"))
             sku.idle_w = IDLE_FRACTION * sku.tdp_w;
         if (sku.idle_w > sku.tdp_w)

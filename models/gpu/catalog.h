@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "models/gpu/eff.h"
 #include "sim/core/error.h"
 #include "sim/scenario/node.h"
 
@@ -22,6 +23,7 @@ typedef struct WkGpuSku {
     double tdp_w;              /* board power limit, W */
     double idle_w;             /* idle power, W */
     const char *source;        /* where the numbers come from */
+    const WkGpuEff *eff;       /* measured efficiency curves (eff.c); NULL = by name, else nearest */
 } WkGpuSku;
 
 /* Idle power as a fraction of TDP when no figure is given: the middle of the
@@ -59,6 +61,10 @@ const WkGpuSku *wk_catalog_lookup(const WkGpuCatalog *c, const char *name);
 
 /** Comma-separated names of c into buf (for error messages). */
 const char *wk_catalog_list(const WkGpuCatalog *c, char *buf, size_t n);
+
+/** The efficiency curves of sku: its own, else the built-in ones of the
+ * same name, else those of the nearest measured generation. Never NULL. */
+const WkGpuEff *wk_catalog_eff(const WkGpuSku *sku);
 
 /** Release c's array. */
 void wk_catalog_fini(WkGpuCatalog *c);

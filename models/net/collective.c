@@ -90,6 +90,24 @@ double wk_coll_allreduce_hier_s(double bytes, uint32_t n_intra, double bw_intra,
            wk_coll_all_gather_s(bytes, n_intra, bw_intra, lat_intra);
 }
 
+double wk_coll_allreduce_nvls_s(double bytes, uint32_t n, double algbw, double lat)
+{
+    if (n <= 1 || !(bytes > 0))
+        return 0.0;
+    return xfer_s(bytes, algbw) + 2.0 * lat;
+}
+
+double wk_coll_allreduce_best_s(double bytes, uint32_t n, double bw, double lat, double algbw_nvls)
+{
+    double r = wk_coll_allreduce_ring_s(bytes, n, bw, lat), t = wk_coll_allreduce_tree_s(bytes, n, bw, lat);
+    double best = r < t ? r : t;
+    if (algbw_nvls > 0) {
+        double v = wk_coll_allreduce_nvls_s(bytes, n, algbw_nvls, lat);
+        best = v < best ? v : best;
+    }
+    return best;
+}
+
 double wk_coll_busbw_allreduce(double bytes, uint32_t n, double t)
 {
     if (n <= 1 || !(bytes > 0) || !(t > 0))

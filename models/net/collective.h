@@ -41,6 +41,15 @@ double wk_coll_p2p_s(double bytes, double bw, double lat);
 double wk_coll_allreduce_hier_s(double bytes, uint32_t n_intra, double bw_intra, double lat_intra,
                                 uint32_t n_inter, double bw_inter, double lat_inter);
 
+/** NVLink SHARP all-reduce inside one NVSwitch domain: the switch reduces,
+ * so each rank sends and receives S once at the measured algorithm
+ * bandwidth: S / algbw + 2 * a. 0 for n <= 1. */
+double wk_coll_allreduce_nvls_s(double bytes, uint32_t n, double algbw, double lat);
+
+/** The all-reduce NCCL would pick: the fastest of ring, tree and (algbw_nvls
+ * > 0) NVLink SHARP. bw is the effective per-direction bandwidth. */
+double wk_coll_allreduce_best_s(double bytes, uint32_t n, double bw, double lat, double algbw_nvls);
+
 /** NCCL bus bandwidth of an all-reduce: algbw * 2(n-1)/n, where algbw = S / t. */
 double wk_coll_busbw_allreduce(double bytes, uint32_t n, double t);
 

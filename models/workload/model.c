@@ -41,6 +41,7 @@ static const WkModelSpec presets[] = {
         .name = "gpt3-175b", .kind = WK_MODEL_LLM, .layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96,
         .ffn = 49152, .vocab = 50257, .gated_mlp = 0, .seq_len = 2048, .global_batch = 6144, .micro_batch = 1,
         .tp = 8, .pp = 8, .cp = 1, .ep = 1, .schedule = WK_PP_INTERLEAVED, .vp = 2, .zero = 1,
+        .dropout = 1, .learned_pos = 1, /* GPT-3: learned positions, dropout 0.1 */
     },
     {
         /* Mixtral 8x7B (Jiang et al., 2024): 32 layers, dim 4096, FFN 14,336,
@@ -122,13 +123,17 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
     static const char *const known[] = {
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep",
-        "schedule", "vp", "zero", "rebalance", "elastic", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
+        "overlap_grad_reduce", "dropout", "position", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
         NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", NULL};
     static const char *const recs[] = {"none", "selective", "full", NULL};
     static const char *const scheds[] = {"1f1b", "interleaved", NULL};
+    static const char *const attns[] = {"flash", "unfused", NULL};
+    static const char *const tpov[] = {"backward", "none", "full", NULL};
+    static const char *const poss[] = {"rotary", "learned", NULL};
     char names[512];
     int rc;
     if (!n || n->type == WK_NODE_NULL)
@@ -168,6 +173,8 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
     }
     int kind = (int)m.kind, mlp = m.gated_mlp, prec = m.fp8, rec = (int)m.recompute, sch = (int)m.schedule;
     int64_t zero = m.zero;
+    int attn = (int)m.attention, tpo = (int)m.tp_overlap, pos = m.learned_pos;
+    int sp = !m.no_seq_parallel, gov = !m.no_grad_overlap;
     double params = m.params, emb_gb = m.embedding_bytes / 1e9;
     const int64_t BIG = INT64_C(1) << 30;
     if ((rc = wk_node_enum(n, "kind", 0, kinds, &kind, err)) < 0 ||
@@ -191,8 +198,20 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
         (rc = wk_node_double(n, "flops_per_sample", 0, 1, 1e18, &m.flops_per_sample, err)) < 0 ||
         (rc = u32(n, "batch_per_gpu", 1, BIG, &m.batch_per_gpu, err)) < 0 ||
         (rc = wk_node_double(n, "embedding_gb", 0, 0, 1e9, &emb_gb, err)) < 0 ||
-        (rc = wk_node_double(n, "a2a_bytes_per_sample", 0, 0, 1e12, &m.a2a_bytes_per_sample, err)) < 0)
+        (rc = wk_node_double(n, "a2a_bytes_per_sample", 0, 0, 1e12, &m.a2a_bytes_per_sample, err)) < 0 ||
+        (rc = wk_node_enum(n, "attention", 0, attns, &attn, err)) < 0 ||
+        (rc = wk_node_bool(n, "sequence_parallel", 0, &sp, err)) < 0 ||
+        (rc = wk_node_enum(n, "tp_overlap", 0, tpov, &tpo, err)) < 0 ||
+        (rc = wk_node_bool(n, "overlap_grad_reduce", 0, &gov, err)) < 0 ||
+        (rc = wk_node_bool(n, "dropout", 0, &m.dropout, err)) < 0 ||
+        (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
+        (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;
+    m.attention = (WkAttention)attn;
+    m.tp_overlap = (WkTpOverlap)tpo;
+    m.learned_pos = pos;
+    m.no_seq_parallel = !sp;
+    m.no_grad_overlap = !gov;
     m.name = basename ? basename : "custom";
     m.kind = (WkModelKind)kind;
     m.gated_mlp = mlp;

@@ -21,6 +21,11 @@ typedef enum WkModelKind {
 
 typedef enum WkRecompute { WK_RECOMPUTE_NONE = 0, WK_RECOMPUTE_SELECTIVE, WK_RECOMPUTE_FULL } WkRecompute;
 typedef enum WkSchedule { WK_PP_1F1B = 0, WK_PP_INTERLEAVED } WkSchedule;
+typedef enum WkAttention { WK_ATTN_FLASH = 0, WK_ATTN_UNFUSED } WkAttention;
+/* Which tensor-parallel communication hides behind GEMMs: backward only
+ * (Megatron's asynchronous data-gradient all-reduce/all-gather, the default),
+ * none (exposed), or both passes (userbuffer overlap). */
+typedef enum WkTpOverlap { WK_TP_OVERLAP_BWD = 0, WK_TP_OVERLAP_NONE, WK_TP_OVERLAP_FULL } WkTpOverlap;
 
 typedef struct WkModelSpec {
     const char *name;       /* preset or `models:` key, borrowed */
@@ -41,6 +46,13 @@ typedef struct WkModelSpec {
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
+    WkAttention attention;  /* flash (default) or unfused (scores in HBM) */
+    int no_seq_parallel;    /* 1: no sequence parallelism with tp > 1 (norms etc. on all T tokens) */
+    WkTpOverlap tp_overlap;
+    int no_grad_overlap;    /* 1: the DP gradient reduction starts after the last backward */
+    int dropout;            /* 1: dropout after attention and MLP (GPT-style) */
+    int learned_pos;        /* 1: learned absolute positions (GPT); 0: rotary (Llama) */
+    double moe_imbalance;   /* busiest expert's tokens / mean; 0 = 1 (balanced) */
     int elastic;            /* 1: after a failure it may restart at once on its surviving
                                GPUs with fewer DP replicas (elastic training) */
     int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient

@@ -7,12 +7,13 @@
 #include <stdio.h>
 
 #include "models/net/collective.h"
+#include "models/workload/perf_comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 WkPerfParams wk_perf_defaults(void)
 {
-    return (WkPerfParams){.gemm_eff = 0.75, .dp_overlap = 0.8, .lat_intra_s = 2e-6, .lat_inter_s = 8e-6};
+    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 2e-6, .lat_inter_s = 8e-6};
 }
 
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
@@ -22,7 +23,7 @@ int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
     if (sec && sec->type != WK_NODE_NULL) {
         WkTime li = (WkTime)(p.lat_intra_s * 1e9), le = (WkTime)(p.lat_inter_s * 1e9);
         int rc = wk_node_expect_keys(sec, known, err);
-        if (rc < 0 || (rc = wk_node_double(sec, "gemm_efficiency", 0, 0.01, 1, &p.gemm_eff, err)) < 0 ||
+        if (rc < 0 || (rc = wk_node_double(sec, "gemm_efficiency", 0, 0, 1, &p.gemm_eff, err)) < 0 ||
             (rc = wk_node_double(sec, "dp_overlap", 0, 0, 1, &p.dp_overlap, err)) < 0 ||
             (rc = wk_node_duration(sec, "latency_intra", 0, 0, WK_NS_PER_S, &li, err)) < 0 ||
             (rc = wk_node_duration(sec, "latency_inter", 0, 0, WK_NS_PER_S, &le, err)) < 0)
@@ -32,16 +33,6 @@ int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
     }
     *out = p;
     return 0;
-}
-
-/* Roofline time of an (M x K) x (K x N) GEMM (Williams et al., CACM 2009):
- * the larger of its compute time at gemm_eff of peak and its HBM traffic
- * time (read both operands, write the result once). */
-static double gemm_s(double M, double K, double N, double peak, double hbm, double elem)
-{
-    double t_flop = 2 * M * K * N / peak;
-    double t_mem = elem * (M * K + K * N + M * N) / hbm;
-    return t_flop > t_mem ? t_flop : t_mem;
 }
 
 static double min2(double a, double b) { return a < b ? a : b; }
@@ -78,6 +69,70 @@ static double state_bytes(double params, int zero, double dp)
     return w + g + o;
 }
 
+/* The SKU's curves, with gemm_efficiency overriding the measured maximum. */
+static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
+{
+    WkGpuEff e = *wk_catalog_eff(env->sku);
+    if (p->gemm_eff > 0) {
+        e.fp8_max *= p->gemm_eff / e.mat_max;
+        e.mat_max = p->gemm_eff;
+    }
+    return e;
+}
+
+static WkOpsShape llm_shape(const WkModelSpec *m)
+{
+    return (WkOpsShape){
+        .T = (double)m->micro_batch * m->seq_len / m->cp, .s = m->seq_len, .b = m->micro_batch,
+        .h = m->hidden, .heads = m->heads, .kv_heads = m->kv_heads, .ffn = m->ffn, .vocab = m->vocab,
+        .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout,
+        .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
+        .experts = m->experts, .top_k = m->top_k, .ep = m->ep,
+        .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1,
+    };
+}
+
+static void add_ops(WkOpStat *dst, const WkOpStat *src, double k)
+{
+    for (int i = 0; i < WK_OP_NKIND; i++) {
+        dst[i].s += k * src[i].s;
+        dst[i].compute_s += k * src[i].compute_s;
+        dst[i].memory_s += k * src[i].memory_s;
+        dst[i].overhead_s += k * src[i].overhead_s;
+        dst[i].kernels += k * src[i].kernels;
+    }
+}
+
+/* Compute of the bounding (last) pipeline stage for one micro-batch, from
+ * the operator list: its layers forward, backward and recomputed, the
+ * output layer (and the embedding when pp = 1). Fills `in` with the per
+ * layer figures the communication model needs and r->ops per micro-batch. */
+static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double layers, WkCommIn *in,
+                         WkPerfResult *r)
+{
+    WkOpStat f[WK_OP_NKIND] = {{0}}, b[WK_OP_NKIND] = {{0}}, x[WK_OP_NKIND] = {{0}}, hd[WK_OP_NKIND] = {{0}};
+    c->mult = 1;
+    c->acc = f;
+    double tf = wk_ops_layer_fwd(c, sh, 0);
+    c->acc = b;
+    double tb = wk_ops_layer_bwd(c, sh);
+    c->acc = x;
+    double rc = m->recompute == WK_RECOMPUTE_FULL        ? wk_ops_layer_fwd(c, sh, 0)
+                : m->recompute == WK_RECOMPUTE_SELECTIVE ? wk_ops_layer_fwd(c, sh, 1)
+                                                         : 0;
+    c->acc = hd;
+    double head = wk_ops_head(c, sh) + (m->pp == 1 ? wk_ops_embed(c, sh) : 0);
+    add_ops(r->ops, f, layers);
+    add_ops(r->ops, b, layers);
+    add_ops(r->ops, x, layers);
+    add_ops(r->ops, hd, 1);
+    in->gemm_fwd_s = f[WK_OP_GEMM].s;
+    in->gemm_bwd_s = b[WK_OP_GEMM].s;
+    in->fwd_s = tf;
+    in->bwd_s = tb;
+    return layers * (tf + tb + rc) + head;
+}
+
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r,
                     WkError *err)
 {
@@ -95,80 +150,35 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
                             "global batch %u does not split into dp %u x micro-batch %u (need a multiple of %u)", gb,
                             dp, m->micro_batch, dp * m->micro_batch);
     double mb = gb / (dp * m->micro_batch); /* micro-batches per replica */
-    double elem = m->fp8 ? 1 : 2;
     double peak_nom = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops : env->sku->bf16_flops;
-    double peak = peak_nom * env->speed * p->gemm_eff;
-    double hbm = env->sku->hbm_bw_bytes_per_s * env->speed;
-    double t = m->tp, h = m->hidden, s = m->seq_len, kv = m->kv_heads;
-    double T = (double)m->micro_batch * s / m->cp; /* tokens of a micro-batch on one rank */
-    double Mmlp = m->experts ? T * m->top_k : T;
-
-    /* forward time of one layer for one micro-batch */
-    double qkv = gemm_s(T, h, (h + 2 * h * kv / m->heads) / t, peak, hbm, elem);
-    double o = gemm_s(T, h / t, h, peak, hbm, elem);
-    double up = gemm_s(Mmlp, h, (m->gated_mlp ? 2.0 : 1.0) * m->ffn / t, peak, hbm, elem);
-    double down = gemm_s(Mmlp, m->ffn / t, h, peak, hbm, elem);
-    double attn = 4 * T * s * h / t / peak; /* QK^T and AV, flash-attention: compute-bound */
-    double f = qkv + o + up + down + attn;
-    double b = 2 * f;
-    double rc = m->recompute == WK_RECOMPUTE_FULL ? f : m->recompute == WK_RECOMPUTE_SELECTIVE ? attn : 0;
+    WkGpuEff e = sku_eff(env, p);
+    WkOpsCtx c = {.e = &e, .peak = env->sku->bf16_flops * env->speed,
+                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * env->speed : 0,
+                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = env->speed};
+    WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
-    double head = 3 * gemm_s(T, h, m->vocab / t, peak, hbm, elem); /* output layer, fwd + bwd */
-    double t_mb = layers * (f + b + rc) + head;
+    WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp};
+    double t_mb = stage_mb_s(m, &c, &sh, layers, &in, r);
+    add_ops(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
     r->dp = dp;
     r->micro_batches = (uint32_t)mb;
     r->compute_s = mb * t_mb;
     r->bubble_s = (m->pp - 1) / (double)m->vp * t_mb;
+    in.bubble_s = r->bubble_s;
 
-    double bw_tp = env->tp_cross ? env->net_bw : env->nvlink_bw;
-    double lat_tp = env->tp_cross ? p->lat_inter_s : p->lat_intra_s;
-    if (m->tp > 1) {
-        double ar = wk_coll_allreduce_ring_s(T * h * elem, m->tp, bw_tp, lat_tp);
-        double n_ar = 4 + (m->recompute == WK_RECOMPUTE_FULL ? 2 : 0);
-        r->tp_s = mb * layers * n_ar * ar;
-    }
-    if (m->pp > 1) {
-        double bw = env->multi_domain ? env->net_bw : env->nvlink_bw;
-        double lat = env->multi_domain ? p->lat_inter_s : p->lat_intra_s;
-        r->pp_s = 2 * (m->pp - 1) * wk_coll_p2p_s(T * h * elem, bw, lat);
-    }
-    /* data parallel: gradients of this rank's parameters, bf16 */
-    double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * h * m->ffn : 0;
+    double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
     double dense_params = m->params - expert_params;
     double local = dense_params / (m->tp * m->pp) + expert_params / ((double)m->tp * m->pp * m->ep);
-    if (dp > 1) {
-        uint32_t n_intra = 1;
-        if (m->tp < env->nvlink_gpus) {
-            n_intra = env->nvlink_gpus / m->tp;
-            if (n_intra > dp)
-                n_intra = dp;
-            while (dp % n_intra)
-                n_intra--;
-        }
-        uint32_t n_inter = dp / n_intra;
-        double bytes = 2 * local * (m->zero >= 3 ? 1.5 : 1.0);
-        double t_dp;
-        if (n_inter <= 1)
-            t_dp = allreduce_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s);
-        else {
-            double intra = n_intra > 1 ? wk_coll_reduce_scatter_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s) +
-                                             wk_coll_all_gather_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s)
-                                       : 0;
-            t_dp = intra + allreduce_s(bytes / n_intra, n_inter, env->net_bw, p->lat_inter_s);
-        }
-        double hidden = min2(p->dp_overlap * t_dp, mb * layers * b);
-        r->dp_s = t_dp - hidden;
-    }
-    if (m->ep > 1 && m->experts) {
-        int local_ep = (double)m->ep * m->tp <= env->nvlink_gpus;
-        double bw = local_ep ? env->nvlink_bw : env->net_bw;
-        double lat = local_ep ? p->lat_intra_s : p->lat_inter_s;
-        double a2a = wk_coll_all_to_all_s(T * m->top_k * h * elem, m->ep, bw, lat);
-        r->ep_s = mb * layers * 4 * a2a;
-    }
-    r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->pp_s + r->dp_s + r->ep_s;
-    r->samples_per_iter = (double)gb * s;
+    in.local_params = local;
+    wk_perf_comm(&in, r);
+    c.mult = 1;
+    c.acc = r->ops;
+    r->optim_s = wk_ops_optimizer(&c, m->zero >= 1 ? local / dp : local);
+
+    r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s + r->optim_s +
+               r->interference_s;
+    r->samples_per_iter = (double)gb * m->seq_len;
     r->model_flops_per_iter = wk_model_train_flops_per_token(m) * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / env->gpus / 1e12;
     r->mfu = r->model_flops_per_iter / r->iter_s / env->gpus / peak_nom;
@@ -180,6 +190,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
      * selective recomputation free in memory terms; full recomputation keeps
      * only the layer input, 2*s*b*h/t. The first stage holds min(m, pp)
      * micro-batches in flight (x (1 + (pp-1)/(pp*vp)) when interleaved). */
+    double t = m->tp, s = m->seq_len, h = m->hidden;
     r->mem_state_bytes = state_bytes(local, m->zero, dp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
     double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : 34 * sbh / t;
@@ -195,7 +206,9 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
 static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r, WkError *err)
 {
     double peak_nom = env->sku->bf16_flops;
-    double peak = peak_nom * env->speed * p->gemm_eff;
+    WkGpuEff e = sku_eff(env, p);
+    double peak = peak_nom * env->speed * e.mat_max;
+    double bwi = env->nvlink_bw * e.nvlink_eff, bwx = env->net_bw * e.net_eff;
     double B = m->batch_per_gpu;
     uint32_t n = env->gpus;
     r->dp = n;
@@ -208,18 +221,23 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
         while (n % n_intra)
             n_intra--;
         uint32_t n_inter = n / n_intra;
-        t_dp = n_inter <= 1 ? allreduce_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s)
-                            : wk_coll_reduce_scatter_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s) +
-                                  wk_coll_all_gather_s(bytes, n_intra, env->nvlink_bw, p->lat_intra_s) +
-                                  allreduce_s(bytes / n_intra, n_inter, env->net_bw, p->lat_inter_s);
+        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, p->lat_intra_s, bytes, n_intra)
+                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, p->lat_intra_s) +
+                                  wk_coll_all_gather_s(bytes, n_intra, bwi, p->lat_intra_s) +
+                                  allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
     }
-    r->dp_s = t_dp - min2(p->dp_overlap * t_dp, r->compute_s * 2 / 3);
+    /* gradient buckets overlap the backward pass (2/3 of the compute); the
+     * last bucket (25 MB, PyTorch DDP's default) stays exposed */
+    double last = t_dp * min2(1, 25e6 / bytes);
+    double hidden = p->dp_overlap * min2(t_dp - last, r->compute_s * 2 / 3);
+    r->dp_s = t_dp - hidden;
+    r->interference_s = hidden * (double)e.coll_sms / e.sms;
     if (m->kind == WK_MODEL_RECSYS && n > 1) {
-        double bw = env->multi_domain ? env->net_bw : env->nvlink_bw;
+        double bw = env->multi_domain ? bwx : bwi;
         double lat = env->multi_domain ? p->lat_inter_s : p->lat_intra_s;
         r->ep_s = 2 * wk_coll_all_to_all_s(B * m->a2a_bytes_per_sample, n, bw, lat); /* forward + backward */
     }
-    r->iter_s = r->compute_s + r->dp_s + r->ep_s;
+    r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->interference_s;
     r->samples_per_iter = B * n;
     r->model_flops_per_iter = 3 * m->flops_per_sample * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / n / 1e12;
@@ -236,4 +254,29 @@ int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams 
     if (env->gpus == 0 || !(env->speed > 0) || !(env->net_bw > 0) || !(env->nvlink_bw > 0))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "perf: empty placement or zero bandwidth");
     return m->kind == WK_MODEL_LLM ? eval_llm(m, env, p, out, err) : eval_dp(m, env, p, out, err);
+}
+
+int wk_perf_ops_text(const WkPerfResult *r, WkStrBuf *b)
+{
+    double total = 0;
+    for (int k = 0; k < WK_OP_NKIND; k++)
+        total += r->ops[k].s;
+    wk_strbuf_printf(b, "operators (bounding stage, per iteration; compute %.4f s of which kernels below)\n", r->compute_s);
+    wk_strbuf_printf(b, "%-14s %12s %7s %12s  %-8s %9s %9s %9s\n", "kind", "time_s", "share", "kernels", "bound",
+                     "compute", "memory", "overhead");
+    for (int k = 0; k < WK_OP_NKIND; k++) {
+        const WkOpStat *o = &r->ops[k];
+        if (!(o->s > 0))
+            continue;
+        const char *bound = o->overhead_s > o->compute_s && o->overhead_s > o->memory_s ? "overhead"
+                            : o->compute_s >= o->memory_s                               ? "compute"
+                                                                                        : "memory";
+        wk_strbuf_printf(b, "%-14s %12.5f %6.1f%% %12.0f  %-8s %8.1f%% %8.1f%% %8.1f%%\n", wk_ops_name((WkOpKind)k),
+                         o->s, 100 * o->s / (total > 0 ? total : 1), o->kernels, bound, 100 * o->compute_s / o->s,
+                         100 * o->memory_s / o->s, 100 * o->overhead_s / o->s);
+    }
+    wk_strbuf_printf(b, "%-14s %12.5f\n", "total", total);
+    wk_strbuf_printf(b, "%-34s %12.5f s\n", "optimizer step (in total above)", r->optim_s);
+    wk_strbuf_printf(b, "%-34s %12.5f s\n", "SM interference of overlapped comm", r->interference_s);
+    return b->oom ? WK_E_NOMEM : 0;
 }

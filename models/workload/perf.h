@@ -10,20 +10,22 @@
 #include <stdint.h>
 
 #include "models/gpu/catalog.h"
+#include "models/workload/ops.h"
 #include "models/workload/model.h"
 #include "sim/core/error.h"
+#include "sim/core/strbuf.h"
 #include "sim/scenario/node.h"
 
 /* Global modelling choices, stated once (scenario section `perf:`). */
 typedef struct WkPerfParams {
-    double gemm_eff;    /* fraction of peak a large, compute-bound GEMM reaches */
-    double dp_overlap;  /* fraction of DP gradient traffic hidden behind backward compute */
+    double gemm_eff;    /* > 0: overrides the SKU's measured largest GEMM efficiency; 0: measured */
+    double dp_overlap;  /* share of the modelled DP overlap applied: 1 as modelled, 0 fully exposed */
     double lat_intra_s; /* per-step latency of a collective inside an NVLink domain */
     double lat_inter_s; /* per-step latency of a collective across the fabric */
 } WkPerfParams;
 
-/** Defaults: gemm_eff 0.75, dp_overlap 0.8, 2 us intra, 8 us inter (choices,
- * docs/models.md). */
+/** Defaults: gemm_eff 0 (the SKU's measured curve), dp_overlap 1, 2 us
+ * intra, 8 us inter (choices, docs/models.md). */
 WkPerfParams wk_perf_defaults(void);
 
 /** Read the `perf:` section (NULL = defaults). Positioned errors. */
@@ -45,6 +47,10 @@ typedef struct WkPerfResult {
     double iter_s;                       /* one iteration */
     double compute_s, bubble_s;          /* busy compute of the bounding stage; pipeline bubble */
     double tp_s, pp_s, dp_s, ep_s;       /* exposed communication */
+    double cp_s;                         /* exposed context-parallel K/V all-gather and gradient reduce-scatter */
+    double optim_s;                      /* optimizer step and gradient norm */
+    double interference_s;               /* compute slowed by overlapped communication kernels */
+    WkOpStat ops[WK_OP_NKIND];           /* per operator kind, per iteration, bounding stage */
     double samples_per_iter;             /* tokens (LLM) or samples per iteration */
     double model_flops_per_iter;         /* whole job, no recomputation counted */
     double tflops_per_gpu;               /* achieved model TFLOP/s per GPU */
@@ -60,5 +66,10 @@ typedef struct WkPerfResult {
  * H100-SXM-80G has 74.5 GiB: 22.8 GiB short"). */
 int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *out,
                  WkError *err);
+
+/** Append the operator breakdown of r to b (`wanka perf --ops`): per kind,
+ * time per iteration, share, kernels and the dominating bound. Returns 0 or
+ * WK_E_NOMEM. */
+int wk_perf_ops_text(const WkPerfResult *r, WkStrBuf *b);
 
 #endif

@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "models/gpu/catalog.h"
 #include "models/net/collective.h"
+#include "models/workload/perf_comm.h"
 
 /* |got - want| <= rel * |want| (exact when rel = 0). */
 #define assert_near(got, want, rel)                                                       \
@@ -176,6 +178,29 @@ static void test_hierarchical_allreduce_matches_closed_form(void **state)
     assert_near(wk_coll_allreduce_hier_s(1e9, 8, 200e9, 1e-6, 1, 50e9, 5e-6), 2 * 0.004382, REL);
 }
 
+/* nccl-tests all-reduce busbw at 8 GiB, REFERENCES.md: 8xH100 ~370 (ring)
+ * and ~480 (NVLS), 8xA100 200-232, NDR 46-48 GB/s per NIC; within 5 %. */
+static void test_allreduce_busbw_matches_nccl_tests(void **state)
+{
+    (void)state;
+    double S = 8.0 * (1 << 30);
+    const WkGpuSku *h = wk_catalog_find("H100-SXM-80G"), *a = wk_catalog_find("A100-SXM-80G");
+    const WkGpuEff *eh = wk_catalog_eff(h), *ea = wk_catalog_eff(a);
+    WkPerfEnv env = {.sku = h, .speed = 1, .gpus = 8, .nvlink_gpus = 8, .nvlink_bw = 450e9, .net_bw = 50e9};
+    double nvls = wk_coll_busbw_allreduce(S, 8, wk_perf_allreduce_intra_s(eh, &env, 2e-6, S, 8));
+    double ring_h = wk_coll_busbw_allreduce(S, 8, wk_coll_allreduce_ring_s(S, 8, 450e9 * eh->nvlink_eff, 2e-6));
+    env.sku = a;
+    env.nvlink_bw = 300e9;
+    double ring_a = wk_coll_busbw_allreduce(S, 8, wk_perf_allreduce_intra_s(ea, &env, 2e-6, S, 8));
+    double ndr = wk_coll_busbw_allreduce(S, 64, wk_coll_allreduce_ring_s(S, 64, 50e9 * eh->net_eff, 8e-6));
+    print_message("busbw GB/s: H100 NVLS %.0f, ring %.0f; A100 %.0f; NDR %.1f\n", nvls / 1e9, ring_h / 1e9,
+                  ring_a / 1e9, ndr / 1e9);
+    assert_true(fabs(nvls / 480e9 - 1) < 0.05);
+    assert_true(fabs(ring_h / 370e9 - 1) < 0.05);
+    assert_true(ring_a > 200e9 * 0.95 && ring_a < 232e9 * 1.05);
+    assert_true(ndr > 46e9 * 0.95 && ndr < 48e9 * 1.05);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_ring_and_tree_bandwidth_terms_meet_at_2S_over_B),
         cmocka_unit_test(test_hierarchical_allreduce_is_ring_with_one_rank_per_node),
         cmocka_unit_test(test_hierarchical_allreduce_matches_closed_form),
+        cmocka_unit_test(test_allreduce_busbw_matches_nccl_tests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* eff.h — measured efficiency curves of a GPU SKU: the fraction of peak a
+ * GEMM, an attention kernel or a memory-bound kernel reaches at its size, the
+ * per-kernel overhead, and the collective efficiency per transport. Set only
+ * from kernel- and collective-level measurements (each entry cites them);
+ * never from end-to-end training throughput. Sources: docs/models.md. */
+#ifndef WK_GPU_EFF_H
+#define WK_GPU_EFF_H
+
+#include <stdint.h>
+
+typedef struct WkGpuEff {
+    const char *sku;        /* catalog name these curves were measured on */
+    double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached */
+    double mat_half_flops;  /* FLOPs of a GEMM that reaches half of mat_max */
+    double fp8_max;         /* FP8 GEMM: largest fraction of the FP8 peak (0 = no FP8) */
+    double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
+    double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
+    double mem_max;         /* memory-bound kernels: fraction of HBM bandwidth streamed */
+    double kernel_s;        /* per-kernel overhead (launch gap), s */
+    uint32_t sms;           /* streaming multiprocessors */
+    uint32_t coll_sms;      /* SMs a communication kernel occupies while it overlaps compute */
+    double nvlink_eff;      /* ring collectives: busbw / NVLink line rate per direction */
+    double nvls_algbw_eff;  /* NVLink SHARP all-reduce: algbw / line rate (0 = none) */
+    double net_eff;         /* ring collectives over InfiniBand/RoCE: busbw / NIC rate */
+    int measured;           /* 1: curves measured on this SKU; 0: borrowed from `borrowed` */
+    const char *borrowed;   /* the SKU whose measurements stand in, or NULL */
+    const char *source;     /* the measurements */
+} WkGpuEff;
+
+/** The curves for the SKU called name, or NULL. Static storage. */
+const WkGpuEff *wk_eff_find(const char *name);
+
+/** The curves of the built-in SKU whose BF16 peak is nearest to bf16_flops
+ * (for SKUs a scenario defines from scratch). Never NULL. */
+const WkGpuEff *wk_eff_nearest(double bf16_flops);
+
+/** Time of a GEMM of `flops` at `peak` FLOP/s: flops / (peak * e(flops)),
+ * e(F) = e_max * F / (F + F_half) (saturating fit of a GEMM size sweep);
+ * fp8 uses fp8_max with the same time constant. Without the overhead. */
+double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8);
+
+/** Time of a memory-bound kernel moving `bytes` on HBM of bw bytes/s at
+ * mem_max, or of its vector FLOPs at vec_flops x speed, whichever is longer.
+ * Without the overhead. */
+double wk_eff_mem_s(const WkGpuEff *e, double bytes, double vec_flops, double hbm_bw, double speed);
+
+#endif

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ops.c — the operator list of a transformer layer, timed operator by
+ * operator on a SKU's measured curves (see ops.h; equations and sources in
+ * docs/models.md). Communication and overlap live in perf.c. */
+#include "models/workload/ops.h"
+
+#include <stddef.h>
+
+#define ELEM 2.0 /* activations are BF16 (also in FP8 training: only GEMM inputs are cast) */
+
+static const char *const names[WK_OP_NKIND] = {
+    "gemm", "attention", "softmax", "norm", "activation", "dropout", "residual",
+    "rotary", "moe-route", "cross-entropy", "embedding", "fp8-cast", "optimizer",
+};
+
+const char *wk_ops_name(WkOpKind k) { return k < WK_OP_NKIND ? names[k] : "?"; }
+
+/* Book one operator: the compute part (matrix FLOPs at tc already timed, or
+ * vector FLOPs), the memory part, and the kernel overhead. Returns its time. */
+static double book(WkOpsCtx *c, WkOpKind k, double tc, double tm, double kernels)
+{
+    double to = kernels * c->e->kernel_s / c->speed; /* a throttled GPU runs its front end slower too */
+    double t = (tc > tm ? tc : tm) + to;
+    if (c->acc) {
+        WkOpStat *a = &c->acc[k];
+        a->s += c->mult * t;
+        a->overhead_s += c->mult * to;
+        if (tc > tm)
+            a->compute_s += c->mult * tc;
+        else
+            a->memory_s += c->mult * tm;
+        a->kernels += c->mult * kernels;
+    }
+    return t;
+}
+
+/* A memory-bound operator moving `bytes` with `vflops` vector FLOPs. */
+static double memop(WkOpsCtx *c, WkOpKind k, double bytes, double vflops)
+{
+    double tm = bytes / (c->hbm * c->e->mem_max);
+    double tc = vflops / (c->e->vec_flops * c->speed);
+    return book(c, k, tc, tm, 1);
+}
+
+/* GEMM (M x K) . (K x N), n of them grouped in one kernel; FP8 casts its
+ * M x K input (read BF16, write FP8 and its transpose). */
+static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
+{
+    int fp8 = c->peak_fp8 > 0;
+    double in = fp8 ? 1 : ELEM;
+    double f = 2 * M * K * N;
+    double tc = n * wk_eff_gemm_s(c->e, f, fp8 ? c->peak_fp8 : c->peak, fp8);
+    double tm = n * (in * (M * K + K * N) + ELEM * M * N) / (c->hbm * c->e->mem_max);
+    double t = book(c, WK_OP_GEMM, tc, tm, 1);
+    if (fp8)
+        t += memop(c, WK_OP_CAST, n * M * K * (ELEM + 2), 0);
+    return t;
+}
+
+/* Forward GEMM and its two backward GEMMs (data gradient M x N . N x K,
+ * weight gradient K x M . M x N). */
+static double gemm_fb(WkOpsCtx *c, double M, double K, double N, double n, int bwd)
+{
+    if (!bwd)
+        return gemm(c, M, K, N, n);
+    return gemm(c, M, N, K, n) + gemm(c, K, M, N, n);
+}
+
+/* The attention core. Flash: 4 T s h / t FLOPs forward, halved by causal
+ * masking, 2.5x that backward (recomputing the scores), at the measured
+ * flash-attention efficiency; it reads q, k, v and writes o. Unfused: the
+ * two batched GEMMs (no causal skip), softmax and dropout over b a/t s^2 scores. */
+static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
+    double qkvo = sh->T * (2 * hq + 2 * hkv) * ELEM;
+    if (sh->flash) {
+        double f = 4 * sh->T * sh->s * hq * 0.5 * (bwd ? 2.5 : 1);
+        double eff = bwd ? c->e->attn_bwd : c->e->attn_fwd;
+        return book(c, WK_OP_ATTN, f / (c->peak * eff), (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
+    }
+    double hd = sh->h / sh->heads, nb = sh->b * sh->heads / sh->t; /* batched heads */
+    double q = sh->T * sh->b > 0 ? sh->T / sh->b : 0;                /* queries per sequence */
+    double scores = nb * q * sh->s * ELEM;
+    double t = 0, k = bwd ? 2 : 1;
+    WkOpsCtx cc = *c;
+    cc.peak_fp8 = 0; /* the batched attention GEMMs stay BF16 */
+    t += k * gemm(&cc, q, hd, sh->s, nb); /* Q K^T (x2 backward: both operands) */
+    t += memop(c, WK_OP_SOFTMAX, (bwd ? 3 : 2) * scores, 0);
+    if (sh->dropout)
+        t += memop(c, WK_OP_DROPOUT, 2.5 * scores, 0);
+    t += k * gemm(&cc, q, sh->s, hd, nb); /* P V */
+    return t;
+}
+
+/* Memory-bound operators on the residual stream (T/t tokens with sequence
+ * parallelism): norm (read, write), dropout (read, write, mask), residual
+ * add (two reads, one write). Backward moves about twice the bytes. */
+static double stream_ops(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double Ts = sh->sp && sh->t > 1 ? sh->T / sh->t : sh->T;
+    double x = Ts * sh->h * ELEM, k = bwd ? 2 : 1;
+    double t = memop(c, WK_OP_NORM, k * 2 * x, 8 * Ts * sh->h);
+    if (sh->dropout)
+        t += memop(c, WK_OP_DROPOUT, k * 2.5 * x, 0);
+    t += memop(c, WK_OP_RESIDUAL, k * 3 * x, Ts * sh->h);
+    return t;
+}
+
+/* The MLP: dense, or routed to experts (router, permute, grouped GEMMs whose
+ * per-expert size sets their efficiency, with the busiest expert bounding). */
+static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / sh->t, f = sh->ffn / sh->t;
+    double M = sh->T, n = 1, t = 0;
+    if (sh->experts > 0) {
+        double local = sh->experts / sh->ep;
+        M = sh->T * sh->top_k * sh->imbalance / local; /* tokens per local expert */
+        n = local;
+        t += gemm_fb(c, sh->T, sh->h, sh->experts, 1, bwd); /* router */
+        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * sh->T * sh->top_k * sh->h * ELEM, 0);
+    }
+    t += gemm_fb(c, M, sh->h, up, n, bwd);
+    double a = n * M * f * ELEM;
+    t += memop(c, WK_OP_ACT, (bwd ? 2 : 1) * (sh->gated ? 3 : 2) * a, (sh->gated ? 6 : 10) * n * M * f);
+    t += gemm_fb(c, M, f, sh->h, n, bwd);
+    return t;
+}
+
+static double layer(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
+    double t = stream_ops(c, sh, bwd); /* input norm + (previous) residual, dropout */
+    t += gemm_fb(c, sh->T, sh->h, hq + 2 * hkv, 1, bwd);
+    if (sh->rotary)
+        t += memop(c, WK_OP_ROTARY, (bwd ? 2 : 1) * 2 * sh->T * (hq + hkv) * ELEM, 4 * sh->T * (hq + hkv));
+    t += attention(c, sh, bwd);
+    t += gemm_fb(c, sh->T, hq, sh->h, 1, bwd);
+    t += stream_ops(c, sh, bwd); /* post-attention residual, dropout, norm */
+    t += mlp(c, sh, bwd);
+    return t;
+}
+
+double wk_ops_layer_fwd(WkOpsCtx *c, const WkOpsShape *sh, int attn_only)
+{
+    return attn_only ? attention(c, sh, 0) : layer(c, sh, 0);
+}
+
+double wk_ops_layer_bwd(WkOpsCtx *c, const WkOpsShape *sh) { return layer(c, sh, 1); }
+
+double wk_ops_head(WkOpsCtx *c, const WkOpsShape *sh)
+{
+    double Ts = sh->sp && sh->t > 1 ? sh->T / sh->t : sh->T;
+    double logits = sh->T * sh->vocab / sh->t;
+    double t = memop(c, WK_OP_NORM, 3 * 2 * Ts * sh->h * ELEM, 24 * Ts * sh->h);
+    t += gemm_fb(c, sh->T, sh->h, sh->vocab / sh->t, 1, 0) + gemm_fb(c, sh->T, sh->h, sh->vocab / sh->t, 1, 1);
+    /* vocab-parallel cross-entropy in FP32: upcast, max, exp-sum, loss
+     * (14 bytes per logit) and its gradient (6 bytes per logit) */
+    t += memop(c, WK_OP_XENT, 20 * logits, 8 * logits);
+    return t;
+}
+
+double wk_ops_embed(WkOpsCtx *c, const WkOpsShape *sh)
+{
+    double x = sh->T * sh->h;
+    return memop(c, WK_OP_EMBED, 2 * x * ELEM, 0) + memop(c, WK_OP_EMBED, x * (ELEM + 8), x);
+}
+
+double wk_ops_optimizer(WkOpsCtx *c, double params)
+{
+    /* Adam: read FP32 master, m, v, gradient (16 B), write master, m, v and the
+     * BF16 weight (14 B); gradient norm reads the gradient again (4 B) */
+    WkOpsCtx cc = *c;
+    double t = memop(&cc, WK_OP_OPTIM, 30 * params, 12 * params) + memop(&cc, WK_OP_OPTIM, 4 * params, 2 * params);
+    return t;
+}

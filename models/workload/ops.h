@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ops.h — the operator list of a transformer layer, its output layer and its
+ * optimizer step: every GEMM with its (M, N, K), the attention core, and the
+ * memory-bound operators with the bytes they move, each timed as
+ * max(compute, memory) + kernel overhead on a SKU's measured curves
+ * (models/gpu/eff.h). Sums per operator kind say which bound dominates.
+ * Communication is not here (perf.c). Sources: docs/models.md. */
+#ifndef WK_WORKLOAD_OPS_H
+#define WK_WORKLOAD_OPS_H
+
+#include <stdint.h>
+
+#include "models/gpu/eff.h"
+
+typedef enum WkOpKind {
+    WK_OP_GEMM = 0,  /* linear layers (tensor cores) */
+    WK_OP_ATTN,      /* attention core: flash kernel, or the unfused batched GEMMs */
+    WK_OP_SOFTMAX,   /* unfused attention: scale-mask-softmax over the scores */
+    WK_OP_NORM,      /* LayerNorm / RMSNorm */
+    WK_OP_ACT,       /* GeLU / SwiGLU */
+    WK_OP_DROPOUT,
+    WK_OP_RESIDUAL,
+    WK_OP_ROTARY,
+    WK_OP_MOE,       /* router, token permute / unpermute */
+    WK_OP_XENT,      /* output-layer cross-entropy */
+    WK_OP_EMBED,     /* input embedding lookup and its gradient */
+    WK_OP_CAST,      /* FP8 casts and scaling */
+    WK_OP_OPTIM,     /* Adam step, gradient norm and clipping */
+    WK_OP_NKIND
+} WkOpKind;
+
+typedef struct WkOpStat {
+    double s;                               /* time per iteration on the bounding stage */
+    double compute_s, memory_s, overhead_s; /* the part each bound contributes */
+    double kernels;                         /* kernel launches per iteration */
+} WkOpStat;
+
+/* The shape a layer runs at on one rank, for one micro-batch. */
+typedef struct WkOpsShape {
+    double T;         /* tokens of the micro-batch on this rank: b * s / cp */
+    double s;         /* keys each query attends: seq_len */
+    double b;         /* sequences per micro-batch */
+    double h, heads, kv_heads, ffn, vocab;
+    double t;         /* tensor-parallel degree */
+    int gated;        /* SwiGLU (3 matrices) rather than GeLU (2) */
+    int rotary;       /* rotary position embedding on q and k */
+    int dropout;      /* dropout after attention and MLP (and on probabilities if unfused) */
+    int flash;        /* 1: flash attention; 0: materialised scores */
+    int sp;           /* sequence parallelism: norms, dropout, residual on T/t tokens */
+    int fp8;          /* FP8 GEMMs with casts */
+    double experts, top_k, ep; /* MoE (experts 0 = dense) */
+    double imbalance; /* tokens of the busiest expert / mean (>= 1) */
+} WkOpsShape;
+
+/* Where the operators run and where their times are summed. */
+typedef struct WkOpsCtx {
+    const WkGpuEff *e;
+    double peak, peak_fp8; /* matrix peaks x clock factor, FLOP/s */
+    double hbm;            /* HBM bandwidth x clock factor, bytes/s */
+    double speed;          /* clock factor (vector peak) */
+    double mult;           /* how many times per iteration the next operators run */
+    WkOpStat *acc;         /* WK_OP_NKIND sums, or NULL */
+} WkOpsCtx;
+
+/** Forward time of one layer for one micro-batch; `attn_only` times only the
+ * attention core (selective recomputation). Adds mult x each operator to acc. */
+double wk_ops_layer_fwd(WkOpsCtx *c, const WkOpsShape *sh, int attn_only);
+
+/** Backward time of one layer for one micro-batch (data and weight gradients). */
+double wk_ops_layer_bwd(WkOpsCtx *c, const WkOpsShape *sh);
+
+/** Output layer, final norm and cross-entropy, forward and backward. */
+double wk_ops_head(WkOpsCtx *c, const WkOpsShape *sh);
+
+/** Input embedding lookup, forward and backward. */
+double wk_ops_embed(WkOpsCtx *c, const WkOpsShape *sh);
+
+/** Optimizer step over `params` parameters updated on this rank: Adam
+ * (34 bytes per parameter) and the gradient norm. */
+double wk_ops_optimizer(WkOpsCtx *c, double params);
+
+/** Short name of an operator kind ("gemm", "attention", ...). */
+const char *wk_ops_name(WkOpKind k);
+
+#endif

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* perf_comm.c — communication of a training iteration and its overlap with
+ * compute (see perf_comm.h). Collective times use the alpha-beta models of
+ * models/net/collective.c at the measured per-transport efficiency. */
+#include "models/workload/perf_comm.h"
+
+#include <math.h>
+
+#include "models/net/collective.h"
+
+/* Megatron-Core's DDP bucket: 40 M parameters (DistributedDataParallelConfig
+ * bucket_size default, max(40e6, 1e6 x dp)); the last one stays exposed. */
+#define BUCKET_PARAMS 40e6
+
+static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b) { return a < b ? a : b; }
+
+double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double lat, double bytes, uint32_t n)
+{
+    double nvls = e->nvls_algbw_eff > 0 ? env->nvlink_bw * e->nvls_algbw_eff : 0;
+    return wk_coll_allreduce_best_s(bytes, n, env->nvlink_bw * e->nvlink_eff, lat, nvls);
+}
+
+/* DP peers inside one NVLink domain, and the domains they span. */
+static void dp_split(const WkPerfEnv *env, uint32_t tp, uint32_t dp, uint32_t *n_intra, uint32_t *n_inter)
+{
+    uint32_t ni = 1;
+    if (tp < env->nvlink_gpus) {
+        ni = env->nvlink_gpus / tp;
+        if (ni > dp)
+            ni = dp;
+        while (dp % ni)
+            ni--;
+    }
+    *n_intra = ni;
+    *n_inter = dp / ni;
+}
+
+/* Hierarchical DP reduction of `bytes`: one ring pass (reduce-scatter or
+ * all-gather) when half, else the all-reduce; inside the domain, then on the
+ * fabric over the domains. */
+static double dp_coll_s(const WkCommIn *in, double bytes, int half)
+{
+    const WkPerfEnv *env = in->env;
+    const WkGpuEff *e = in->e;
+    uint32_t ni, nx;
+    dp_split(env, in->m->tp, in->dp, &ni, &nx);
+    double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
+    double li = in->p->lat_intra_s, lx = in->p->lat_inter_s;
+    if (nx <= 1)
+        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, li, bytes, ni);
+    double intra = wk_coll_reduce_scatter_s(bytes, ni, bwi, li);
+    if (half)
+        return intra + wk_coll_reduce_scatter_s(bytes / ni, nx, bwx, lx);
+    double tree = wk_coll_allreduce_tree_s(bytes / ni, nx, bwx, lx), ring = wk_coll_allreduce_ring_s(bytes / ni, nx, bwx, lx);
+    return 2 * intra + min2(tree, ring);
+}
+
+/* DP: gradients (2 B per parameter; x1.5 with ZeRO-3) reduced in buckets as
+ * the last micro-batch's backward produces them; with a distributed
+ * optimizer the parameter all-gather overlaps the next forward. The window
+ * is that pass on the stage plus half the bubble (warm-up or cool-down). */
+static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
+{
+    const WkModelSpec *m = in->m;
+    double bytes = 2 * in->local_params * (m->zero >= 3 ? 1.5 : 1.0);
+    double bucket = 2 * min2(BUCKET_PARAMS, in->local_params);
+    double win_b = in->layers * in->bwd_s + in->bubble_s / 2, win_f = in->layers * in->fwd_s + in->bubble_s / 2;
+    double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
+    double exposed = 0;
+    if (m->zero >= 1) {
+        double rs = dp_coll_s(in, bytes, 1), ag = rs;
+        double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1), 0), win_b);
+        double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1), 0), win_f);
+        exposed = rs + ag - hb - hf;
+        *hidden += hb + hf;
+    } else {
+        double ar = dp_coll_s(in, bytes, 0);
+        double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0), 0), win_b);
+        exposed = ar - hb;
+        *hidden += hb;
+    }
+    r->dp_s = exposed;
+}
+
+/* TP: with sequence parallelism an all-gather and a reduce-scatter around
+ * each of attention and MLP (the volume of two all-reduces per pass), else
+ * two all-reduces; backward the same, and full recomputation repeats the
+ * forward ones. Backward communication hides behind the weight-gradient
+ * GEMMs (half the backward GEMM time) unless tp_overlap is none; `full`
+ * also hides the forward behind the forward GEMMs. */
+static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
+{
+    const WkModelSpec *m = in->m;
+    const WkPerfEnv *env = in->env;
+    if (m->tp <= 1)
+        return;
+    double elem = 2, bytes = in->T * m->hidden * elem;
+    double ar;
+    if (env->tp_cross)
+        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->net_bw * in->e->net_eff, in->p->lat_inter_s);
+    else if (m->no_seq_parallel)
+        ar = wk_perf_allreduce_intra_s(in->e, env, in->p->lat_intra_s, bytes, m->tp);
+    else /* all-gather + reduce-scatter: no NVLink SHARP */
+        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->p->lat_intra_s);
+    double fwd = 2 * ar, bwd = 2 * ar, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
+    double hb = 0, hf = 0;
+    if (m->tp_overlap != WK_TP_OVERLAP_NONE)
+        hb = min2(bwd, in->gemm_bwd_s / 2);
+    if (m->tp_overlap == WK_TP_OVERLAP_FULL)
+        hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
+    double n = in->mb * in->layers;
+    r->tp_s = n * (fwd + bwd + rc - hb - hf);
+    *hidden += n * (hb + hf);
+}
+
+/* PP: each micro-batch sends its activations forward and their gradients
+ * back, T h / t bytes per rank (scatter-gather over the TP ranks' NICs,
+ * Narayanan et al. SC'21 §4.1), once per model chunk (x vp interleaved).
+ * 1F1B blocks on every transfer; the interleaved schedule overlaps the
+ * steady state, leaving the warm-up and cool-down transfers exposed. */
+static void pp_comm(const WkCommIn *in, WkPerfResult *r)
+{
+    const WkModelSpec *m = in->m;
+    const WkPerfEnv *env = in->env;
+    if (m->pp <= 1)
+        return;
+    double bytes = in->T * m->hidden * 2 / m->tp;
+    double bw = env->multi_domain ? env->net_bw * in->e->net_eff : env->nvlink_bw * in->e->nvlink_eff;
+    double lat = env->multi_domain ? in->p->lat_inter_s : in->p->lat_intra_s;
+    double p2p = wk_coll_p2p_s(bytes, bw, lat);
+    double n = m->schedule == WK_PP_INTERLEAVED ? 2.0 * (m->pp - 1) * m->vp : 2.0 * (in->mb + m->pp - 1);
+    r->pp_s = n * p2p;
+}
+
+/* EP: dispatch and combine all-to-alls of T top_k h bytes (x imbalance),
+ * forward and backward, per MoE layer and micro-batch; exposed. */
+static void ep_comm(const WkCommIn *in, WkPerfResult *r)
+{
+    const WkModelSpec *m = in->m;
+    const WkPerfEnv *env = in->env;
+    if (m->ep <= 1 || !m->experts)
+        return;
+    int local = (double)m->ep * m->tp <= env->nvlink_gpus;
+    double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
+    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
+    double a2a = wk_coll_all_to_all_s(in->T * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
+    r->ep_s = in->mb * in->layers * 4 * a2a;
+}
+
+/* CP (all-gather based, as Llama 3 describes): each layer all-gathers the
+ * K and V of its T tokens over the cp ranks forward (again when fully
+ * recomputed) and reduce-scatters their gradients backward; exposed. */
+static void cp_comm(const WkCommIn *in, WkPerfResult *r)
+{
+    const WkModelSpec *m = in->m;
+    const WkPerfEnv *env = in->env;
+    if (m->cp <= 1)
+        return;
+    double kv = in->T * 2.0 * m->hidden * m->kv_heads / m->heads / m->tp * 2;
+    int local = (double)m->cp * m->tp <= env->nvlink_gpus;
+    double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
+    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double ag = wk_coll_all_gather_s(kv * m->cp, m->cp, bw, lat);
+    double n = 2 + (m->recompute == WK_RECOMPUTE_FULL);
+    r->cp_s = in->mb * in->layers * n * ag;
+}
+
+void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
+{
+    double hidden = 0;
+    tp_comm(in, r, &hidden);
+    cp_comm(in, r);
+    pp_comm(in, r);
+    ep_comm(in, r);
+    if (in->dp > 1)
+        dp_comm(in, r, &hidden);
+    /* a communication kernel runs on coll_sms of the GPU's SMs while it
+     * overlaps: compute loses that share for the overlapped time */
+    r->interference_s = hidden * (double)in->e->coll_sms / in->e->sms;
+}

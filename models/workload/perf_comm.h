@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* perf_comm.h — the communication of a training iteration and how much of
+ * it hides behind compute: TP (exposed or overlapped), PP point-to-point
+ * (interleaving's extra transfers), DP gradient buckets overlapping the
+ * backward pass, EP all-to-all; and the compute lost to communication
+ * kernels sharing SMs. Internal to perf.c; equations in docs/models.md. */
+#ifndef WK_WORKLOAD_PERF_COMM_H
+#define WK_WORKLOAD_PERF_COMM_H
+
+#include "models/workload/perf.h"
+
+/* Per micro-batch and per layer figures the communication model needs. */
+typedef struct WkCommIn {
+    const WkModelSpec *m;
+    const WkPerfEnv *env;
+    const WkPerfParams *p;
+    const WkGpuEff *e;
+    double T;             /* tokens of a micro-batch on one rank */
+    double layers;        /* layers of the bounding stage */
+    double mb;            /* micro-batches per replica */
+    uint32_t dp;
+    double gemm_fwd_s, gemm_bwd_s; /* GEMM time of one layer, one micro-batch */
+    double fwd_s, bwd_s;  /* one layer, one micro-batch */
+    double bubble_s;
+    double local_params;  /* parameters held by one rank (before ZeRO) */
+} WkCommIn;
+
+/** Fill r->tp_s, pp_s, dp_s, ep_s (exposed) and r->interference_s. */
+void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
+
+/** The all-reduce of `bytes` over n ranks of one NVLink domain on env's SKU:
+ * the fastest of ring, tree and NVLink SHARP at the measured efficiencies. */
+double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double lat, double bytes, uint32_t n);
+
+#endif

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# validate.py — evaluate every published measurement of validation.csv with
+# `wanka perf --json`, print published vs predicted iteration time, and fail
+# when the mean absolute error exceeds the figure committed in mae_limit.txt.
+# usage: validate.py WANKA_EXE [--markdown]
+import csv, json, os, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def job_yaml(r):
+    nodes = (int(r["gpus"]) + 7) // 8
+    big = nodes > 8192
+    opts = {}
+    for kv in filter(None, "" if os.environ.get("WK_VALIDATE_NO_OPTS") else r["opts"].split(";")):
+        k, v = kv.split("=")
+        opts[k] = v
+    model = {
+        "layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "kv_heads": r["kv_heads"],
+        "ffn": r["ffn"], "vocab": r["vocab"], "seq_len": r["seq"], "mlp": r["mlp"], "tp": r["tp"],
+        "pp": r["pp"], "cp": r["cp"], "ep": r["ep"], "schedule": r["schedule"], "vp": r["vp"],
+        "global_batch": r["gbs"], "micro_batch": r["mbs"], "recompute": r["recompute"],
+        "precision": r["precision"], "zero": r["zero"],
+    }
+    if int(r["experts"]):
+        model.update(experts=r["experts"], top_k=r["top_k"])
+    model.update(opts)
+    m = ", ".join(f"{k}: {v}" for k, v in model.items())
+    return (f"model: {{{m}}}\ngpus: {r['gpus']}\n"
+            f"cluster: {{sku: {r['sku']}, nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
+            f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n")
+
+
+def published_iter_s(r, pred):
+    v = float(r["value"])
+    g, gbs, s = int(r["gpus"]), int(r["gbs"]), int(r["seq"])
+    model_flops = pred["tflops_per_gpu"] * 1e12 * g * pred["iteration_s"]
+    if r["metric"] == "iter_s":
+        return v
+    if r["metric"] == "tokens_per_gpu":
+        return gbs * s / (v * g)
+    if r["metric"] == "tflops":
+        return model_flops / (v * 1e12 * g)
+    if r["metric"] == "mfu":
+        peak = pred["tflops_per_gpu"] / pred["mfu"]  # TFLOP/s the MFU is measured against
+        return model_flops / (v * peak * 1e12 * g)
+    if r["metric"] == "tflops_megatron":  # Narayanan et al. SC'21, eq. (3)
+        l, h, V = int(r["layers"]), int(r["hidden"]), int(r["vocab"])
+        f = 96 * gbs * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+        return f / (v * 1e12 * g)
+    raise SystemExit(f"{r['id']}: unknown metric {r['metric']}")
+
+
+def main():
+    exe, md = sys.argv[1], "--markdown" in sys.argv
+    with open(os.path.join(HERE, "validation.csv")) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    with open(os.path.join(HERE, "mae_limit.txt")) as f:
+        limit = float(f.read().split()[0])
+    out, errs = [], []
+    with tempfile.TemporaryDirectory() as d:
+        for r in rows:
+            p = os.path.join(d, r["id"] + ".yaml")
+            with open(p, "w") as f:
+                f.write(job_yaml(r))
+            res = subprocess.run([exe, "perf", p, "--json"], capture_output=True, text=True)
+            if res.returncode != 0:
+                raise SystemExit(f"{r['id']}: wanka perf failed: {res.stderr.strip()}")
+            pred = json.loads(res.stdout)
+            pub = published_iter_s(r, pred)
+            e = 100 * (pred["iteration_s"] - pub) / pub
+            errs.append((r, e))
+            out.append((r, pub, pred["iteration_s"], e))
+    if md:
+        print("| row | SKU | GPUs | TP/PP/CP/EP | recompute | published s | wanka s | error | source |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r, pub, pr, e in out:
+            print(f"| {r['id']} | {r['sku'].split('-')[0]} | {r['gpus']} | {r['tp']}/{r['pp']}/{r['cp']}/{r['ep']} | "
+                  f"{r['recompute']} | {pub:.3f} | {pr:.3f} | {e:+.1f} % | {r['source']} |")
+    else:
+        print(f"{'row':22} {'sku':13} {'gpus':>6} {'published_s':>12} {'wanka_s':>10} {'error':>8}")
+        for r, pub, pr, e in out:
+            print(f"{r['id']:22} {r['sku']:13} {r['gpus']:>6} {pub:12.3f} {pr:10.3f} {e:+7.1f}%")
+    mae = sum(abs(e) for _, e in errs) / len(errs)
+    worst = max(errs, key=lambda x: abs(x[1]))
+    for gen in ("A100", "H100"):
+        g = [e for r, e in errs if r["sku"].startswith(gen)]
+        if g:
+            print(f"mean signed error {gen}: {sum(g) / len(g):+.1f} % over {len(g)} rows")
+    print(f"rows {len(errs)}, mean absolute error {mae:.1f} % (limit {limit:.1f} %), worst {worst[0]['id']} {worst[1]:+.1f} %")
+    return 0 if mae <= limit else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,7 +37,7 @@ static double rebalanced_speed(const WkCluster *c, const WkModelSpec *m, const u
 void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
                  WkPerfEnv *env)
 {
-    const WkGpuSku *slow = wk_cluster_sku_of(c, gpus[0]);
+    const WkGpuSku *slow = wk_cluster_sku_of(c, gpus[0]), *small = slow;
     double speed = 1.0;
     uint32_t nvl = UINT32_MAX;
     uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
@@ -46,6 +46,8 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
         const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
         if (s->bf16_flops < slow->bf16_flops)
             slow = s;
+        if (s->hbm_bytes < small->hbm_bytes)
+            small = s;
         double ck = c->clock[gpus[i]] * clock_factor;
         if (ck < speed)
             speed = ck;
@@ -64,6 +66,7 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
     }
     *env = (WkPerfEnv){
         .sku = slow,
+        .mem_sku = small,
         .speed = speed,
         .gpus = n,
         .nvlink_gpus = nvl,

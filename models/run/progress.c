@@ -82,6 +82,31 @@ static void drop_flows(WkRun *r, uint32_t job)
     rt->nflows = 0;
 }
 
+/* Speed of a plain job on its GPUs: its duration is run time on the
+ * cluster's reference SKU (the first node group's) at full clock; a
+ * synchronous job runs at its slowest GPU, so the speed is the smallest
+ * (SKU BF16 peak / reference peak) x effective clock over its GPUs
+ * (docs/models.md, "Plain jobs"). 1 on a homogeneous cluster at full clock. */
+static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
+{
+    const WkCluster *c = &r->cluster;
+    double ref = c->groups[0].sku->bf16_flops, factor = r->diurnal > 0 ? r->diurnal : 1.0, speed = INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);
+        speed = v < speed ? v : speed;
+    }
+    return n && speed > 0 && isfinite(speed) ? speed : 1.0;
+}
+
+/* Wall time a plain job needs for left_ns of reference run time. */
+static WkTime plain_wall(const WkJobRt *rt)
+{
+    if (rt->speed == 1.0)
+        return rt->left_ns;
+    double w = ceil((double)rt->left_ns / rt->speed);
+    return w < (double)(WK_TIME_NEVER / 4) ? (WkTime)w : WK_TIME_NEVER / 4;
+}
+
 void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
 {
     WkJobRt *rt = &r->rt[job];
@@ -91,7 +116,8 @@ void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
     rt->attained_gpu_s += (double)r->wl.jobs[job].gpus * wk_time_to_s(dt);
     rt->prog_s += wk_time_to_s(dt);
     if (!r->wl.jobs[job].model) {
-        rt->left_ns = dt < rt->left_ns ? rt->left_ns - dt : 0;
+        WkTime done = rt->speed == 1.0 ? dt : (WkTime)floor((double)dt * rt->speed);
+        rt->left_ns = done < rt->left_ns ? rt->left_ns - done : 0;
     } else if (rt->iter_s > 0) {
         rt->done += wk_time_to_s(dt) / rt->iter_s;
         if (rt->done > rt->work)
@@ -165,7 +191,8 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     const WkJobSpec *js = &r->wl.jobs[job];
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
-        return wk_engine_post_e(r->eng, rt->seg_start + rt->left_ns, WK_EV_END, job, 0, 0, rt->token, err);
+        rt->speed = plain_speed(r, rt->gpus, js->gpus);
+        return wk_engine_post_e(r->eng, rt->seg_start + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
     const WkModelSpec *m = &r->wl.models[js->model - 1];
     placement_env(r, m, rt->gpus, js->gpus, &rt->env);
@@ -211,8 +238,10 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
         wk_progress_settle(r, job, now);
+        if (new_env)
+            rt->speed = plain_speed(r, rt->gpus, js->gpus);
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
-        return wk_engine_post_e(r->eng, from + rt->left_ns, WK_EV_END, job, 0, 0, rt->token, err);
+        return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
     if (new_env) {
         double bw = rt->env.net_bw;

@@ -29,7 +29,8 @@ typedef struct WkJobRt {
     uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
     const char *reject_reason; /* static string from the policy */
     /* progress of every job across preemptions and restarts */
-    WkTime left_ns;            /* plain jobs: run time still to go at full speed */
+    WkTime left_ns;            /* plain jobs: run time still to go on the reference SKU at full clock */
+    double speed;              /* plain jobs: reference run time per wall time on its GPUs now (1 = nominal) */
     WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
     WkTime pending_cost;       /* restart cost to pay at the next start */
     double attained_gpu_s;     /* GPU-seconds of service in finished segments */

@@ -45,14 +45,15 @@ static double allreduce_s(double bytes, uint32_t n, double bw, double lat)
 
 static int check_memory(const WkModelSpec *m, const WkPerfEnv *env, WkPerfResult *r, WkError *err)
 {
-    double cap = env->sku->hbm_bytes;
+    const WkGpuSku *sku = env->mem_sku ? env->mem_sku : env->sku;
+    double cap = sku->hbm_bytes;
     if (r->mem_bytes <= cap)
         return 0;
     return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
                         "model %s needs %.1f GiB per GPU (weights+gradients+optimizer %.1f, activations %.1f) but "
                         "%s has %.1f GiB: %.1f GiB short (more tp/pp, ZeRO, recomputation or a smaller micro-batch)",
                         m->name, r->mem_bytes / GIB, r->mem_state_bytes / GIB, r->mem_act_bytes / GIB,
-                        env->sku->name, cap / GIB, (r->mem_bytes - cap) / GIB);
+                        sku->name, cap / GIB, (r->mem_bytes - cap) / GIB);
 }
 
 /* Bytes per parameter of training state (bf16 weights 2 + bf16 gradients 2 +

@@ -34,6 +34,7 @@ int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err);
 /* Where a job runs, as its placement determines it. */
 typedef struct WkPerfEnv {
     const WkGpuSku *sku;   /* the SKU that bounds the job (slowest peak among its GPUs) */
+    const WkGpuSku *mem_sku; /* the SKU with the smallest HBM among its GPUs (NULL: sku) */
     double speed;          /* clock factor of the bounding rank, (0, 1]; the mean if rebalanced */
     uint32_t gpus;         /* GPUs of the job */
     uint32_t nvlink_gpus;  /* GPUs per NVLink domain where it runs */

@@ -143,6 +143,36 @@ static void test_slowest_rank_bounds_compute(void **state)
     assert_true(a100.compute_s > 2.5 * fast.compute_s);
 }
 
+static void test_mixed_sku_memory_check_uses_the_smallest_hbm(void **state)
+{
+    (void)state;
+    /* 71.6 GiB per GPU on 16 GPUs: fits an A100 (74.5 GiB), not an Ascend
+     * 910B (59.6 GiB), although the A100 is the slower of the two (312 vs
+     * 320 TFLOP/s), whose peak bounds the compute */
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_cluster_parse(yaml_node("cluster: {groups: [{sku: A100-SXM-80G, nodes: 2}, "
+                                                "{sku: Ascend-910B, nodes: 1}]}\n",
+                                                "cluster"),
+                                      &c, &err),
+                     0);
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 2, global_batch: 96, micro_batch: 3}\n");
+    uint32_t mixed[16];
+    for (uint32_t i = 0; i < 16; i++)
+        mixed[i] = 8 + i; /* the second A100 node and the Ascend node */
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult res;
+    uint8_t pc;
+    if (wk_eval_job(&c, &m, NULL, 16, &pp, &res, &pc, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(res.mem_bytes > 64e9 && res.mem_bytes <= 80e9);
+    wk_error_clear(&err);
+    assert_int_equal(wk_eval_job(&c, &m, mixed, 16, &pp, &res, &pc, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "Ascend-910B"));
+    wk_cluster_fini(&c);
+}
+
 static void test_rebalancing_lets_fast_replicas_carry_more(void **state)
 {
     (void)state;
@@ -239,6 +269,7 @@ int main(void)
         cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
         cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),
         cmocka_unit_test_teardown(test_rebalancing_lets_fast_replicas_carry_more, teardown),
+        cmocka_unit_test_teardown(test_mixed_sku_memory_check_uses_the_smallest_hbm, teardown),
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),

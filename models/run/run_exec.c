@@ -22,8 +22,7 @@ int wk_runjob_net_init(WkRun *r, WkError *err)
     const WkFabric *f = &r->cluster.fabric;
     if (f->spec.kind == WK_FABRIC_NONE)
         return 0;
-    uint64_t phys = (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-    int rc = wk_flownet_new(&r->net, 2 * phys, f->spec.link_bytes_per_s, err);
+    int rc = wk_flownet_new(&r->net, 2 * wk_fabric_link_ids(f), f->spec.link_bytes_per_s, err);
     if (rc < 0)
         return rc;
     r->dirty_jobs = calloc((r->wl.n + 63) / 64 + 1, sizeof *r->dirty_jobs);
@@ -201,14 +200,13 @@ static int add_flows(WkRun *r, uint32_t job, WkError *err)
                 WkLinkId links[WK_FABRIC_MAX_HOPS];
                 int nl = wk_cluster_path(&r->cluster, a, b, links);
                 if (r->link_down) { /* re-route around failed links where another way exists */
-                    uint32_t na = wk_cluster_nic_of(&r->cluster, a), nb = wk_cluster_nic_of(&r->cluster, b);
                     for (uint64_t salt = 1; salt <= 16; salt++) {
                         int bad = 0;
                         for (int x = 0; x < nl && !bad; x++)
-                            bad = r->link_down[links[x] / 2] != 0;
+                            bad = r->link_down[wk_fabric_physical(links[x])] != 0;
                         if (!bad)
                             break;
-                        nl = wk_fabric_path_salted(&r->cluster.fabric, na, nb, salt, links);
+                        nl = wk_cluster_path_salted(&r->cluster, a, b, salt, links);
                     }
                 }
                 WkPathClass pc = wk_cluster_path_class(&r->cluster, a, b);

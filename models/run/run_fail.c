@@ -16,14 +16,6 @@
 
 /* ---- counting and naming components ---- */
 
-static uint64_t phys_links(const WkRun *r)
-{
-    const WkFabric *f = &r->cluster.fabric;
-    if (f->spec.kind == WK_FABRIC_NONE)
-        return 0;
-    return (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-}
-
 static uint64_t class_count(const WkRun *r, WkFailClass c)
 {
     const WkCluster *cl = &r->cluster;
@@ -32,9 +24,8 @@ static uint64_t class_count(const WkRun *r, WkFailClass c)
     case WK_FC_GPU: case WK_FC_HBM: case WK_FC_SDC: case WK_FC_NIC: return cl->gpus;
     case WK_FC_NVSWITCH: case WK_FC_NODE: case WK_FC_SOFTWARE: case WK_FC_MAINT: return cl->nodes;
     case WK_FC_LINK: /* a NIC cable per GPU, then the switch-to-switch cables */
-        return f->spec.kind == WK_FABRIC_NONE ? 0 : cl->gpus + (uint64_t)f->leaves * f->leaf_up +
-                                                        (uint64_t)f->spines * f->spine_up;
-    case WK_FC_SWITCH: return f->spec.kind == WK_FABRIC_NONE ? 0 : (uint64_t)f->leaves + f->spines + f->cores;
+        return f->spec.kind == WK_FABRIC_NONE ? 0 : cl->gpus + wk_fabric_uplinks(f);
+    case WK_FC_SWITCH: return wk_fabric_switches(f);
     default: return 0;
     }
 }
@@ -80,17 +71,6 @@ static uint64_t units(const WkRun *r, WkScope s)
     return s == WK_SCOPE_GPU ? c->gpus : s == WK_SCOPE_NODE ? c->nodes
                                      : s == WK_SCOPE_RACK ? (c->nodes + r->fail.nodes_per_rack - 1) / r->fail.nodes_per_rack
                                                           : c->pods;
-}
-
-/* GPUs sharing GPU g's NIC. */
-static uint32_t nic_gpus(const WkRun *r, uint32_t g, uint32_t *out)
-{
-    const WkCluster *c = &r->cluster;
-    uint32_t node = c->gpu_node[g], first = c->node_first_gpu[node], k = 0;
-    for (uint32_t x = first; x < c->node_first_gpu[node + 1]; x++)
-        if ((x - first) % c->rails == (g - first) % c->rails)
-            out[k++] = x;
-    return k;
 }
 
 /* ---- incidents ---- */
@@ -237,7 +217,7 @@ static uint32_t class_gpus(WkRun *r, WkFailClass c, uint64_t comp, uint32_t **ou
         (*out)[0] = (uint32_t)comp;
         return 1;
     case WK_FC_NIC:
-        return nic_gpus(r, (uint32_t)comp, *out);
+        return wk_cluster_nic_gpus(cl, (uint32_t)comp, *out);
     case WK_FC_NVSWITCH: case WK_FC_NODE: case WK_FC_SOFTWARE: case WK_FC_MAINT: {
         uint32_t k = 0;
         for (uint32_t g = cl->node_first_gpu[comp]; g < cl->node_first_gpu[comp + 1]; g++)
@@ -246,7 +226,7 @@ static uint32_t class_gpus(WkRun *r, WkFailClass c, uint64_t comp, uint32_t **ou
     }
     case WK_FC_LINK:
         if (comp < cl->gpus)
-            return nic_gpus(r, (uint32_t)comp, *out);
+            return wk_cluster_nic_gpus(cl, (uint32_t)comp, *out);
         *links = 1;
         return 0;
     case WK_FC_SWITCH:
@@ -257,7 +237,7 @@ static uint32_t class_gpus(WkRun *r, WkFailClass c, uint64_t comp, uint32_t **ou
                 return 0;
             *out = o;
             for (uint32_t g = 0; g < cl->gpus; g++)
-                if (wk_fabric_leaf_of(f, wk_cluster_nic_of(cl, g)) == comp)
+                if (wk_cluster_leaf_of(cl, g) == comp)
                     o[k++] = g;
             return k;
         }
@@ -272,27 +252,29 @@ static uint32_t class_gpus(WkRun *r, WkFailClass c, uint64_t comp, uint32_t **ou
 static void mark_links(WkRun *r, WkFailClass c, uint64_t comp, int delta)
 {
     const WkCluster *cl = &r->cluster;
-    uint64_t n = phys_links(r), nics = cl->fabric.spec.nics;
+    const WkFabric *f = &cl->fabric;
     if (c == WK_FC_LINK) {
-        uint64_t phys = nics + (comp - cl->gpus);
-        if (phys < n)
-            r->link_down[phys] = (uint8_t)(r->link_down[phys] + delta);
+        uint64_t phys = wk_fabric_uplink(f, comp - cl->gpus);
+        r->link_down[phys] = (uint8_t)(r->link_down[phys] + delta);
         return;
     }
-    for (uint64_t l = nics; l < n; l++)
-        if (wk_fabric_link_upper(&cl->fabric, l) == (int64_t)comp || wk_fabric_link_lower(&cl->fabric, l) == (int64_t)comp)
+    for (uint64_t i = 0; i < wk_fabric_uplinks(f); i++) {
+        uint64_t l = wk_fabric_uplink(f, i);
+        if (wk_fabric_link_upper(f, l) == (int64_t)comp || wk_fabric_link_lower(f, l) == (int64_t)comp)
             r->link_down[l] = (uint8_t)(r->link_down[l] + delta);
+    }
 }
 
 static void apply_link_capacity(WkRun *r)
 {
-    uint64_t n = phys_links(r);
-    double bw = r->cluster.fabric.spec.link_bytes_per_s;
-    for (uint64_t l = r->cluster.fabric.spec.nics; l < n; l++) {
+    const WkFabric *f = &r->cluster.fabric;
+    double bw = f->spec.link_bytes_per_s;
+    for (uint64_t i = 0; i < wk_fabric_uplinks(f); i++) {
+        uint64_t l = wk_fabric_uplink(f, i);
         double cap = r->link_down[l] ? 0 : bw;
-        if (wk_flownet_capacity(r->net, 2 * l) != cap) {
-            wk_flownet_set_capacity(r->net, 2 * l, cap);
-            wk_flownet_set_capacity(r->net, 2 * l + 1, cap);
+        if (wk_flownet_capacity(r->net, wk_fabric_directed(l, 0)) != cap) {
+            wk_flownet_set_capacity(r->net, wk_fabric_directed(l, 0), cap);
+            wk_flownet_set_capacity(r->net, wk_fabric_directed(l, 1), cap);
         }
     }
 }
@@ -883,7 +865,7 @@ int wk_runfail_start(WkRun *r, WkError *err)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     for (uint32_t g = 0; g < c->gpus; g++)
         r->owner[g] = NONE;
-    uint64_t nl = phys_links(r);
+    uint64_t nl = wk_fabric_link_ids(&c->fabric);
     if (nl && !(r->link_down = calloc(nl, 1)))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     /* hot spares: the last nodes of the cluster, held out of scheduling */

@@ -331,6 +331,11 @@ static void test_fewer_present_nics_count_fewer_links_not_fewer_switches(void **
     assert_int_equal(f.links, 1000 + 1024);
     assert_int_equal(f.optics, 2 * (1000 + 1024));
     assert_true(f.bisection_bytes_per_s == 1000 * BW / 2);
+    /* link ids still cover every NIC slot: 1,024 slots + 32 leaves x 32 uplinks */
+    assert_int_equal(wk_fabric_link_ids(&f), 1024 + 1024);
+    assert_int_equal(wk_fabric_uplinks(&f), 32 * 32);
+    assert_int_equal(wk_fabric_switches(&f), 32 + 16);
+    assert_int_equal(wk_fabric_spine_uplink(&f, 0, 0), wk_fabric_link_ids(&f)); /* 2 tiers: no spine uplinks */
 }
 
 static void test_rail_leaf_and_pod_of_follow_the_rail_rule(void **state)
@@ -571,6 +576,9 @@ static void test_no_fabric_has_no_links(void **state)
     WkFabric f;
     build_ok(&s, &f);
     assert_int_equal(f.links, 0);
+    assert_int_equal(wk_fabric_link_ids(&f), 0); /* NIC slots, but no cables */
+    assert_int_equal(wk_fabric_uplinks(&f), 0);
+    assert_int_equal(wk_fabric_switches(&f), 0);
     WkLinkId p[WK_FABRIC_MAX_HOPS];
     assert_int_equal(wk_fabric_class(&f, 0, 9), WK_PATH_LOCAL);
     assert_int_equal(wk_fabric_path(&f, 0, 9, p), 0);
@@ -619,26 +627,6 @@ static void test_link_ids_of_a_kary_fat_tree_match_the_closed_forms(void **state
             assert_int_equal(ends[sw], sw < f.leaves ? k / 2 : k);
         free(ends);
     }
-}
-
-static void test_link_ids_cover_absent_nic_slots_and_nothing_without_a_fabric(void **state)
-{
-    (void)state;
-    WkFabricSpec s = superpod(4, 2);
-    s.nics_present = 1000;
-    WkFabric f;
-    build_ok(&s, &f);
-    /* 1,024 NIC slots + 32 leaves x 32 uplinks; f.links counts cabled NICs only */
-    assert_int_equal(wk_fabric_link_ids(&f), 1024 + 1024);
-    assert_int_equal(wk_fabric_link_ids(&f) - f.links, 1024 - 1000);
-    assert_int_equal(wk_fabric_uplinks(&f), 32 * 32);
-    assert_int_equal(wk_fabric_switches(&f), 32 + 16);
-    assert_int_equal(wk_fabric_spine_uplink(&f, 0, 0), wk_fabric_link_ids(&f)); /* 2 tiers: no spine uplinks */
-    WkFabricSpec none = {.kind = WK_FABRIC_NONE, .nics = 16};
-    build_ok(&none, &f);
-    assert_int_equal(wk_fabric_link_ids(&f), 0);
-    assert_int_equal(wk_fabric_uplinks(&f), 0);
-    assert_int_equal(wk_fabric_switches(&f), 0);
 }
 
 static void test_paths_use_the_numbered_cables_and_the_leaf_class(void **state)
@@ -801,7 +789,6 @@ int main(void)
         cmocka_unit_test(test_path_class_names),
         cmocka_unit_test(test_no_fabric_has_no_links),
         cmocka_unit_test(test_link_ids_of_a_kary_fat_tree_match_the_closed_forms),
-        cmocka_unit_test(test_link_ids_cover_absent_nic_slots_and_nothing_without_a_fabric),
         cmocka_unit_test(test_paths_use_the_numbered_cables_and_the_leaf_class),
         cmocka_unit_test(test_three_to_one_leaf_oversubscription_cuts_bisection_by_three),
         cmocka_unit_test(test_non_blocking_bisection_is_half_the_nics_in_two_and_three_tiers),

@@ -323,13 +323,11 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     return rc;
 }
 
-static const char *const fail_class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link", "switch",
-                                                "software", "sdc", "maintenance", "event", NULL};
 static const char *const inc_kind_names[] = {"down", "throttle", "straggler", "software", NULL};
 
 static const WkTraceField incident_fields[] = {
     {"id", WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
-    {"class", WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", fail_class_names},
+    {"class", WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", wk_fail_class_names},
     {"kind", WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", inc_kind_names},
     {"component", WK_FT_U32, offsetof(WkIncidentRow, component), "", NULL},
     {"start", WK_FT_I64, offsetof(WkIncidentRow, start_ns), "ns", NULL},

@@ -216,6 +216,19 @@ int wk_fail_class_down(const WkFailClassInfo *ci, const WkCluster *c, uint64_t c
     return components[ci->component].down(c, comp, d, err);
 }
 
+int wk_fail_class_mark_links(const WkFailDown *d, uint8_t *in_force, int delta, WkError *err)
+{
+    for (uint32_t i = 0; delta > 0 && i < d->nlinks; i++)
+        if (in_force[d->links[i]] > UINT8_MAX - delta)
+            return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
+                                "fabric link %llu has %d failures in force, the limit: check the MTBFs of "
+                                "failures.classes link and switch",
+                                (unsigned long long)d->links[i], UINT8_MAX);
+    for (uint32_t i = 0; i < d->nlinks; i++)
+        in_force[d->links[i]] = (uint8_t)(in_force[d->links[i]] + delta);
+    return 0;
+}
+
 void wk_fail_class_down_fini(WkFailDown *d)
 {
     free(d->gpus);

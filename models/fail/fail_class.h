@@ -123,6 +123,12 @@ WkScope wk_fail_class_scope(const WkFailClassInfo *ci);
  * filled (d then holds part of the answer and is still freed by fini). */
 int wk_fail_class_down(const WkFailClassInfo *ci, const WkCluster *c, uint64_t comp, WkFailDown *d, WkError *err);
 
+/** Count d's links into (delta +1, a failure) or out of (-1, its repair)
+ * in_force, the number of failures in force per physical link id (an entry
+ * per wk_fabric_link_ids). Returns 0, or WK_E_RANGE naming the link when one
+ * would pass 255 failures in force; in_force is then unchanged. */
+int wk_fail_class_mark_links(const WkFailDown *d, uint8_t *in_force, int delta, WkError *err);
+
 /** Free d's lists; d is zeroed and may be reused. */
 void wk_fail_class_down_fini(WkFailDown *d);
 

@@ -204,14 +204,14 @@ static int reroute_all(WkRun *r, WkError *err);
 static void apply_link_capacity(WkRun *r);
 
 /* Take a failure's links out of service (delta +1) or give them back (-1),
- * then re-route every running job. */
+ * then re-route every running job. Past 255 failures in force on a link the
+ * run stops rather than wrap the count. */
 static int set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
 {
     account_now(r);
-    for (uint32_t i = 0; i < d->nlinks; i++)
-        r->link_down[d->links[i]] = (uint8_t)(r->link_down[d->links[i]] + delta);
-    if (!r->net)
-        return 0;
+    int rc = wk_fail_class_mark_links(d, r->link_down, delta, err);
+    if (rc < 0 || !r->net)
+        return rc;
     apply_link_capacity(r);
     return reroute_all(r, err);
 }

@@ -5,7 +5,7 @@
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
  * spares restart a job at once; bad input is refused with a position; the
  * class table: names, defaults, component counts on a k-ary fat-tree, what
- * one failure takes down. */
+ * one failure takes down; a link counts at most 255 failures in force. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -346,6 +346,29 @@ static void test_a_component_failure_takes_down_what_it_reaches(void **state)
     wk_doc_free(doc);
 }
 
+static void test_links_count_failures_in_force_up_to_255(void **state)
+{
+    (void)state;
+    uint64_t links[] = {3, 5};
+    WkFailDown d = {.links = links, .nlinks = 2, .caplinks = 2};
+    uint8_t in_force[8] = {0};
+    WkError err;
+    in_force[5] = 254;
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, +1, &err), 0);
+    assert_int_equal(in_force[3], 1);
+    assert_int_equal(in_force[5], 255);
+    /* a 256th failure on link 5 is refused, not wrapped to 0 (link up), and
+     * changes no count */
+    wk_error_clear(&err);
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, +1, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "fabric link 5 has 255 failures in force"));
+    assert_int_equal(in_force[3], 1);
+    assert_int_equal(in_force[5], 255);
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, -1, &err), 0);
+    assert_int_equal(in_force[3], 0);
+    assert_int_equal(in_force[5], 254);
+}
+
 static void expect_error(const char *yaml, const char *where, const char *fragment)
 {
     WkError err;
@@ -389,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_defaults_come_from_the_table_rows),
         cmocka_unit_test(test_class_counts_match_the_cluster_and_the_fat_tree),
         cmocka_unit_test(test_a_component_failure_takes_down_what_it_reaches),
+        cmocka_unit_test(test_links_count_failures_in_force_up_to_255),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

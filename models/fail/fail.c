@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fail.c — failure and checkpoint settings: defaults with sources, parsing,
+/* fail.c — failure and checkpoint settings: defaults (class rates and their
+ * sources are in the class table, fail_class.c), parsing,
  * Young/Daly closed forms. */
 #include "models/fail/fail.h"
 
@@ -7,49 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const class_names[] = {"gpu", "hbm", "nvswitch", "nic", "node", "link",
-                                          "switch", "software", "sdc", "maintenance", NULL};
 static const char *const kind_names[] = {"down", "throttle", "straggler", "software", NULL};
 static const char *const scope_names[] = {"gpu", "node", "rack", "pod", NULL};
 
-const char *wk_fail_class_name(WkFailClass c) { return c < WK_FC_N ? class_names[c] : "?"; }
 const char *wk_incident_kind_name(WkIncidentKind k) { return k <= WK_INC_SOFT ? kind_names[k] : "?"; }
-
-/* Llama 3 (Dubey et al., 2024, Table 5): 419 unexpected interruptions and 47
- * planned ones in 54 days on 16,384 H100 GPUs in 2,048 nodes. Per-component
- * mean time to failure = exposure / count, exposure in component-days:
- *   gpu: faulty GPU 148 + GPU SRAM 19 + GPU system processor 17 = 184 over 16,384 GPUs
- *   hbm: 72 over 16,384 GPUs;  sdc: 6 over 16,384 GPUs
- *   nic: 7 over 16,384 NICs (one per GPU)
- *   node: host maintenance 32 + thermal/sensor 6 + SSD 3 + PSU 3 + chassis 2 +
- *         IO board 2 + CPU 2 + system memory 2 = 52 over 2,048 nodes
- *   software: software bug 54 + NCCL watchdog 7 + dependency 2 = 63 over 2,048 nodes
- *   link: network switch/cable 35 over the 49,152 cables of a 64-SU fabric
- *   maintenance: 47 planned over 2,048 nodes
- *   nvswitch, switch: counted in gpu and link there: off by default. */
-static double mttf_days(double count, double units) { return units * 54.0 / count; }
 
 void wk_fail_defaults(WkFailSpec *f)
 {
     memset(f, 0, sizeof *f);
-    const double G = 16384, N = 2048, L = 49152;
-    struct {
-        WkFailClass c;
-        double mttf_d;
-        double repair_median_h; /* lognormal sigma 1: Schroeder & Gibson (DSN'06); medians are choices */
-    } d[] = {
-        {WK_FC_GPU, mttf_days(184, G), 8},      {WK_FC_HBM, mttf_days(72, G), 8},
-        {WK_FC_NVSWITCH, 0, 8},                 {WK_FC_NIC, mttf_days(7, G), 4},
-        {WK_FC_NODE, mttf_days(52, N), 4},      {WK_FC_LINK, mttf_days(35, L), 2},
-        {WK_FC_SWITCH, 0, 4},                   {WK_FC_SOFTWARE, mttf_days(63, N), 0},
-        {WK_FC_SDC, mttf_days(6, G), 0},        {WK_FC_MAINT, mttf_days(47, N), 2},
-    };
-    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
-        WkFailClassSpec *s = &f->cls[d[i].c];
-        s->on = d[i].mttf_d > 0;
-        s->ttf = (WkDist){.kind = WK_DIST_EXPONENTIAL, .a = d[i].mttf_d * 86400};
-        s->repair = d[i].repair_median_h > 0
-                        ? (WkDist){.kind = WK_DIST_LOGNORMAL, .a = log(d[i].repair_median_h * 3600), .b = 1.0}
+    for (int c = 0; c < WK_FC_N; c++) {
+        const WkFailClassInfo *ci = wk_fail_class_get((WkFailClass)c);
+        WkFailClassSpec *s = &f->cls[c];
+        double mttf_d = wk_fail_class_mttf_days(ci);
+        s->on = mttf_d > 0;
+        s->ttf = (WkDist){.kind = WK_DIST_EXPONENTIAL, .a = mttf_d * 86400};
+        s->repair = ci->repair_median_h > 0
+                        ? (WkDist){.kind = WK_DIST_LOGNORMAL, .a = log(ci->repair_median_h * 3600), .b = 1.0}
                         : (WkDist){.kind = WK_DIST_CONSTANT, .a = 0};
     }
     f->nodes_per_rack = 4;                  /* 4 DGX-class nodes per rack: 32 GPUs (the seed paper's rack 3) */
@@ -162,10 +136,12 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
         f->nodes_per_rack = (uint32_t)npr;
         const WkNode *cl = wk_node_get(fn, "classes");
         if (cl && cl->type != WK_NODE_NULL) {
-            if ((rc = wk_node_expect_keys(cl, class_names, err)) < 0)
+            const char *names[WK_FC_N + 1] = {NULL}; /* the classes, without the trace's "event" */
+            memcpy(names, wk_fail_class_names, WK_FC_N * sizeof *names);
+            if ((rc = wk_node_expect_keys(cl, names, err)) < 0)
                 return rc;
             for (int c = 0; c < WK_FC_N; c++) {
-                const WkNode *e = wk_node_get(cl, class_names[c]);
+                const WkNode *e = wk_node_get(cl, names[c]);
                 if (!e || e->type == WK_NODE_NULL)
                     continue;
                 int on = 1;

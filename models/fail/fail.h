@@ -1,45 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fail.h — failures, slowdowns and checkpoint/recovery settings of a run:
  * per component class a time-to-failure distribution (per component) and a
- * repair-time distribution, with defaults from Llama 3's 54-day record
- * (REFERENCES.md); random slowdown/outage processes over GPUs, nodes, racks
+ * repair-time distribution, with defaults from the class table
+ * (fail_class.h: Llama 3's 54-day record, REFERENCES.md); random slowdown/outage processes over GPUs, nodes, racks
  * or pods (thermal throttling, stragglers, cooling loss); a scripted incident
  * list; checkpointing (interval fixed or Young/Daly, size, storage
  * bandwidth, remote/async/in-memory) and the recovery pipeline (detection,
  * restart overhead, spares). Parsing and closed forms only: the run driver
- * (models/run_fail.c) applies them. Equations and sources: docs/models.md. */
+ * (models/run/run_fail.c) applies them. Equations and sources: docs/models.md. */
 #ifndef WK_FAIL_H
 #define WK_FAIL_H
 
 #include <stdint.h>
 
+#include "models/fail/fail_class.h"
 #include "sim/scenario/dist.h"
 #include "sim/core/error.h"
 #include "sim/scenario/node.h"
 #include "sim/core/time.h"
-
-typedef enum WkFailClass {
-    WK_FC_GPU = 0,   /* GPU (incl. SRAM, system processor, NVLink port): the GPU goes down */
-    WK_FC_HBM,       /* HBM: the GPU goes down */
-    WK_FC_NVSWITCH,  /* NVSwitch / NVLink domain: the node goes down */
-    WK_FC_NIC,       /* NIC: its GPUs lose the fabric (down) */
-    WK_FC_NODE,      /* host: PSU, CPU, memory, SSD, chassis, ...: the node goes down */
-    WK_FC_LINK,      /* a cable: NIC-leaf (its GPUs down) or switch-switch (re-routed) */
-    WK_FC_SWITCH,    /* leaf (its NICs cut off), spine or core (re-routed) */
-    WK_FC_SOFTWARE,  /* software bug / NCCL hang: the job on a node restarts, no repair */
-    WK_FC_SDC,       /* silent data corruption: the job on a GPU restarts, no repair */
-    WK_FC_MAINT,     /* planned host maintenance: the node is drained */
-    WK_FC_N
-} WkFailClass;
-
-typedef enum WkIncidentKind {
-    WK_INC_DOWN = 0,   /* components unusable until repaired */
-    WK_INC_THROTTLE,   /* GPUs run at a clock factor < 1 for a duration */
-    WK_INC_STRAGGLER,  /* same effect, attributed to a slow node/GPU */
-    WK_INC_SOFT,       /* the job restarts; hardware is fine */
-} WkIncidentKind;
-
-typedef enum WkScope { WK_SCOPE_GPU = 0, WK_SCOPE_NODE, WK_SCOPE_RACK, WK_SCOPE_POD } WkScope;
 
 typedef struct WkFailClassSpec {
     int on;          /* 1: the process runs */
@@ -98,8 +76,8 @@ typedef struct WkFailSpec {
     double diurnal_amplitude;     /* 0 = off; else peak-to-trough clock loss over a day */
 } WkFailSpec;
 
-/** Defaults (enabled = 0): Llama 3 rates per component (REFERENCES.md),
- * lognormal repairs, Young intervals, 14 bytes/parameter, ... */
+/** Defaults (enabled = 0): per class the table's rate and log-normal repair
+ * (fail_class.c), Young intervals, 14 bytes/parameter, ... */
 void wk_fail_defaults(WkFailSpec *f);
 
 /** Read `failures:`, `checkpoint:` and `recovery:` (any may be NULL) into f.
@@ -112,8 +90,7 @@ int wk_fail_parse(const WkNode *failures, const WkNode *checkpoint, const WkNode
 
 void wk_fail_fini(WkFailSpec *f);
 
-/** Name of a class ("gpu", "hbm", ...) and of an incident kind. */
-const char *wk_fail_class_name(WkFailClass c);
+/** Name of an incident kind ("down", "throttle", ...); classes: fail_class.h. */
 const char *wk_incident_kind_name(WkIncidentKind k);
 
 /** Young (1974): tau = sqrt(2 * delta * M). */

@@ -155,12 +155,6 @@ out:
     return rc;
 }
 
-/* Physical links of the fabric: NIC cables, then leaf and spine uplinks. */
-static uint64_t fabric_links(const WkFabric *f)
-{
-    return (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-}
-
 /* Add the rings' flows to net; the slowest flow's rate, or the link rate. */
 static int share_alone(const WkCluster *c, WkFlowNet *net, const uint32_t *edges, uint32_t nedges, double *bw,
                        WkError *err)
@@ -210,7 +204,7 @@ int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, 
     if (c->fabric.spec.kind != WK_FABRIC_NONE && env.multi_domain) {
         rc = wk_eval_rings(c, gpus, n, &edges, &nedges, path_class, err);
         if (rc == 0)
-            rc = wk_flownet_new(&net, 2 * fabric_links(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+            rc = wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
         if (rc == 0)
             rc = share_alone(c, net, edges, nedges, &bw, err);
     }

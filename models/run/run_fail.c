@@ -16,27 +16,9 @@
 
 /* ---- counting and naming components ---- */
 
-static uint64_t phys_links(const WkRun *r)
-{
-    const WkFabric *f = &r->cluster.fabric;
-    if (f->spec.kind == WK_FABRIC_NONE)
-        return 0;
-    return (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-}
-
 static uint64_t class_count(const WkRun *r, WkFailClass c)
 {
-    const WkCluster *cl = &r->cluster;
-    const WkFabric *f = &cl->fabric;
-    switch (c) {
-    case WK_FC_GPU: case WK_FC_HBM: case WK_FC_SDC: case WK_FC_NIC: return cl->gpus;
-    case WK_FC_NVSWITCH: case WK_FC_NODE: case WK_FC_SOFTWARE: case WK_FC_MAINT: return cl->nodes;
-    case WK_FC_LINK: /* a NIC cable per GPU, then the switch-to-switch cables */
-        return f->spec.kind == WK_FABRIC_NONE ? 0 : cl->gpus + (uint64_t)f->leaves * f->leaf_up +
-                                                        (uint64_t)f->spines * f->spine_up;
-    case WK_FC_SWITCH: return f->spec.kind == WK_FABRIC_NONE ? 0 : (uint64_t)f->leaves + f->spines + f->cores;
-    default: return 0;
-    }
+    return wk_fail_class_count(wk_fail_class_get(c), &r->cluster);
 }
 
 /* First node of pod p (pods are contiguous runs of nodes). */
@@ -80,17 +62,6 @@ static uint64_t units(const WkRun *r, WkScope s)
     return s == WK_SCOPE_GPU ? c->gpus : s == WK_SCOPE_NODE ? c->nodes
                                      : s == WK_SCOPE_RACK ? (c->nodes + r->fail.nodes_per_rack - 1) / r->fail.nodes_per_rack
                                                           : c->pods;
-}
-
-/* GPUs sharing GPU g's NIC. */
-static uint32_t nic_gpus(const WkRun *r, uint32_t g, uint32_t *out)
-{
-    const WkCluster *c = &r->cluster;
-    uint32_t node = c->gpu_node[g], first = c->node_first_gpu[node], k = 0;
-    for (uint32_t x = first; x < c->node_first_gpu[node + 1]; x++)
-        if ((x - first) % c->rails == (g - first) % c->rails)
-            out[k++] = x;
-    return k;
 }
 
 /* ---- incidents ---- */
@@ -180,8 +151,14 @@ static void set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock)
 
 static int account_now(WkRun *r);
 
+/* Delay until a job hit now notices, by the failure's detection path. */
+static WkTime detect_delay(WkRun *r, WkFailDetect d)
+{
+    return d == WK_DETECT_TIMEOUT ? r->fail.nccl_timeout : hw_detect(r);
+}
+
 /* Down a list of GPUs for incident inc; hit the jobs on them. */
-static int down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkError *err)
+static int down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err)
 {
     account_now(r);
     int rc = 0;
@@ -191,7 +168,7 @@ static int down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkEr
         r->incidents[inc].gpus_lost++;
         set_health(r, g[i], WK_GPU_DOWN, 0);
         if (r->pool.owner[g[i]] != NONE)
-            rc = hit(r, r->pool.owner[g[i]], inc, hw_detect(r), err);
+            rc = hit(r, r->pool.owner[g[i]], inc, detect_delay(r, det), err);
     }
     return rc;
 }
@@ -212,77 +189,33 @@ static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err);
  * them where the fabric offers another way. */
 static int reroute_all(WkRun *r, WkError *err);
 
-/* ---- GPU sets of a class failure ---- */
+/* ---- links of a class failure ---- */
 
-/* Fill out (room for the cluster's largest node) with the GPUs a failure of
- * component comp of class c takes down; returns the count. For link/switch
- * failures of switch-to-switch capacity it returns 0 and sets *links. */
-static uint32_t class_gpus(WkRun *r, WkFailClass c, uint64_t comp, uint32_t **out, int *links)
-{
-    const WkCluster *cl = &r->cluster;
-    const WkFabric *f = &cl->fabric;
-    *links = 0;
-    switch (c) {
-    case WK_FC_GPU: case WK_FC_HBM: case WK_FC_SDC:
-        (*out)[0] = (uint32_t)comp;
-        return 1;
-    case WK_FC_NIC:
-        return nic_gpus(r, (uint32_t)comp, *out);
-    case WK_FC_NVSWITCH: case WK_FC_NODE: case WK_FC_SOFTWARE: case WK_FC_MAINT: {
-        uint32_t k = 0;
-        for (uint32_t g = cl->node_first_gpu[comp]; g < cl->node_first_gpu[comp + 1]; g++)
-            (*out)[k++] = g;
-        return k;
-    }
-    case WK_FC_LINK:
-        if (comp < cl->gpus)
-            return nic_gpus(r, (uint32_t)comp, *out);
-        *links = 1;
-        return 0;
-    case WK_FC_SWITCH:
-        if (comp < f->leaves) { /* a leaf cuts off the NICs below it */
-            uint32_t k = 0;
-            uint32_t *o = realloc(*out, (size_t)cl->gpus * sizeof *o);
-            if (!o)
-                return 0;
-            *out = o;
-            for (uint32_t g = 0; g < cl->gpus; g++)
-                if (wk_fabric_leaf_of(f, wk_cluster_nic_of(cl, g)) == comp)
-                    o[k++] = g;
-            return k;
-        }
-        *links = 1;
-        return 0;
-    default:
-        return 0;
-    }
-}
+static void apply_link_capacity(WkRun *r);
 
-/* Physical links a link/switch failure takes out of service (switch-to-switch). */
-static void mark_links(WkRun *r, WkFailClass c, uint64_t comp, int delta)
+/* Take a failure's links out of service (delta +1) or give them back (-1),
+ * then re-route every running job. Past 255 failures in force on a link the
+ * run stops rather than wrap the count. */
+static int set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
 {
-    const WkCluster *cl = &r->cluster;
-    uint64_t n = phys_links(r), nics = cl->fabric.spec.nics;
-    if (c == WK_FC_LINK) {
-        uint64_t phys = nics + (comp - cl->gpus);
-        if (phys < n)
-            r->share.link_down[phys] = (uint8_t)(r->share.link_down[phys] + delta);
-        return;
-    }
-    for (uint64_t l = nics; l < n; l++)
-        if (wk_fabric_link_upper(&cl->fabric, l) == (int64_t)comp || wk_fabric_link_lower(&cl->fabric, l) == (int64_t)comp)
-            r->share.link_down[l] = (uint8_t)(r->share.link_down[l] + delta);
+    account_now(r);
+    int rc = wk_fail_class_mark_links(d, r->share.link_down, delta, err);
+    if (rc < 0 || !r->share.net)
+        return rc;
+    apply_link_capacity(r);
+    return reroute_all(r, err);
 }
 
 static void apply_link_capacity(WkRun *r)
 {
-    uint64_t n = phys_links(r);
-    double bw = r->cluster.fabric.spec.link_bytes_per_s;
-    for (uint64_t l = r->cluster.fabric.spec.nics; l < n; l++) {
+    const WkFabric *f = &r->cluster.fabric;
+    double bw = f->spec.link_bytes_per_s;
+    for (uint64_t i = 0; i < wk_fabric_uplinks(f); i++) {
+        uint64_t l = wk_fabric_uplink(f, i);
         double cap = r->share.link_down[l] ? 0 : bw;
-        if (wk_flownet_capacity(r->share.net, 2 * l) != cap) {
-            wk_flownet_set_capacity(r->share.net, 2 * l, cap);
-            wk_flownet_set_capacity(r->share.net, 2 * l + 1, cap);
+        if (wk_flownet_capacity(r->share.net, wk_fabric_directed(l, 0)) != cap) {
+            wk_flownet_set_capacity(r->share.net, wk_fabric_directed(l, 0), cap);
+            wk_flownet_set_capacity(r->share.net, wk_fabric_directed(l, 1), cap);
         }
     }
 }
@@ -325,9 +258,7 @@ static double job_mttf_s(const WkRun *r, uint32_t job)
         if (!r->fail.cls[c].on)
             continue;
         double mean = wk_dist_mean_s(&r->fail.cls[c].ttf);
-        double n = (c == WK_FC_NVSWITCH || c == WK_FC_NODE || c == WK_FC_SOFTWARE || c == WK_FC_MAINT) ? nodes
-                   : c == WK_FC_SWITCH                                                                ? 0
-                                                                                                      : gpus;
+        double n = wk_fail_class_exposure(wk_fail_class_get((WkFailClass)c), gpus, nodes);
         if (mean > 0)
             rate += n / mean;
     }
@@ -599,12 +530,12 @@ static int next_class_event(WkRun *r, WkFailClass c, uint32_t comp, WkTime from,
     return wk_engine_post_e(r->eng, from + (dt > 0 ? dt : 1), WK_EV_FAIL, c, comp, 0, 0, err);
 }
 
-static int hit_range_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkError *err)
+static int hit_range_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err)
 {
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++)
         if (r->pool.owner[g[i]] != NONE)
-            rc = hit(r, r->pool.owner[g[i]], inc, r->fail.nccl_timeout, err);
+            rc = hit(r, r->pool.owner[g[i]], inc, detect_delay(r, det), err);
     return rc;
 }
 
@@ -612,6 +543,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
     WkFailClass c = (WkFailClass)ev->target;
+    const WkFailClassInfo *ci = wk_fail_class_get(c);
     WkTime now = wk_engine_now(e);
     uint64_t comp = ev->payload;
     int aggregated = ev->payload == NONE;
@@ -621,43 +553,25 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         if (rc < 0)
             return rc;
     }
-    int soft = c == WK_FC_SOFTWARE || c == WK_FC_SDC;
-    uint32_t inc = new_incident(r, (uint8_t)c, soft ? WK_INC_SOFT : WK_INC_DOWN,
-                                c == WK_FC_LINK || c == WK_FC_SWITCH ? 255 : (uint8_t)(c == WK_FC_GPU || c == WK_FC_HBM || c == WK_FC_SDC || c == WK_FC_NIC ? WK_SCOPE_GPU : WK_SCOPE_NODE),
-                                (uint32_t)comp, now, err);
+    uint32_t inc = new_incident(r, (uint8_t)c, (uint8_t)ci->kind, (uint8_t)wk_fail_class_scope(ci), (uint32_t)comp,
+                                now, err);
     if (inc == NONE)
         return err && err->code ? err->code : WK_E_NOMEM;
-    uint32_t cap = r->cluster.gpus_per_node > r->cluster.rails ? r->cluster.gpus_per_node : r->cluster.rails;
-    for (uint32_t g = 0; g < r->cluster.ngroups; g++)
-        cap = r->cluster.groups[g].gpus_per_node > cap ? r->cluster.groups[g].gpus_per_node : cap;
-    uint32_t *gl = malloc((size_t)cap * sizeof *gl);
-    if (!gl)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-    int links = 0, rc = 0;
-    uint32_t n = class_gpus(r, c, comp, &gl, &links);
-    if (soft) {
+    WkFailDown d = {0};
+    int rc = wk_fail_class_down(ci, &r->cluster, comp, &d, err);
+    if (rc == 0 && ci->kind == WK_INC_SOFT) {
         /* software bug / NCCL hang on a node, SDC on a GPU: the job there restarts */
-        rc = hit_range_soft(r, gl, c == WK_FC_SDC ? 1 : n, inc, err);
+        rc = hit_range_soft(r, d.gpus, d.ngpus, inc, ci->detect, err);
         r->incidents[inc].end_ns = now;
-        free(gl);
         if (rc == 0 && !aggregated)
             rc = next_class_event(r, c, (uint32_t)comp, now, err);
-        return rc;
+    } else if (rc == 0) {
+        rc = d.nlinks ? set_links(r, &d, +1, err) : down_gpus(r, d.gpus, d.ngpus, inc, ci->detect, err);
+        WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fail_rng[c]);
+        if (rc == 0)
+            rc = wk_engine_post_e(e, now + (rep > 0 ? rep : 1), WK_EV_REPAIR, inc, aggregated ? 0 : 1, 0, 0, err);
     }
-    if (links) {
-        account_now(r);
-        mark_links(r, c, comp, +1);
-        if (r->share.net) {
-            apply_link_capacity(r);
-            rc = reroute_all(r, err);
-        }
-    } else {
-        rc = down_gpus(r, gl, n, inc, err);
-    }
-    free(gl);
-    WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fail_rng[c]);
-    if (rc == 0)
-        rc = wk_engine_post_e(e, now + (rep > 0 ? rep : 1), WK_EV_REPAIR, inc, aggregated ? 0 : 1, 0, 0, err);
+    wk_fail_class_down_fini(&d);
     return rc;
 }
 
@@ -685,24 +599,16 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     int rc = 0;
     if (row->cls < WK_FC_N) {
         WkFailClass c = (WkFailClass)row->cls;
-        uint32_t *gl = malloc((size_t)(r->cluster.gpus < 4096 ? r->cluster.gpus : 4096) * sizeof *gl);
-        if (!gl)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-        int links = 0;
-        uint32_t n = class_gpus(r, c, row->component, &gl, &links);
-        if (links) {
-            account_now(r);
-            mark_links(r, c, row->component, -1);
-            if (r->share.net) {
-                apply_link_capacity(r);
-                rc = reroute_all(r, err);
-            }
-        } else {
-            up_gpus(r, gl, n);
-            if (n)
-                replenish_spares(r, r->cluster.gpu_node[gl[0]]);
+        WkFailDown d = {0};
+        rc = wk_fail_class_down(wk_fail_class_get(c), &r->cluster, row->component, &d, err);
+        if (rc == 0 && d.nlinks) {
+            rc = set_links(r, &d, -1, err);
+        } else if (rc == 0) {
+            up_gpus(r, d.gpus, d.ngpus);
+            if (d.ngpus)
+                replenish_spares(r, r->cluster.gpu_node[d.gpus[0]]);
         }
-        free(gl);
+        wk_fail_class_down_fini(&d);
         if (rc == 0 && ev->payload)
             rc = next_class_event(r, c, row->component, now, err); /* renewal: the next failure of this component */
     } else {
@@ -736,11 +642,11 @@ static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi,
     int rc = 0;
     r->incidents[inc].clock = clock;
     if (kind == WK_INC_DOWN) {
-        rc = down_gpus(r, gl, hi - lo, inc, err);
+        rc = down_gpus(r, gl, hi - lo, inc, WK_DETECT_HEALTH_CHECK, err);
         if (rc == 0)
             rc = wk_engine_post_e(r->eng, now + dur, WK_EV_REPAIR, inc, 0, 0, 0, err);
     } else if (kind == WK_INC_SOFT) {
-        rc = hit_range_soft(r, gl, hi - lo, inc, err);
+        rc = hit_range_soft(r, gl, hi - lo, inc, WK_DETECT_TIMEOUT, err);
         r->incidents[inc].end_ns = now;
     } else {
         account_now(r);
@@ -867,9 +773,9 @@ int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err)
 int wk_runfail_start(WkRun *r, WkError *err)
 {
     const WkCluster *c = &r->cluster;
-    uint64_t nl = phys_links(r);
+    uint64_t nl = wk_fabric_link_ids(&c->fabric);
     if (nl && !(r->share.link_down = calloc(nl, 1)))
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
+        return wk_error_nomem(err, "links down");
     /* hot spares: the last nodes of the cluster, held out of scheduling */
     for (uint32_t k = 0; k < r->fail.spare_nodes; k++) {
         uint32_t nd = c->nodes - 1 - k;

@@ -12,8 +12,7 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
     const WkFabric *f = &c->fabric;
     if (f->spec.kind == WK_FABRIC_NONE)
         return 0;
-    uint64_t phys = (uint64_t)f->spec.nics + (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
-    int rc = wk_flownet_new(&s->net, 2 * phys, f->spec.link_bytes_per_s, err);
+    int rc = wk_flownet_new(&s->net, 2 * wk_fabric_link_ids(f), f->spec.link_bytes_per_s, err);
     if (rc < 0)
         return rc;
     s->dirty = calloc((njobs + 63) / 64 + 1, sizeof *s->dirty);
@@ -34,14 +33,13 @@ static int route(const WkShare *s, const WkCluster *c, uint32_t a, uint32_t b, W
     int nl = wk_cluster_path(c, a, b, links);
     if (!s->link_down)
         return nl;
-    uint32_t na = wk_cluster_nic_of(c, a), nb = wk_cluster_nic_of(c, b);
     for (uint64_t salt = 1; salt <= 16; salt++) {
         int bad = 0;
         for (int x = 0; x < nl && !bad; x++)
-            bad = s->link_down[links[x] / 2] != 0;
+            bad = s->link_down[wk_fabric_physical(links[x])] != 0;
         if (!bad)
             break;
-        nl = wk_fabric_path_salted(&c->fabric, na, nb, salt, links);
+        nl = wk_cluster_path_salted(c, a, b, salt, links);
     }
     return nl;
 }

@@ -37,7 +37,6 @@ struct WkSciState {
     uint32_t G, nodes, pods, max_node;
     uint32_t *dom;       /* [G] NVLink domain of each GPU */
     uint32_t *leaf;      /* [G] leaf switch of each GPU's NIC; NULL without a fabric */
-    uint32_t leaves_per_pod;
     uint32_t *want;      /* [nodes] scratch: GPUs to take per node, 0 outside emit */
     uint32_t *pod_first; /* [pods + 1] first node of each pod */
     uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
@@ -187,9 +186,7 @@ static int pair_class(const WkSciState *s, uint32_t a, uint32_t b)
     uint32_t b2 = c->node_first_gpu[nb] + (a - c->node_first_gpu[na]) % szb;
     if (!s->leaf) /* no fabric: wk_cluster_path_class's rule */
         return c->node_pod[na] == c->node_pod[nb] ? WK_PATH_POD : WK_PATH_CROSS_POD;
-    if (s->leaf[a] == s->leaf[b2])
-        return WK_PATH_LEAF;
-    return s->leaf[a] / s->leaves_per_pod == s->leaf[b2] / s->leaves_per_pod ? WK_PATH_POD : WK_PATH_CROSS_POD;
+    return wk_fabric_leaf_class(&c->fabric, s->leaf[a], s->leaf[b2]);
 }
 
 static int differs(const Item *it, const uint32_t *b)
@@ -627,9 +624,8 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
             wk_sci_state_free(s);
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
         }
-        s->leaves_per_pod = c->fabric.leaves_per_pod;
         for (uint32_t g = 0; g < s->G; g++)
-            s->leaf[g] = wk_fabric_leaf_of(&c->fabric, wk_cluster_nic_of(c, g));
+            s->leaf[g] = wk_cluster_leaf_of(c, g);
     }
     /* pods are runs of consecutive nodes (a group starts a new pod) */
     for (uint32_t nd = 0; nd < s->nodes; nd++)

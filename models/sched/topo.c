@@ -48,7 +48,7 @@ static int build_blocks(Topo *t, const WkCluster *c)
     int fabric = c->fabric.spec.kind != WK_FABRIC_NONE;
     t->nblocks = fabric ? c->fabric.leaves : c->nodes;
     for (uint32_t nd = 0; nd < c->nodes; nd++) {
-        uint32_t b = fabric ? wk_fabric_leaf_of(&c->fabric, wk_cluster_nic_of(c, c->node_first_gpu[nd])) : nd;
+        uint32_t b = fabric ? wk_cluster_leaf_of(c, c->node_first_gpu[nd]) : nd;
         t->node_block[nd] = b < t->nblocks ? b : t->nblocks - 1;
     }
     t->block_free = calloc(t->nblocks ? t->nblocks : 1, sizeof *t->block_free);

@@ -262,6 +262,20 @@ uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu)
     return (pod * c->nodes_per_pod + node_in_pod) * c->rails + local % c->rails;
 }
 
+uint32_t wk_cluster_nic_gpus(const WkCluster *c, uint32_t gpu, uint32_t *out)
+{
+    uint32_t node = c->gpu_node[gpu], first = c->node_first_gpu[node], k = 0;
+    for (uint32_t x = first; x < c->node_first_gpu[node + 1]; x++)
+        if ((x - first) % c->rails == (gpu - first) % c->rails)
+            out[k++] = x;
+    return k;
+}
+
+uint32_t wk_cluster_leaf_of(const WkCluster *c, uint32_t gpu)
+{
+    return wk_fabric_leaf_of(&c->fabric, wk_cluster_nic_of(c, gpu));
+}
+
 WkPathClass wk_cluster_path_class(const WkCluster *c, uint32_t a, uint32_t b)
 {
     if (wk_cluster_nvlink_domain(c, a) == wk_cluster_nvlink_domain(c, b))
@@ -273,9 +287,14 @@ WkPathClass wk_cluster_path_class(const WkCluster *c, uint32_t a, uint32_t b)
 
 int wk_cluster_path(const WkCluster *c, uint32_t a, uint32_t b, WkLinkId *out)
 {
+    return wk_cluster_path_salted(c, a, b, 0, out);
+}
+
+int wk_cluster_path_salted(const WkCluster *c, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out)
+{
     if (c->fabric.spec.kind == WK_FABRIC_NONE || wk_cluster_nvlink_domain(c, a) == wk_cluster_nvlink_domain(c, b))
         return 0;
-    return wk_fabric_path(&c->fabric, wk_cluster_nic_of(c, a), wk_cluster_nic_of(c, b), out);
+    return wk_fabric_path_salted(&c->fabric, wk_cluster_nic_of(c, a), wk_cluster_nic_of(c, b), salt, out);
 }
 
 void wk_cluster_set_state(WkCluster *c, uint32_t gpu, WkGpuHealth health, float clock)
@@ -289,7 +308,7 @@ double wk_cluster_network_w(const WkCluster *c)
     const WkFabric *f = &c->fabric;
     if (f->spec.kind == WK_FABRIC_NONE)
         return 0;
-    double ports = ((double)f->leaves + f->spines + f->cores) * f->spec.radix;
+    double ports = (double)wk_fabric_switches(f) * f->spec.radix;
     return ports * c->power.switch_port_w + (double)f->optics * c->power.optic_w;
 }
 

@@ -89,6 +89,13 @@ uint32_t wk_cluster_nvlink_domain(const WkCluster *c, uint32_t gpu);
  * pod * nodes_per_pod * rails + node_in_pod * rails + local_gpu % rails. */
 uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu);
 
+/** The GPUs of gpu's node that send through its NIC (gpu included), in
+ * order, into out (room for the node's GPUs); returns their count. */
+uint32_t wk_cluster_nic_gpus(const WkCluster *c, uint32_t gpu, uint32_t *out);
+
+/** Leaf switch of a GPU's NIC (0 without a fabric). */
+uint32_t wk_cluster_leaf_of(const WkCluster *c, uint32_t gpu);
+
 /** Path class between two GPUs: WK_PATH_LOCAL when they share an NVLink
  * domain (no fabric links), else the fabric's class of their NICs. */
 WkPathClass wk_cluster_path_class(const WkCluster *c, uint32_t a, uint32_t b);
@@ -96,6 +103,10 @@ WkPathClass wk_cluster_path_class(const WkCluster *c, uint32_t a, uint32_t b);
 /** Directed fabric links crossed by a flow from GPU a to GPU b (0 when they
  * share an NVLink domain); out has room for WK_FABRIC_MAX_HOPS. */
 int wk_cluster_path(const WkCluster *c, uint32_t a, uint32_t b, WkLinkId *out);
+
+/** wk_cluster_path with the fabric's equal-cost choices re-drawn by salt
+ * (wk_fabric_path_salted; salt 0 = wk_cluster_path). */
+int wk_cluster_path_salted(const WkCluster *c, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out);
 
 /** Set a GPU's health and clock factor (clock in (0, 1]; forced to 1 for UP). */
 void wk_cluster_set_state(WkCluster *c, uint32_t gpu, WkGpuHealth health, float clock);

@@ -335,10 +335,7 @@ WkPathClass wk_fabric_class(const WkFabric *f, uint32_t a, uint32_t b)
 {
     if (a == b || f->spec.kind == WK_FABRIC_NONE)
         return WK_PATH_LOCAL;
-    uint32_t la = wk_fabric_leaf_of(f, a), lb = wk_fabric_leaf_of(f, b);
-    if (la == lb)
-        return WK_PATH_LEAF;
-    return la / f->leaves_per_pod == lb / f->leaves_per_pod ? WK_PATH_POD : WK_PATH_CROSS_POD;
+    return wk_fabric_leaf_class(f, wk_fabric_leaf_of(f, a), wk_fabric_leaf_of(f, b));
 }
 
 /* Uplink of a group member that reaches group switch `target` when member m's
@@ -364,45 +361,43 @@ int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t sa
     if (c == WK_PATH_LOCAL)
         return 0;
     uint32_t la = wk_fabric_leaf_of(f, a), lb = wk_fabric_leaf_of(f, b);
-    out[0] = up(a);
+    out[0] = up(wk_fabric_nic_link(f, a));
     if (c == WK_PATH_LEAF) {
-        out[1] = down(b);
+        out[1] = down(wk_fabric_nic_link(f, b));
         return 2;
     }
     uint64_t h = (((uint64_t)a << 32) | b) ^ (salt * UINT64_C(0x9e3779b97f4a7c15));
-    uint64_t leaf_base = s->nics;
     uint32_t ua = pick(&h, f->leaf_up), ub;
     if (s->tiers == 2) {
         /* one group: all leaves, all spines */
         uint32_t spine = (uint32_t)(((uint64_t)la * f->leaf_up + ua) % f->spines);
         ub = uplink_to(&h, lb, f->leaf_up, f->spines, spine);
-        out[1] = up(leaf_base + (uint64_t)la * f->leaf_up + ua);
-        out[2] = down(leaf_base + (uint64_t)lb * f->leaf_up + ub);
-        out[3] = down(b);
+        out[1] = up(wk_fabric_leaf_uplink(f, la, ua));
+        out[2] = down(wk_fabric_leaf_uplink(f, lb, ub));
+        out[3] = down(wk_fabric_nic_link(f, b));
         return 4;
     }
     uint32_t lpp = f->leaves_per_pod, spp = f->spines_per_pod;
     uint32_t pa = la / lpp, pb = lb / lpp;
     uint32_t ma = la % lpp, mb = lb % lpp;
     uint32_t j = (uint32_t)(((uint64_t)ma * f->leaf_up + ua) % spp); /* spine index within the pod */
-    out[1] = up(leaf_base + (uint64_t)la * f->leaf_up + ua);
+    out[1] = up(wk_fabric_leaf_uplink(f, la, ua));
     if (c == WK_PATH_POD) {
         ub = uplink_to(&h, mb, f->leaf_up, spp, j);
-        out[2] = down(leaf_base + (uint64_t)lb * f->leaf_up + ub);
-        out[3] = down(b);
+        out[2] = down(wk_fabric_leaf_uplink(f, lb, ub));
+        out[3] = down(wk_fabric_nic_link(f, b));
         return 4;
     }
-    uint64_t spine_base = leaf_base + (uint64_t)f->leaves * f->leaf_up;
     uint32_t cpg = f->cores_per_group;
     uint32_t va = pick(&h, f->spine_up);
     uint32_t core = (uint32_t)(((uint64_t)pa * f->spine_up + va) % cpg); /* within group j */
     uint32_t vb = uplink_to(&h, pb, f->spine_up, cpg, core);
     ub = uplink_to(&h, mb, f->leaf_up, spp, j);
-    uint64_t sa = (uint64_t)pa * spp + j, sb = (uint64_t)pb * spp + j;
-    out[2] = up(spine_base + sa * f->spine_up + va);
-    out[3] = down(spine_base + sb * f->spine_up + vb);
-    out[4] = down(leaf_base + (uint64_t)lb * f->leaf_up + ub);
-    out[5] = down(b);
+    uint32_t sa = pa * spp + j, sb = pb * spp + j; /* < spines */
+    out[2] = up(wk_fabric_spine_uplink(f, sa, va));
+    out[3] = down(wk_fabric_spine_uplink(f, sb, vb));
+    out[4] = down(wk_fabric_leaf_uplink(f, lb, ub));
+    out[5] = down(wk_fabric_nic_link(f, b));
     return 6;
 }
 
@@ -421,18 +416,54 @@ const char *wk_path_class_name(WkPathClass c)
     return "unknown";
 }
 
+uint64_t wk_fabric_uplinks(const WkFabric *f)
+{
+    if (f->spec.kind == WK_FABRIC_NONE)
+        return 0;
+    return (uint64_t)f->leaves * f->leaf_up + (uint64_t)f->spines * f->spine_up;
+}
+
+uint64_t wk_fabric_link_ids(const WkFabric *f)
+{
+    return f->spec.kind == WK_FABRIC_NONE ? 0 : f->spec.nics + wk_fabric_uplinks(f);
+}
+
+uint64_t wk_fabric_nic_link(const WkFabric *f, uint32_t nic)
+{
+    (void)f;
+    return nic;
+}
+
+uint64_t wk_fabric_uplink(const WkFabric *f, uint64_t i)
+{
+    return f->spec.nics + i;
+}
+
+uint64_t wk_fabric_leaf_uplink(const WkFabric *f, uint32_t leaf, uint32_t u)
+{
+    return wk_fabric_uplink(f, (uint64_t)leaf * f->leaf_up + u);
+}
+
+uint64_t wk_fabric_spine_uplink(const WkFabric *f, uint32_t spine, uint32_t v)
+{
+    return wk_fabric_uplink(f, (uint64_t)f->leaves * f->leaf_up + (uint64_t)spine * f->spine_up + v);
+}
+
+uint64_t wk_fabric_switches(const WkFabric *f)
+{
+    return f->spec.kind == WK_FABRIC_NONE ? 0 : (uint64_t)f->leaves + f->spines + f->cores;
+}
+
 int64_t wk_fabric_link_upper(const WkFabric *f, uint64_t phys)
 {
-    const WkFabricSpec *s = &f->spec;
-    uint64_t leaf_base = s->nics, spine_base = leaf_base + (uint64_t)f->leaves * f->leaf_up;
-    uint64_t core_base = spine_base + (uint64_t)f->spines * f->spine_up;
-    if (s->kind == WK_FABRIC_NONE || phys >= core_base)
+    if (phys >= wk_fabric_link_ids(f))
         return -1;
+    uint64_t leaf_base = wk_fabric_uplink(f, 0), spine_base = wk_fabric_spine_uplink(f, 0, 0);
     if (phys < leaf_base)
         return wk_fabric_leaf_of(f, (uint32_t)phys);
     if (phys < spine_base) {
         uint64_t l = (phys - leaf_base) / f->leaf_up, u = (phys - leaf_base) % f->leaf_up;
-        if (s->tiers == 2)
+        if (f->spec.tiers == 2)
             return (int64_t)(f->leaves + (l * f->leaf_up + u) % f->spines);
         uint64_t p = l / f->leaves_per_pod, m = l % f->leaves_per_pod;
         return (int64_t)(f->leaves + p * f->spines_per_pod + (m * f->leaf_up + u) % f->spines_per_pod);
@@ -444,10 +475,8 @@ int64_t wk_fabric_link_upper(const WkFabric *f, uint64_t phys)
 
 int64_t wk_fabric_link_lower(const WkFabric *f, uint64_t phys)
 {
-    const WkFabricSpec *s = &f->spec;
-    uint64_t leaf_base = s->nics, spine_base = leaf_base + (uint64_t)f->leaves * f->leaf_up;
-    uint64_t core_base = spine_base + (uint64_t)f->spines * f->spine_up;
-    if (s->kind == WK_FABRIC_NONE || phys < leaf_base || phys >= core_base)
+    uint64_t leaf_base = wk_fabric_uplink(f, 0), spine_base = wk_fabric_spine_uplink(f, 0, 0);
+    if (phys >= wk_fabric_link_ids(f) || phys < leaf_base)
         return -1;
     if (phys < spine_base)
         return (int64_t)((phys - leaf_base) / f->leaf_up);

@@ -65,8 +65,15 @@ typedef struct WkFabric {
 /* A directed link id: 2 * physical link + direction (0 = up, towards the
  * core; 1 = down). Physical links are numbered tier by tier:
  * [0, nics): NIC n ↔ its leaf; then leaf l uplink u at nics + l*leaf_up + u;
- * then spine s uplink v at nics + leaves*leaf_up + s*spine_up + v. */
+ * then spine s uplink v at nics + leaves*leaf_up + s*spine_up + v. The
+ * functions below are the only place that numbering is written out. */
 typedef uint64_t WkLinkId;
+
+/** Directed id of physical link phys: towards the core (down = 0) or away. */
+static inline WkLinkId wk_fabric_directed(uint64_t phys, int down) { return 2 * phys + (down ? 1 : 0); }
+
+/** Physical link of a directed id. */
+static inline uint64_t wk_fabric_physical(WkLinkId id) { return id / 2; }
 
 #define WK_FABRIC_MAX_HOPS 8
 
@@ -103,6 +110,39 @@ int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t sa
  * and at its lower end (-1 for a NIC link); -1 for an id out of range. */
 int64_t wk_fabric_link_upper(const WkFabric *f, uint64_t phys);
 int64_t wk_fabric_link_lower(const WkFabric *f, uint64_t phys);
+
+/** Physical link ids are [0, wk_fabric_link_ids(f)): every NIC slot (cabled
+ * or not, so it is f->links plus the slots of absent NICs) and every
+ * switch-to-switch cable; 0 without a fabric. */
+uint64_t wk_fabric_link_ids(const WkFabric *f);
+
+/** Switch-to-switch cables: leaves x leaf_up + spines x spine_up (0 without
+ * a fabric). */
+uint64_t wk_fabric_uplinks(const WkFabric *f);
+
+/** Physical id of the i-th switch-to-switch cable, i < wk_fabric_uplinks(f):
+ * leaf uplinks first, then spine uplinks. */
+uint64_t wk_fabric_uplink(const WkFabric *f, uint64_t i);
+
+/** Physical id of NIC n's cable to its leaf. */
+uint64_t wk_fabric_nic_link(const WkFabric *f, uint32_t nic);
+
+/** Physical id of uplink u (< leaf_up) of leaf l, and of uplink v (< spine_up)
+ * of spine s (index among the spines, from 0). */
+uint64_t wk_fabric_leaf_uplink(const WkFabric *f, uint32_t leaf, uint32_t u);
+uint64_t wk_fabric_spine_uplink(const WkFabric *f, uint32_t spine, uint32_t v);
+
+/** Switches: leaves + spines + cores (0 without a fabric). */
+uint64_t wk_fabric_switches(const WkFabric *f);
+
+/** Path class between two different NICs on leaves la and lb: same leaf,
+ * same pod, or across pods (wk_fabric_class once the leaves are known). */
+static inline WkPathClass wk_fabric_leaf_class(const WkFabric *f, uint32_t la, uint32_t lb)
+{
+    if (la == lb)
+        return WK_PATH_LEAF;
+    return la / f->leaves_per_pod == lb / f->leaves_per_pod ? WK_PATH_POD : WK_PATH_CROSS_POD;
+}
 
 /** Human name of a class: "local", "leaf", "pod", "cross-pod". */
 const char *wk_path_class_name(WkPathClass c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_fabric.c — the fat-tree fabric: k-ary closed-form counts, DGX SuperPOD
- * reference counts, hand-derived paths, path consistency against an independent
- * wiring decoder, switch port budgets, ECMP spread, bisection, limit errors. */
+/* test_fabric.c — the fat-tree fabric: k-ary closed-form counts and link
+ * ids, DGX SuperPOD reference counts, hand-derived paths, path consistency
+ * against an independent wiring decoder, switch port budgets, ECMP spread,
+ * bisection, limit errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -330,6 +331,11 @@ static void test_fewer_present_nics_count_fewer_links_not_fewer_switches(void **
     assert_int_equal(f.links, 1000 + 1024);
     assert_int_equal(f.optics, 2 * (1000 + 1024));
     assert_true(f.bisection_bytes_per_s == 1000 * BW / 2);
+    /* link ids still cover every NIC slot: 1,024 slots + 32 leaves x 32 uplinks */
+    assert_int_equal(wk_fabric_link_ids(&f), 1024 + 1024);
+    assert_int_equal(wk_fabric_uplinks(&f), 32 * 32);
+    assert_int_equal(wk_fabric_switches(&f), 32 + 16);
+    assert_int_equal(wk_fabric_spine_uplink(&f, 0, 0), wk_fabric_link_ids(&f)); /* 2 tiers: no spine uplinks */
 }
 
 static void test_rail_leaf_and_pod_of_follow_the_rail_rule(void **state)
@@ -570,9 +576,81 @@ static void test_no_fabric_has_no_links(void **state)
     WkFabric f;
     build_ok(&s, &f);
     assert_int_equal(f.links, 0);
+    assert_int_equal(wk_fabric_link_ids(&f), 0); /* NIC slots, but no cables */
+    assert_int_equal(wk_fabric_uplinks(&f), 0);
+    assert_int_equal(wk_fabric_switches(&f), 0);
     WkLinkId p[WK_FABRIC_MAX_HOPS];
     assert_int_equal(wk_fabric_class(&f, 0, 9), WK_PATH_LOCAL);
     assert_int_equal(wk_fabric_path(&f, 0, 9, p), 0);
+}
+
+/* ---- link ids ----------------------------------------------------------- */
+
+static void test_link_ids_of_a_kary_fat_tree_match_the_closed_forms(void **state)
+{
+    (void)state;
+    static const uint64_t ks[] = {4, 8, 16};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        uint64_t k = ks[i], hosts = k * k * k / 4;
+        WkFabricSpec s = fattree((uint32_t)k, 3, (uint32_t)hosts);
+        WkFabric f;
+        build_ok(&s, &f);
+        /* k^3/4 host cables, k^3/4 edge-aggregation, k^3/4 aggregation-core;
+         * k^2/2 edge + k^2/2 aggregation + k^2/4 core switches */
+        assert_int_equal(wk_fabric_link_ids(&f), 3 * hosts);
+        assert_int_equal(wk_fabric_uplinks(&f), 2 * hosts);
+        assert_int_equal(wk_fabric_switches(&f), 5 * k * k / 4);
+        assert_int_equal(wk_fabric_nic_link(&f, (uint32_t)hosts - 1), hosts - 1);
+        assert_int_equal(wk_fabric_uplink(&f, 0), hosts);
+        assert_int_equal(wk_fabric_uplink(&f, 2 * hosts - 1), 3 * hosts - 1);
+        assert_int_equal(wk_fabric_leaf_uplink(&f, 0, 0), hosts);
+        assert_int_equal(wk_fabric_leaf_uplink(&f, f.leaves - 1, (uint32_t)k / 2 - 1), 2 * hosts - 1);
+        assert_int_equal(wk_fabric_spine_uplink(&f, 0, 0), 2 * hosts);
+        assert_int_equal(wk_fabric_spine_uplink(&f, f.spines - 1, (uint32_t)k / 2 - 1), 3 * hosts - 1);
+        /* every id names the cable at its lower end; each aggregation switch
+         * ends k/2 cables below and k/2 above, each core switch k (one per pod) */
+        for (uint32_t l = 0; l < f.leaves; l++)
+            for (uint32_t u = 0; u < f.leaf_up; u++)
+                assert_int_equal(wk_fabric_link_lower(&f, wk_fabric_leaf_uplink(&f, l, u)), l);
+        for (uint32_t sp = 0; sp < f.spines; sp++)
+            for (uint32_t v = 0; v < f.spine_up; v++)
+                assert_int_equal(wk_fabric_link_lower(&f, wk_fabric_spine_uplink(&f, sp, v)), f.leaves + sp);
+        uint64_t nsw = wk_fabric_switches(&f);
+        uint32_t *ends = calloc(nsw, sizeof *ends);
+        assert_non_null(ends);
+        for (uint64_t u = 0; u < wk_fabric_uplinks(&f); u++) {
+            uint64_t l = wk_fabric_uplink(&f, u);
+            ends[wk_fabric_link_upper(&f, l)]++;
+            ends[wk_fabric_link_lower(&f, l)]++;
+        }
+        for (uint64_t sw = 0; sw < nsw; sw++)
+            assert_int_equal(ends[sw], sw < f.leaves ? k / 2 : k);
+        free(ends);
+    }
+}
+
+static void test_paths_use_the_numbered_cables_and_the_leaf_class(void **state)
+{
+    (void)state;
+    WkFabricSpec s = rail(8, 3, 2, 6, 3);
+    WkFabric f;
+    build_ok(&s, &f);
+    for (uint32_t a = 0; a < s.nics; a++)
+        for (uint32_t b = 0; b < s.nics; b++) {
+            if (a == b)
+                continue;
+            WkPathClass c = wk_fabric_leaf_class(&f, wk_fabric_leaf_of(&f, a), wk_fabric_leaf_of(&f, b));
+            assert_int_equal(c, wk_fabric_class(&f, a, b));
+            WkLinkId p[WK_FABRIC_MAX_HOPS];
+            int n = wk_fabric_path(&f, a, b, p);
+            assert_int_equal(p[0], wk_fabric_directed(wk_fabric_nic_link(&f, a), 0));
+            assert_int_equal(p[n - 1], wk_fabric_directed(wk_fabric_nic_link(&f, b), 1));
+            for (int x = 1; x + 1 < n; x++) { /* switch-to-switch hops only in between */
+                uint64_t ph = wk_fabric_physical(p[x]);
+                assert_true(ph >= wk_fabric_uplink(&f, 0) && ph < wk_fabric_link_ids(&f));
+                assert_int_equal(wk_fabric_directed(ph, x >= n / 2), p[x]);
+            }
+        }
 }
 
 /* ---- bisection ---------------------------------------------------------- */
@@ -710,6 +788,8 @@ int main(void)
         cmocka_unit_test(test_parallel_links_share_the_load_downward),
         cmocka_unit_test(test_path_class_names),
         cmocka_unit_test(test_no_fabric_has_no_links),
+        cmocka_unit_test(test_link_ids_of_a_kary_fat_tree_match_the_closed_forms),
+        cmocka_unit_test(test_paths_use_the_numbered_cables_and_the_leaf_class),
         cmocka_unit_test(test_three_to_one_leaf_oversubscription_cuts_bisection_by_three),
         cmocka_unit_test(test_non_blocking_bisection_is_half_the_nics_in_two_and_three_tiers),
         cmocka_unit_test(test_limits_fail_with_messages_naming_the_numbers),

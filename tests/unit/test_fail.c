@@ -3,12 +3,16 @@
  * nodes is interrupted at N x the node failure rate; the simulated ETTR of
  * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
- * spares restart a job at once; bad input is refused with a position. */
+ * spares restart a job at once; bad input is refused with a position; the
+ * class table: names, defaults, component counts on a k-ary fat-tree, what
+ * one failure takes down; a link counts at most 255 failures in force. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
 
 #include "models/fail/fail.h"
+#include "models/fail/fail_class.h"
+#include "sim/trace/schema.h"
 #include "models/run/run_impl.h"
 
 /* All classes off but nodes: exponential node failures, MTBF `node_days`. */
@@ -214,6 +218,159 @@ static void test_failure_classes_draw_from_independent_streams(void **state)
     test_run_free(&b);
 }
 
+/* ---- the class table ---- */
+
+/* A cluster from `cluster:` YAML; the caller frees both. */
+static void cluster_of(const char *yaml, WkDoc **doc, WkCluster *c)
+{
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_string(doc, "c.yaml", yaml, strlen(yaml), &err), 0);
+    if (wk_cluster_parse(wk_node_get((*doc)->root, "cluster"), c, &err) < 0)
+        fail_msg("cluster: %s", err.msg);
+}
+
+static const WkFailClassInfo *row(WkFailClass c)
+{
+    return wk_fail_class_get(c);
+}
+
+static void test_every_class_has_one_name_and_a_consistent_row(void **state)
+{
+    (void)state;
+    for (int c = 0; c < WK_FC_N; c++) {
+        const WkFailClassInfo *ci = row((WkFailClass)c);
+        assert_non_null(wk_fail_class_names[c]);
+        assert_string_equal(wk_fail_class_name((WkFailClass)c), wk_fail_class_names[c]);
+        for (int d = 0; d < c; d++)
+            assert_string_not_equal(wk_fail_class_names[c], wk_fail_class_names[d]);
+        assert_true(ci->component < WK_COMP_N);
+        /* a soft failure restarts the job and has nothing to repair */
+        assert_true(ci->kind == WK_INC_DOWN || ci->kind == WK_INC_SOFT);
+        assert_int_equal(ci->kind == WK_INC_SOFT, ci->repair_median_h == 0);
+    }
+    assert_string_equal(wk_fail_class_names[WK_FC_N], "event");
+    assert_null(wk_fail_class_names[WK_FC_N + 1]);
+    assert_string_equal(wk_fail_class_name(WK_FC_N), "?");
+}
+
+static void test_defaults_come_from_the_table_rows(void **state)
+{
+    (void)state;
+    WkFailSpec f;
+    wk_fail_defaults(&f);
+    /* Llama 3: 35 cable failures over 49,152 cables in 54 days; 52 host failures over 2,048 nodes */
+    assert_true(fabs(wk_dist_mean_s(&f.cls[WK_FC_LINK].ttf) - 49152.0 * 54 / 35 * 86400) < 1e-3);
+    assert_true(fabs(wk_dist_mean_s(&f.cls[WK_FC_NODE].ttf) - 2048.0 * 54 / 52 * 86400) < 1e-3);
+    assert_true(fabs(f.cls[WK_FC_NODE].repair.a - log(4 * 3600.0)) < 1e-12);
+    assert_false(f.cls[WK_FC_SWITCH].on);
+    assert_false(f.cls[WK_FC_NVSWITCH].on);
+    assert_true(f.cls[WK_FC_SDC].on);
+    assert_int_equal(f.cls[WK_FC_SDC].repair.kind, WK_DIST_CONSTANT);
+    assert_int_equal(row(WK_FC_SDC)->detect, WK_DETECT_TIMEOUT);
+    assert_int_equal(row(WK_FC_HBM)->detect, WK_DETECT_HEALTH_CHECK);
+    wk_fail_fini(&f);
+}
+
+/* k = 8 fat-tree under 16 nodes of 8 GPUs: k^3/4 = 128 NICs, k^2/2 = 32 edge
+ * and 32 aggregation switches of k/2 uplinks each, k^2/4 = 16 cores. */
+static const char *kary8 = "cluster: {nodes: 16, fabric: {kind: fat-tree, tiers: 3, radix: 8}}\n";
+
+static void test_class_counts_match_the_cluster_and_the_fat_tree(void **state)
+{
+    (void)state;
+    WkDoc *doc = NULL;
+    WkCluster c;
+    cluster_of(kary8, &doc, &c);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_GPU), &c), 128);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_NIC), &c), 128);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_NODE), &c), 16);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_SOFTWARE), &c), 16);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_LINK), &c), 128 + 32 * 4 + 32 * 4);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_SWITCH), &c), 32 + 32 + 16);
+    /* a job on 16 GPUs over 2 nodes depends on 16 GPUs, NICs and NIC cables, 2 hosts, no switch */
+    assert_true(wk_fail_class_exposure(row(WK_FC_HBM), 16, 2) == 16);
+    assert_true(wk_fail_class_exposure(row(WK_FC_LINK), 16, 2) == 16);
+    assert_true(wk_fail_class_exposure(row(WK_FC_MAINT), 16, 2) == 2);
+    assert_true(wk_fail_class_exposure(row(WK_FC_SWITCH), 16, 2) == 0);
+    assert_int_equal(wk_fail_class_scope(row(WK_FC_SDC)), WK_SCOPE_GPU);
+    assert_int_equal(wk_fail_class_scope(row(WK_FC_NVSWITCH)), WK_SCOPE_NODE);
+    assert_int_equal(wk_fail_class_scope(row(WK_FC_SWITCH)), WK_SCOPE_FABRIC);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+    cluster_of("cluster: {nodes: 3}\n", &doc, &c); /* no fabric: no cables, no switches */
+    assert_int_equal(wk_fail_class_count(row(WK_FC_LINK), &c), 0);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_SWITCH), &c), 0);
+    assert_int_equal(wk_fail_class_count(row(WK_FC_NIC), &c), 24);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+}
+
+static void test_a_component_failure_takes_down_what_it_reaches(void **state)
+{
+    (void)state;
+    WkDoc *doc = NULL;
+    WkCluster c;
+    WkFailDown d = {0};
+    WkError err;
+    cluster_of(kary8, &doc, &c);
+    assert_int_equal(wk_fail_class_down(row(WK_FC_MAINT), &c, 2, &d, &err), 0);
+    assert_int_equal(d.ngpus, 8);
+    assert_int_equal(d.gpus[0], 16);
+    assert_int_equal(d.nlinks, 0);
+    assert_int_equal(wk_fail_class_down(row(WK_FC_LINK), &c, 127, &d, &err), 0); /* GPU 127's NIC cable */
+    assert_int_equal(d.ngpus, 1);
+    assert_int_equal(d.gpus[0], 127);
+    assert_int_equal(wk_fail_class_down(row(WK_FC_LINK), &c, 128 + 5, &d, &err), 0); /* uplink 5 */
+    assert_int_equal(d.ngpus, 0);
+    assert_int_equal(d.nlinks, 1);
+    assert_int_equal(d.links[0], wk_fabric_uplink(&c.fabric, 5));
+    assert_int_equal(wk_fail_class_down(row(WK_FC_SWITCH), &c, 1, &d, &err), 0); /* edge switch 1: NICs 4..7 */
+    assert_int_equal(d.ngpus, 4);
+    assert_int_equal(d.gpus[0], 4);
+    assert_int_equal(d.gpus[3], 7);
+    /* an aggregation and a core switch each end k = 8 cables */
+    assert_int_equal(wk_fail_class_down(row(WK_FC_SWITCH), &c, 32, &d, &err), 0);
+    assert_int_equal(d.nlinks, 8);
+    assert_int_equal(wk_fail_class_down(row(WK_FC_SWITCH), &c, 32 + 32 + 15, &d, &err), 0);
+    assert_int_equal(d.nlinks, 8);
+    assert_int_equal(d.ngpus, 0);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+    /* 4 rails on 8-GPU nodes: GPUs 1 and 5 share a NIC */
+    cluster_of("cluster: {nodes: 2, fabric: {kind: fat-tree, radix: 8, rails: 4}}\n", &doc, &c);
+    assert_int_equal(wk_fail_class_down(row(WK_FC_NIC), &c, 13, &d, &err), 0);
+    assert_int_equal(d.ngpus, 2);
+    assert_int_equal(d.gpus[0], 9);
+    assert_int_equal(d.gpus[1], 13);
+    wk_fail_class_down_fini(&d);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+}
+
+static void test_links_count_failures_in_force_up_to_255(void **state)
+{
+    (void)state;
+    uint64_t links[] = {3, 5};
+    WkFailDown d = {.links = links, .nlinks = 2, .caplinks = 2};
+    uint8_t in_force[8] = {0};
+    WkError err;
+    in_force[5] = 254;
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, +1, &err), 0);
+    assert_int_equal(in_force[3], 1);
+    assert_int_equal(in_force[5], 255);
+    /* a 256th failure on link 5 is refused, not wrapped to 0 (link up), and
+     * changes no count */
+    wk_error_clear(&err);
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, +1, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "fabric link 5 has 255 failures in force"));
+    assert_int_equal(in_force[3], 1);
+    assert_int_equal(in_force[5], 255);
+    assert_int_equal(wk_fail_class_mark_links(&d, in_force, -1, &err), 0);
+    assert_int_equal(in_force[3], 0);
+    assert_int_equal(in_force[5], 254);
+}
+
 static void expect_error(const char *yaml, const char *where, const char *fragment)
 {
     WkError err;
@@ -241,6 +398,23 @@ static void test_bad_failure_input_is_refused_with_position(void **state)
     expect_error(y, "bad.yaml:3:18", "spare_nodes");
 }
 
+/* The scenario's class names (models/fail) and the trace's (sim/trace/schema)
+ * live in two layers that may not see each other: they must spell the same. */
+static void test_class_names_match_the_trace_schema(void **state)
+{
+    (void)state;
+    for (int c = 0; c <= WK_FC_N; c++) {
+        assert_non_null(wk_fail_class_names[c]);
+        assert_non_null(wk_schema_fail_class_names[c]);
+        assert_string_equal(wk_fail_class_names[c], wk_schema_fail_class_names[c]);
+    }
+    assert_null(wk_fail_class_names[WK_FC_N + 1]);
+    assert_null(wk_schema_fail_class_names[WK_FC_N + 1]);
+    for (int k = 0; k <= WK_INC_SOFT; k++)
+        assert_string_equal(wk_incident_kind_name((WkIncidentKind)k), wk_schema_incident_kind_names[k]);
+    assert_null(wk_schema_incident_kind_names[WK_INC_SOFT + 1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +427,12 @@ int main(void)
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
+        cmocka_unit_test(test_every_class_has_one_name_and_a_consistent_row),
+        cmocka_unit_test(test_defaults_come_from_the_table_rows),
+        cmocka_unit_test(test_class_counts_match_the_cluster_and_the_fat_tree),
+        cmocka_unit_test(test_a_component_failure_takes_down_what_it_reaches),
+        cmocka_unit_test(test_links_count_failures_in_force_up_to_255),
+        cmocka_unit_test(test_class_names_match_the_trace_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
 /* node.c — typed, range-checked readers over a WkNode tree: integers, doubles,
  * booleans, strings, enums and durations, each error naming file:line:col and
  * the key path. Knows nothing of YAML syntax: node_yaml.c builds the tree. */
-#include "sim/scenario/node.h"
+#include "sim/scenario/node_impl.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -551,6 +551,31 @@ int wk_node_enum(const WkNode *map, const char *key, int required, const char *c
         put(&o, "%s%s", i ? ", " : "", names[i]);
     return wk_node_error(wk_node_get(map, key), WK_E_INVAL, err, "unknown value '%s' (known: %s)",
                          s, list);
+}
+
+char *wk_node_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+int wk_node_push(WkNode *parent, WkNode *kid)
+{
+    if (parent->nkids == parent->capkids) {
+        size_t nc = parent->capkids ? parent->capkids * 2 : 4;
+        WkNode **nk = realloc(parent->kids, nc * sizeof *nk);
+        if (!nk)
+            return WK_E_NOMEM;
+        parent->kids = nk;
+        parent->capkids = nc;
+    }
+    parent->kids[parent->nkids++] = kid;
+    kid->parent = parent;
+    return 0;
 }
 
 void wk_node_free(WkNode *n)

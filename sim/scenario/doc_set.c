@@ -16,16 +16,6 @@ static int set_error(int code, long n, long col, const char *assignment, WkError
     return wk_error_set(err, code, SET_FILE, n, col, "--set '%s': %s", assignment, what);
 }
 
-static int is_index(const char *s, size_t len)
-{
-    if (len == 0 || len > 18)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
 /* Put value in place of parent->kids[i] (or append when i == nkids) under
  * key (klen bytes; NULL in a sequence). Takes value: freed on failure. */
 static int place(WkNode *parent, size_t i, WkNode *value, const char *key, size_t klen,
@@ -152,7 +142,7 @@ static int find_slot(WkNode *cur, const char *s, size_t len, long scol, const ch
     *i = cur->nkids;
     if (cur->type == WK_NODE_SEQ) {
         wk_node_path(cur, path, sizeof path);
-        if (!is_index(s, len)) {
+        if (!wk_node_is_index(s, len)) {
             snprintf(what, sizeof what, "'%s' is a sequence: expected an index, got '%s'",
                      path[0] ? path : "(root)", seg);
             return set_error(WK_E_INVAL, n, scol, assignment, err, what);

@@ -563,6 +563,16 @@ char *wk_node_strndup(const char *s, size_t n)
     return p;
 }
 
+int wk_node_is_index(const char *s, size_t len)
+{
+    if (len == 0 || len > 18)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
 int wk_node_push(WkNode *parent, WkNode *kid)
 {
     if (parent->nkids == parent->capkids) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* node_impl.h — what the pieces of the node module share: tree-building
- * primitives (node.c), the YAML entry point for one-line values
- * (node_yaml.c) that `--set` (doc_set.c) parses with. Not a public
- * interface: only sim/scenario/node*.c and doc_set.c include it. */
+/* node_impl.h — tree-building primitives (node.c) and the YAML entry point
+ * for one-line values (node_yaml.c) that `--set` (doc_set.c) parses with,
+ * shared within sim/scenario (node*, doc_set, compose*). Not a public
+ * interface: nothing outside sim/scenario includes it. */
 #ifndef WK_NODE_IMPL_H
 #define WK_NODE_IMPL_H
 
@@ -12,6 +12,10 @@
 
 /** A NUL-terminated copy of the n bytes at s (malloc'd), or NULL. */
 char *wk_node_strndup(const char *s, size_t n);
+
+/** 1 when the len bytes at s are a sequence index (1 to 18 decimal
+ * digits), else 0. */
+int wk_node_is_index(const char *s, size_t len);
 
 /** Append kid to parent's kids and set kid->parent (the caller sets key or
  * index). Returns 0 or WK_E_NOMEM (kid untouched). */

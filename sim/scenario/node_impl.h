@@ -13,6 +13,9 @@
 /** A NUL-terminated copy of the n bytes at s (malloc'd), or NULL. */
 char *wk_node_strndup(const char *s, size_t n);
 
+/** "a mapping", "a string", ... for "expected X, got Y" messages. */
+const char *wk_node_kind(const WkNode *n);
+
 /** 1 when the len bytes at s are a sequence index (1 to 18 decimal
  * digits), else 0. */
 int wk_node_is_index(const char *s, size_t len);

@@ -130,6 +130,113 @@ static int field_is(const Field *f, const char *name)
     return f->len == l && memcmp(f->p, name, l) == 0;
 }
 
+enum { MAXF = 64 }; /* fields looked at in a row */
+
+/* A trace being read: its columns and the submit times seen so far. */
+typedef struct Trace {
+    const char *path;
+    int col_ts, col_dur, col_gpus;
+    size_t ncols;
+    int64_t t0, t1;   /* earliest and latest submit */
+    long line0, line1; /* their lines */
+    int64_t *ts;      /* submit seconds per job, before rebasing */
+    size_t tscap;
+} Trace;
+
+/* The header row: where timestamp, duration and num_gpus are. */
+static int header(Trace *tr, const Field *f, size_t nf, WkError *err)
+{
+    tr->ncols = nf;
+    for (size_t i = 0; i < nf && i < MAXF; i++) {
+        if (field_is(&f[i], "timestamp")) tr->col_ts = (int)i;
+        else if (field_is(&f[i], "duration")) tr->col_dur = (int)i;
+        else if (field_is(&f[i], "num_gpus")) tr->col_gpus = (int)i;
+    }
+    const char *miss = tr->col_ts < 0 ? "timestamp" : tr->col_dur < 0 ? "duration" : tr->col_gpus < 0 ? "num_gpus" : NULL;
+    if (miss)
+        return wk_error_set(err, WK_E_INVAL, tr->path, 1, 0,
+                            "%s: missing column in the header (expected timestamp, duration, num_gpus)", miss);
+    return 0;
+}
+
+/* A data row at line: its submit time (*t, seconds) and its job. */
+static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_t *t, WkJobSpec *js, WkError *err)
+{
+    if (nf != tr->ncols)
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0, "row: expected %zu fields, got %zu", tr->ncols, nf);
+    const Field *fts = &f[tr->col_ts];
+    if (parse_timestamp(fts->p, fts->len, t) < 0)
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
+                            "timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '%.*s'", (int)fts->len, fts->p);
+    char tmp[64], *e;
+    const Field *fd = &f[tr->col_dur];
+    double dur = -1;
+    if (fd->len > 0 && fd->len < sizeof tmp) {
+        memcpy(tmp, fd->p, fd->len);
+        tmp[fd->len] = '\0';
+        errno = 0;
+        dur = strtod(tmp, &e);
+        if (e != tmp + fd->len || errno) /* the whole field: a NUL byte does not end it */
+            dur = -1;
+    }
+    if (!(dur >= 0 && dur <= (double)MAX_SPAN_S))
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
+                            "duration: expected seconds from 0 to %lld (73 years), got '%.*s'",
+                            (long long)MAX_SPAN_S, (int)fd->len, fd->p);
+    const Field *fg = &f[tr->col_gpus];
+    long long g = 0;
+    if (fg->len > 0 && fg->len < 12) {
+        memcpy(tmp, fg->p, fg->len);
+        tmp[fg->len] = '\0';
+        errno = 0;
+        g = strtoll(tmp, &e, 10);
+        if (e != tmp + fg->len || errno)
+            g = 0;
+    }
+    if (g < 1 || g > (long long)WK_JOB_MAX_GPUS)
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
+                            "num_gpus: expected an integer between 1 and %u, got '%.*s'",
+                            (unsigned)WK_JOB_MAX_GPUS, (int)fg->len, fg->p);
+    *js = (WkJobSpec){.submit = 0, .duration = wk_time_from_s(dur), .gpus = (uint32_t)g};
+    if (js->duration < 1)
+        js->duration = 1;
+    return 0;
+}
+
+/* Add the job of line to out, its submit time t to tr; the span of submit
+ * times stays within 73 years. */
+static int keep_job(Trace *tr, WkWorkload *out, int64_t t, const WkJobSpec *js, long line, WkError *err)
+{
+    if (out->n == tr->tscap) {
+        tr->tscap = tr->tscap ? tr->tscap * 2 : 1024;
+        int64_t *nts = realloc(tr->ts, tr->tscap * sizeof *nts);
+        if (!nts)
+            return wk_error_set(err, WK_E_NOMEM, tr->path, 0, 0, "out of memory");
+        tr->ts = nts;
+    }
+    tr->ts[out->n] = t;
+    int rc = wk_workload_push(out, js);
+    if (rc < 0) {
+        if (rc == WK_E_RANGE)
+            return wk_error_set(err, rc, tr->path, line, 0, "row: more than %d jobs, the limit of a workload (docs/limits.md)",
+                                WK_WORKLOAD_MAX_JOBS);
+        return wk_error_set(err, WK_E_NOMEM, tr->path, 0, 0, "out of memory");
+    }
+    if (t < tr->t0) {
+        tr->t0 = t;
+        tr->line0 = line;
+    }
+    if (t > tr->t1) {
+        tr->t1 = t;
+        tr->line1 = line;
+    }
+    if (tr->t1 - tr->t0 > MAX_SPAN_S)
+        return wk_error_set(err, WK_E_RANGE, tr->path, line, 0,
+                            "timestamp: submit times span more than 73 years (line %ld to line %ld; docs/limits.md)",
+                            tr->line0, tr->line1);
+    return 0;
+}
+
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "trace", NULL};
@@ -146,15 +253,9 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     if ((rc = read_file(path, &buf, &len, err)) < 0)
         return rc;
 
-    enum { MAXF = 64 };
     Field f[MAXF];
-    int col_ts = -1, col_dur = -1, col_gpus = -1;
-    size_t ncols = 0;
+    Trace tr = {.path = path, .col_ts = -1, .col_dur = -1, .col_gpus = -1, .t0 = INT64_MAX, .t1 = INT64_MIN};
     long line = 0;
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN; /* earliest and latest submit */
-    long line0 = 0, line1 = 0;              /* their lines */
-    int64_t *ts = NULL; /* submit seconds per job, before rebasing */
-    size_t tscap = 0;
     const char *p = buf, *end = buf + len;
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -169,111 +270,26 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         if (le == row)
             continue; /* blank line */
         size_t nf = split(row, le, f, MAXF);
-        if (line == 1) {
-            ncols = nf;
-            for (size_t i = 0; i < nf && i < MAXF; i++) {
-                if (field_is(&f[i], "timestamp")) col_ts = (int)i;
-                else if (field_is(&f[i], "duration")) col_dur = (int)i;
-                else if (field_is(&f[i], "num_gpus")) col_gpus = (int)i;
-            }
-            const char *miss = col_ts < 0 ? "timestamp" : col_dur < 0 ? "duration" : col_gpus < 0 ? "num_gpus" : NULL;
-            if (miss) {
-                rc = wk_error_set(err, WK_E_INVAL, path, 1, 0,
-                                  "%s: missing column in the header (expected timestamp, duration, num_gpus)", miss);
-                goto fail;
-            }
-            continue;
-        }
-        if (nf != ncols) {
-            rc = wk_error_set(err, WK_E_INVAL, path, line, 0, "row: expected %zu fields, got %zu", ncols, nf);
+        int64_t t = 0;
+        WkJobSpec js;
+        if (line == 1)
+            rc = header(&tr, f, nf, err);
+        else if ((rc = row_job(&tr, f, nf, line, &t, &js, err)) == 0)
+            rc = keep_job(&tr, out, t, &js, line, err);
+        if (rc < 0)
             goto fail;
-        }
-        int64_t t;
-        if (parse_timestamp(f[col_ts].p, f[col_ts].len, &t) < 0) {
-            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
-                              "timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '%.*s'", (int)f[col_ts].len, f[col_ts].p);
-            goto fail;
-        }
-        char tmp[64], *e;
-        const Field *fd = &f[col_dur];
-        double dur = -1;
-        if (fd->len > 0 && fd->len < sizeof tmp) {
-            memcpy(tmp, fd->p, fd->len);
-            tmp[fd->len] = '\0';
-            errno = 0;
-            dur = strtod(tmp, &e);
-            if (e != tmp + fd->len || errno) /* the whole field: a NUL byte does not end it */
-                dur = -1;
-        }
-        if (!(dur >= 0 && dur <= (double)MAX_SPAN_S)) {
-            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
-                              "duration: expected seconds from 0 to %lld (73 years), got '%.*s'",
-                              (long long)MAX_SPAN_S, (int)fd->len, fd->p);
-            goto fail;
-        }
-        const Field *fg = &f[col_gpus];
-        long long g = 0;
-        if (fg->len > 0 && fg->len < 12) {
-            memcpy(tmp, fg->p, fg->len);
-            tmp[fg->len] = '\0';
-            errno = 0;
-            g = strtoll(tmp, &e, 10);
-            if (e != tmp + fg->len || errno)
-                g = 0;
-        }
-        if (g < 1 || g > (long long)WK_JOB_MAX_GPUS) {
-            rc = wk_error_set(err, WK_E_INVAL, path, line, 0,
-                              "num_gpus: expected an integer between 1 and %u, got '%.*s'",
-                              (unsigned)WK_JOB_MAX_GPUS, (int)fg->len, fg->p);
-            goto fail;
-        }
-        WkJobSpec js = {.submit = 0, .duration = wk_time_from_s(dur), .gpus = (uint32_t)g};
-        if (js.duration < 1)
-            js.duration = 1;
-        if (out->n == tscap) {
-            tscap = tscap ? tscap * 2 : 1024;
-            int64_t *nts = realloc(ts, tscap * sizeof *nts);
-            if (!nts) {
-                rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
-                goto fail;
-            }
-            ts = nts;
-        }
-        ts[out->n] = t;
-        if ((rc = wk_workload_push(out, &js)) < 0) {
-            if (rc == WK_E_RANGE)
-                rc = wk_error_set(err, rc, path, line, 0, "row: more than %d jobs, the limit of a workload (docs/limits.md)",
-                                  WK_WORKLOAD_MAX_JOBS);
-            else
-                rc = wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory");
-            goto fail;
-        }
-        if (t < t0) {
-            t0 = t;
-            line0 = line;
-        }
-        if (t > t1) {
-            t1 = t;
-            line1 = line;
-        }
-        if (t1 - t0 > MAX_SPAN_S) {
-            rc = wk_error_set(err, WK_E_RANGE, path, line, 0,
-                              "timestamp: submit times span more than 73 years (line %ld to line %ld; docs/limits.md)",
-                              line0, line1);
-            goto fail;
-        }
     }
     if (line == 0) {
         rc = wk_error_set(err, WK_E_INVAL, path, 0, 0, "empty trace file (no header)");
         goto fail;
     }
     for (size_t i = 0; i < out->n; i++)
-        out->jobs[i].submit = (ts[i] - t0) * WK_NS_PER_S;
-    free(ts);
+        out->jobs[i].submit = (tr.ts[i] - tr.t0) * WK_NS_PER_S;
+    free(tr.ts);
     free(buf);
     return 0;
 fail:
-    free(ts);
+    free(tr.ts);
     free(buf);
     return rc;
 }

@@ -8,10 +8,59 @@
 
 #include "sim/scenario/dist.h"
 
+enum { MAXMIX = 64 };
+
+/* The GPU-count mix: a scalar (every job the same) or [{gpus, weight}, ...]. */
+typedef struct Mix {
+    uint32_t sizes[MAXMIX];
+    double weights[MAXMIX];
+    WkJobSpec proto[MAXMIX]; /* model fields of each mix entry */
+    size_t n;
+} Mix;
+
+/* `gpus:` of the section into m (left as it is when absent or null). */
+static int read_mix(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Mix *m, WkError *err)
+{
+    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", "priority", NULL};
+    int rc;
+    const WkNode *mix = wk_node_get(sec, "gpus");
+    if (mix && mix->type == WK_NODE_SCALAR) {
+        int64_t g = 0;
+        if ((rc = wk_node_as_int(mix, 1, WK_JOB_MAX_GPUS, &g, err)) < 0)
+            return rc;
+        m->sizes[0] = (uint32_t)g;
+    } else if (mix && mix->type == WK_NODE_SEQ) {
+        if (mix->nkids == 0 || mix->nkids > MAXMIX)
+            return wk_node_error(mix, WK_E_RANGE, err, "needs 1 to %d entries", MAXMIX);
+        double tot = 0;
+        for (size_t i = 0; i < mix->nkids; i++) {
+            int64_t g = 0;
+            const WkNode *e = mix->kids[i];
+            if ((rc = wk_node_expect_keys(e, mix_keys, err)) < 0 ||
+                (rc = wk_node_int(e, "gpus", 1, 1, WK_JOB_MAX_GPUS, &g, err)) < 0 ||
+                (rc = wk_node_double(e, "weight", 1, 0, 1e12, &m->weights[i], err)) < 0)
+                return rc;
+            m->sizes[i] = (uint32_t)g;
+            tot += m->weights[i];
+            if ((rc = wk_workload_read_model(out, e, ctx, &m->proto[i], err)) < 0)
+                return rc;
+            int64_t prio = 0;
+            if ((rc = wk_node_int(e, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
+                return rc;
+            m->proto[i].priority = (int32_t)prio;
+        }
+        if (!(tot > 0))
+            return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");
+        m->n = mix->nkids;
+    } else if (mix && mix->type != WK_NODE_NULL) {
+        return wk_node_error(mix, WK_E_INVAL, err, "expected a GPU count or a list of {gpus, weight}");
+    }
+    return 0;
+}
+
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", NULL};
-    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", "priority", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -23,44 +72,9 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         (rc = wk_dist_parse(sec, "duration", 0, &dur, err)) < 0)
         return rc;
 
-    /* GPU-count mix: a scalar (every job the same) or [{gpus, weight}, ...] */
-    enum { MAXMIX = 64 };
-    uint32_t sizes[MAXMIX] = {1};
-    double weights[MAXMIX] = {1};
-    WkJobSpec proto[MAXMIX] = {{0}}; /* model fields of each mix entry */
-    size_t nmix = 1;
-    const WkNode *mix = wk_node_get(sec, "gpus");
-    if (mix && mix->type == WK_NODE_SCALAR) {
-        int64_t g = 0;
-        if ((rc = wk_node_as_int(mix, 1, WK_JOB_MAX_GPUS, &g, err)) < 0)
-            return rc;
-        sizes[0] = (uint32_t)g;
-    } else if (mix && mix->type == WK_NODE_SEQ) {
-        if (mix->nkids == 0 || mix->nkids > MAXMIX)
-            return wk_node_error(mix, WK_E_RANGE, err, "needs 1 to %d entries", MAXMIX);
-        double tot = 0;
-        for (size_t i = 0; i < mix->nkids; i++) {
-            int64_t g = 0;
-            const WkNode *e = mix->kids[i];
-            if ((rc = wk_node_expect_keys(e, mix_keys, err)) < 0 ||
-                (rc = wk_node_int(e, "gpus", 1, 1, WK_JOB_MAX_GPUS, &g, err)) < 0 ||
-                (rc = wk_node_double(e, "weight", 1, 0, 1e12, &weights[i], err)) < 0)
-                return rc;
-            sizes[i] = (uint32_t)g;
-            tot += weights[i];
-            if ((rc = wk_workload_read_model(out, e, ctx, &proto[i], err)) < 0)
-                return rc;
-            int64_t prio = 0;
-            if ((rc = wk_node_int(e, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
-                return rc;
-            proto[i].priority = (int32_t)prio;
-        }
-        if (!(tot > 0))
-            return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");
-        nmix = mix->nkids;
-    } else if (mix && mix->type != WK_NODE_NULL) {
-        return wk_node_error(mix, WK_E_INVAL, err, "expected a GPU count or a list of {gpus, weight}");
-    }
+    Mix m = {.sizes = {1}, .weights = {1}, .n = 1};
+    if ((rc = read_mix(sec, ctx, out, &m, err)) < 0)
+        return rc;
 
     WkRng *ra = NULL, *rd = NULL, *rg = NULL;
     if ((rc = wk_rng_new(&ra, ctx->seed, "workload.arrival", err)) < 0 ||
@@ -69,13 +83,13 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         goto done;
     WkTime t = 0;
     for (int64_t i = 0; i < njobs; i++) {
-        size_t k = nmix > 1 ? wk_rng_discrete(rg, weights, nmix) : 0;
-        WkJobSpec js = proto[k];
+        size_t k = m.n > 1 ? wk_rng_discrete(rg, m.weights, m.n) : 0;
+        WkJobSpec js = m.proto[k];
         js.submit = t;
         js.duration = wk_dist_draw(&dur, rd); /* drawn for every job, so streams stay aligned */
         if (js.duration < 1)
             js.duration = 1;
-        js.gpus = sizes[k];
+        js.gpus = m.sizes[k];
         if ((rc = wk_workload_push(out, &js)) < 0) {
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
             goto done;

@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sweep.c — read a sweep file, expand its cross product of points, run them
- * through sim/batch.h and write the index through sim/sweep_index.h. A
+/* sweep.c — read a sweep file and expand its cross product of points. A
  * point's scenario is the base document plus its axis values put at their
- * key paths; its trace records them as overrides. */
+ * key paths; its trace records them as overrides. Running the points is
+ * sweep_run.c (OpenMP) and sweep_mpi.c (MPI). */
 #include "sim/batch/sweep.h"
 #include "sim/scenario/section.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sim/scenario/compose.h"
-#include "wk_config.h"
 #include "sim/scenario/emit.h"
 
 static char *dup_s(const char *s)
@@ -321,6 +318,69 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+/* The fingerprint of the sweep and base texts into s->id. */
+static void fingerprint(WkSweep *s)
+{
+    uint64_t h = fnv(UINT64_C(1469598103934665603), s->spec->text, s->spec->text_len);
+    h = fnv(h, "", 1);
+    h = fnv(h, s->base->text ? s->base->text : "", s->base->text ? s->base->text_len : 0);
+    snprintf(s->id, sizeof s->id, "%016llx", (unsigned long long)h);
+}
+
+/* `name:` (and a checked `description:`), else the file's base name
+ * without .yaml or .yml. */
+static int set_name(WkSweep *s, const WkNode *root, const char *path, WkError *err)
+{
+    const char *name = NULL, *desc = NULL;
+    int rc;
+    if ((rc = wk_node_str(root, "name", 0, &name, err)) < 0 || (rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+        return rc;
+    if (!name) {
+        const char *b = strrchr(path, '/');
+        b = b ? b + 1 : path;
+        size_t l = strlen(b);
+        if (l > 5 && !strcmp(b + l - 5, ".yaml"))
+            l -= 5;
+        else if (l > 4 && !strcmp(b + l - 4, ".yml"))
+            l -= 4;
+        s->name = malloc(l + 1);
+        if (s->name) {
+            memcpy(s->name, b, l);
+            s->name[l] = '\0';
+        }
+    } else {
+        s->name = dup_s(name);
+    }
+    if (!s->name)
+        return wk_error_nomem(err, "sweep");
+    return 0;
+}
+
+/* `base:`: a scenario file relative to the sweep file, or an inline scenario. */
+static int load_base(WkSweep *s, const WkNode *root, WkError *err)
+{
+    const WkNode *base = wk_node_get(root, "base");
+    if (!base || base->type == WK_NODE_NULL)
+        return wk_node_error(root, WK_E_INVAL, err, "base: missing required key (a scenario file or an inline scenario)");
+    if (base->type == WK_NODE_MAP)
+        return wk_compose_doc_from_node(&s->base, base, s->spec->file, s->spec->dir, err);
+    if (base->type != WK_NODE_SCALAR)
+        return wk_node_error(base, WK_E_INVAL, err, "expected a scenario file name or an inline scenario mapping");
+    char *bp = join(s->spec->dir, base->str);
+    if (!bp)
+        return wk_error_nomem(err, "sweep");
+    WkError sub;
+    wk_error_clear(&sub);
+    int rc = wk_compose_load_file(&s->base, bp, &sub);
+    free(bp);
+    if (rc < 0) {
+        char at[64 + WK_ERROR_WHERE_MAX];
+        snprintf(at, sizeof at, "%s:%ld:%ld", base->file, base->line, base->col);
+        return wk_error_set(err, sub.code, sub.where[0] ? sub.where : NULL, 0, 0, "%s (the base of %s)", sub.msg, at);
+    }
+    return 0;
+}
+
 int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
 {
     *out = NULL;
@@ -348,57 +408,8 @@ int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
     }
     s->gen->root->type = WK_NODE_SEQ;
     s->gen->root->index = -1;
-    const char *name = NULL, *desc = NULL;
-    if ((rc = wk_node_str(root, "name", 0, &name, err)) < 0 || (rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+    if ((rc = set_name(s, root, path, err)) < 0 || (rc = load_base(s, root, err)) < 0)
         goto fail;
-    if (!name) {
-        const char *b = strrchr(path, '/');
-        b = b ? b + 1 : path;
-        size_t l = strlen(b);
-        if (l > 5 && !strcmp(b + l - 5, ".yaml"))
-            l -= 5;
-        else if (l > 4 && !strcmp(b + l - 4, ".yml"))
-            l -= 4;
-        s->name = malloc(l + 1);
-        if (s->name) {
-            memcpy(s->name, b, l);
-            s->name[l] = '\0';
-        }
-    } else {
-        s->name = dup_s(name);
-    }
-    if (!s->name) {
-        rc = wk_error_nomem(err, "sweep");
-        goto fail;
-    }
-    const WkNode *base = wk_node_get(root, "base");
-    if (!base || base->type == WK_NODE_NULL) {
-        rc = wk_node_error(root, WK_E_INVAL, err, "base: missing required key (a scenario file or an inline scenario)");
-        goto fail;
-    }
-    if (base->type == WK_NODE_SCALAR) {
-        char *bp = join(s->spec->dir, base->str);
-        if (!bp) {
-            rc = wk_error_nomem(err, "sweep");
-            goto fail;
-        }
-        WkError sub;
-        wk_error_clear(&sub);
-        rc = wk_compose_load_file(&s->base, bp, &sub);
-        free(bp);
-        if (rc < 0) {
-            char at[64 + WK_ERROR_WHERE_MAX];
-            snprintf(at, sizeof at, "%s:%ld:%ld", base->file, base->line, base->col);
-            rc = wk_error_set(err, sub.code, sub.where[0] ? sub.where : NULL, 0, 0, "%s (the base of %s)", sub.msg, at);
-            goto fail;
-        }
-    } else if (base->type == WK_NODE_MAP) {
-        if ((rc = wk_compose_doc_from_node(&s->base, base, s->spec->file, s->spec->dir, err)) < 0)
-            goto fail;
-    } else {
-        rc = wk_node_error(base, WK_E_INVAL, err, "expected a scenario file name or an inline scenario mapping");
-        goto fail;
-    }
     const WkNode *set = wk_node_get(root, "set");
     if (set && set->type != WK_NODE_NULL) {
         if (set->type != WK_NODE_MAP) {
@@ -433,10 +444,7 @@ int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
         goto fail;
     if ((rc = expand(s, err)) < 0)
         goto fail;
-    uint64_t h = fnv(UINT64_C(1469598103934665603), s->spec->text, s->spec->text_len);
-    h = fnv(h, "", 1);
-    h = fnv(h, s->base->text ? s->base->text : "", s->base->text ? s->base->text_len : 0);
-    snprintf(s->id, sizeof s->id, "%016llx", (unsigned long long)h);
+    fingerprint(s);
     *out = s;
     return 0;
 fail:
@@ -477,330 +485,3 @@ void wk_sweep_free(WkSweep *s)
     wk_doc_free(s->spec);
     free(s);
 }
-
-/* ---- running ------------------------------------------------------------------------------ */
-
-const char *wk_sweep_index_path(const char *dir, int shard_i, int shard_n, char *buf, size_t n)
-{
-    if (shard_n > 1)
-        snprintf(buf, n, "%s/sweep-shard-%d-of-%d.h5", dir, shard_i, shard_n);
-    else
-        snprintf(buf, n, "%s/sweep.h5", dir);
-    return buf;
-}
-
-/* The index of the points run (in id order). */
-static int write_index(const WkSweep *s, const WkSweepRunOpts *o, const size_t *sel, size_t nsel, WkError *err)
-{
-    WkSweepIndex ix;
-    memset(&ix, 0, sizeof ix);
-    char shard[48] = "";
-    if (o->shard_n > 1)
-        snprintf(shard, sizeof shard, "%d/%d", o->shard_i, o->shard_n);
-    const char *scen = NULL;
-    if (s->base->root)
-        wk_node_str(s->base->root, "name", 0, &scen, NULL);
-    ix.sweep_name = s->name;
-    ix.sweep_file = s->file;
-    ix.sweep_text = s->spec->text ? s->spec->text : "";
-    ix.sweep_id = (char *)s->id;
-    ix.scenario_name = (char *)(scen ? scen : "unnamed");
-    ix.shard = shard;
-    ix.npoints = (int64_t)s->npoints;
-    ix.naxes = s->naxes;
-    int rc = 0;
-    size_t mcap = WK_SUMMARY_MAX;
-    ix.axes = calloc(s->naxes ? s->naxes : 1, sizeof *ix.axes);
-    ix.metrics = calloc(mcap, sizeof *ix.metrics);
-    ix.units = calloc(mcap, sizeof *ix.units);
-    ix.rows = calloc(nsel ? nsel : 1, sizeof *ix.rows);
-    char *blank = (char *)"";
-    if (!ix.axes || !ix.metrics || !ix.units || !ix.rows) {
-        rc = wk_error_nomem(err, "sweep");
-        goto done;
-    }
-    for (size_t a = 0; a < s->naxes; a++)
-        ix.axes[a] = s->axes[a].path;
-    for (size_t i = 0; i < nsel; i++) {
-        const WkSweepPoint *p = &s->points[sel[i]];
-        for (size_t m = 0; p->status == WK_SWEEP_OK && m < p->sum.n; m++) {
-            size_t k = 0;
-            while (k < ix.nmetrics && strcmp(ix.metrics[k], p->sum.m[m].name) != 0)
-                k++;
-            if (k == ix.nmetrics && k < mcap) {
-                ix.metrics[k] = (char *)p->sum.m[m].name;
-                ix.units[k] = (char *)p->sum.m[m].units;
-                ix.nmetrics++;
-            }
-        }
-    }
-    for (size_t i = 0; i < nsel && rc == 0; i++) {
-        const WkSweepPoint *p = &s->points[sel[i]];
-        WkSweepRow *r = &ix.rows[ix.nrows++];
-        int ok = p->status == WK_SWEEP_OK;
-        r->id = (int64_t)p->id;
-        r->status = (uint8_t)p->status;
-        r->seed = p->has_seed ? (int64_t)p->seed : ok ? (int64_t)p->sum.seed : -1;
-        r->scheduler = (char *)(p->scheduler ? p->scheduler : ok ? p->sum.scheduler : "");
-        r->axis = calloc(s->naxes ? s->naxes : 1, sizeof *r->axis);
-        r->metric = calloc(ix.nmetrics ? ix.nmetrics : 1, sizeof *r->metric);
-        size_t olen = 1;
-        for (size_t k = 0; k < p->nsets; k++)
-            olen += strlen(p->sets[k]) + 1;
-        r->overrides = calloc(1, olen);
-        if (!r->axis || !r->metric || !r->overrides) {
-            rc = wk_error_nomem(err, "sweep");
-            break;
-        }
-        for (size_t k = 0; k < p->nsets; k++) {
-            strcat(r->overrides, p->sets[k]);
-            strcat(r->overrides, "\n");
-        }
-        for (size_t a = 0; a < s->naxes; a++)
-            r->axis[a] = s->axes[a].text[p->pick[a]];
-        r->trace = ok && !o->no_traces ? (char *)p->trace : blank;
-        r->error = (char *)p->error;
-        for (size_t m = 0; m < ix.nmetrics; m++) {
-            const WkMetric *mm = ok ? wk_summary_get(&p->sum, ix.metrics[m]) : NULL;
-            r->metric[m] = mm ? mm->value : NAN;
-        }
-    }
-    char path[4096];
-    if (rc == 0)
-        rc = wk_sweep_index_write(&ix, wk_sweep_index_path(o->dir, o->shard_i, o->shard_n, path, sizeof path), err);
-done:
-    for (size_t i = 0; i < ix.nrows; i++) {
-        free(ix.rows[i].axis);
-        free(ix.rows[i].metric);
-        free(ix.rows[i].overrides);
-    }
-    free(ix.rows);
-    free(ix.axes);
-    free(ix.metrics);
-    free(ix.units);
-    return rc;
-}
-
-/* Fill one batch job for point p (puts: room for naxes; *trace: the trace
- * path, owned by the caller). */
-static int prepare_job(const WkSweep *s, const WkSweepRunOpts *o, const WkSweepPoint *p, WkBatchJob *j,
-                       WkBatchPut *pp, char **trace, WkError *err)
-{
-    for (size_t a = 0; a < s->naxes; a++)
-        pp[a] = (WkBatchPut){s->axes[a].path, s->axes[a].values[p->pick[a]]};
-    j->base = s->base;
-    j->puts = pp;
-    j->nputs = s->naxes;
-    j->opts.has_seed = p->has_seed;
-    j->opts.seed = p->seed;
-    j->opts.scheduler = p->scheduler;
-    j->opts.sets = (const char *const *)p->sets;
-    j->opts.nsets = p->nsets;
-    j->prepare_only = o->dry_run;
-    *trace = NULL;
-    if (!o->dry_run && !o->no_traces) {
-        size_t l = strlen(o->dir) + strlen(p->trace) + 2;
-        if (!(*trace = malloc(l)))
-            return wk_error_nomem(err, "sweep");
-        snprintf(*trace, l, "%s/%s", o->dir, p->trace);
-        j->trace = *trace;
-    }
-    return 0;
-}
-
-static void take_result(WkSweepPoint *p, const WkBatchJob *j)
-{
-    p->status = j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
-    p->error[0] = '\0';
-    if (j->rc != 0)
-        wk_error_format(&j->err, p->error, sizeof p->error);
-    p->sum = j->sum;
-}
-
-int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
-{
-    *failed = 0;
-    int shard_n = o->shard_n > 1 ? o->shard_n : 1;
-    if (o->shard_i < 0 || o->shard_i >= shard_n)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--shard %d/%d: expected I/N with 0 <= I < N", o->shard_i,
-                            o->shard_n);
-    if (!o->dry_run && mkdir(o->dir, 0777) < 0 && errno != EEXIST)
-        return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
-    size_t *sel = calloc(s->npoints ? s->npoints : 1, sizeof *sel);
-    WkBatchJob *jobs = calloc(s->npoints ? s->npoints : 1, sizeof *jobs);
-    WkBatchPut *puts = calloc(s->npoints * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
-    char **traces = calloc(s->npoints ? s->npoints : 1, sizeof *traces);
-    size_t nsel = 0;
-    int rc = 0;
-    if (!sel || !jobs || !puts || !traces) {
-        rc = wk_error_nomem(err, "sweep");
-        goto done;
-    }
-    for (size_t id = 0; id < s->npoints; id++)
-        if (id % (size_t)shard_n == (size_t)o->shard_i)
-            sel[nsel++] = id;
-    for (size_t i = 0; i < nsel; i++)
-        if ((rc = prepare_job(s, o, &s->points[sel[i]], &jobs[i], puts + i * (s->naxes ? s->naxes : 1), &traces[i],
-                              err)) < 0)
-            goto done;
-    *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
-    for (size_t i = 0; i < nsel; i++)
-        take_result(&s->points[sel[i]], &jobs[i]);
-    if (!o->dry_run)
-        rc = write_index(s, o, sel, nsel, err);
-done:
-    for (size_t i = 0; traces && i < nsel; i++)
-        free(traces[i]);
-    free(traces);
-    free(puts);
-    free(jobs);
-    free(sel);
-    return rc;
-}
-
-#if WK_HAVE_MPI
-#include <mpi.h>
-
-/* ---- MPI: points dealt out dynamically, rank 0 gathers ----
- * Rank 0 is the dealer: a worker asks for work (sending the results of its
- * last batch), gets up to `threads` point ids (or none: stop), runs them
- * with its OpenMP threads and writes their traces; rank 0 records every
- * result and writes the index, which is the same bytes as a one-process
- * sweep's because the index depends only on the points' results. */
-
-enum { TAG_ASK = 1, TAG_WORK = 2 };
-
-typedef struct {
-    uint64_t id;
-    int32_t status;
-    char error[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4];
-    WkSummary sum;
-} MpiResult;
-
-int wk_sweep_mpi_begin(int *rank, int *size)
-{
-    int provided = 0, inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
-    return 0;
-}
-
-void wk_sweep_mpi_end(void)
-{
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin)
-        MPI_Finalize();
-}
-
-int wk_sweep_run_mpi(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
-{
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    *failed = 0;
-    int shard_n = o->shard_n > 1 ? o->shard_n : 1;
-    if (o->dry_run)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--dry-run needs no MPI: run it as one process");
-    if (rank == 0 && mkdir(o->dir, 0777) < 0 && errno != EEXIST)
-        return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
-    MPI_Barrier(MPI_COMM_WORLD);
-    int threads = o->threads ? o->threads : wk_batch_default_threads();
-    int batch = threads > 0 ? threads : 1;
-    MpiResult *res = calloc((size_t)batch, sizeof *res);
-    uint64_t *ids = calloc((size_t)batch, sizeof *ids);
-    if (!res || !ids) {
-        free(res);
-        free(ids);
-        return wk_error_nomem(err, "sweep");
-    }
-    int rc = 0;
-    if (rank == 0) {
-        size_t *sel = calloc(s->npoints ? s->npoints : 1, sizeof *sel);
-        size_t nsel = 0, next = 0;
-        if (!sel) {
-            free(res);
-            free(ids);
-            return wk_error_nomem(err, "sweep");
-        }
-        for (size_t id = 0; id < s->npoints; id++)
-            if (id % (size_t)shard_n == (size_t)o->shard_i)
-                sel[nsel++] = id;
-        int active = size - 1;
-        MpiResult *in = calloc((size_t)batch, sizeof *in);
-        while (active > 0 && in) {
-            MPI_Status st;
-            int bytes = 0;
-            MPI_Probe(MPI_ANY_SOURCE, TAG_ASK, MPI_COMM_WORLD, &st);
-            MPI_Get_count(&st, MPI_BYTE, &bytes);
-            MPI_Recv(in, bytes, MPI_BYTE, st.MPI_SOURCE, TAG_ASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            for (int k = 0; k < bytes / (int)sizeof *in; k++) {
-                WkSweepPoint *p = &s->points[in[k].id];
-                p->status = in[k].status;
-                memcpy(p->error, in[k].error, sizeof p->error);
-                p->sum = in[k].sum;
-                if (p->status == WK_SWEEP_FAILED)
-                    (*failed)++;
-            }
-            int n = 0;
-            while (n < batch && next < nsel)
-                ids[n++] = sel[next++];
-            MPI_Send(ids, n, MPI_UINT64_T, st.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
-            if (n == 0)
-                active--;
-        }
-        free(in);
-        rc = write_index(s, o, sel, nsel, err);
-        free(sel);
-    } else {
-        WkBatchJob *jobs = calloc((size_t)batch, sizeof *jobs);
-        WkBatchPut *puts = calloc((size_t)batch * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
-        char **traces = calloc((size_t)batch, sizeof *traces);
-        int nres = 0;
-        if (!jobs || !puts || !traces)
-            rc = wk_error_nomem(err, "sweep"); /* still take part, asking for nothing, so the dealer ends */
-        for (;;) {
-            MPI_Send(res, nres * (int)sizeof *res, MPI_BYTE, 0, TAG_ASK, MPI_COMM_WORLD);
-            MPI_Status st;
-            int n = 0;
-            MPI_Recv(ids, batch, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
-            MPI_Get_count(&st, MPI_UINT64_T, &n);
-            if (n == 0)
-                break;
-            memset(jobs, 0, (size_t)batch * sizeof *jobs);
-            for (int k = 0; k < n && rc == 0; k++)
-                rc = prepare_job(s, o, &s->points[ids[k]], &jobs[k], puts + (size_t)k * (s->naxes ? s->naxes : 1),
-                                 &traces[k], err);
-            if (rc == 0)
-                wk_batch_run(jobs, (size_t)n, threads, NULL, NULL);
-            for (int k = 0; k < n; k++) {
-                WkSweepPoint *p = &s->points[ids[k]];
-                if (rc == 0)
-                    take_result(p, &jobs[k]);
-                else {
-                    p->status = WK_SWEEP_FAILED;
-                    wk_error_format(err, p->error, sizeof p->error);
-                }
-                res[k].id = ids[k];
-                res[k].status = p->status;
-                memcpy(res[k].error, p->error, sizeof res[k].error);
-                res[k].sum = p->sum;
-                if (p->status == WK_SWEEP_FAILED)
-                    (*failed)++;
-                free(traces[k]);
-                traces[k] = NULL;
-            }
-            nres = n;
-        }
-        free(jobs);
-        free(puts);
-        free(traces);
-    }
-    free(res);
-    free(ids);
-    return rc;
-}
-#endif

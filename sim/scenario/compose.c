@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* compose.c — `include:` with a deep merge, document copies and `put` of a
- * value at a key path, all on WkNode trees. Nodes borrow their file name
- * from a document; a composed or copied document keeps the names it needs
- * after its text (one allocation, freed by wk_doc_free). */
+/* compose.c — `include:` with a deep merge on WkNode trees, and documents
+ * made from a node. Nodes borrow their file name from a document; copies
+ * and the name pool are compose_copy.c, `put` at a key path is
+ * compose_put.c. */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "sim/scenario/compose.h"
+#include "sim/scenario/compose_impl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,70 +13,13 @@
 #include <string.h>
 
 #include "sim/scenario/emit.h"
+#include "sim/scenario/node_impl.h"
 
 /* ---- nodes ---------------------------------------------------------------------- */
 
 static char *dup_s(const char *s)
 {
-    if (!s)
-        return NULL;
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (p)
-        memcpy(p, s, n + 1);
-    return p;
-}
-
-static int push_kid(WkNode *parent, WkNode *kid)
-{
-    if (parent->nkids == parent->capkids) {
-        size_t nc = parent->capkids ? parent->capkids * 2 : 4;
-        WkNode **nk = realloc(parent->kids, nc * sizeof *nk);
-        if (!nk)
-            return WK_E_NOMEM;
-        parent->kids = nk;
-        parent->capkids = nc;
-    }
-    kid->parent = parent;
-    kid->index = parent->type == WK_NODE_SEQ ? (long)parent->nkids : -1;
-    parent->kids[parent->nkids++] = kid;
-    return 0;
-}
-
-/* Deep copy of n (parent NULL); NULL when out of memory. */
-static WkNode *copy_node(const WkNode *n)
-{
-    WkNode *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    *c = *n;
-    c->parent = NULL;
-    c->kids = NULL;
-    c->nkids = c->capkids = 0;
-    c->key = NULL;
-    c->str = NULL;
-    if ((n->key && !(c->key = dup_s(n->key))) || (n->str && !(c->str = dup_s(n->str)))) {
-        wk_node_free(c);
-        return NULL;
-    }
-    if (n->nkids) {
-        c->kids = malloc(n->nkids * sizeof *c->kids);
-        if (!c->kids) {
-            wk_node_free(c);
-            return NULL;
-        }
-        c->capkids = n->nkids;
-        for (size_t i = 0; i < n->nkids; i++) {
-            WkNode *k = copy_node(n->kids[i]);
-            if (!k) {
-                wk_node_free(c);
-                return NULL;
-            }
-            k->parent = c;
-            c->kids[c->nkids++] = k;
-        }
-    }
-    return c;
+    return s ? wk_node_strndup(s, strlen(s)) : NULL;
 }
 
 int wk_compose_equal(const WkNode *a, const WkNode *b)
@@ -115,97 +58,15 @@ static void merge_map(WkNode *dst, WkNode *src, int *oom)
             s->parent = dst;
             s->index = -1;
             dst->kids[j] = s;
-        } else if (push_kid(dst, s) < 0) {
+        } else if (wk_node_push(dst, s) < 0) {
             wk_node_free(s);
             *oom = 1;
+        } else {
+            s->index = -1; /* dst is a map */
         }
     }
     src->nkids = 0;
     wk_node_free(src);
-}
-
-/* ---- file names kept with the text ------------------------------------------------ */
-
-typedef struct Names {
-    const char **v;
-    size_t n, cap;
-    int oom;
-} Names;
-
-static void collect(Names *nm, const WkNode *n)
-{
-    if (!n)
-        return;
-    if (n->file) {
-        size_t i = 0;
-        while (i < nm->n && strcmp(nm->v[i], n->file) != 0)
-            i++;
-        if (i == nm->n) {
-            if (nm->n == nm->cap) {
-                size_t nc = nm->cap ? nm->cap * 2 : 8;
-                const char **nv = realloc(nm->v, nc * sizeof *nv);
-                if (!nv) {
-                    nm->oom = 1;
-                    return;
-                }
-                nm->v = nv;
-                nm->cap = nc;
-            }
-            nm->v[nm->n++] = n->file;
-        }
-    }
-    for (size_t i = 0; i < n->nkids; i++)
-        collect(nm, n->kids[i]);
-}
-
-static void remap(WkNode *n, const Names *nm, char *const *to)
-{
-    if (!n)
-        return;
-    if (n->file)
-        for (size_t i = 0; i < nm->n; i++)
-            if (strcmp(nm->v[i], n->file) == 0) {
-                n->file = to[i];
-                break;
-            }
-    for (size_t i = 0; i < n->nkids; i++)
-        remap(n->kids[i], nm, to);
-}
-
-/* Give doc a new text (len bytes, copied) followed by every file name its
- * nodes use, and point the nodes at those copies. The old text is freed. */
-static int repool(WkDoc *doc, const char *text, size_t len)
-{
-    Names nm = {0};
-    collect(&nm, doc->root);
-    size_t total = len + 1;
-    for (size_t i = 0; i < nm.n; i++)
-        total += strlen(nm.v[i]) + 1;
-    char *buf = nm.oom ? NULL : malloc(total);
-    char **to = nm.oom ? NULL : calloc(nm.n ? nm.n : 1, sizeof *to);
-    if (!buf || !to) {
-        free(buf);
-        free(to);
-        free(nm.v);
-        return WK_E_NOMEM;
-    }
-    if (len)
-        memcpy(buf, text, len);
-    buf[len] = '\0';
-    char *p = buf + len + 1;
-    for (size_t i = 0; i < nm.n; i++) {
-        size_t l = strlen(nm.v[i]) + 1;
-        memcpy(p, nm.v[i], l);
-        to[i] = p;
-        p += l;
-    }
-    remap(doc->root, &nm, to);
-    free(doc->text);
-    doc->text = buf;
-    doc->text_len = len;
-    free(to);
-    free(nm.v);
-    return 0;
 }
 
 /* ---- includes ------------------------------------------------------------------------ */
@@ -404,7 +265,7 @@ static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err)
         wk_node_free(acc);
         return rc;
     }
-    WkNode *own = copy_node(root);
+    WkNode *own = wk_compose_copy_node(root);
     if (!own) {
         wk_node_free(acc);
         return wk_error_nomem(err, "include");
@@ -456,7 +317,7 @@ int wk_compose_resolve(WkDoc *doc, WkError *err)
             snprintf(text, n, "# %s with its includes (%s) merged by wanka\n%s", doc->file, c.list, yaml);
             WkNode *old = doc->root;
             doc->root = tree;
-            if (repool(doc, text, strlen(text)) < 0) {
+            if (wk_compose_copy_pool(doc, text, strlen(text)) < 0) {
                 doc->root = old;
                 rc = wk_error_nomem(err, "include");
             } else {
@@ -485,24 +346,7 @@ int wk_compose_load_file(WkDoc **out, const char *path, WkError *err)
     return rc;
 }
 
-/* ---- copies ------------------------------------------------------------------------------ */
-
-int wk_compose_copy(WkDoc **out, const WkDoc *src, WkError *err)
-{
-    *out = NULL;
-    WkDoc *d = calloc(1, sizeof *d);
-    if (!d)
-        return wk_error_nomem(err, "include");
-    d->file = dup_s(src->file ? src->file : "<copy>");
-    d->dir = dup_s(src->dir ? src->dir : ".");
-    if (!d->file || !d->dir || (src->root && !(d->root = copy_node(src->root))) ||
-        repool(d, src->text ? src->text : "", src->text ? src->text_len : 0) < 0) {
-        wk_doc_free(d);
-        return wk_error_nomem(err, "include");
-    }
-    *out = d;
-    return 0;
-}
+/* ---- documents from a node ------------------------------------------------------------- */
 
 int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, const char *dir,
                              WkError *err)
@@ -514,8 +358,8 @@ int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, 
     char *yaml = NULL;
     d->file = dup_s(name ? name : "<inline>");
     d->dir = dup_s(dir ? dir : ".");
-    if (!d->file || !d->dir || (node && !(d->root = copy_node(node))) || !(yaml = wk_emit_yaml(d->root)) ||
-        repool(d, yaml, strlen(yaml)) < 0) {
+    if (!d->file || !d->dir || (node && !(d->root = wk_compose_copy_node(node))) || !(yaml = wk_emit_yaml(d->root)) ||
+        wk_compose_copy_pool(d, yaml, strlen(yaml)) < 0) {
         free(yaml);
         wk_doc_free(d);
         return wk_error_nomem(err, "include");
@@ -537,128 +381,4 @@ int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, 
     }
     *out = d;
     return 0;
-}
-
-/* ---- put ------------------------------------------------------------------------------------ */
-
-static int is_index(const char *s, size_t len)
-{
-    if (len == 0 || len > 18)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
-/* A new empty map node positioned at `at`. */
-static WkNode *new_map(const WkNode *at)
-{
-    WkNode *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    m->type = WK_NODE_MAP;
-    m->file = at->file;
-    m->line = at->line;
-    m->col = at->col;
-    m->index = -1;
-    return m;
-}
-
-int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *err)
-{
-    size_t plen = path ? strlen(path) : 0;
-    if (plen == 0)
-        return wk_node_error(value, WK_E_INVAL, err, "empty key path");
-    for (const char *s = path;;) {
-        const char *e = strchr(s, '.');
-        size_t l = e ? (size_t)(e - s) : strlen(s);
-        if (l == 0)
-            return wk_node_error(value, WK_E_INVAL, err, "key path '%s' has an empty segment", path);
-        if (!e)
-            break;
-        s = e + 1;
-    }
-    WkNode *v = copy_node(value);
-    if (!v)
-        return wk_error_nomem(err, "include");
-    if (!doc->root) {
-        if (!(doc->root = new_map(value))) {
-            wk_node_free(v);
-            return wk_error_nomem(err, "include");
-        }
-    } else if (doc->root->type == WK_NODE_NULL) {
-        doc->root->type = WK_NODE_MAP;
-    }
-    WkNode *cur = doc->root;
-    for (const char *s = path;;) {
-        const char *e = strchr(s, '.');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        char seg[128];
-        snprintf(seg, sizeof seg, "%.*s", (int)(len < 120 ? len : 120), s);
-        if (cur->type == WK_NODE_NULL)
-            cur->type = WK_NODE_MAP;
-        char where[WK_ERROR_MSG_MAX / 4];
-        wk_node_path(cur, where, sizeof where);
-        if (cur->type == WK_NODE_SCALAR) {
-            wk_node_free(v);
-            return wk_node_error(value, WK_E_INVAL, err, "cannot set '%s': '%s' is a scalar (at %s:%ld:%ld), not a mapping",
-                                 path, where[0] ? where : "(root)", cur->file ? cur->file : "?", cur->line, cur->col);
-        }
-        size_t i = cur->nkids;
-        if (cur->type == WK_NODE_SEQ) {
-            if (!is_index(s, len) || (i = (size_t)strtoull(seg, NULL, 10)) >= cur->nkids) {
-                wk_node_free(v);
-                return wk_node_error(value, WK_E_INVAL, err,
-                                     "cannot set '%s': '%s' is a sequence of %zu item%s: '%s' is not an index in it",
-                                     path, where[0] ? where : "(root)", cur->nkids, cur->nkids == 1 ? "" : "s", seg);
-            }
-        } else {
-            for (size_t j = 0; j < cur->nkids; j++)
-                if (strlen(cur->kids[j]->key) == len && !memcmp(cur->kids[j]->key, s, len)) {
-                    i = j;
-                    break;
-                }
-        }
-        WkNode *put = e ? NULL : v;
-        if (!put && i < cur->nkids) {
-            cur = cur->kids[i];
-            s = e + 1;
-            continue;
-        }
-        if (!put && !(put = new_map(value))) {
-            wk_node_free(v);
-            return wk_error_nomem(err, "include");
-        }
-        free(put->key);
-        put->key = NULL;
-        if (cur->type == WK_NODE_MAP) {
-            put->key = malloc(len + 1);
-            if (!put->key) {
-                if (put != v)
-                    wk_node_free(put);
-                wk_node_free(v);
-                return wk_error_nomem(err, "include");
-            }
-            memcpy(put->key, s, len);
-            put->key[len] = '\0';
-            put->key_line = value->line;
-            put->key_col = value->col;
-        }
-        if (i < cur->nkids) {
-            put->parent = cur;
-            put->index = cur->type == WK_NODE_SEQ ? (long)i : -1;
-            wk_node_free(cur->kids[i]);
-            cur->kids[i] = put;
-        } else if (push_kid(cur, put) < 0) {
-            if (put != v)
-                wk_node_free(put);
-            wk_node_free(v);
-            return wk_error_nomem(err, "include");
-        }
-        if (put == v)
-            return 0;
-        cur = put;
-        s = e + 1;
-    }
 }

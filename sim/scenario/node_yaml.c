@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* node_yaml.c — builds a WkNode tree from YAML with libyaml's event API, and
- * applies `--set key.path=value` overrides. The one file that includes
- * <yaml.h>; it accepts plain data only (no anchors, aliases, tags, several
- * documents, non-scalar or duplicate keys). The typed readers live in node.c. */
-#include "sim/scenario/node.h"
+/* node_yaml.c — builds a WkNode tree from YAML with libyaml's event API. The
+ * one file that includes <yaml.h>; it accepts plain data only (no anchors,
+ * aliases, tags, several documents, non-scalar or duplicate keys). The
+ * typed readers live in node.c, `--set` overrides in doc_set.c. */
+#include "sim/scenario/node_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,8 +14,7 @@
 #include <yaml.h>
 
 #define MAX_FILE_BYTES ((size_t)64 << 20) /* larger scenarios are refused */
-#define MAX_DEPTH 256                     /* nesting limit: bad input never crashes */
-#define SET_FILE "--set"                  /* file name of nodes made by wk_doc_set */
+#define MAX_DEPTH WK_NODE_MAX_DEPTH
 
 /* Index of a large open mapping's keys, so duplicate checks stay O(1). */
 typedef struct KeySet {
@@ -43,12 +42,7 @@ typedef struct Build {
 
 static char *dup_n(const char *s, size_t n)
 {
-    char *p = malloc(n + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
+    return wk_node_strndup(s, n);
 }
 
 static char *dup_s(const char *s)
@@ -161,21 +155,6 @@ static int refuse_anchor_tag(const Build *b, yaml_mark_t m, const yaml_char_t *a
     return mark_error(b, WK_E_INVAL, m, next_path(b, path, sizeof path), err, what);
 }
 
-static int push_kid(WkNode *parent, WkNode *kid)
-{
-    if (parent->nkids == parent->capkids) {
-        size_t nc = parent->capkids ? parent->capkids * 2 : 4;
-        WkNode **nk = realloc(parent->kids, nc * sizeof *nk);
-        if (!nk)
-            return WK_E_NOMEM;
-        parent->kids = nk;
-        parent->capkids = nc;
-    }
-    parent->kids[parent->nkids++] = kid;
-    kid->parent = parent;
-    return 0;
-}
-
 static WkNode *new_node(const Build *b, WkNodeType type, yaml_mark_t m)
 {
     WkNode *n = calloc(1, sizeof *n);
@@ -204,7 +183,7 @@ static int attach(Build *b, WkNode *n, WkError *err)
     } else {
         n->index = (long)b->cur->nkids;
     }
-    if (push_kid(b->cur, n) < 0) {
+    if (wk_node_push(b->cur, n) < 0) {
         wk_node_free(n);
         return wk_error_set(err, WK_E_NOMEM, b->file, 0, 0, "YAML: out of memory");
     }
@@ -431,6 +410,16 @@ static int parse_tree(Build *b, WkError *err)
     return rc;
 }
 
+int wk_node_yaml_parse(const char *file, const char *text, size_t len, long line, long col, WkNode **root,
+                       int *block, WkError *err)
+{
+    Build b = {.file = file, .text = (const unsigned char *)text, .len = len, .line_fixed = line, .col_base = col};
+    int rc = parse_tree(&b, err);
+    *root = b.root;
+    *block = b.root_block;
+    return rc;
+}
+
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -544,198 +533,4 @@ void wk_doc_free(WkDoc *doc)
     free(doc->text);
     free(doc->dir);
     free(doc);
-}
-
-/* ---- --set overrides ---------------------------------------------------- */
-
-static int set_error(int code, long n, long col, const char *assignment, WkError *err,
-                     const char *what)
-{
-    return wk_error_set(err, code, SET_FILE, n, col, "--set '%s': %s", assignment, what);
-}
-
-static int is_index(const char *s, size_t len)
-{
-    if (len == 0 || len > 18)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
-/* Put value in place of parent->kids[i] (or append when i == nkids) under
- * key (klen bytes; NULL in a sequence). Takes value: freed on failure. */
-static int place(WkNode *parent, size_t i, WkNode *value, const char *key, size_t klen,
-                 long key_line, long key_col)
-{
-    if (key) {
-        value->key = dup_n(key, klen);
-        if (!value->key) {
-            wk_node_free(value);
-            return WK_E_NOMEM;
-        }
-        value->key_line = key_line;
-        value->key_col = key_col;
-    }
-    value->index = parent->type == WK_NODE_SEQ ? (long)i : -1;
-    if (i == parent->nkids) {
-        if (push_kid(parent, value) < 0) {
-            wk_node_free(value);
-            return WK_E_NOMEM;
-        }
-        return 0;
-    }
-    wk_node_free(parent->kids[i]);
-    parent->kids[i] = value;
-    value->parent = parent;
-    return 0;
-}
-
-static int parse_value(const char *value, long n, long vcol, const char *assignment,
-                       WkNode **out, WkError *err)
-{
-    WkError local;
-    wk_error_clear(&local);
-    Build b = {.file = SET_FILE, .text = (const unsigned char *)value, .len = strlen(value),
-               .line_fixed = n, .col_base = vcol};
-    int rc = parse_tree(&b, &local);
-    if (rc < 0) {
-        long line = 0, col = 0;
-        if (sscanf(local.where, SET_FILE ":%ld:%ld", &line, &col) != 2)
-            line = n, col = vcol;
-        return set_error(rc, line, col, assignment, err, local.msg);
-    }
-    if (b.root && b.root_block) {
-        wk_node_free(b.root);
-        return set_error(WK_E_INVAL, n, vcol, assignment, err,
-                         "the value must be a scalar or a flow collection ([a, b] or {k: v}); "
-                         "quote it to pass a string");
-    }
-    if (!b.root) { /* "k=" or a value that is only a comment */
-        yaml_mark_t m = {0, 0, 0};
-        b.root = new_node(&b, WK_NODE_NULL, m);
-        if (!b.root)
-            return WK_E_NOMEM;
-    }
-    *out = b.root;
-    return 0;
-}
-
-static int set_nomem(WkError *err)
-{
-    return wk_error_set(err, WK_E_NOMEM, SET_FILE, 0, 0, "--set: out of memory");
-}
-
-int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err)
-{
-    if (!doc || !assignment)
-        return wk_error_set(err, WK_E_INVAL, SET_FILE, n, 0, "--set: nothing to apply");
-    const char *eq = strchr(assignment, '=');
-    const char *k0 = assignment, *k1 = eq ? eq : assignment;
-    while (k0 < k1 && (*k0 == ' ' || *k0 == '\t'))
-        k0++;
-    while (k1 > k0 && (k1[-1] == ' ' || k1[-1] == '\t'))
-        k1--;
-    if (!eq || k0 == k1)
-        return set_error(WK_E_INVAL, n, 1, assignment, err, "expected key.path=value");
-    long vcol = (long)(eq - assignment) + 2;
-
-    /* Check the path's shape before touching anything. */
-    size_t nseg = 1;
-    for (const char *p = k0; p < k1; p++)
-        nseg += *p == '.';
-    if (nseg > MAX_DEPTH)
-        return set_error(WK_E_INVAL, n, 1, assignment, err, "key path is too deep");
-    for (const char *s = k0; s <= k1;) {
-        const char *e = memchr(s, '.', (size_t)(k1 - s));
-        if (!e)
-            e = k1;
-        if (e == s)
-            return set_error(WK_E_INVAL, n, (long)(s - assignment) + 1, assignment, err,
-                             "empty key segment in the path");
-        s = e + 1;
-    }
-
-    WkNode *value = NULL;
-    int rc = parse_value(eq + 1, n, vcol, assignment, &value, err);
-    if (rc < 0)
-        return rc == WK_E_NOMEM ? set_nomem(err) : rc;
-
-    char seg[64], what[WK_ERROR_MSG_MAX / 2], path[WK_ERROR_MSG_MAX / 4];
-    if (!doc->root || doc->root->type == WK_NODE_NULL) {
-        if (!doc->root) {
-            doc->root = calloc(1, sizeof *doc->root);
-            if (!doc->root) {
-                wk_node_free(value);
-                return set_nomem(err);
-            }
-            doc->root->file = SET_FILE;
-            doc->root->line = n;
-            doc->root->col = vcol;
-            doc->root->index = -1;
-        }
-        doc->root->type = WK_NODE_MAP;
-    }
-    WkNode *cur = doc->root;
-    for (const char *s = k0; s <= k1;) {
-        const char *e = memchr(s, '.', (size_t)(k1 - s));
-        if (!e)
-            e = k1;
-        size_t len = (size_t)(e - s);
-        long scol = (long)(s - assignment) + 1;
-        int last = e == k1;
-        snprintf(seg, sizeof seg, "%.*s", (int)(len < 60 ? len : 60), s);
-        if (cur->type == WK_NODE_NULL)
-            cur->type = WK_NODE_MAP; /* "key:" with no value becomes a mapping */
-        if (cur->type == WK_NODE_SCALAR) {
-            wk_node_path(cur, path, sizeof path);
-            snprintf(what, sizeof what, "'%s' is a scalar (at %s:%ld:%ld), not a mapping",
-                     path[0] ? path : "(root)",
-                     cur->file ? cur->file : "?", cur->line, cur->col);
-            wk_node_free(value);
-            return set_error(WK_E_INVAL, n, scol, assignment, err, what);
-        }
-        size_t i = cur->nkids;
-        if (cur->type == WK_NODE_SEQ) {
-            wk_node_path(cur, path, sizeof path);
-            if (!is_index(s, len)) {
-                snprintf(what, sizeof what, "'%s' is a sequence: expected an index, got '%s'",
-                         path[0] ? path : "(root)", seg);
-                wk_node_free(value);
-                return set_error(WK_E_INVAL, n, scol, assignment, err, what);
-            }
-            i = (size_t)strtoull(seg, NULL, 10);
-            if (i >= cur->nkids) {
-                snprintf(what, sizeof what, "index %zu is out of range for '%s' (%zu item%s)", i,
-                         path[0] ? path : "(root)", cur->nkids, cur->nkids == 1 ? "" : "s");
-                wk_node_free(value);
-                return set_error(WK_E_INVAL, n, scol, assignment, err, what);
-            }
-        } else {
-            for (size_t j = 0; j < cur->nkids; j++)
-                if (strlen(cur->kids[j]->key) == len && !memcmp(cur->kids[j]->key, s, len)) {
-                    i = j;
-                    break;
-                }
-        }
-        const char *key = cur->type == WK_NODE_MAP ? s : NULL;
-        if (last)
-            return place(cur, i, value, key, len, n, scol) < 0 ? set_nomem(err) : 0;
-        if (i == cur->nkids) { /* a new intermediate mapping */
-            WkNode *m = calloc(1, sizeof *m);
-            if (!m || place(cur, i, m, key, len, n, scol) < 0) {
-                wk_node_free(value);
-                return set_nomem(err);
-            }
-            m->type = WK_NODE_MAP;
-            m->file = SET_FILE;
-            m->line = n;
-            m->col = vcol;
-        }
-        cur = cur->kids[i];
-        s = e + 1;
-    }
-    wk_node_free(value); /* not reached: the last segment returns */
-    return WK_E_INTERNAL;
 }

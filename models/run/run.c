@@ -247,7 +247,7 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
-                             .left_ns = r->wl.jobs[i].duration, .speed = 1.0, .ckpt_left = r->wl.jobs[i].duration};
+                             .left_ns = r->wl.jobs[i].duration, .gpus_req = r->wl.jobs[i].gpus, .speed = 1.0, .ckpt_left = r->wl.jobs[i].duration};
     r->acct.gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
         r->acct.gpu_power_w += wk_account_gpu_draw(&r->cluster, g, 0);

@@ -30,6 +30,7 @@ typedef struct WkJobRt {
     const char *reject_reason; /* static string from the policy */
     /* progress of every job across preemptions and restarts */
     WkTime left_ns;            /* plain jobs: run time still to go on the reference SKU at full clock */
+    uint32_t gpus_req;         /* GPUs the workload asked for (the spec's count may shrink: elastic) */
     double speed;              /* plain jobs: reference run time per wall time on its GPUs now (1 = nominal) */
     WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
     WkTime pending_cost;       /* restart cost to pay at the next start */

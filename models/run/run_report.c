@@ -288,11 +288,10 @@ static JobRow job_row(const WkRun *r, size_t i)
         }
     }
     /* The spec's count is the one the job holds: an elastic shrink
-     * (run_fail.c) lowers it in place. The run keeps no other record of the
-     * request, so after a shrink gpus shows the shrunk count as well. */
+     * (run_fail.c) lowers it in place; the request is kept in gpus_req. */
     JobRow row = {
         .id = (uint32_t)i,
-        .gpus = js->gpus,
+        .gpus = rt->gpus_req,
         .gpus_final = js->gpus,
         .submit_ns = js->submit,
         .start_ns = rt->start,

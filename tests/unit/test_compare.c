@@ -503,9 +503,13 @@ static void test_jobs_table_gpus_final_is_the_count_held_at_the_end(void **state
     wk_error_clear(&err);
     WkTraceRead *r = NULL;
     assert_int_equal(wk_trace_read_open(&r, p, &err), 0);
-    double *final = NULL, *status = NULL;
-    size_t n = 0, ns = 0;
+    double *final = NULL, *status = NULL, *req = NULL;
+    size_t n = 0, ns = 0, nr = 0;
     assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_GPUS_FINAL, &final, &n, &err), 0);
+    assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_GPUS, &req, &nr, &err), 0);
+    assert_int_equal(nr, 2);
+    assert_true(req[0] == 32 && req[1] == 8); /* requested, not shrunk */
+    free(req);
     assert_int_equal(wk_trace_read_column(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_STATUS, &status, &ns, &err), 0);
     assert_int_equal(n, 2);
     assert_true(status[0] == WK_SCHEMA_STATUS_COMPLETED && status[1] == WK_SCHEMA_STATUS_COMPLETED);

@@ -18,14 +18,13 @@
 #include "sim/trace/trace_read.h"
 
 /* The rows shown first, in this order; the other metrics follow
- * alphabetically. (effective_utilization is no metric of this wanka's
- * traces; a trace that has one shows it third.) */
+ * alphabetically. */
 static const char *const preferred[] = {
-    WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_UTIL_GPU_STD, "effective_utilization", WK_SCHEMA_M_JCT_MEAN,
+    WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_UTIL_EFFECTIVE, WK_SCHEMA_M_UTIL_GPU_STD, WK_SCHEMA_M_JCT_MEAN,
     WK_SCHEMA_M_JCT_P50, WK_SCHEMA_M_JCT_P99, WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_WAIT_P99,
     WK_SCHEMA_M_MAKESPAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_MEAN_POWER, WK_SCHEMA_M_TOKENS_PER_JOULE,
     WK_SCHEMA_M_INTERRUPTIONS, WK_SCHEMA_M_RECOVERY_MEAN, WK_SCHEMA_M_RECOVERY_P99, WK_SCHEMA_M_LOST_GPU_HOURS,
-    WK_SCHEMA_M_ETTR, NULL,
+    WK_SCHEMA_M_ETTR, WK_SCHEMA_M_GOODPUT, NULL,
 };
 
 /* One trace as read. */

@@ -117,13 +117,39 @@ void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
     rt->prog_s += wk_time_to_s(dt);
     if (!r->wl.jobs[job].model) {
         WkTime done = rt->speed == 1.0 ? dt : (WkTime)floor((double)dt * rt->speed);
-        rt->left_ns = done < rt->left_ns ? rt->left_ns - done : 0;
+        done = done < rt->left_ns ? done : rt->left_ns;
+        rt->left_ns -= done;
+        rt->work_gpu_s += wk_time_to_s(done) * r->wl.jobs[job].gpus;
     } else if (rt->iter_s > 0) {
-        rt->done += wk_time_to_s(dt) / rt->iter_s;
-        if (rt->done > rt->work)
-            rt->done = rt->work;
+        double iters = wk_time_to_s(dt) / rt->iter_s;
+        if (iters > rt->work - rt->done)
+            iters = rt->work - rt->done;
+        rt->done += iters;
+        if (isfinite(rt->nominal_iter_s))
+            rt->work_gpu_s += iters * rt->nominal_iter_s * rt->gpus_req;
     }
     rt->seg_start = now;
+}
+
+double wk_progress_nominal_iter_s(WkRun *r, uint32_t job)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model)
+        return NAN;
+    if (rt->nominal_iter_s == 0) {
+        uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
+        uint32_t *g = malloc(((size_t)n + 1) * sizeof *g);
+        double it = NAN;
+        if (g) {
+            for (uint32_t i = 0; i < n; i++)
+                g[i] = i;
+            it = wk_progress_iter_on(r, job, g, n);
+            free(g);
+        }
+        rt->nominal_iter_s = it;
+    }
+    return rt->nominal_iter_s;
 }
 
 double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
@@ -206,8 +232,10 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
         return wk_error_set(err, code, r->doc->file, 0, 0, "workload: job %u (model %s on %u GPUs as placed): %s", job,
                             m->name, js->gpus, e.msg);
     }
-    if (rt->work <= 0) /* first start; a resumed job keeps its progress */
+    if (rt->work <= 0) { /* first start; a resumed job keeps its progress */
         rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
+        wk_progress_nominal_iter_s(r, job);
+    }
     rt->iter_s = 0;
     int rc = 0;
     if (r->share.net && rt->env.multi_domain)

@@ -30,6 +30,8 @@ typedef struct WkJobRt {
     const char *reject_reason; /* static string from the policy */
     /* progress of every job across preemptions and restarts */
     WkTime left_ns;            /* plain jobs: run time still to go on the reference SKU at full clock */
+    double nominal_iter_s;     /* model jobs: iteration time alone on the cluster's first GPUs (0 = not yet) */
+    double work_gpu_s;         /* useful work done, GPU-s at nominal speed (docs/metrics.md util_effective) */
     uint32_t gpus_req;         /* GPUs the workload asked for (the spec's count may shrink: elastic) */
     double speed;              /* plain jobs: reference run time per wall time on its GPUs now (1 = nominal) */
     WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
@@ -194,6 +196,12 @@ extern const WkSchedHostOps wk_run_sched_host;
 /** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
  * link rate, or NaN if it does not fit there. */
 double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
+
+/** Nominal iteration time of model job `job`: alone on the cluster's first
+ * GPUs at full clock and link rate (what a policy may know in advance; the
+ * yardstick of util_effective). Cached; NaN when it does not fit there or
+ * for a plain job. */
+double wk_progress_nominal_iter_s(WkRun *r, uint32_t job);
 
 /** Settle a running job's progress to now (plain and model jobs). */
 void wk_progress_settle(WkRun *r, uint32_t job, WkTime now);

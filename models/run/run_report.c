@@ -76,6 +76,48 @@ static void peak_window(const WkRun *r, WkTime *w0, WkTime *w1)
     }
 }
 
+/* GPU-seconds a job has spent running and making progress (restart costs
+ * and hung time excluded), with the open segment of a job still running. */
+static double running_gpu_s(const WkRun *r, uint32_t j)
+{
+    const WkJobRt *rt = &r->rt[j];
+    double a = rt->attained_gpu_s;
+    if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+        a += (double)r->wl.jobs[j].gpus * wk_time_to_s(r->end_t - rt->seg_start);
+    return a;
+}
+
+/* Useful work of a job at nominal speed, GPU-s (docs/metrics.md): *made
+ * gains all progress made (rolled back or not), *kept what stands at the
+ * end. Model jobs: iterations x nominal iteration time x requested GPUs;
+ * plain jobs: reference run time done x GPUs. The open segment of a running
+ * job counts. */
+static void useful_work(const WkRun *r, uint32_t j, double *made, double *kept)
+{
+    const WkJobRt *rt = &r->rt[j];
+    const WkJobSpec *js = &r->wl.jobs[j];
+    if (rt->start < 0)
+        return;
+    int open = rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start;
+    double dt = open ? wk_time_to_s(r->end_t - rt->seg_start) : 0;
+    if (!js->model) {
+        double more = dt * rt->speed;
+        double left = wk_time_to_s(rt->left_ns);
+        more = more < left ? more : left;
+        *made += rt->work_gpu_s + more * js->gpus;
+        *kept += (wk_time_to_s(js->duration) - left + more) * js->gpus;
+        return;
+    }
+    if (!isfinite(rt->nominal_iter_s))
+        return;
+    double iters = rt->iter_s > 0 ? dt / rt->iter_s : 0;
+    if (iters > rt->work - rt->done)
+        iters = rt->work - rt->done;
+    double per = rt->nominal_iter_s * rt->gpus_req;
+    *made += rt->work_gpu_s + iters * per;
+    *kept += (rt->done + iters) * per;
+}
+
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -116,6 +158,11 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_UNFINISHED, "jobs unfinished at the end", "jobs", (double)unfinished, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_UTILIZATION, "GPU utilization (allocated)", "fraction", util, 0);
+    double made = 0, kept = 0;
+    for (size_t i = 0; i < n; i++)
+        useful_work(r, (uint32_t)i, &made, &kept);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_UTIL_EFFECTIVE, "GPU utilization (useful work at nominal speed)", "fraction",
+                         avail > 0 ? made / avail : NAN, 0);
     WkTime pw0, pw1;
     peak_window(r, &pw0, &pw1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_UTIL_GPU_STD, "per-GPU utilization std dev (whole run)", "fraction",
@@ -148,8 +195,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
             done = rt->work;
         tokens += done * rt->samples_per_iter;
         flops += done * rt->flops_per_iter;
-        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
-        gpu_s += (double)r->wl.jobs[i].gpus * wk_time_to_s(until - rt->start);
+        gpu_s += running_gpu_s(r, (uint32_t)i);
     }
     rc |= wk_summary_add(s, WK_SCHEMA_M_MODEL_JOBS_STARTED, "model jobs started", "jobs", (double)model_jobs, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_TRAINED, "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
@@ -170,7 +216,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
         }
     if (rec)
         qsort(rec, nrec, sizeof *rec, cmp_double);
-    double useful = 0, elapsed = 0, useful_gpu_s = 0;
+    double useful = 0, elapsed = 0;
     for (size_t i = 0; i < n; i++) {
         const WkJobRt *rt = &r->rt[i];
         if (rt->start < 0)
@@ -181,7 +227,6 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
             prog += wk_time_to_s(r->end_t - rt->seg_start);
         useful += prog;
         elapsed += wk_time_to_s(until - rt->start);
-        useful_gpu_s += prog * r->wl.jobs[i].gpus;
     }
     int failures = r->fail.enabled || r->fail.nscripted;
     rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
@@ -193,7 +238,8 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (useful GPU-time / available)", "fraction", avail > 0 ? useful_gpu_s / avail : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
+                         avail > 0 ? kept / avail : NAN, 0);
     free(rec);
     rc |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", wk_time_to_s(r->end_t), 0);

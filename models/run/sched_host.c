@@ -54,15 +54,7 @@ static double host_job_estimate_s(const void *host, uint32_t job)
         return wk_time_to_s(js->duration);
     if (rt->est_s == 0) {
         /* nominal: iterations x iteration time on the first GPUs of the cluster */
-        uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
-        uint32_t *g = malloc((size_t)n * sizeof *g);
-        double it = NAN;
-        if (g) {
-            for (uint32_t i = 0; i < n; i++)
-                g[i] = i;
-            it = wk_progress_iter_on(r, job, g, n);
-            free(g);
-        }
+        double it = wk_progress_nominal_iter_s(r, job);
         const WkModelSpec *m = &r->wl.models[js->model - 1];
         double iters = js->iterations;
         if (iters <= 0) {

@@ -91,6 +91,7 @@
 #define WK_SCHEMA_M_JOBS_REJECTED "jobs_rejected"
 #define WK_SCHEMA_M_JOBS_UNFINISHED "jobs_unfinished"
 #define WK_SCHEMA_M_UTILIZATION "utilization"
+#define WK_SCHEMA_M_UTIL_EFFECTIVE "util_effective"
 #define WK_SCHEMA_M_UTIL_GPU_STD "util_gpu_std"
 #define WK_SCHEMA_M_UTIL_GPU_STD_PEAK "util_gpu_std_peak"
 #define WK_SCHEMA_M_JCT_MEAN "jct_mean_s"

@@ -137,6 +137,31 @@ static void test_gpu_seconds_with_down_gpus_are_conserved_exactly(void **state)
     test_run_free(&t);
 }
 
+/* A 2 h job on every GPU, throttled to half clock for its whole run: it
+ * holds all GPUs for 4 h (allocated utilization 1) but does 2 h of work at
+ * nominal speed (useful-work utilization and goodput 1/2). A slower run no
+ * longer looks like a busier one. */
+static void test_useful_work_counts_speed_not_time_held(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 8, duration: 2h}\n"
+                       "failures:\n"
+                       "  enabled: false\n"
+                       "  incidents:\n"
+                       "    - {at: 0s, kind: throttle, node: 0, clock: 0.5, duration: 30d}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "makespan_s"), 4 * 3600.0, 1e-6);
+    assert_float_equal(test_metric(&t, "utilization"), 1.0, 1e-12);
+    assert_float_equal(test_metric(&t, "util_effective"), 0.5, 1e-9);
+    assert_float_equal(test_metric(&t, "goodput"), 0.5, 1e-9);
+    test_run_free(&t);
+}
+
 static void test_same_seed_gives_identical_summary_bytes(void **state)
 {
     (void)state;
@@ -302,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_fifo_mmc_wait_matches_erlang_c),
         cmocka_unit_test(test_gpu_seconds_are_conserved_exactly),
         cmocka_unit_test(test_gpu_seconds_with_down_gpus_are_conserved_exactly),
+        cmocka_unit_test(test_useful_work_counts_speed_not_time_held),
         cmocka_unit_test(test_same_seed_gives_identical_summary_bytes),
         cmocka_unit_test(test_fifo_head_blocks_and_first_fit_places_lowest_gpus),
         cmocka_unit_test(test_job_larger_than_cluster_is_rejected_not_blocking),

@@ -22,9 +22,9 @@ static const char *class_name(uint8_t c)
 
 /* One job of `gpus` GPUs: its breakdown as text or one JSON object. */
 static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, const WkPerfParams *pp, int64_t gpus,
-                      const WkNode *gn, int json, WkError *err)
+                      const WkNode *gn, unsigned flags, WkError *err)
 {
-    int rc;
+    int rc, json = (flags & WK_RUN_PERF_JSON) != 0;
     WkPerfResult r;
     uint8_t pc;
     WkError e;
@@ -60,6 +60,8 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
            c->groups[0].sku->hbm_bytes / 1073741824.0);
         wk_strbuf_printf(b, "%-34s %12s\n", "widest path class", class_name(pc));
+        if (flags & WK_RUN_PERF_OPS)
+            return wk_perf_ops_text(&r, b);
     }
     return 0;
 }
@@ -121,7 +123,7 @@ static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m,
     return 0;
 }
 
-int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json, char **text, WkError *err)
+int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned flags, char **text, WkError *err)
 {
     const WkNode *root = doc->root;
     WkStrBuf b = {0};
@@ -167,8 +169,8 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json
         goto done;
     }
     const WkNode *gn = wk_node_get(root, "gpus");
-    rc = nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, json, err)
-                     : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, json, err);
+    rc = nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, flags, err)
+                     : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_RUN_PERF_JSON) != 0, err);
     if (rc < 0)
         goto done;
     *text = wk_strbuf_take(&b);

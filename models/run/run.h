@@ -92,9 +92,13 @@ int wk_run_topology(const WkDoc *doc, WkSummary *out, WkError *err);
  * the job), `perf:` and `models:`. The job is placed on the first GPUs, its
  * ring flows share the fabric with each other. With scale[0..nscale) (GPU
  * counts), prints a scaling curve instead: DP grows at fixed TP/PP/CP with
- * the micro-batches per replica held fixed (weak scaling). *text receives a
- * malloc'd table or JSON (caller frees). Positioned errors. */
-int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, int json, char **text, WkError *err);
+ * the micro-batches per replica held fixed (weak scaling). flags:
+ * WK_RUN_PERF_JSON (one JSON object or array), WK_RUN_PERF_OPS (the text
+ * report of one job gains the operator breakdown of its bounding stage).
+ * *text receives a malloc'd table or JSON (caller frees). Positioned errors. */
+enum { WK_RUN_PERF_JSON = 1, WK_RUN_PERF_OPS = 2 };
+
+int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned flags, char **text, WkError *err);
 
 /* A plugin as `wanka list` shows it. */
 typedef struct WkPluginInfo {

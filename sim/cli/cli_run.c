@@ -354,51 +354,6 @@ static int perf_own(void *ctx, int argc, char **argv, int *i)
     return 0;
 }
 
-/* `--ops`: the job evaluated once more on the same cluster, its operator
- * table appended to text. The cluster is the file's, else the one `wanka
- * perf` builds (H100 nodes on a 400G rail fabric sized to the job). */
-static int perf_ops(const WkDoc *doc, char **text, WkError *err)
-{
-    const WkNode *root = doc->root;
-    int64_t gpus = 0;
-    WkModelSpec m;
-    WkPerfParams pp;
-    int rc;
-    if ((rc = wk_node_int(root, "gpus", 1, 1, WK_CLUSTER_MAX_GPUS, &gpus, err)) < 0 ||
-        (rc = wk_perf_parse(wk_node_get(root, "perf"), &pp, err)) < 0 ||
-        (rc = wk_model_parse(wk_node_get(root, "model"), wk_node_get(root, "models"), &m, err)) < 0)
-        return rc;
-    WkDoc *dflt = NULL;
-    const WkNode *cn = wk_node_get(root, "cluster");
-    if (!cn) {
-        char y[256];
-        uint32_t nodes = (uint32_t)(gpus + 7) / 8;
-        snprintf(y, sizeof y, "cluster: {sku: H100-SXM-80G, nodes: %u, gpus_per_node: 8, nodes_per_pod: %u, "
-                              "fabric: {kind: rail, radix: %u, link_gbps: 400}}\n",
-                 nodes, nodes > 8192 ? 128u : 32u, nodes > 8192 ? 128u : 64u);
-        if ((rc = wk_doc_load_string(&dflt, "(default cluster)", y, strlen(y), err)) < 0)
-            return rc;
-        cn = wk_node_get(dflt->root, "cluster");
-    }
-    WkCluster c;
-    if ((rc = wk_cluster_parse(cn, &c, err)) == 0) {
-        WkPerfResult r;
-        uint8_t pc;
-        WkStrBuf b = {0};
-        if ((rc = wk_eval_job(&c, &m, NULL, (uint32_t)gpus, &pp, &r, &pc, err)) == 0) {
-            wk_strbuf_printf(&b, "%s", *text);
-            rc = wk_perf_ops_text(&r, &b);
-            free(*text);
-            *text = wk_strbuf_take(&b);
-            rc = rc == 0 && !*text ? WK_E_NOMEM : rc;
-        }
-        free(b.p);
-        wk_cluster_fini(&c);
-    }
-    wk_doc_free(dflt);
-    return rc;
-}
-
 static int perf_body(WkCliArgs *a, void *ctx)
 {
     const PerfScale *s = ctx;
@@ -408,9 +363,8 @@ static int perf_body(WkCliArgs *a, void *ctx)
     char *text = NULL;
     int rc = wk_cli_common_load(a, &doc, 0, &err);
     if (rc == 0)
-        rc = wk_run_perf(doc, s->gpus, s->n, a->json, &text, &err);
-    if (rc == 0 && s->ops && !a->json && s->n == 0)
-        rc = perf_ops(doc, &text, &err);
+        rc = wk_run_perf(doc, s->gpus, s->n, (a->json ? WK_RUN_PERF_JSON : 0u) | (s->ops ? WK_RUN_PERF_OPS : 0u),
+                         &text, &err);
     int status = wk_cli_common_emit(rc, &err, text);
     wk_doc_free(doc);
     return status;

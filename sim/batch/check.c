@@ -114,25 +114,8 @@ static int load_entry(WkCheck *c, WkCheckEntry *e, const WkNode *n, WkError *err
     const WkNode *v;
     if ((v = wk_node_get(n, "seeds")) && v->type != WK_NODE_NULL && (rc = wk_node_seeds(v, 10000, 0, &e->seeds, &e->nseeds, err)) < 0)
         return rc;
-    if ((v = wk_node_get(n, "set")) && v->type != WK_NODE_NULL) {
-        if (v->type != WK_NODE_MAP)
-            return wk_node_error(v, WK_E_INVAL, err, "expected a mapping of key.path: value");
-        if (!(e->sets = calloc(v->nkids ? v->nkids : 1, sizeof *e->sets)))
-            return wk_error_nomem(err, "check");
-        for (size_t i = 0; i < v->nkids; i++) {
-            const WkNode *kv = v->kids[i];
-            char *text = wk_emit_flow(kv);
-            size_t l = text ? strlen(kv->key) + strlen(text) + 2 : 0;
-            if (!text || !(e->sets[e->nsets] = malloc(l))) {
-                free(text);
-                return wk_error_nomem(err, "check");
-            }
-            snprintf(e->sets[e->nsets++], l, "%s=%s", kv->key, text);
-            free(text);
-            if ((rc = wk_compose_put(e->doc, kv->key, kv, err)) < 0)
-                return rc;
-        }
-    }
+    if ((rc = wk_compose_put_all(e->doc, wk_node_get(n, "set"), &e->sets, &e->nsets, err)) < 0)
+        return rc;
     const char *scen = NULL;
     if (e->doc->root)
         wk_node_str(e->doc->root, "name", 0, &scen, NULL);

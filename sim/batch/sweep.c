@@ -410,31 +410,8 @@ int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
     s->gen->root->index = -1;
     if ((rc = set_name(s, root, path, err)) < 0 || (rc = load_base(s, root, err)) < 0)
         goto fail;
-    const WkNode *set = wk_node_get(root, "set");
-    if (set && set->type != WK_NODE_NULL) {
-        if (set->type != WK_NODE_MAP) {
-            rc = wk_node_error(set, WK_E_INVAL, err, "expected a mapping of key.path: value");
-            goto fail;
-        }
-        s->fixed = calloc(set->nkids ? set->nkids : 1, sizeof *s->fixed);
-        if (!s->fixed) {
-            rc = wk_error_nomem(err, "sweep");
-            goto fail;
-        }
-        for (size_t i = 0; i < set->nkids; i++) {
-            const WkNode *v = set->kids[i];
-            char *text = wk_emit_flow(v);
-            if (!text || !(s->fixed[s->nfixed] = assignment(v->key, text))) {
-                free(text);
-                rc = wk_error_nomem(err, "sweep");
-                goto fail;
-            }
-            free(text);
-            s->nfixed++;
-            if ((rc = wk_compose_put(s->base, v->key, v, err)) < 0)
-                goto fail;
-        }
-    }
+    if ((rc = wk_compose_put_all(s->base, wk_node_get(root, "set"), &s->fixed, &s->nfixed, err)) < 0)
+        goto fail;
     const WkNode *n;
     if ((n = wk_node_get(root, "schedulers")) && (rc = parse_schedulers(s, n, err)) < 0)
         goto fail;

@@ -54,6 +54,13 @@ int wk_compose_doc_from_node(WkDoc **out, const WkNode *node, const char *name, 
  * segment, goes through a scalar or indexes past a sequence's end. */
 int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *err);
 
+/** Apply a `set:` mapping (key.path: value, borrowed; NULL or null: nothing)
+ * to doc with wk_compose_put, in order, and give each entry as the text
+ * "key.path=value" (value as one-line flow YAML) in (*sets)[0..*n), a
+ * malloc'd array of malloc'd strings the caller frees, also after an error.
+ * A set that is not a mapping gives WK_E_INVAL positioned at it. */
+int wk_compose_put_all(WkDoc *doc, const WkNode *set, char ***sets, size_t *n, WkError *err);
+
 /** 1 when trees a and b have the same shape, keys, scalar text and quoting
  * (positions ignored), else 0. */
 int wk_compose_equal(const WkNode *a, const WkNode *b);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/scenario/emit.h"
 #include "sim/scenario/node_impl.h"
 
 /* A new empty map node positioned at `at`. */
@@ -145,4 +146,31 @@ int wk_compose_put(WkDoc *doc, const char *path, const WkNode *value, WkError *e
         cur = put;
         s = e + 1;
     }
+}
+
+int wk_compose_put_all(WkDoc *doc, const WkNode *set, char ***sets, size_t *n, WkError *err)
+{
+    *sets = NULL;
+    *n = 0;
+    if (!set || set->type == WK_NODE_NULL)
+        return 0;
+    if (set->type != WK_NODE_MAP)
+        return wk_node_error(set, WK_E_INVAL, err, "expected a mapping of key.path: value");
+    if (!(*sets = calloc(set->nkids ? set->nkids : 1, sizeof **sets)))
+        return wk_error_nomem(err, "set");
+    for (size_t i = 0; i < set->nkids; i++) {
+        const WkNode *kv = set->kids[i];
+        char *text = wk_emit_flow(kv);
+        size_t l = text ? strlen(kv->key) + strlen(text) + 2 : 0;
+        if (!text || !((*sets)[*n] = malloc(l))) {
+            free(text);
+            return wk_error_nomem(err, "set");
+        }
+        snprintf((*sets)[(*n)++], l, "%s=%s", kv->key, text);
+        free(text);
+        int rc = wk_compose_put(doc, kv->key, kv, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }

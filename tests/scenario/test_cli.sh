@@ -6,20 +6,8 @@
 set -u
 W=$1
 SRC=$2
-T=$(mktemp -d /tmp/wk-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS PATTERN CMD... : exit status and a fixed string in stdout+stderr
-expect() {
-  want=$1 pat=$2; shift 2
-  out=$("$@" 2>&1); st=$?
-  if [ "$st" != "$want" ]; then bad "$* → status $st, want $want: $out"; return; fi
-  case "$out" in *"$pat"*) ok ;; *) bad "$* → output lacks '$pat': $out" ;; esac
-}
+NAME=cli
+. "$SRC/tests/scenario/lib.sh"
 
 Q="$SRC/scenarios/quickstart.yaml"
 expect 0 "wanka 0." "$W" --version

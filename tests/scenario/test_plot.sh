@@ -7,20 +7,8 @@ set -u
 W=$1
 SRC=$2
 PY=$3
-T=$(mktemp -d /tmp/wk-plot-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS PATTERN CMD... : exit status and a fixed string in stdout+stderr
-expect() {
-  want=$1 pat=$2; shift 2
-  out=$("$@" 2>&1); st=$?
-  if [ "$st" != "$want" ]; then bad "$* → status $st, want $want: $out"; return; fi
-  case "$out" in *"$pat"*) ok ;; *) bad "$* → output lacks '$pat': $out" ;; esac
-}
+NAME=plot
+. "$SRC/tests/scenario/lib.sh"
 
 # is_png FILE: PNG signature 89 50 4e 47 0d 0a 1a 0a and more than 10 kB
 is_png() {

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "sim/scenario/compose.h"
 #include "sim/scenario/emit.h"
 #include "sim/scenario/node.h"
@@ -357,16 +359,13 @@ static void test_put_creates_maps_indexes_sequences_and_refuses_scalars(void **s
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/wk_compose_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return test_tmpdir_make(tmpdir, sizeof tmpdir, "compose");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_tmpdir_remove(tmpdir);
 }
 
 int main(int argc, char **argv)

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/testutil.h"
+
 #include "analysis/compare.h"
 #include "sim/batch/sweep.h"
 #include "sim/trace/sweep_index.h"
@@ -319,16 +321,13 @@ static void test_bad_sweep_files_are_positioned_errors(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/wk_sweep_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return test_tmpdir_make(tmpdir, sizeof tmpdir, "sweep");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_tmpdir_remove(tmpdir);
 }
 
 int main(int argc, char **argv)

@@ -14,16 +14,13 @@ static char tmpdir[64];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/wk-test-wl-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return test_tmpdir_make(tmpdir, sizeof tmpdir, "wl");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_tmpdir_remove(tmpdir);
 }
 
 static const char *write_csv(const char *name, const char *text)

@@ -70,4 +70,19 @@ static inline int test_prepare_yaml(const char *yaml, WkError *err)
     return rc;
 }
 
+/* A fresh directory /tmp/wk-TAG-XXXXXX into buf (size n); 0 or -1. */
+static inline int test_tmpdir_make(char *buf, size_t n, const char *tag)
+{
+    snprintf(buf, n, "/tmp/wk-%s-XXXXXX", tag);
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+/* Remove the directory test_tmpdir_make made, with its files; 0 or -1. */
+static inline int test_tmpdir_remove(const char *dir)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 #endif

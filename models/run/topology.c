@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* describe.c — `wanka topo`: a scenario's cluster as summary rows (counts,
+/* topology.c — `wanka topo`: a scenario's cluster as summary rows (counts,
  * fabric, bisection bandwidth, power), without simulating anything. */
 #include <stdio.h>
 #include <string.h>

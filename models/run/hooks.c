@@ -31,11 +31,11 @@ const WkPool *wk_run_hooks_pool(const WkRun *r) { return &r->pool; }
 const WkAccount *wk_run_hooks_account(const WkRun *r) { return &r->acct; }
 WkTime wk_run_hooks_end(const WkRun *r) { return r->end_t; }
 WkTime wk_run_hooks_sample_interval(const WkRun *r) { return r->sample_interval; }
-size_t wk_run_hooks_incidents(const WkRun *r) { return r->nincidents; }
+size_t wk_run_hooks_incidents(const WkRun *r) { return r->fl.nincidents; }
 
 WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)
 {
-    const WkIncidentRow *row = &r->incidents[i];
+    const WkIncidentRow *row = &r->fl.incidents[i];
     return (WkRunIncidentView){
         .id = row->id,
         .cls = row->cls,

@@ -331,10 +331,10 @@ void wk_run_free(WkRun *r)
     free(r->rt);
     free(r->order);
     wk_pool_fini(&r->pool);
-    free(r->incidents);
+    free(r->fl.incidents);
     wk_account_fini(&r->acct);
-    free(r->waitlist);
-    free(r->proc_rng);
+    free(r->fl.waitlist);
+    free(r->fl.proc_rng);
     wk_fail_fini(&r->fail);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);

@@ -69,24 +69,24 @@ static uint64_t units(const WkRun *r, WkScope s)
 static uint32_t new_incident(WkRun *r, uint8_t cls, uint8_t kind, uint8_t scope, uint32_t comp, WkTime t,
                              WkError *err)
 {
-    if (r->nincidents >= WK_RUN_MAX_INCIDENTS) {
+    if (r->fl.nincidents >= WK_RUN_MAX_INCIDENTS) {
         wk_error_set(err, WK_E_RANGE, NULL, 0, 0,
                      "run: more than %d incidents, the limit (docs/limits.md): check the MTBFs under failures",
                      WK_RUN_MAX_INCIDENTS);
         return NONE;
     }
-    if (r->nincidents == r->capincidents) {
-        size_t nc = r->capincidents ? r->capincidents * 2 : 256;
-        WkIncidentRow *n = realloc(r->incidents, nc * sizeof *n);
+    if (r->fl.nincidents == r->fl.capincidents) {
+        size_t nc = r->fl.capincidents ? r->fl.capincidents * 2 : 256;
+        WkIncidentRow *n = realloc(r->fl.incidents, nc * sizeof *n);
         if (!n) {
             wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
             return NONE;
         }
-        r->incidents = n;
-        r->capincidents = nc;
+        r->fl.incidents = n;
+        r->fl.capincidents = nc;
     }
-    uint32_t id = (uint32_t)r->nincidents++;
-    r->incidents[id] = (WkIncidentRow){.id = id, .cls = cls, .kind = kind, .scope = scope, .component = comp,
+    uint32_t id = (uint32_t)r->fl.nincidents++;
+    r->fl.incidents[id] = (WkIncidentRow){.id = id, .cls = cls, .kind = kind, .scope = scope, .component = comp,
                                        .start_ns = t, .end_ns = -1, .detect_s = NAN, .wait_s = NAN,
                                        .restart_s = NAN, .recovery_s = NAN, .clock = 1};
     return id;
@@ -94,7 +94,7 @@ static uint32_t new_incident(WkRun *r, uint8_t cls, uint8_t kind, uint8_t scope,
 
 double wk_runfail_clock(const WkRun *r, uint32_t gpu)
 {
-    return r->cluster.clock[gpu] * (r->diurnal > 0 ? r->diurnal : 1.0);
+    return r->cluster.clock[gpu] * (r->fl.diurnal > 0 ? r->fl.diurnal : 1.0);
 }
 
 /* A job is hit at time t: progress frozen and rolled back to its last
@@ -110,8 +110,8 @@ static int hit(WkRun *r, uint32_t job, uint32_t inc, WkTime detect_delay, WkErro
     double lost_s = rt->prog_s - rt->ckpt_prog_s;
     if (lost_s < 0)
         lost_s = 0;
-    r->lost_gpu_s += lost_s * js->gpus;
-    r->incidents[inc].lost_gpu_h += lost_s * js->gpus / 3600;
+    r->fl.lost_gpu_s += lost_s * js->gpus;
+    r->fl.incidents[inc].lost_gpu_h += lost_s * js->gpus / 3600;
     rt->prog_s = rt->ckpt_prog_s;
     if (js->model)
         rt->done = rt->ckpt_done;
@@ -121,20 +121,20 @@ static int hit(WkRun *r, uint32_t job, uint32_t inc, WkTime detect_delay, WkErro
     wk_engine_cancel(r->eng, rt->ckpt_tok);
     if (rt->in_ckpt) {
         rt->in_ckpt = 0;
-        if (r->ckpt_active)
-            r->ckpt_active--;
+        if (r->fl.ckpt_active)
+            r->fl.ckpt_active--;
     }
     rt->hung = 1;
     rt->seg_start = WK_TIME_NEVER / 2; /* no progress while hung */
     rt->incident = inc + 1;
     rt->fail_t = now;
-    r->incidents[inc].jobs_hit++;
+    r->fl.incidents[inc].jobs_hit++;
     return wk_engine_post_e(r->eng, now + detect_delay, WK_EV_DETECT, job, inc, 0, rt->ckpt_tok, err);
 }
 
 static WkTime hw_detect(WkRun *r)
 {
-    return (WkTime)(wk_rng_uniform(r->detect_rng) * (double)r->fail.health_check);
+    return (WkTime)(wk_rng_uniform(r->fl.detect_rng) * (double)r->fail.health_check);
 }
 
 /* Power and pool bookkeeping of a health change. */
@@ -165,7 +165,7 @@ static int down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFa
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         if (r->cluster.health[g[i]] == WK_GPU_DOWN)
             continue;
-        r->incidents[inc].gpus_lost++;
+        r->fl.incidents[inc].gpus_lost++;
         set_health(r, g[i], WK_GPU_DOWN, 0);
         if (r->pool.owner[g[i]] != NONE)
             rc = hit(r, r->pool.owner[g[i]], inc, detect_delay(r, det), err);
@@ -233,7 +233,7 @@ static double ckpt_bytes(const WkRun *r, uint32_t job)
 static void ckpt_cost(const WkRun *r, uint32_t job, double *stall, double *complete)
 {
     double size = ckpt_bytes(r, job);
-    double share = r->fail.storage_bw / (r->ckpt_active + 1);
+    double share = r->fail.storage_bw / (r->fl.ckpt_active + 1);
     double snap = size / ((double)r->wl.jobs[job].gpus * r->fail.host_bw);
     switch (r->fail.mode) {
     case WK_CKPT_ASYNC: *stall = snap; *complete = snap + size / share; break;
@@ -284,7 +284,7 @@ int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err)
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
     if (rt->incident) {
-        WkIncidentRow *row = &r->incidents[rt->incident - 1];
+        WkIncidentRow *row = &r->fl.incidents[rt->incident - 1];
         double rec = wk_time_to_s(rt->seg_start - rt->fail_t);
         row->wait_s = wk_time_to_s(now - rt->detect_t);
         row->restart_s = wk_time_to_s(rt->seg_start - now);
@@ -310,8 +310,8 @@ void wk_runfail_job_stopped(WkRun *r, uint32_t job)
         wk_engine_cancel(r->eng, rt->ckpt_tok);
     if (rt->in_ckpt) {
         rt->in_ckpt = 0;
-        if (r->fail.mode != WK_CKPT_MEMORY && r->ckpt_active)
-            r->ckpt_active--;
+        if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
+            r->fl.ckpt_active--;
     }
 }
 
@@ -329,7 +329,7 @@ static int on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     ckpt_cost(r, job, &stall, &complete);
     rt->in_ckpt = 1;
     if (r->fail.mode != WK_CKPT_MEMORY)
-        r->ckpt_active++;
+        r->fl.ckpt_active++;
     rt->seg_start = now + wk_time_from_s(stall); /* no progress while writing */
     int rc = wk_progress_refresh(r, job, 0, err);
     if (rc < 0)
@@ -343,8 +343,8 @@ static int on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkJobRt *rt = &r->rt[ev->target];
     WkTime now = wk_engine_now(e);
     rt->in_ckpt = 0;
-    if (r->fail.mode != WK_CKPT_MEMORY && r->ckpt_active)
-        r->ckpt_active--;
+    if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
+        r->fl.ckpt_active--;
     rt->ckpt_done = rt->snap_done;
     rt->ckpt_left = rt->snap_left;
     rt->ckpt_prog_s = rt->snap_prog_s;
@@ -421,7 +421,7 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
         if (rc == 0) {
             rt->hung = 0;
             js->gpus = pick; /* the job continues with fewer replicas */
-            r->shrinks++;
+            r->fl.shrinks++;
             rc = wk_sched_start(&r->si.ctx, job, surv, pick, err);
         }
     }
@@ -448,13 +448,13 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     uint32_t job = ev->target, inc = ev->payload;
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(e);
-    WkIncidentRow *row = &r->incidents[inc];
+    WkIncidentRow *row = &r->fl.incidents[inc];
     double det = wk_time_to_s(now - rt->fail_t);
     if (isnan(row->detect_s) || det > row->detect_s)
         row->detect_s = det;
     rt->detect_t = now;
     rt->interruptions++;
-    r->interruptions++;
+    r->fl.interruptions++;
     rt->pending_cost = r->fail.launch + wk_time_from_s(restore_s(r, job));
     int rc = try_shrink(r, job, err);
     if (rc <= 0)
@@ -469,15 +469,15 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         if ((rc = wk_progress_stop(r, job, err)) < 0)
             return rc;
         rt->waiting = 1;
-        if (r->nwait == r->capwait) {
-            size_t nc = r->capwait ? r->capwait * 2 : 16;
-            uint32_t *n = realloc(r->waitlist, nc * sizeof *n);
+        if (r->fl.nwait == r->fl.capwait) {
+            size_t nc = r->fl.capwait ? r->fl.capwait * 2 : 16;
+            uint32_t *n = realloc(r->fl.waitlist, nc * sizeof *n);
             if (!n)
                 return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
-            r->waitlist = n;
-            r->capwait = nc;
+            r->fl.waitlist = n;
+            r->fl.capwait = nc;
         }
-        r->waitlist[r->nwait++] = job;
+        r->fl.waitlist[r->fl.nwait++] = job;
         return 0;
     }
     if ((rc = wk_lifecycle_requeue(r, job, err)) < 0)
@@ -492,8 +492,8 @@ static int on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 static int wake_waiting(WkRun *r, WkError *err)
 {
     int rc = 0;
-    for (size_t i = 0; i < r->nwait && rc == 0;) {
-        uint32_t job = r->waitlist[i];
+    for (size_t i = 0; i < r->fl.nwait && rc == 0;) {
+        uint32_t job = r->fl.waitlist[i];
         int down = 0;
         for (uint32_t k = 0; k < r->wl.jobs[job].gpus && !down; k++)
             down = r->cluster.health[r->rt[job].gpus[k]] == WK_GPU_DOWN;
@@ -501,7 +501,7 @@ static int wake_waiting(WkRun *r, WkError *err)
             i++;
             continue;
         }
-        r->waitlist[i] = r->waitlist[--r->nwait];
+        r->fl.waitlist[i] = r->fl.waitlist[--r->fl.nwait];
         rc = restart_in_place(r, job, err);
     }
     return rc;
@@ -523,9 +523,9 @@ static int next_class_event(WkRun *r, WkFailClass c, uint32_t comp, WkTime from,
     WkTime dt;
     if (comp == NONE) { /* Poisson superposition of identical exponential components */
         double mean = wk_dist_mean_s(&s->ttf) / (double)class_count(r, c);
-        dt = wk_time_from_s(wk_rng_exponential(r->fail_rng[c], mean));
+        dt = wk_time_from_s(wk_rng_exponential(r->fl.fail_rng[c], mean));
     } else {
-        dt = wk_dist_draw(&s->ttf, r->fail_rng[c]);
+        dt = wk_dist_draw(&s->ttf, r->fl.fail_rng[c]);
     }
     return wk_engine_post_e(r->eng, from + (dt > 0 ? dt : 1), WK_EV_FAIL, c, comp, 0, 0, err);
 }
@@ -548,7 +548,7 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     uint64_t comp = ev->payload;
     int aggregated = ev->payload == NONE;
     if (aggregated) {
-        comp = wk_rng_uint(r->fail_rng[c], class_count(r, c));
+        comp = wk_rng_uint(r->fl.fail_rng[c], class_count(r, c));
         int rc = next_class_event(r, c, NONE, now, err);
         if (rc < 0)
             return rc;
@@ -562,12 +562,12 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if (rc == 0 && ci->kind == WK_INC_SOFT) {
         /* software bug / NCCL hang on a node, SDC on a GPU: the job there restarts */
         rc = hit_range_soft(r, d.gpus, d.ngpus, inc, ci->detect, err);
-        r->incidents[inc].end_ns = now;
+        r->fl.incidents[inc].end_ns = now;
         if (rc == 0 && !aggregated)
             rc = next_class_event(r, c, (uint32_t)comp, now, err);
     } else if (rc == 0) {
         rc = d.nlinks ? set_links(r, &d, +1, err) : down_gpus(r, d.gpus, d.ngpus, inc, ci->detect, err);
-        WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fail_rng[c]);
+        WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, r->fl.fail_rng[c]);
         if (rc == 0)
             rc = wk_engine_post_e(e, now + (rep > 0 ? rep : 1), WK_EV_REPAIR, inc, aggregated ? 0 : 1, 0, 0, err);
     }
@@ -593,7 +593,7 @@ static void replenish_spares(WkRun *r, uint32_t node)
 static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
-    WkIncidentRow *row = &r->incidents[ev->target];
+    WkIncidentRow *row = &r->fl.incidents[ev->target];
     WkTime now = wk_engine_now(e);
     row->end_ns = now;
     int rc = 0;
@@ -640,20 +640,20 @@ static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi,
     for (uint32_t g = lo; g < hi; g++)
         gl[g - lo] = g;
     int rc = 0;
-    r->incidents[inc].clock = clock;
+    r->fl.incidents[inc].clock = clock;
     if (kind == WK_INC_DOWN) {
         rc = down_gpus(r, gl, hi - lo, inc, WK_DETECT_HEALTH_CHECK, err);
         if (rc == 0)
             rc = wk_engine_post_e(r->eng, now + dur, WK_EV_REPAIR, inc, 0, 0, 0, err);
     } else if (kind == WK_INC_SOFT) {
         rc = hit_range_soft(r, gl, hi - lo, inc, WK_DETECT_TIMEOUT, err);
-        r->incidents[inc].end_ns = now;
+        r->fl.incidents[inc].end_ns = now;
     } else {
         account_now(r);
         for (uint32_t g = lo; g < hi; g++)
             if (r->cluster.health[g] != WK_GPU_DOWN) {
                 set_health(r, g, WK_GPU_THROTTLED, (float)clock);
-                r->incidents[inc].gpus_lost++;
+                r->fl.incidents[inc].gpus_lost++;
             }
         rc = rerate_range(r, lo, hi, err);
         if (rc == 0)
@@ -666,7 +666,7 @@ static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi,
 static int on_effect_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
-    WkIncidentRow *row = &r->incidents[ev->target];
+    WkIncidentRow *row = &r->fl.incidents[ev->target];
     row->end_ns = wk_engine_now(e);
     uint32_t lo, hi;
     unit_range(r, (WkScope)row->scope, row->component, &lo, &hi);
@@ -683,7 +683,7 @@ static int on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
     const WkFailProcess *p = &r->fail.procs[ev->target];
-    WkRng *g = r->proc_rng[ev->target];
+    WkRng *g = r->fl.proc_rng[ev->target];
     WkTime now = wk_engine_now(e);
     uint64_t nu = units(r, p->scope);
     uint64_t unit = ev->payload;
@@ -728,7 +728,7 @@ static int on_diurnal(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkTime now = wk_engine_now(e);
     double day = wk_time_to_s(now % WK_NS_PER_DAY) / 86400.0;
     /* clock loss peaks at mid-day: 1 - A (1 - cos 2 pi t) / 2 */
-    r->diurnal = 1 - r->fail.diurnal_amplitude * (1 - cos(6.283185307179586 * day)) / 2;
+    r->fl.diurnal = 1 - r->fail.diurnal_amplitude * (1 - cos(6.283185307179586 * day)) / 2;
     int rc = rerate_range(r, 0, r->cluster.gpus, err);
     if (rc == 0)
         rc = wk_engine_post_e(e, now + WK_NS_PER_H, WK_EV_DIURNAL, 0, 0, 0, 0, err);
@@ -792,23 +792,23 @@ int wk_runfail_start(WkRun *r, WkError *err)
         (rc = wk_engine_on(e, WK_EV_EFFECT_END, on_effect_end, r, err)) < 0 ||
         (rc = wk_engine_on(e, WK_EV_PROC, on_proc, r, err)) < 0 || (rc = wk_engine_on(e, WK_EV_SCRIPT, on_script, r, err)) < 0 ||
         (rc = wk_engine_on(e, WK_EV_DIURNAL, on_diurnal, r, err)) < 0 ||
-        (rc = wk_engine_rng(e, "fail.detect", &r->detect_rng, err)) < 0)
+        (rc = wk_engine_rng(e, "fail.detect", &r->fl.detect_rng, err)) < 0)
         return rc;
     for (int cl = 0; cl < WK_FC_N; cl++) {
         char name[48];
         snprintf(name, sizeof name, "fail.%s", wk_fail_class_name((WkFailClass)cl));
-        if ((rc = wk_engine_rng(e, name, &r->fail_rng[cl], err)) < 0)
+        if ((rc = wk_engine_rng(e, name, &r->fl.fail_rng[cl], err)) < 0)
             return rc;
     }
-    if (r->fail.nprocs && !(r->proc_rng = calloc(r->fail.nprocs, sizeof *r->proc_rng)))
+    if (r->fail.nprocs && !(r->fl.proc_rng = calloc(r->fail.nprocs, sizeof *r->fl.proc_rng)))
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     for (uint32_t p = 0; p < r->fail.nprocs; p++) {
         char name[48];
         snprintf(name, sizeof name, "fail.process.%u", p);
-        if ((rc = wk_engine_rng(e, name, &r->proc_rng[p], err)) < 0)
+        if ((rc = wk_engine_rng(e, name, &r->fl.proc_rng[p], err)) < 0)
             return rc;
     }
-    r->diurnal = 1;
+    r->fl.diurnal = 1;
     /* scripted incidents run even when the random processes are off */
     for (uint32_t i = 0; i < r->fail.nscripted; i++)
         if ((rc = wk_engine_post_e(e, r->fail.scripted[i].at, WK_EV_SCRIPT, i, 0, 0, 0, err)) < 0)
@@ -833,12 +833,12 @@ int wk_runfail_start(WkRun *r, WkError *err)
         const WkFailProcess *pr = &r->fail.procs[p];
         uint64_t nu = units(r, pr->scope);
         if (pr->ttf.kind == WK_DIST_EXPONENTIAL) {
-            if ((rc = wk_engine_post_e(e, wk_time_from_s(wk_rng_exponential(r->proc_rng[p], pr->ttf.a / (double)nu)), WK_EV_PROC, p,
+            if ((rc = wk_engine_post_e(e, wk_time_from_s(wk_rng_exponential(r->fl.proc_rng[p], pr->ttf.a / (double)nu)), WK_EV_PROC, p,
                                NONE, 0, 0, err)) < 0)
                 return rc;
         } else {
             for (uint64_t u = 0; u < nu; u++)
-                if ((rc = wk_engine_post_e(e, wk_dist_draw(&pr->ttf, r->proc_rng[p]), WK_EV_PROC, p, (uint32_t)u, 0, 0, err)) < 0)
+                if ((rc = wk_engine_post_e(e, wk_dist_draw(&pr->ttf, r->fl.proc_rng[p]), WK_EV_PROC, p, (uint32_t)u, 0, 0, err)) < 0)
                     return rc;
         }
     }

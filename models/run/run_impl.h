@@ -80,6 +80,24 @@ typedef struct WkIncidentRow {
     double clock;       /* throttles */
 } WkIncidentRow;
 
+/* The failure state of a run: streams, incidents, checkpoint writers,
+ * recovery counters and the jobs waiting for repairs. Owned by
+ * models/run/run_fail.c and fail_*.c; others read it. */
+typedef struct WkRunFail {
+    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
+    WkRng *detect_rng;      /* detection delays ("fail.detect") */
+    WkRng **proc_rng;       /* owned: one stream per random process ("fail.process.N") */
+    WkIncidentRow *incidents; /* owned: the incidents table */
+    size_t nincidents, capincidents;
+    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
+    double diurnal;         /* cluster-wide clock factor of the time of day */
+    uint64_t interruptions; /* job interruptions by failures */
+    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
+    double lost_gpu_s;      /* GPU-seconds of work rolled back */
+    uint32_t *waitlist;     /* owned: jobs waiting in place for repairs */
+    size_t nwait, capwait;
+} WkRunFail;
+
 struct WkRun {
     const WkDoc *doc;
     const char *name;
@@ -93,19 +111,8 @@ struct WkRun {
     const WkNode *sched_params;
     WkSchedInst si;            /* its instance; si.ctx is the context it sees */
     WkPerfParams perf;      /* global perf-model choices (`perf:`) */
-    WkFailSpec fail;        /* failures, checkpoints, recovery */
-    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
-    WkRng *detect_rng;      /* detection delays ("fail.detect") */
-    WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
-    WkIncidentRow *incidents;
-    size_t nincidents, capincidents;
-    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
-    double diurnal;         /* cluster-wide clock factor of the time of day */
-    uint64_t interruptions;
-    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
-    double lost_gpu_s;
-    uint32_t *waitlist;     /* jobs waiting in place for repairs */
-    size_t nwait, capwait;
+    WkFailSpec fail;        /* failures, checkpoints, recovery (as parsed) */
+    WkRunFail fl;           /* their state during the run */
     WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
     WkTime sample_interval; /* ns between time-series rows */
 

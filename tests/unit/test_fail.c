@@ -135,7 +135,7 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
     TestRun t;
     test_run_yaml(&t, y, NULL);
     assert_int_equal((int)test_metric(&t, "interruptions"), 1);
-    const WkIncidentRow *row = &t.run->incidents[0];
+    const WkIncidentRow *row = &t.run->fl.incidents[0];
     print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row->recovery_s, row->restart_s);
     assert_true(row->recovery_s >= 600 && row->recovery_s < 700);
     /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
@@ -156,7 +156,7 @@ static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
                     "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3d}]\n";
     TestRun t;
     test_run_yaml(&t, y, NULL);
-    const WkIncidentRow *row = &t.run->incidents[0];
+    const WkIncidentRow *row = &t.run->fl.incidents[0];
     print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row->recovery_s);
     assert_float_equal(row->recovery_s, 7200 + 600, 0.05);
     /* it restarted on its own GPUs: 0..127 */
@@ -202,18 +202,18 @@ static void test_failure_classes_draw_from_independent_streams(void **state)
     test_run_yaml(&b, y, NULL);
     size_t ka = 0, kb = 0, n = 0;
     while (1) {
-        while (ka < a.run->nincidents && a.run->incidents[ka].cls != WK_FC_GPU)
+        while (ka < a.run->fl.nincidents && a.run->fl.incidents[ka].cls != WK_FC_GPU)
             ka++;
-        while (kb < b.run->nincidents && b.run->incidents[kb].cls != WK_FC_GPU)
+        while (kb < b.run->fl.nincidents && b.run->fl.incidents[kb].cls != WK_FC_GPU)
             kb++;
-        if (ka == a.run->nincidents || kb == b.run->nincidents)
+        if (ka == a.run->fl.nincidents || kb == b.run->fl.nincidents)
             break;
-        assert_int_equal(a.run->incidents[ka].start_ns, b.run->incidents[kb].start_ns);
-        assert_int_equal(a.run->incidents[ka].component, b.run->incidents[kb].component);
+        assert_int_equal(a.run->fl.incidents[ka].start_ns, b.run->fl.incidents[kb].start_ns);
+        assert_int_equal(a.run->fl.incidents[ka].component, b.run->fl.incidents[kb].component);
         ka++, kb++, n++;
     }
     assert_true(n > 10);
-    assert_true(a.run->nincidents > b.run->nincidents);
+    assert_true(a.run->fl.nincidents > b.run->fl.nincidents);
     test_run_free(&a);
     test_run_free(&b);
 }

@@ -38,7 +38,7 @@ typedef struct WkJobRt {
     double est_s;              /* nominal expected run time (0 = not yet computed) */
     uint32_t preemptions;      /* times stopped by the scheduler */
     WkTime alloc_t;            /* when it last got its GPUs */
-    /* failures and checkpoints (models/run/run_fail.c) */
+    /* failures and checkpoints (models/run/run_fail.c, fail_*.c) */
     uint32_t interruptions;    /* times hit by a failure */
     uint32_t ckpt_tok;         /* token of its checkpoint events */
     int in_ckpt;               /* a checkpoint write is in flight */
@@ -94,8 +94,8 @@ typedef struct WkRunFail {
     uint64_t interruptions; /* job interruptions by failures */
     uint64_t shrinks;       /* elastic restarts on fewer GPUs */
     double lost_gpu_s;      /* GPU-seconds of work rolled back */
-    uint32_t *waitlist;     /* owned: jobs waiting in place for repairs */
-    size_t nwait, capwait;
+    uint32_t *waitlist;     /* owned: jobs waiting in place for repairs (room for every job) */
+    size_t nwait;
 } WkRunFail;
 
 struct WkRun {
@@ -189,7 +189,7 @@ int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err);
 int wk_runfail_start(WkRun *r, WkError *err);
 /** A job (re)starts or ends: arm or drop its checkpoint events; a restart
- * after an incident records the recovery time. */
+ * after an incident records the recovery time (models/run/fail_ckpt.c). */
 int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, uint32_t job);
 /** Effective clock factor of a GPU (its clock x the time-of-day factor). */

@@ -288,7 +288,7 @@ static JobRow job_row(const WkRun *r, size_t i)
         }
     }
     /* The spec's count is the one the job holds: an elastic shrink
-     * (run_fail.c) lowers it in place; the request is kept in gpus_req. */
+     * (fail_recover.c) lowers it in place; the request is kept in gpus_req. */
     JobRow row = {
         .id = (uint32_t)i,
         .gpus = rt->gpus_req,

@@ -45,6 +45,7 @@ WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)
         .end_ns = row->end_ns,
         .jobs_hit = row->jobs_hit,
         .gpus_lost = row->gpus_lost,
+        .restart_s = row->restart_s,
         .recovery_s = row->recovery_s,
     };
 }

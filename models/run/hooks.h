@@ -68,6 +68,7 @@ typedef struct WkRunIncidentView {
     uint32_t component; /* its index in its class or scope */
     int64_t start_ns, end_ns;
     uint32_t jobs_hit, gpus_lost;
+    double restart_s;   /* restart cost of the last job restarted, s (NaN: none yet) */
     double recovery_s;
 } WkRunIncidentView;
 size_t wk_run_hooks_incidents(const WkRun *r);

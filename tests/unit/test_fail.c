@@ -13,7 +13,7 @@
 #include "models/fail/fail.h"
 #include "models/fail/fail_class.h"
 #include "sim/trace/schema.h"
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 
 /* All classes off but nodes: exponential node failures, MTBF `node_days`. */
 static const char *only_nodes =
@@ -109,7 +109,8 @@ static void test_throttled_rack_bounds_a_synchronous_job(void **state)
                          "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 256, model: {base: llama3-8b, "
                          "global_batch: 256}, iterations: 20}]\n",
                   NULL);
-    double ts = slow.run->rt[0].iter_s, tf = fast.run->rt[0].iter_s, tr = reb.run->rt[0].iter_s;
+    double ts = wk_run_hooks_job(slow.run, 0).iter_s, tf = wk_run_hooks_job(fast.run, 0).iter_s,
+           tr = wk_run_hooks_job(reb.run, 0).iter_s;
     print_message("iteration: nominal %.4f s, 32 GPUs at half clock %.4f s (%+.1f %%), rebalanced %.4f s (%+.1f %%)\n", tf,
                   ts, 100 * (ts / tf - 1), tr, 100 * (tr / tf - 1));
     assert_true(ts > 1.8 * tf);
@@ -135,11 +136,11 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
     TestRun t;
     test_run_yaml(&t, y, NULL);
     assert_int_equal((int)test_metric(&t, "interruptions"), 1);
-    const WkIncidentRow *row = &t.run->fl.incidents[0];
-    print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row->recovery_s, row->restart_s);
-    assert_true(row->recovery_s >= 600 && row->recovery_s < 700);
+    WkRunIncidentView row = wk_run_hooks_incident(t.run, 0);
+    print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row.recovery_s, row.restart_s);
+    assert_true(row.recovery_s >= 600 && row.recovery_s < 700);
     /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
-    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row->recovery_s + 3 * 86400, 0.5);
+    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row.recovery_s + 3 * 86400, 0.5);
     test_run_free(&t);
 }
 
@@ -156,12 +157,12 @@ static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
                     "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3d}]\n";
     TestRun t;
     test_run_yaml(&t, y, NULL);
-    const WkIncidentRow *row = &t.run->fl.incidents[0];
-    print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row->recovery_s);
-    assert_float_equal(row->recovery_s, 7200 + 600, 0.05);
+    WkRunIncidentView row = wk_run_hooks_incident(t.run, 0);
+    print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row.recovery_s);
+    assert_float_equal(row.recovery_s, 7200 + 600, 0.05);
     /* it restarted on its own GPUs: 0..127 */
     for (uint32_t i = 0; i < 128; i++)
-        assert_int_equal(t.run->rt[0].gpus[i], i);
+        assert_int_equal(wk_run_hooks_job(t.run, 0).gpus[i], i);
     assert_float_equal(test_metric(&t, "makespan_s"), 86400 + 7800 + 3 * 86400, 0.5);
     test_run_free(&t);
 }
@@ -181,10 +182,10 @@ static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
     TestRun t;
     test_run_yaml(&t, y, NULL);
     assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
-    assert_int_equal(t.run->wl.jobs[0].gpus, 32);
-    assert_int_equal(t.run->rt[0].state, WK_JOB_COMPLETED);
+    assert_int_equal(wk_run_hooks_workload(t.run)->jobs[0].gpus, 32);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_COMPLETED);
     for (uint32_t i = 0; i < 32; i++) /* none of node 2's GPUs (16..23) */
-        assert_true(t.run->rt[0].gpus[i] < 16 || t.run->rt[0].gpus[i] >= 24);
+        assert_true(wk_run_hooks_job(t.run, 0).gpus[i] < 16 || wk_run_hooks_job(t.run, 0).gpus[i] >= 24);
     test_run_free(&t);
 }
 
@@ -202,18 +203,18 @@ static void test_failure_classes_draw_from_independent_streams(void **state)
     test_run_yaml(&b, y, NULL);
     size_t ka = 0, kb = 0, n = 0;
     while (1) {
-        while (ka < a.run->fl.nincidents && a.run->fl.incidents[ka].cls != WK_FC_GPU)
+        while (ka < wk_run_hooks_incidents(a.run) && wk_run_hooks_incident(a.run, ka).cls != WK_FC_GPU)
             ka++;
-        while (kb < b.run->fl.nincidents && b.run->fl.incidents[kb].cls != WK_FC_GPU)
+        while (kb < wk_run_hooks_incidents(b.run) && wk_run_hooks_incident(b.run, kb).cls != WK_FC_GPU)
             kb++;
-        if (ka == a.run->fl.nincidents || kb == b.run->fl.nincidents)
+        if (ka == wk_run_hooks_incidents(a.run) || kb == wk_run_hooks_incidents(b.run))
             break;
-        assert_int_equal(a.run->fl.incidents[ka].start_ns, b.run->fl.incidents[kb].start_ns);
-        assert_int_equal(a.run->fl.incidents[ka].component, b.run->fl.incidents[kb].component);
+        assert_int_equal(wk_run_hooks_incident(a.run, ka).start_ns, wk_run_hooks_incident(b.run, kb).start_ns);
+        assert_int_equal(wk_run_hooks_incident(a.run, ka).component, wk_run_hooks_incident(b.run, kb).component);
         ka++, kb++, n++;
     }
     assert_true(n > 10);
-    assert_true(a.run->fl.nincidents > b.run->fl.nincidents);
+    assert_true(wk_run_hooks_incidents(a.run) > wk_run_hooks_incidents(b.run));
     test_run_free(&a);
     test_run_free(&b);
 }

@@ -118,11 +118,18 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
-/* Restart a job that waited in place once none of its GPUs is down. */
+/* Restart a hung job on the GPUs it holds once none of them is down. After
+ * a software failure its ring flows are still on the fabric: they leave
+ * (and the others re-share) before the restart adds them afresh. */
 static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
+    if (rt->nflows) {
+        int rc = wk_progress_stop(r, job, err);
+        if (rc < 0)
+            return rc;
+    }
     rt->waiting = 0;
     rt->hung = 0;
     rt->seg_start = now + rt->pending_cost;

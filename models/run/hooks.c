@@ -15,6 +15,7 @@ WkRunJobView wk_run_hooks_job(const WkRun *r, uint32_t job)
         .interruptions = rt->interruptions,
         .hung = rt->hung,
         .iter_s = rt->iter_s,
+        .nflows = rt->nflows,
         .reject_reason = rt->reject_reason,
     };
 }
@@ -31,6 +32,7 @@ const WkPool *wk_run_hooks_pool(const WkRun *r) { return &r->pool; }
 const WkAccount *wk_run_hooks_account(const WkRun *r) { return &r->acct; }
 WkTime wk_run_hooks_end(const WkRun *r) { return r->end_t; }
 WkTime wk_run_hooks_sample_interval(const WkRun *r) { return r->sample_interval; }
+size_t wk_run_hooks_fabric_flows(const WkRun *r) { return r->share.net ? wk_flownet_count(r->share.net) : 0; }
 size_t wk_run_hooks_incidents(const WkRun *r) { return r->fl.nincidents; }
 
 WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)

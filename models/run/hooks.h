@@ -36,6 +36,7 @@ typedef struct WkRunJobView {
     uint32_t interruptions;    /* times hit by a failure */
     int hung;                  /* hit by a failure, not yet detected */
     double iter_s;             /* current iteration time, s (model jobs) */
+    uint32_t nflows;           /* its ring flows on the fabric now */
     const char *reject_reason; /* the policy's reason, or NULL */
 } WkRunJobView;
 
@@ -59,6 +60,9 @@ const WkAccount *wk_run_hooks_account(const WkRun *r);
 /** Simulated end of the run and the time-series sample interval, ns. */
 WkTime wk_run_hooks_end(const WkRun *r);
 WkTime wk_run_hooks_sample_interval(const WkRun *r);
+
+/** Flows on the run's fabric now, of every job (0 without a fabric). */
+size_t wk_run_hooks_fabric_flows(const WkRun *r);
 
 /** The incidents table so far: *n rows of the trace's `incidents` columns. */
 typedef struct WkRunIncidentView {

@@ -167,6 +167,73 @@ static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
     test_run_free(&t);
 }
 
+/* The fabric holds exactly the flows of the jobs running now. */
+static void assert_fabric_holds_running_flows(const TestRun *t)
+{
+    size_t sum = 0;
+    for (size_t j = 0; j < wk_run_hooks_workload(t->run)->n; j++) {
+        WkRunJobView v = wk_run_hooks_job(t->run, (uint32_t)j);
+        if (v.state == WK_JOB_RUNNING)
+            sum += v.nflows;
+    }
+    assert_int_equal(wk_run_hooks_fabric_flows(t->run), sum);
+}
+
+static void test_wait_mode_restart_in_place_replaces_the_flows(void **state)
+{
+    (void)state;
+    TestRun t;
+    /* a 16-GPU job spans two NVLink domains, so its rings cross the fabric;
+     * a software failure leaves every GPU up, so waiting in place restarts
+     * it at once on the same GPUs: its old flows must leave the fabric */
+    const char *y = "cluster: {nodes: 8, fabric: {kind: rail, radix: 64}}\n"
+                    "failures: {enabled: false, health_check: 0s, incidents: [{at: 1h, kind: software, node: 0}]}\n"
+                    "recovery: {mode: wait}\ncheckpoint: {interval: none, launch: 60s}\nsim: {end: 1d}\n"
+                    "workload: {source: inline, jobs: [{submit: 0, gpus: 16, iterations: 1000000,\n"
+                    "                                   model: {base: llama3-8b, global_batch: 256}}]}\n";
+    test_run_yaml(&t, y, NULL);
+    WkRunJobView v = wk_run_hooks_job(t.run, 0);
+    assert_int_equal(v.interruptions, 1);
+    assert_int_equal(v.state, WK_JOB_RUNNING);
+    assert_false(v.hung);
+    print_message("after the restart: job flows %u, fabric flows %zu\n", v.nflows, wk_run_hooks_fabric_flows(t.run));
+    assert_true(v.nflows > 0);
+    assert_fabric_holds_running_flows(&t);
+    test_run_free(&t);
+}
+
+/* A small paper-sci-10k: rail fat-tree, LLM and vision jobs, software
+ * failures (restart in place) and node failures (wait for the repair). */
+static const char *small_sci_waiting =
+    "seed: 7\n"
+    "cluster: {nodes: 64, nodes_per_pod: 16, fabric: {kind: rail, tiers: 3, radix: 32}}\n"
+    "failures:\n  health_check: 5m\n"
+    "  classes: {software: {mtbf: 2d}, node: {mtbf: 10d}}\n"
+    "recovery: {mode: wait}\n"
+    "checkpoint: {interval: young}\n"
+    "sim: {sample_interval: 1d}\n"
+    "workload:\n  source: synthetic\n  jobs: 40\n"
+    "  interarrival: {dist: exponential, mean: 2h}\n"
+    "  gpus:\n"
+    "    - {gpus: 16, weight: 0.4, model: {base: llama3-8b, global_batch: 256}, tokens: 2.0e10}\n"
+    "    - {gpus: 64, weight: 0.3, model: {base: llama3-8b, global_batch: 512}, tokens: 5.0e10}\n"
+    "    - {gpus: 8, weight: 0.3, model: resnet50, iterations: 200000}\n";
+
+static void test_wait_mode_with_software_and_node_failures_runs_to_the_end(void **state)
+{
+    TestRun t;
+    (void)state;
+    test_run_yaml(&t, small_sci_waiting, NULL);
+    double hits = test_metric(&t, "interruptions");
+    print_message("%.0f interruptions, %zu jobs completed, fabric flows left %zu\n", hits,
+                  wk_run_hooks_counts(t.run).completed, wk_run_hooks_fabric_flows(t.run));
+    assert_true(hits >= 5);
+    assert_int_equal(wk_run_hooks_counts(t.run).completed, 40);
+    /* every job ended: none may leave a flow behind */
+    assert_int_equal(wk_run_hooks_fabric_flows(t.run), 0);
+    test_run_free(&t);
+}
+
 static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
 {
     (void)state;
@@ -425,6 +492,8 @@ int main(void)
         cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
         cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),
+        cmocka_unit_test(test_wait_mode_restart_in_place_replaces_the_flows),
+        cmocka_unit_test(test_wait_mode_with_software_and_node_failures_runs_to_the_end),
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),

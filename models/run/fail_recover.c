@@ -6,6 +6,7 @@
  * (run_fail.c) nor checkpoints (fail_ckpt.c). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/run/fail_impl.h"
 
@@ -43,33 +44,86 @@ void wk_runfail_spares_refill(WkRun *r, uint32_t node)
 /* ---- detection and restart ---- */
 
 
-/* Restart on hot spares: the job's surviving GPUs plus whole spare nodes. */
-static int try_spares(WkRun *r, uint32_t job, WkError *err)
+static int is_free(const WkPool *pl, uint32_t g)
 {
-    WkJobRt *rt = &r->rt[job];
+    return (pl->freebits[g >> 6] >> (g & 63)) & 1;
+}
+
+/* Take the next hot spare node out of reserve, from the last node down
+ * (*from: where the search goes on): its healthy GPUs join the pool.
+ * Returns the node, or NONE when no spare is left. */
+static uint32_t open_spare(WkRun *r, uint32_t *from)
+{
     const WkCluster *c = &r->cluster;
-    uint32_t n = r->wl.jobs[job].gpus, k = 0;
-    uint32_t *list = malloc((size_t)n * sizeof *list);
-    if (!list)
-        return wk_error_nomem(err, "job placement");
-    for (uint32_t i = 0; i < n; i++)
-        if ((r->pool.freebits[rt->gpus[i] >> 6] >> (rt->gpus[i] & 63)) & 1)
-            list[k++] = rt->gpus[i];
-    for (uint32_t nd = c->nodes; nd-- > 0 && k < n;) {
+    while (*from > 0) {
+        uint32_t nd = --*from;
         if (!r->pool.reserved[nd])
             continue;
         r->pool.reserved[nd] = 0;
         r->pool.spares_free--;
         for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
-            if (c->health[g] != WK_GPU_DOWN && r->pool.owner[g] == NONE) {
+            if (c->health[g] != WK_GPU_DOWN && r->pool.owner[g] == NONE)
                 wk_pool_give(&r->pool, g);
-                if (k < n)
-                    list[k++] = g;
+        return nd;
+    }
+    return NONE;
+}
+
+/* Where try_spares is in the spare nodes it has opened. */
+typedef struct SpareCursor {
+    uint32_t from; /* open_spare's search position */
+    uint32_t node; /* the spare node in use, or NONE */
+    uint32_t g;    /* its next GPU to look at */
+} SpareCursor;
+
+/* The next free GPU of the spare node in use; a new spare node is opened
+ * when that one has none left or `fresh` asks for a node of its own. NONE
+ * when the spares are used up. */
+static uint32_t spare_gpu(WkRun *r, SpareCursor *s, int fresh)
+{
+    const WkCluster *c = &r->cluster;
+    for (;;) {
+        if (!fresh && s->node != NONE)
+            for (; s->g < c->node_first_gpu[s->node + 1]; s->g++)
+                if (is_free(&r->pool, s->g))
+                    return s->g++;
+        fresh = 0;
+        if ((s->node = open_spare(r, &s->from)) == NONE)
+            return NONE;
+        s->g = c->node_first_gpu[s->node];
+    }
+}
+
+/* Restart on hot spares. Every node where one of the job's GPUs is down is
+ * replaced by a whole spare node, whose GPUs take that node's rank slots in
+ * the job's rank-ordered list, so TP groups stay inside a node and every
+ * other GPU keeps its rank; the failed node's surviving GPUs go back to the
+ * pool. Returns 0 when restarted, 1 when the spares do not suffice (the
+ * spare nodes opened stay in the pool). */
+static int try_spares(WkRun *r, uint32_t job, WkError *err)
+{
+    const WkJobRt *rt = &r->rt[job];
+    const WkCluster *c = &r->cluster;
+    uint32_t n = r->wl.jobs[job].gpus;
+    uint32_t *list = malloc((size_t)n * sizeof *list);
+    if (!list)
+        return wk_error_nomem(err, "job placement");
+    memcpy(list, rt->gpus, (size_t)n * sizeof *list);
+    SpareCursor s = {.from = c->nodes, .node = NONE};
+    int ok = 1;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        if (list[i] != rt->gpus[i] || is_free(&r->pool, list[i]))
+            continue; /* its node was replaced already, or it is up */
+        uint32_t failed = c->gpu_node[rt->gpus[i]];
+        int fresh = 1;
+        for (uint32_t j = 0; j < n && ok; j++)
+            if (c->gpu_node[rt->gpus[j]] == failed) {
+                list[j] = spare_gpu(r, &s, fresh);
+                ok = list[j] != NONE;
+                fresh = 0;
             }
     }
-    int rc = 1; /* not restarted */
-    if (k == n)
-        rc = wk_sched_start(&r->si.ctx, job, list, n, err);
+    int rc = ok ? wk_sched_start(&r->si.ctx, job, list, n, err) : 1; /* 1: not restarted */
     free(list);
     return rc;
 }

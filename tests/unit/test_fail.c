@@ -3,7 +3,9 @@
  * nodes is interrupted at N x the node failure rate; the simulated ETTR of
  * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
- * spares restart a job at once; bad input is refused with a position; the
+ * spares restart a job at once, a spare node in the failed node's ranks;
+ * waiting in place leaves exactly the running jobs' flows on the fabric;
+ * bad input is refused with a position; the
  * class table: names, defaults, component counts on a k-ary fat-tree, what
  * one failure takes down; a link counts at most 255 failures in force. */
 #include "tests/unit/testutil.h"
@@ -142,6 +144,40 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
     /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
     assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row.recovery_s + 3 * 86400, 0.5);
     test_run_free(&t);
+}
+
+/* A 128-GPU job with TP 8 on nodes 0..15 of 17, node 16 a hot spare; `%s`
+ * is its incidents list (run_spare_tp8). */
+static const char *spare_tp8 = "cluster: {nodes: 17}\n"
+                               "failures: {enabled: false, health_check: 0s, incidents: %s}\n"
+                               "checkpoint: {interval: none, launch: 60s}\n"
+                               "recovery: {mode: spares, spare_nodes: 1}\nsim: {end: 1d}\n"
+                               "workload: {source: inline, jobs: [{submit: 0, gpus: 128, iterations: 1000000,\n"
+                               "                                   model: {base: llama3-8b, tp: 8, global_batch: 256}}]}\n";
+
+static void run_spare_tp8(TestRun *t, const char *incidents)
+{
+    char y[1024];
+    snprintf(y, sizeof y, spare_tp8, incidents);
+    test_run_yaml(t, y, NULL);
+}
+
+static void test_a_spare_node_takes_the_failed_nodes_ranks(void **state)
+{
+    (void)state;
+    TestRun hit, calm;
+    /* one GPU of node 3 (ranks 24..31) fails: the spare node replaces node 3 */
+    run_spare_tp8(&hit, "[{at: 1h, kind: down, gpu: 27, duration: 7d}]");
+    run_spare_tp8(&calm, "[]");
+    WkRunJobView v = wk_run_hooks_job(hit.run, 0), w = wk_run_hooks_job(calm.run, 0);
+    assert_int_equal(v.interruptions, 1);
+    assert_int_equal(v.state, WK_JOB_RUNNING);
+    for (uint32_t i = 0; i < 128; i++)
+        assert_int_equal(v.gpus[i], i / 8 == 3 ? 128 + i % 8 : i);
+    print_message("iteration before the failure %.4f s, after the spare stepped in %.4f s\n", w.iter_s, v.iter_s);
+    assert_float_equal(v.iter_s, w.iter_s, 1e-12);
+    test_run_free(&hit);
+    test_run_free(&calm);
 }
 
 static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
@@ -491,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_young_interval_beats_shorter_and_longer),
         cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
+        cmocka_unit_test(test_a_spare_node_takes_the_failed_nodes_ranks),
         cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),
         cmocka_unit_test(test_wait_mode_restart_in_place_replaces_the_flows),
         cmocka_unit_test(test_wait_mode_with_software_and_node_failures_runs_to_the_end),

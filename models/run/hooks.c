@@ -15,6 +15,7 @@ WkRunJobView wk_run_hooks_job(const WkRun *r, uint32_t job)
         .interruptions = rt->interruptions,
         .hung = rt->hung,
         .iter_s = rt->iter_s,
+        .nflows = rt->nflows,
         .reject_reason = rt->reject_reason,
     };
 }
@@ -31,11 +32,12 @@ const WkPool *wk_run_hooks_pool(const WkRun *r) { return &r->pool; }
 const WkAccount *wk_run_hooks_account(const WkRun *r) { return &r->acct; }
 WkTime wk_run_hooks_end(const WkRun *r) { return r->end_t; }
 WkTime wk_run_hooks_sample_interval(const WkRun *r) { return r->sample_interval; }
-size_t wk_run_hooks_incidents(const WkRun *r) { return r->nincidents; }
+size_t wk_run_hooks_fabric_flows(const WkRun *r) { return r->share.net ? wk_flownet_count(r->share.net) : 0; }
+size_t wk_run_hooks_incidents(const WkRun *r) { return r->fl.nincidents; }
 
 WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)
 {
-    const WkIncidentRow *row = &r->incidents[i];
+    const WkIncidentRow *row = &r->fl.incidents[i];
     return (WkRunIncidentView){
         .id = row->id,
         .cls = row->cls,
@@ -45,6 +47,7 @@ WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)
         .end_ns = row->end_ns,
         .jobs_hit = row->jobs_hit,
         .gpus_lost = row->gpus_lost,
+        .restart_s = row->restart_s,
         .recovery_s = row->recovery_s,
     };
 }

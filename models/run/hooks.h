@@ -36,6 +36,7 @@ typedef struct WkRunJobView {
     uint32_t interruptions;    /* times hit by a failure */
     int hung;                  /* hit by a failure, not yet detected */
     double iter_s;             /* current iteration time, s (model jobs) */
+    uint32_t nflows;           /* its ring flows on the fabric now */
     const char *reject_reason; /* the policy's reason, or NULL */
 } WkRunJobView;
 
@@ -60,6 +61,9 @@ const WkAccount *wk_run_hooks_account(const WkRun *r);
 WkTime wk_run_hooks_end(const WkRun *r);
 WkTime wk_run_hooks_sample_interval(const WkRun *r);
 
+/** Flows on the run's fabric now, of every job (0 without a fabric). */
+size_t wk_run_hooks_fabric_flows(const WkRun *r);
+
 /** The incidents table so far: *n rows of the trace's `incidents` columns. */
 typedef struct WkRunIncidentView {
     uint32_t id;
@@ -68,6 +72,7 @@ typedef struct WkRunIncidentView {
     uint32_t component; /* its index in its class or scope */
     int64_t start_ns, end_ns;
     uint32_t jobs_hit, gpus_lost;
+    double restart_s;   /* restart cost of the last job restarted, s (NaN: none yet) */
     double recovery_s;
 } WkRunIncidentView;
 size_t wk_run_hooks_incidents(const WkRun *r);

@@ -62,7 +62,7 @@ int wk_progress_check(const WkRun *r, WkError *err)
 /* Environment from the actual placement, at the GPUs' clocks now. */
 static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, WkPerfEnv *env)
 {
-    wk_eval_env(&r->cluster, m, gpus, n, r->diurnal > 0 ? r->diurnal : 1.0, env);
+    wk_eval_env(&r->cluster, m, gpus, n, r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, env);
 }
 
 /* The job's ring flows on the fabric share; sets its widest path class. */
@@ -90,7 +90,7 @@ static void drop_flows(WkRun *r, uint32_t job)
 static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
-    double ref = c->groups[0].sku->bf16_flops, factor = r->diurnal > 0 ? r->diurnal : 1.0, speed = INFINITY;
+    double ref = c->groups[0].sku->bf16_flops, factor = r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, speed = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);
         speed = v < speed ? v : speed;

@@ -3,7 +3,7 @@
  * and failure processes; the events of a job's life (submit, end, tick,
  * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
  * scheduler host in sched_host.c, progress in progress.c, failures in
- * run_fail.c, reporting in run_report.c (docs/architecture.md). */
+ * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
 #include "models/run/run_impl.h"
 
 #include <math.h>
@@ -331,10 +331,10 @@ void wk_run_free(WkRun *r)
     free(r->rt);
     free(r->order);
     wk_pool_fini(&r->pool);
-    free(r->incidents);
+    free(r->fl.incidents);
     wk_account_fini(&r->acct);
-    free(r->waitlist);
-    free(r->proc_rng);
+    free(r->fl.waitlist);
+    free(r->fl.proc_rng);
     wk_fail_fini(&r->fail);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);

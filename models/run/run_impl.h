@@ -40,7 +40,7 @@ typedef struct WkJobRt {
     double est_s;              /* nominal expected run time (0 = not yet computed) */
     uint32_t preemptions;      /* times stopped by the scheduler */
     WkTime alloc_t;            /* when it last got its GPUs */
-    /* failures and checkpoints (models/run/run_fail.c) */
+    /* failures and checkpoints (models/run/run_fail.c, fail_*.c) */
     uint32_t interruptions;    /* times hit by a failure */
     uint32_t ckpt_tok;         /* token of its checkpoint events */
     int in_ckpt;               /* a checkpoint write is in flight */
@@ -82,6 +82,24 @@ typedef struct WkIncidentRow {
     double clock;       /* throttles */
 } WkIncidentRow;
 
+/* The failure state of a run: streams, incidents, checkpoint writers,
+ * recovery counters and the jobs waiting for repairs. Owned by
+ * models/run/run_fail.c and fail_*.c; others read it. */
+typedef struct WkRunFail {
+    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
+    WkRng *detect_rng;      /* detection delays ("fail.detect") */
+    WkRng **proc_rng;       /* owned: one stream per random process ("fail.process.N") */
+    WkIncidentRow *incidents; /* owned: the incidents table */
+    size_t nincidents, capincidents;
+    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
+    double diurnal;         /* cluster-wide clock factor of the time of day */
+    uint64_t interruptions; /* job interruptions by failures */
+    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
+    double lost_gpu_s;      /* GPU-seconds of work rolled back */
+    uint32_t *waitlist;     /* owned: jobs waiting in place for repairs (room for every job) */
+    size_t nwait;
+} WkRunFail;
+
 struct WkRun {
     const WkDoc *doc;
     const char *name;
@@ -95,19 +113,8 @@ struct WkRun {
     const WkNode *sched_params;
     WkSchedInst si;            /* its instance; si.ctx is the context it sees */
     WkPerfParams perf;      /* global perf-model choices (`perf:`) */
-    WkFailSpec fail;        /* failures, checkpoints, recovery */
-    WkRng *fail_rng[WK_FC_N];/* one stream per failure class ("fail.gpu", ...) */
-    WkRng *detect_rng;      /* detection delays ("fail.detect") */
-    WkRng **proc_rng;       /* one stream per random process ("fail.process.N") */
-    WkIncidentRow *incidents;
-    size_t nincidents, capincidents;
-    uint32_t ckpt_active;   /* jobs writing a checkpoint to shared storage now */
-    double diurnal;         /* cluster-wide clock factor of the time of day */
-    uint64_t interruptions;
-    uint64_t shrinks;       /* elastic restarts on fewer GPUs */
-    double lost_gpu_s;
-    uint32_t *waitlist;     /* jobs waiting in place for repairs */
-    size_t nwait, capwait;
+    WkFailSpec fail;        /* failures, checkpoints, recovery (as parsed) */
+    WkRunFail fl;           /* their state during the run */
     WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
     WkTime sample_interval; /* ns between time-series rows */
 
@@ -184,7 +191,7 @@ int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 int wk_runfail_parse(WkRun *r, const WkNode *root, WkError *err);
 int wk_runfail_start(WkRun *r, WkError *err);
 /** A job (re)starts or ends: arm or drop its checkpoint events; a restart
- * after an incident records the recovery time. */
+ * after an incident records the recovery time (models/run/fail_ckpt.c). */
 int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, uint32_t job);
 /** Effective clock factor of a GPU (its clock x the time-of-day factor). */

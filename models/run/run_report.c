@@ -206,13 +206,13 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_FLOW_RESHARES, "job rate recomputations (fabric sharing)", "",
                          (double)r->share.reflows, 1);
     /* reliability: interruptions, recovery, lost work, ETTR, goodput */
-    double *rec = malloc((r->nincidents ? r->nincidents : 1) * sizeof *rec);
+    double *rec = malloc((r->fl.nincidents ? r->fl.nincidents : 1) * sizeof *rec);
     size_t nrec = 0;
     double sum_rec = 0;
-    for (size_t i = 0; rec && i < r->nincidents; i++)
-        if (!isnan(r->incidents[i].recovery_s)) {
-            rec[nrec++] = r->incidents[i].recovery_s;
-            sum_rec += r->incidents[i].recovery_s;
+    for (size_t i = 0; rec && i < r->fl.nincidents; i++)
+        if (!isnan(r->fl.incidents[i].recovery_s)) {
+            rec[nrec++] = r->fl.incidents[i].recovery_s;
+            sum_rec += r->fl.incidents[i].recovery_s;
         }
     if (rec)
         qsort(rec, nrec, sizeof *rec, cmp_double);
@@ -229,14 +229,14 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
         elapsed += wk_time_to_s(until - rt->start);
     }
     int failures = r->fail.enabled || r->fail.nscripted;
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->nincidents, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->interruptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->fl.nincidents, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->fl.interruptions, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_PREEMPTIONS, "job preemptions by the scheduler", "", (double)r->preemptions, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->shrinks, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->fl.shrinks, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->fl.lost_gpu_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
                          avail > 0 ? kept / avail : NAN, 0);
@@ -334,7 +334,7 @@ static JobRow job_row(const WkRun *r, size_t i)
         }
     }
     /* The spec's count is the one the job holds: an elastic shrink
-     * (run_fail.c) lowers it in place; the request is kept in gpus_req. */
+     * (fail_recover.c) lowers it in place; the request is kept in gpus_req. */
     JobRow row = {
         .id = (uint32_t)i,
         .gpus = rt->gpus_req,
@@ -470,7 +470,7 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
         goto fail;
     if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
-                             r->incidents, r->nincidents,
+                             r->fl.incidents, r->fl.nincidents,
                              "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
         goto fail;
     if ((rc = wk_run_summary(r, &s, err)) < 0)

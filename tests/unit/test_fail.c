@@ -3,7 +3,9 @@
  * nodes is interrupted at N x the node failure rate; the simulated ETTR of
  * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
- * spares restart a job at once; bad input is refused with a position; the
+ * spares restart a job at once, a spare node in the failed node's ranks;
+ * waiting in place leaves exactly the running jobs' flows on the fabric;
+ * bad input is refused with a position; the
  * class table: names, defaults, component counts on a k-ary fat-tree, what
  * one failure takes down; a link counts at most 255 failures in force. */
 #include "tests/unit/testutil.h"
@@ -13,7 +15,7 @@
 #include "models/fail/fail.h"
 #include "models/fail/fail_class.h"
 #include "sim/trace/schema.h"
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 
 /* All classes off but nodes: exponential node failures, MTBF `node_days`. */
 static const char *only_nodes =
@@ -109,7 +111,8 @@ static void test_throttled_rack_bounds_a_synchronous_job(void **state)
                          "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 256, model: {base: llama3-8b, "
                          "global_batch: 256}, iterations: 20}]\n",
                   NULL);
-    double ts = slow.run->rt[0].iter_s, tf = fast.run->rt[0].iter_s, tr = reb.run->rt[0].iter_s;
+    double ts = wk_run_hooks_job(slow.run, 0).iter_s, tf = wk_run_hooks_job(fast.run, 0).iter_s,
+           tr = wk_run_hooks_job(reb.run, 0).iter_s;
     print_message("iteration: nominal %.4f s, 32 GPUs at half clock %.4f s (%+.1f %%), rebalanced %.4f s (%+.1f %%)\n", tf,
                   ts, 100 * (ts / tf - 1), tr, 100 * (tr / tf - 1));
     assert_true(ts > 1.8 * tf);
@@ -135,12 +138,46 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
     TestRun t;
     test_run_yaml(&t, y, NULL);
     assert_int_equal((int)test_metric(&t, "interruptions"), 1);
-    const WkIncidentRow *row = &t.run->incidents[0];
-    print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row->recovery_s, row->restart_s);
-    assert_true(row->recovery_s >= 600 && row->recovery_s < 700);
+    WkRunIncidentView row = wk_run_hooks_incident(t.run, 0);
+    print_message("recovery with a spare: %.1f s (restart %.1f s)\n", row.recovery_s, row.restart_s);
+    assert_true(row.recovery_s >= 600 && row.recovery_s < 700);
     /* no checkpoint: all of day 1 is lost, the job ends 1 d + 600 s + 3 d after start */
-    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row->recovery_s + 3 * 86400, 0.5);
+    assert_float_equal(test_metric(&t, "makespan_s"), 86400 + row.recovery_s + 3 * 86400, 0.5);
     test_run_free(&t);
+}
+
+/* A 128-GPU job with TP 8 on nodes 0..15 of 17, node 16 a hot spare; `%s`
+ * is its incidents list (run_spare_tp8). */
+static const char *spare_tp8 = "cluster: {nodes: 17}\n"
+                               "failures: {enabled: false, health_check: 0s, incidents: %s}\n"
+                               "checkpoint: {interval: none, launch: 60s}\n"
+                               "recovery: {mode: spares, spare_nodes: 1}\nsim: {end: 1d}\n"
+                               "workload: {source: inline, jobs: [{submit: 0, gpus: 128, iterations: 1000000,\n"
+                               "                                   model: {base: llama3-8b, tp: 8, global_batch: 256}}]}\n";
+
+static void run_spare_tp8(TestRun *t, const char *incidents)
+{
+    char y[1024];
+    snprintf(y, sizeof y, spare_tp8, incidents);
+    test_run_yaml(t, y, NULL);
+}
+
+static void test_a_spare_node_takes_the_failed_nodes_ranks(void **state)
+{
+    (void)state;
+    TestRun hit, calm;
+    /* one GPU of node 3 (ranks 24..31) fails: the spare node replaces node 3 */
+    run_spare_tp8(&hit, "[{at: 1h, kind: down, gpu: 27, duration: 7d}]");
+    run_spare_tp8(&calm, "[]");
+    WkRunJobView v = wk_run_hooks_job(hit.run, 0), w = wk_run_hooks_job(calm.run, 0);
+    assert_int_equal(v.interruptions, 1);
+    assert_int_equal(v.state, WK_JOB_RUNNING);
+    for (uint32_t i = 0; i < 128; i++)
+        assert_int_equal(v.gpus[i], i / 8 == 3 ? 128 + i % 8 : i);
+    print_message("iteration before the failure %.4f s, after the spare stepped in %.4f s\n", w.iter_s, v.iter_s);
+    assert_float_equal(v.iter_s, w.iter_s, 1e-12);
+    test_run_free(&hit);
+    test_run_free(&calm);
 }
 
 static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
@@ -156,13 +193,80 @@ static void test_wait_mode_holds_the_gpus_until_the_repair(void **state)
                     "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 3d}]\n";
     TestRun t;
     test_run_yaml(&t, y, NULL);
-    const WkIncidentRow *row = &t.run->incidents[0];
-    print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row->recovery_s);
-    assert_float_equal(row->recovery_s, 7200 + 600, 0.05);
+    WkRunIncidentView row = wk_run_hooks_incident(t.run, 0);
+    print_message("wait in place: recovery %.1f s (repair 7200 s + launch 600 s)\n", row.recovery_s);
+    assert_float_equal(row.recovery_s, 7200 + 600, 0.05);
     /* it restarted on its own GPUs: 0..127 */
     for (uint32_t i = 0; i < 128; i++)
-        assert_int_equal(t.run->rt[0].gpus[i], i);
+        assert_int_equal(wk_run_hooks_job(t.run, 0).gpus[i], i);
     assert_float_equal(test_metric(&t, "makespan_s"), 86400 + 7800 + 3 * 86400, 0.5);
+    test_run_free(&t);
+}
+
+/* The fabric holds exactly the flows of the jobs running now. */
+static void assert_fabric_holds_running_flows(const TestRun *t)
+{
+    size_t sum = 0;
+    for (size_t j = 0; j < wk_run_hooks_workload(t->run)->n; j++) {
+        WkRunJobView v = wk_run_hooks_job(t->run, (uint32_t)j);
+        if (v.state == WK_JOB_RUNNING)
+            sum += v.nflows;
+    }
+    assert_int_equal(wk_run_hooks_fabric_flows(t->run), sum);
+}
+
+static void test_wait_mode_restart_in_place_replaces_the_flows(void **state)
+{
+    (void)state;
+    TestRun t;
+    /* a 16-GPU job spans two NVLink domains, so its rings cross the fabric;
+     * a software failure leaves every GPU up, so waiting in place restarts
+     * it at once on the same GPUs: its old flows must leave the fabric */
+    const char *y = "cluster: {nodes: 8, fabric: {kind: rail, radix: 64}}\n"
+                    "failures: {enabled: false, health_check: 0s, incidents: [{at: 1h, kind: software, node: 0}]}\n"
+                    "recovery: {mode: wait}\ncheckpoint: {interval: none, launch: 60s}\nsim: {end: 1d}\n"
+                    "workload: {source: inline, jobs: [{submit: 0, gpus: 16, iterations: 1000000,\n"
+                    "                                   model: {base: llama3-8b, global_batch: 256}}]}\n";
+    test_run_yaml(&t, y, NULL);
+    WkRunJobView v = wk_run_hooks_job(t.run, 0);
+    assert_int_equal(v.interruptions, 1);
+    assert_int_equal(v.state, WK_JOB_RUNNING);
+    assert_false(v.hung);
+    print_message("after the restart: job flows %u, fabric flows %zu\n", v.nflows, wk_run_hooks_fabric_flows(t.run));
+    assert_true(v.nflows > 0);
+    assert_fabric_holds_running_flows(&t);
+    test_run_free(&t);
+}
+
+/* A small paper-sci-10k: rail fat-tree, LLM and vision jobs, software
+ * failures (restart in place) and node failures (wait for the repair). */
+static const char *small_sci_waiting =
+    "seed: 7\n"
+    "cluster: {nodes: 64, nodes_per_pod: 16, fabric: {kind: rail, tiers: 3, radix: 32}}\n"
+    "failures:\n  health_check: 5m\n"
+    "  classes: {software: {mtbf: 2d}, node: {mtbf: 10d}}\n"
+    "recovery: {mode: wait}\n"
+    "checkpoint: {interval: young}\n"
+    "sim: {sample_interval: 1d}\n"
+    "workload:\n  source: synthetic\n  jobs: 40\n"
+    "  interarrival: {dist: exponential, mean: 2h}\n"
+    "  gpus:\n"
+    "    - {gpus: 16, weight: 0.4, model: {base: llama3-8b, global_batch: 256}, tokens: 2.0e10}\n"
+    "    - {gpus: 64, weight: 0.3, model: {base: llama3-8b, global_batch: 512}, tokens: 5.0e10}\n"
+    "    - {gpus: 8, weight: 0.3, model: resnet50, iterations: 200000}\n";
+
+static void test_wait_mode_with_software_and_node_failures_runs_to_the_end(void **state)
+{
+    TestRun t;
+    (void)state;
+    test_run_yaml(&t, small_sci_waiting, NULL);
+    double hits = test_metric(&t, "interruptions");
+    print_message("%.0f interruptions, %zu jobs completed, fabric flows left %zu\n", hits,
+                  wk_run_hooks_counts(t.run).completed, wk_run_hooks_fabric_flows(t.run));
+    assert_true(hits >= 5);
+    assert_int_equal(wk_run_hooks_counts(t.run).completed, 40);
+    /* every job ended: none may leave a flow behind */
+    assert_int_equal(wk_run_hooks_fabric_flows(t.run), 0);
     test_run_free(&t);
 }
 
@@ -181,10 +285,10 @@ static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
     TestRun t;
     test_run_yaml(&t, y, NULL);
     assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
-    assert_int_equal(t.run->wl.jobs[0].gpus, 32);
-    assert_int_equal(t.run->rt[0].state, WK_JOB_COMPLETED);
+    assert_int_equal(wk_run_hooks_workload(t.run)->jobs[0].gpus, 32);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_COMPLETED);
     for (uint32_t i = 0; i < 32; i++) /* none of node 2's GPUs (16..23) */
-        assert_true(t.run->rt[0].gpus[i] < 16 || t.run->rt[0].gpus[i] >= 24);
+        assert_true(wk_run_hooks_job(t.run, 0).gpus[i] < 16 || wk_run_hooks_job(t.run, 0).gpus[i] >= 24);
     test_run_free(&t);
 }
 
@@ -202,18 +306,18 @@ static void test_failure_classes_draw_from_independent_streams(void **state)
     test_run_yaml(&b, y, NULL);
     size_t ka = 0, kb = 0, n = 0;
     while (1) {
-        while (ka < a.run->nincidents && a.run->incidents[ka].cls != WK_FC_GPU)
+        while (ka < wk_run_hooks_incidents(a.run) && wk_run_hooks_incident(a.run, ka).cls != WK_FC_GPU)
             ka++;
-        while (kb < b.run->nincidents && b.run->incidents[kb].cls != WK_FC_GPU)
+        while (kb < wk_run_hooks_incidents(b.run) && wk_run_hooks_incident(b.run, kb).cls != WK_FC_GPU)
             kb++;
-        if (ka == a.run->nincidents || kb == b.run->nincidents)
+        if (ka == wk_run_hooks_incidents(a.run) || kb == wk_run_hooks_incidents(b.run))
             break;
-        assert_int_equal(a.run->incidents[ka].start_ns, b.run->incidents[kb].start_ns);
-        assert_int_equal(a.run->incidents[ka].component, b.run->incidents[kb].component);
+        assert_int_equal(wk_run_hooks_incident(a.run, ka).start_ns, wk_run_hooks_incident(b.run, kb).start_ns);
+        assert_int_equal(wk_run_hooks_incident(a.run, ka).component, wk_run_hooks_incident(b.run, kb).component);
         ka++, kb++, n++;
     }
     assert_true(n > 10);
-    assert_true(a.run->nincidents > b.run->nincidents);
+    assert_true(wk_run_hooks_incidents(a.run) > wk_run_hooks_incidents(b.run));
     test_run_free(&a);
     test_run_free(&b);
 }
@@ -423,7 +527,10 @@ int main(void)
         cmocka_unit_test(test_young_interval_beats_shorter_and_longer),
         cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
+        cmocka_unit_test(test_a_spare_node_takes_the_failed_nodes_ranks),
         cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),
+        cmocka_unit_test(test_wait_mode_restart_in_place_replaces_the_flows),
+        cmocka_unit_test(test_wait_mode_with_software_and_node_failures_runs_to_the_end),
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail_ckpt.c — checkpoints of running jobs: each job's interval (fixed,
+ * Young, Daly from its exposure to the failure classes), the stall and
+ * completion of a write sharing the storage bandwidth, the snapshot a
+ * failure rolls back to, and the restore time a restart pays. */
+#include <math.h>
+
+#include "models/run/fail_impl.h"
+
+/* Bytes of a job's checkpoint: its model's parameters x bytes per
+ * parameter, or the plain-job size. */
+static double ckpt_bytes(const WkRun *r, uint32_t job)
+{
+    const WkJobSpec *js = &r->wl.jobs[job];
+    return js->model ? r->fail.bytes_per_param * r->wl.models[js->model - 1].params : r->fail.plain_ckpt_bytes;
+}
+
+/* Stall of a checkpoint now (writers share the storage), and when it is
+ * complete (async keeps writing after the snapshot). */
+static void ckpt_cost(const WkRun *r, uint32_t job, double *stall, double *complete)
+{
+    double size = ckpt_bytes(r, job);
+    double share = r->fail.storage_bw / (r->fl.ckpt_active + 1);
+    double snap = size / ((double)r->wl.jobs[job].gpus * r->fail.host_bw);
+    switch (r->fail.mode) {
+    case WK_CKPT_ASYNC: *stall = snap; *complete = snap + size / share; break;
+    case WK_CKPT_MEMORY: *stall = snap; *complete = snap; break;
+    default: *stall = size / share; *complete = *stall; break;
+    }
+}
+
+double wk_runfail_restore_s(const WkRun *r, uint32_t job)
+{
+    double t = ckpt_bytes(r, job) / r->fail.storage_bw;
+    return r->fail.mode == WK_CKPT_MEMORY ? t / r->fail.memory_restore_speedup : t;
+}
+
+/* Expected time between failures hitting the job: 1 / sum of component rates. */
+static double job_mttf_s(const WkRun *r, uint32_t job)
+{
+    const WkJobSpec *js = &r->wl.jobs[job];
+    uint32_t gpn = r->cluster.gpus_per_node ? r->cluster.gpus_per_node : 1;
+    double gpus = js->gpus, nodes = ceil((double)js->gpus / gpn), rate = 0;
+    for (int c = 0; c < WK_FC_N; c++) {
+        if (!r->fail.cls[c].on)
+            continue;
+        double mean = wk_dist_mean_s(&r->fail.cls[c].ttf);
+        double n = wk_fail_class_exposure(wk_fail_class_get((WkFailClass)c), gpus, nodes);
+        if (mean > 0)
+            rate += n / mean;
+    }
+    return rate > 0 ? 1 / rate : INFINITY;
+}
+
+/* Checkpoint interval of a job by the interval rule, s (0 = none). */
+static double job_tau_s(const WkRun *r, uint32_t job)
+{
+    double size = ckpt_bytes(r, job);
+    double delta = r->fail.mode == WK_CKPT_REMOTE ? size / r->fail.storage_bw
+                                                   : size / ((double)r->wl.jobs[job].gpus * r->fail.host_bw);
+    double m = job_mttf_s(r, job);
+    switch (r->fail.interval_rule) {
+    case WK_CKPT_FIXED: return wk_time_to_s(r->fail.interval);
+    case WK_CKPT_YOUNG: return isinf(m) ? 0 : wk_ckpt_young_s(delta, m);
+    case WK_CKPT_DALY: return isinf(m) ? 0 : wk_ckpt_daly_s(delta, m);
+    default: return 0;
+    }
+}
+
+int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(r->eng);
+    if (rt->incident) {
+        WkIncidentRow *row = &r->fl.incidents[rt->incident - 1];
+        double rec = wk_time_to_s(rt->seg_start - rt->fail_t);
+        row->wait_s = wk_time_to_s(now - rt->detect_t);
+        row->restart_s = wk_time_to_s(rt->seg_start - now);
+        if (isnan(row->recovery_s) || rec > row->recovery_s)
+            row->recovery_s = rec;
+        rt->incident = 0;
+    }
+    if (!r->fail.enabled || r->fail.interval_rule == WK_CKPT_NONE)
+        return 0;
+    if (rt->tau_s == 0)
+        rt->tau_s = job_tau_s(r, job);
+    if (!(rt->tau_s > 0))
+        return 0;
+    if (!rt->ckpt_tok && wk_engine_token_new(r->eng, &rt->ckpt_tok, err) < 0)
+        return WK_E_NOMEM;
+    return wk_engine_post_e(r->eng, rt->seg_start + wk_time_from_s(rt->tau_s), WK_EV_CKPT, job, 0, 0, rt->ckpt_tok, err);
+}
+
+void wk_runfail_job_stopped(WkRun *r, uint32_t job)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (rt->ckpt_tok && !rt->hung)
+        wk_engine_cancel(r->eng, rt->ckpt_tok);
+    if (rt->in_ckpt) {
+        rt->in_ckpt = 0;
+        if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
+            r->fl.ckpt_active--;
+    }
+}
+
+/* A checkpoint begins: snapshot the progress, stall while writing, post
+ * its completion. */
+int wk_runfail_on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    uint32_t job = ev->target;
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(e);
+    wk_progress_settle(r, job, now);
+    rt->snap_done = rt->done;
+    rt->snap_left = rt->left_ns;
+    rt->snap_prog_s = rt->prog_s;
+    double stall, complete;
+    ckpt_cost(r, job, &stall, &complete);
+    rt->in_ckpt = 1;
+    if (r->fail.mode != WK_CKPT_MEMORY)
+        r->fl.ckpt_active++;
+    rt->seg_start = now + wk_time_from_s(stall); /* no progress while writing */
+    int rc = wk_progress_refresh(r, job, 0, err);
+    if (rc < 0)
+        return rc;
+    return wk_engine_post_e(e, now + wk_time_from_s(complete), WK_EV_CKPT_DONE, job, 0, 0, rt->ckpt_tok, err);
+}
+
+/* A checkpoint is complete: the snapshot becomes what a failure rolls back
+ * to; the next one is due an interval after progress resumed. */
+int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    WkJobRt *rt = &r->rt[ev->target];
+    WkTime now = wk_engine_now(e);
+    rt->in_ckpt = 0;
+    if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
+        r->fl.ckpt_active--;
+    rt->ckpt_done = rt->snap_done;
+    rt->ckpt_left = rt->snap_left;
+    rt->ckpt_prog_s = rt->snap_prog_s;
+    WkTime from = rt->seg_start > now ? rt->seg_start : now;
+    return wk_engine_post_e(e, from + wk_time_from_s(rt->tau_s), WK_EV_CKPT, ev->target, 0, 0, rt->ckpt_tok, err);
+}

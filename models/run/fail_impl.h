@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail_impl.h — what the files of a run's failure model share: run_fail.c
+ * (component failures, repairs, set-up), fail_effect.c (processes, scripted
+ * incidents, throttles, the diurnal clock), fail_ckpt.c (checkpoints) and
+ * fail_recover.c (detection and restart). Private to those four files. */
+#ifndef WK_RUN_FAIL_IMPL_H
+#define WK_RUN_FAIL_IMPL_H
+
+#include "models/run/run_impl.h"
+
+/* No job, no incident; as a FAIL or PROC payload: the class's (process's)
+ * aggregated Poisson stream rather than one component (unit). */
+#define WK_RUNFAIL_NONE UINT32_MAX
+
+/** GPU range [*lo, *hi) of unit idx of scope s (racks of
+ * failures.nodes_per_rack nodes, pods as contiguous runs of nodes). */
+void wk_runfail_unit_range(const WkRun *r, WkScope s, uint32_t idx, uint32_t *lo, uint32_t *hi);
+
+/** Number of units of scope s in the cluster. */
+uint64_t wk_runfail_units(const WkRun *r, WkScope s);
+
+/** Open an incidents row at time t and set *id to it. WK_E_RANGE past
+ * WK_RUN_MAX_INCIDENTS, WK_E_NOMEM; the table is unchanged on failure. */
+int wk_runfail_new_incident(WkRun *r, uint8_t cls, uint8_t kind, uint8_t scope, uint32_t comp, WkTime t,
+                            uint32_t *id, WkError *err);
+
+/** Integrate accounting (GPU-time, energy) up to now before a health or
+ * power change. */
+void wk_runfail_account_now(WkRun *r);
+
+/** Set GPU g's health and clock in the pool and move the cluster's power
+ * draw by the change. The caller has accounted up to now. */
+void wk_runfail_set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock);
+
+/** Take g[0..n) down for incident inc (already down ones are skipped):
+ * every job holding one is hit and detects it by path det. */
+int wk_runfail_down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
+
+/** A software failure on g[0..n): every job holding one is hit (rolled
+ * back, hung until detection by path det); no GPU goes down. */
+int wk_runfail_hit_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
+
+/** Restore time of job's checkpoint from storage (or host memory), s. */
+double wk_runfail_restore_s(const WkRun *r, uint32_t job);
+
+/** Hot spares: hold the last failures.spare_nodes nodes out of scheduling
+ * (at set-up); give a repaired, idle node back to the spare pool when it
+ * is short (after a repair). */
+void wk_runfail_spares_reserve(WkRun *r);
+void wk_runfail_spares_refill(WkRun *r, uint32_t node);
+
+/** After a repair: restart in place the waiting jobs (recovery `wait`)
+ * none of whose GPUs is down any more. */
+int wk_runfail_wake_waiting(WkRun *r, WkError *err);
+
+/** Event handlers (ctx is the WkRun), registered by wk_runfail_start.
+ * DETECT: recovery of a hit job (fail_recover.c); CKPT, CKPT_DONE: a
+ * checkpoint begins, is complete (fail_ckpt.c); EFFECT_END, PROC, SCRIPT,
+ * DIURNAL: a throttle ends, a random process or scripted incident fires,
+ * the time-of-day clock moves (fail_effect.c). */
+int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_effect_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_script(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+int wk_runfail_on_diurnal(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+
+#endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail_recover.c — what happens to a job hit by a failure once it is
+ * detected, by `recovery.mode`: requeue (the policy decides), hot spares
+ * (a spare node steps in), wait (keep the GPUs until the repair), and the
+ * elastic shrink onto the surviving GPUs. Not the failures themselves
+ * (run_fail.c) nor checkpoints (fail_ckpt.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/run/fail_impl.h"
+
+#define NONE WK_RUNFAIL_NONE
+
+/* ---- hot spares ---- */
+
+void wk_runfail_spares_reserve(WkRun *r)
+{
+    const WkCluster *c = &r->cluster;
+    /* hot spares: the last nodes of the cluster, held out of scheduling */
+    for (uint32_t k = 0; k < r->fail.spare_nodes; k++) {
+        uint32_t nd = c->nodes - 1 - k;
+        r->pool.reserved[nd] = 1;
+        for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
+            wk_pool_take(&r->pool, g);
+        r->pool.spares_free++;
+    }
+}
+
+void wk_runfail_spares_refill(WkRun *r, uint32_t node)
+{
+    const WkCluster *c = &r->cluster;
+    if (r->fail.recovery != WK_RECOVER_SPARES || r->pool.spares_free >= r->fail.spare_nodes || r->pool.reserved[node])
+        return;
+    for (uint32_t g = c->node_first_gpu[node]; g < c->node_first_gpu[node + 1]; g++)
+        if (r->pool.owner[g] != NONE || c->health[g] == WK_GPU_DOWN)
+            return;
+    for (uint32_t g = c->node_first_gpu[node]; g < c->node_first_gpu[node + 1]; g++)
+        wk_pool_take(&r->pool, g);
+    r->pool.reserved[node] = 1;
+    r->pool.spares_free++;
+}
+
+/* ---- detection and restart ---- */
+
+
+static int is_free(const WkPool *pl, uint32_t g)
+{
+    return (pl->freebits[g >> 6] >> (g & 63)) & 1;
+}
+
+/* Take the next hot spare node out of reserve, from the last node down
+ * (*from: where the search goes on): its healthy GPUs join the pool.
+ * Returns the node, or NONE when no spare is left. */
+static uint32_t open_spare(WkRun *r, uint32_t *from)
+{
+    const WkCluster *c = &r->cluster;
+    while (*from > 0) {
+        uint32_t nd = --*from;
+        if (!r->pool.reserved[nd])
+            continue;
+        r->pool.reserved[nd] = 0;
+        r->pool.spares_free--;
+        for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
+            if (c->health[g] != WK_GPU_DOWN && r->pool.owner[g] == NONE)
+                wk_pool_give(&r->pool, g);
+        return nd;
+    }
+    return NONE;
+}
+
+/* Where try_spares is in the spare nodes it has opened. */
+typedef struct SpareCursor {
+    uint32_t from; /* open_spare's search position */
+    uint32_t node; /* the spare node in use, or NONE */
+    uint32_t g;    /* its next GPU to look at */
+} SpareCursor;
+
+/* The next free GPU of the spare node in use; a new spare node is opened
+ * when that one has none left or `fresh` asks for a node of its own. NONE
+ * when the spares are used up. */
+static uint32_t spare_gpu(WkRun *r, SpareCursor *s, int fresh)
+{
+    const WkCluster *c = &r->cluster;
+    for (;;) {
+        if (!fresh && s->node != NONE)
+            for (; s->g < c->node_first_gpu[s->node + 1]; s->g++)
+                if (is_free(&r->pool, s->g))
+                    return s->g++;
+        fresh = 0;
+        if ((s->node = open_spare(r, &s->from)) == NONE)
+            return NONE;
+        s->g = c->node_first_gpu[s->node];
+    }
+}
+
+/* Restart on hot spares. Every node where one of the job's GPUs is down is
+ * replaced by a whole spare node, whose GPUs take that node's rank slots in
+ * the job's rank-ordered list, so TP groups stay inside a node and every
+ * other GPU keeps its rank; the failed node's surviving GPUs go back to the
+ * pool. Returns 0 when restarted, 1 when the spares do not suffice (the
+ * spare nodes opened stay in the pool). */
+static int try_spares(WkRun *r, uint32_t job, WkError *err)
+{
+    const WkJobRt *rt = &r->rt[job];
+    const WkCluster *c = &r->cluster;
+    uint32_t n = r->wl.jobs[job].gpus;
+    uint32_t *list = malloc((size_t)n * sizeof *list);
+    if (!list)
+        return wk_error_nomem(err, "job placement");
+    memcpy(list, rt->gpus, (size_t)n * sizeof *list);
+    SpareCursor s = {.from = c->nodes, .node = NONE};
+    int ok = 1;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        if (list[i] != rt->gpus[i] || is_free(&r->pool, list[i]))
+            continue; /* its node was replaced already, or it is up */
+        uint32_t failed = c->gpu_node[rt->gpus[i]];
+        int fresh = 1;
+        for (uint32_t j = 0; j < n && ok; j++)
+            if (c->gpu_node[rt->gpus[j]] == failed) {
+                list[j] = spare_gpu(r, &s, fresh);
+                ok = list[j] != NONE;
+                fresh = 0;
+            }
+    }
+    int rc = ok ? wk_sched_start(&r->si.ctx, job, list, n, err) : 1; /* 1: not restarted */
+    free(list);
+    return rc;
+}
+
+/* Elastic shrink: restart at once on the surviving GPUs with as many whole
+ * DP replicas as still fit the batch and memory. Returns 0 when restarted,
+ * 1 when it could not shrink. */
+static int try_shrink(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model)
+        return 1;
+    const WkModelSpec *m = &r->wl.models[js->model - 1];
+    if (!m->elastic)
+        return 1;
+    uint32_t n = js->gpus, k = 0;
+    uint32_t *surv = malloc((size_t)n * sizeof *surv);
+    if (!surv)
+        return wk_error_nomem(err, "job placement");
+    for (uint32_t i = 0; i < n; i++)
+        if (r->cluster.health[rt->gpus[i]] != WK_GPU_DOWN)
+            surv[k++] = rt->gpus[i];
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;
+    for (uint32_t reps = k / per; reps >= 1 && !pick; reps--) {
+        uint32_t g = reps * per;
+        if (g >= n)
+            continue;
+        uint32_t was = js->gpus;
+        js->gpus = g; /* evaluate the job as it would run on g GPUs */
+        if (!isnan(wk_progress_iter_on(r, job, surv, g)))
+            pick = g; /* the batch splits and memory fits */
+        js->gpus = was;
+    }
+    int rc = 1;
+    if (pick) {
+        rc = wk_lifecycle_requeue(r, job, err);
+        if (rc == 0) {
+            rt->hung = 0;
+            js->gpus = pick; /* the job continues with fewer replicas */
+            r->fl.shrinks++;
+            rc = wk_sched_start(&r->si.ctx, job, surv, pick, err);
+        }
+    }
+    free(surv);
+    return rc;
+}
+
+/* Restart a hung job on the GPUs it holds once none of them is down. After
+ * a software failure its ring flows are still on the fabric: they leave
+ * (and the others re-share) before the restart adds them afresh. */
+static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(r->eng);
+    if (rt->nflows) {
+        int rc = wk_progress_stop(r, job, err);
+        if (rc < 0)
+            return rc;
+    }
+    rt->waiting = 0;
+    rt->hung = 0;
+    rt->seg_start = now + rt->pending_cost;
+    rt->pending_cost = 0;
+    int rc = wk_progress_start(r, job, err);
+    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
+}
+
+/* Recovery `wait`: keep the GPUs, drop the traffic and wait on the
+ * waitlist for the repair. */
+static int wait_for_repair(WkRun *r, uint32_t job, WkError *err)
+{
+    int rc = wk_progress_stop(r, job, err);
+    if (rc < 0)
+        return rc;
+    r->rt[job].waiting = 1;
+    /* a job waits at most once at a time: room for every job */
+    if (!r->fl.waitlist && !(r->fl.waitlist = malloc(r->wl.n * sizeof *r->fl.waitlist)))
+        return wk_error_nomem(err, "recovery waitlist");
+    r->fl.waitlist[r->fl.nwait++] = job;
+    return 0;
+}
+
+/* A hit job notices its failure: record the detection delay, charge the
+ * restart cost, then shrink (elastic jobs), wait in place, restart on
+ * spares or requeue, by recovery mode. */
+int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    WkRun *r = ctx;
+    uint32_t job = ev->target, inc = ev->payload;
+    WkJobRt *rt = &r->rt[job];
+    WkTime now = wk_engine_now(e);
+    WkIncidentRow *row = &r->fl.incidents[inc];
+    double det = wk_time_to_s(now - rt->fail_t);
+    if (isnan(row->detect_s) || det > row->detect_s)
+        row->detect_s = det;
+    rt->detect_t = now;
+    rt->interruptions++;
+    r->fl.interruptions++;
+    rt->pending_cost = r->fail.launch + wk_time_from_s(wk_runfail_restore_s(r, job));
+    int rc = try_shrink(r, job, err);
+    if (rc <= 0)
+        return rc;
+    if (r->fail.recovery == WK_RECOVER_WAIT) {
+        int any_down = 0;
+        for (uint32_t i = 0; i < r->wl.jobs[job].gpus; i++)
+            any_down |= r->cluster.health[rt->gpus[i]] == WK_GPU_DOWN;
+        if (!any_down) /* a software failure: restart where it is */
+            return restart_in_place(r, job, err);
+        return wait_for_repair(r, job, err);
+    }
+    if ((rc = wk_lifecycle_requeue(r, job, err)) < 0)
+        return rc;
+    rt->hung = 0;
+    if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, job, err)) <= 0)
+        return rc;
+    return wk_sched_host_incident(&r->si, &job, 1, err);
+}
+
+/* After a repair: restart the waiting jobs whose GPUs are all up again. */
+int wk_runfail_wake_waiting(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->fl.nwait && rc == 0;) {
+        uint32_t job = r->fl.waitlist[i];
+        int down = 0;
+        for (uint32_t k = 0; k < r->wl.jobs[job].gpus && !down; k++)
+            down = r->cluster.health[r->rt[job].gpus[k]] == WK_GPU_DOWN;
+        if (down) {
+            i++;
+            continue;
+        }
+        r->fl.waitlist[i] = r->fl.waitlist[--r->fl.nwait];
+        rc = restart_in_place(r, job, err);
+    }
+    return rc;
+}

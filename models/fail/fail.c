@@ -137,7 +137,8 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
         const WkNode *cl = wk_node_get(fn, "classes");
         if (cl && cl->type != WK_NODE_NULL) {
             const char *names[WK_FC_N + 1] = {NULL}; /* the classes, without the trace's "event" */
-            memcpy(names, wk_fail_class_names, WK_FC_N * sizeof *names);
+            for (int c = 0; c < WK_FC_N; c++)
+                names[c] = wk_fail_class_names[c];
             if ((rc = wk_node_expect_keys(cl, names, err)) < 0)
                 return rc;
             for (int c = 0; c < WK_FC_N; c++) {

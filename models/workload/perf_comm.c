@@ -103,7 +103,10 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
         ar = wk_perf_allreduce_intra_s(in->e, env, in->p->lat_intra_s, bytes, m->tp);
     else /* all-gather + reduce-scatter: no NVLink SHARP */
         ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->p->lat_intra_s);
-    double fwd = 2 * ar, bwd = 2 * ar, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
+    /* two all-reduces (or their all-gather/reduce-scatter pairs) per layer in
+     * forward and two in backward (Korthikanti et al. 2022): equal volumes */
+    double fwd = 2 * ar;
+    double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;
     if (m->tp_overlap != WK_TP_OVERLAP_NONE)
         hb = min2(bwd, in->gemm_bwd_s / 2);

@@ -59,14 +59,9 @@ typedef struct WkSchedOps {
 
 /* --- registry (models/sched/registry.c) --- */
 
-/** NULL-terminated table of the built-in policies. */
+/** NULL-terminated table of the built-in policies (static). Look a name up
+ * with wk_sched_host_lookup (host.h), which also checks the ABI. */
 const WkSchedOps *const *wk_sched_registry(void);
-
-/** The policy called name, or NULL. */
-const WkSchedOps *wk_sched_find(const char *name);
-
-/** Comma-separated policy names into buf ("fifo, ..."), for error messages. */
-const char *wk_sched_names(char *buf, size_t n);
 
 /* --- read-only view (implemented by the run driver) --- */
 

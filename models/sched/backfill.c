@@ -86,7 +86,7 @@ static int pass(Backfill *b, WkSchedCtx *ctx, WkError *err)
     /* the head and the jobs after it, in order, while they fit */
     while (b->q.n) {
         rc = wk_queue_start(ctx, wk_queue_at(&b->q, 0)->job, &b->buf, &b->run, err);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             break;
         if (rc < 0)
             return rc;
@@ -108,7 +108,7 @@ static int pass(Backfill *b, WkSchedCtx *ctx, WkError *err)
             continue;
         }
         rc = wk_queue_start(ctx, job, &b->buf, &b->run, err);
-        if (rc == WK_E_RANGE) {
+        if (rc == WK_E_NOROOM) {
             i++;
             continue;
         }

@@ -67,6 +67,8 @@ static int drain(Fifo *f, WkSchedCtx *ctx, WkError *err)
             f->place_cap = need;
         }
         int rc = wk_sched_place(ctx, need, f->place);
+        if (rc == WK_E_NOROOM)
+            return 0;
         if (rc == 0)
             rc = wk_sched_start(ctx, job, f->place, need, err);
         if (rc < 0)

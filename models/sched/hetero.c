@@ -87,7 +87,7 @@ static int probe_kind(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
 
 /* Place the job: the best group by score; across groups when it is larger
  * than every group, or (with `span: true`) when no group has room now.
- * Result in h->best. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+ * Result in h->best. Returns 0 or WK_E_NOROOM / WK_E_NOMEM. */
 static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
 {
     const WkCluster *c = wk_sched_cluster(ctx);
@@ -108,7 +108,7 @@ static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
         if (nfree < need)
             continue;
         int rc = wk_sched_place_with(ctx, h->how, need, h->cand.gpus, in_range, &r);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             continue;
         if (rc < 0)
             return rc;
@@ -122,7 +122,7 @@ static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
     if (found)
         return 0;
     if (any_group && !h->span)
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     return wk_sched_place_with(ctx, h->how, need, h->best.gpus, NULL, NULL);
 }
 
@@ -133,7 +133,7 @@ static int drain(Hetero *h, WkSchedCtx *ctx, WkError *err)
         if (need > wk_sched_free_gpus(ctx))
             return 0;
         int rc = place(h, ctx, job);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return wk_error_set(err, rc, NULL, 0, 0, "hetero: out of memory");

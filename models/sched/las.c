@@ -116,7 +116,7 @@ static int start_all(Las *l, WkSchedCtx *ctx, WkError *err)
 {
     while (l->q.n) {
         int rc = wk_queue_start(ctx, wk_queue_at(&l->q, 0)->job, &l->buf, &l->run, err);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return rc;
@@ -205,7 +205,7 @@ static int eval(Las *l, WkSchedCtx *ctx, WkError *err)
     for (size_t k = 0; k < nsel && rc == 0; k++) {
         uint32_t job = l->sel[k];
         rc = wk_queue_start(ctx, job, &l->buf, &l->run, err);
-        if (rc == WK_E_RANGE) /* a job could not be preempted, or its GPUs were down: wait */
+        if (rc == WK_E_NOROOM) /* a job could not be preempted, or its GPUs were down: wait */
             rc = enqueue(l, ctx, job, err);
     }
     return rc;

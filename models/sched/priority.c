@@ -95,12 +95,12 @@ static int drain(Prio *p, WkSchedCtx *ctx, WkError *err)
     while (p->q.n) {
         uint32_t job = wk_queue_at(&p->q, 0)->job;
         int rc = wk_queue_start(ctx, job, &p->buf, &p->run, err);
-        if (rc == WK_E_RANGE && p->preempt) {
+        if (rc == WK_E_NOROOM && p->preempt) {
             if ((rc = make_room(p, ctx, job, err)) <= 0)
                 return rc;
             rc = wk_queue_start(ctx, job, &p->buf, &p->run, err);
         }
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return rc;

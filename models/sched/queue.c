@@ -159,11 +159,11 @@ int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run
 {
     uint32_t need = wk_sched_job_gpus(ctx, job);
     if (need > wk_sched_free_gpus(ctx))
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     if (wk_queue_place_reserve(buf, need) < 0)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "scheduler: out of memory");
     int rc = wk_sched_place(ctx, need, buf->gpus);
-    if (rc == WK_E_RANGE)
+    if (rc == WK_E_NOROOM)
         return rc;
     if (rc < 0)
         return wk_error_set(err, rc, NULL, 0, 0, "scheduler: placement failed");
@@ -172,16 +172,11 @@ int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run
 
 int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
 {
-    WkError e;
-    wk_error_clear(&e);
-    int rc = wk_sched_preempt(ctx, job, &e);
-    if (rc == WK_E_INTERNAL)
+    if (!wk_sched_job_preemptible(ctx, job))
         return 0;
-    if (rc < 0) {
-        if (err)
-            *err = e;
+    int rc = wk_sched_preempt(ctx, job, err);
+    if (rc < 0)
         return rc;
-    }
     if (run)
         wk_queue_running_remove(run, job);
     return 1;

@@ -78,15 +78,15 @@ int wk_queue_start_on(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint3
                       WkError *err);
 
 /** Place job by the scenario's `placement:` (wk_sched_place) into buf and
- * start it as wk_queue_start_on. Returns 0; WK_E_RANGE when too few GPUs are
- * free (nothing changed, err untouched); or another negative code with err
+ * start it as wk_queue_start_on. Returns 0; WK_E_NOROOM when it does not fit
+ * now (nothing changed, err untouched); or another negative code with err
  * filled. */
 int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err);
 
 /** Preempt a running job (wk_sched_preempt) and drop it from run. Returns 1
- * when preempted, 0 when the run refuses because the job cannot be stopped
- * now (a job hung by a failure, awaiting detection, still looks running to
- * policies), or a negative code with err filled. */
+ * when preempted, 0 when the job cannot be stopped now
+ * (wk_sched_job_preemptible: a job hung by a failure, awaiting detection,
+ * still looks running to policies), or a negative code with err filled. */
 int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err);
 
 /** Reason text and check every policy applies at submit: a job asking for

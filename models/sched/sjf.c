@@ -32,7 +32,7 @@ static int drain(Sjf *s, WkSchedCtx *ctx, WkError *err)
 {
     while (s->q.n) {
         int rc = wk_queue_start(ctx, wk_queue_at(&s->q, 0)->job, &s->buf, NULL, err);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return rc;

@@ -83,12 +83,12 @@ static int cmp_cand(const void *a, const void *b)
 
 /* Place n GPUs: one node (pack's tightest node), else the tightest leaf
  * block, else the tightest pod with its fullest blocks and nodes first, else
- * pack across pods. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+ * pack across pods. Returns 0 or WK_E_NOROOM / WK_E_NOMEM. */
 static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
 {
     const WkCluster *c = wk_sched_cluster(ctx);
     if (n > wk_sched_free_gpus(ctx))
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     if (!t->node_block && build_blocks(t, c) < 0)
         return WK_E_NOMEM;
     uint32_t maxnode = 0;
@@ -137,7 +137,7 @@ static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
     qsort(t->cand, m, sizeof *t->cand, cmp_cand);
     for (uint32_t i = 0; i < m; i++)
         t->order[i] = t->cand[i].node;
-    return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_RANGE;
+    return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_NOROOM;
 }
 
 static int drain(Topo *t, WkSchedCtx *ctx, WkError *err)
@@ -149,7 +149,7 @@ static int drain(Topo *t, WkSchedCtx *ctx, WkError *err)
         if (wk_queue_place_reserve(&t->buf, need) < 0)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "topo: out of memory");
         int rc = place(t, ctx, need, t->buf.gpus);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return wk_error_set(err, rc, NULL, 0, 0, "topo: out of memory");

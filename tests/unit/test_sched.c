@@ -3,8 +3,8 @@
  * SJF order, EASY backfill's reservation and backfilling, LAS demotion and
  * preemption (with and without ticks, never within the restart cost),
  * topo's one-leaf packing, hetero's choice of the faster SKU, priority
- * classes and preemption; the job queue they share; placement's "no
- * room" status. */
+ * classes and preemption; the job queue and queue-policy callbacks they
+ * share; placement's "no room" status. */
 #include "tests/unit/testutil.h"
 
 #include "models/run/run_impl.h"
@@ -419,6 +419,42 @@ static void test_placement_without_room_says_noroom_and_takes_nothing(void **sta
     test_run_free(&t);
 }
 
+static int no_pass(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    (void)priv;
+    (void)ctx;
+    (void)err;
+    return 0;
+}
+
+static void test_queue_policy_puts_incident_jobs_at_the_front_in_order(void **state)
+{
+    (void)state;
+    static const WkQueueRules front = {.name = "front", .pass = no_pass, .front = 1};
+    TestRun t;
+    idle_run(&t);
+    WkSchedCtx *ctx = &t.run->si.ctx;
+    WkQueuePolicy p = {0};
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_queue_policy_init(&p, &front, NULL, &err), 0);
+    assert_int_equal(wk_queue_enqueue(&p, ctx, 0, &err), 0);
+    assert_int_equal(wk_queue_enqueue(&p, ctx, 1, &err), 0);
+    const uint32_t hit[] = {3, 2};
+    assert_int_equal(wk_queue_on_incident(&p, ctx, hit, 2, &err), 0);
+    const uint32_t again[] = {4};
+    assert_int_equal(wk_queue_on_incident(&p, ctx, again, 1, &err), 0);
+    const uint32_t want[] = {4, 3, 2, 0, 1};
+    assert_int_equal(wk_queue_queued(&p), 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(wk_queue_at(&p.q, i)->job, want[i]);
+    assert_int_equal(p.waiting_gpus, 1 + 2 + 3 + 4 + 5);
+    wk_queue_dequeue(&p, ctx, 1); /* job 3 */
+    assert_int_equal(p.waiting_gpus, 1 + 2 + 3 + 5);
+    wk_queue_policy_fini(&p);
+    test_run_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -436,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_priority_preempts_only_when_that_makes_room),
         cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
         cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
+        cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,16 +5,23 @@
  * exact GPU-second conservation, incident-hit jobs restarted.
  *
  * Method: after wk_run_prepare the test interposes a guard between the run
- * and the policy (it swaps r->sched and r->sched_priv; run_impl.h is a
- * test-only dependency here). The guard forwards every callback and, after
- * each one returns — that is, after every scheduling decision — checks the
- * whole allocation state: each running job holds exactly its request of
+ * and the policy (it swaps the instance's ops and private state; run_impl.h
+ * is a test-only dependency here). The guard forwards every callback and,
+ * after each one returns — that is, after every scheduling decision — checks
+ * the whole allocation state: each running job holds exactly its request of
  * distinct, in-range GPUs, no GPU belongs to two jobs, none of them is in the
  * free pool, the allocated count and the free bitmap agree with the run's
  * counters, and the policy's queued() equals the run's waiting jobs. Every
  * few releases the guard also stops a running job itself and hands it to
  * on_incident, as the failure model does, so the re-queue path is exercised
- * without depending on the failure model. */
+ * without depending on the failure model.
+ *
+ * The guard also keeps its own GPU-time books: it sits in the context's host
+ * table too, so it sees every start (with its GPUs) and preemption, and at
+ * each observation it closes the allocation of a job that no longer runs.
+ * Each GPU's busy time is the sum of those intervals; every other GPU is
+ * classed free, down or a held-out spare at each observation, and must be
+ * exactly one of them. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -23,8 +30,11 @@
 
 #define NONE UINT32_MAX
 
+enum { ST_FREE, ST_DOWN, ST_SPARE, NSTATE }; /* what a GPU no job holds is */
+
 typedef struct Guard {
-    WkSchedOps ops; /* the forwarding copy the run calls */
+    WkSchedOps ops;      /* the forwarding copy the run calls */
+    WkSchedHostOps host; /* the run's host table, with start and preempt observed */
     const WkSchedOps *inner;
     void *inner_priv;
     WkRun *run;
@@ -33,6 +43,17 @@ typedef struct Guard {
     uint32_t *owner;   /* [gpus] scratch */
     int bad;           /* a violation was seen */
     char msg[256];     /* the first one */
+    /* GPU-time as the guard sees it */
+    WkTime *since;     /* [jobs] when the job got the GPUs it holds; -1 = none */
+    uint32_t *held;    /* those GPUs, copied at its start: job j's at held + at[j] */
+    size_t *at;        /* [jobs] where job j's GPUs go in held (room for its request) */
+    uint32_t *nheld;   /* [jobs] how many */
+    uint32_t *holder;  /* [gpus] job holding it by those records, NONE = none */
+    wk_u128 *busy_ns;  /* [gpus] time allocated to jobs */
+    wk_u128 state_ns[NSTATE];  /* GPU-ns free, down, spare */
+    uint32_t nstate[NSTATE];   /* GPUs in each at the last observation */
+    WkTime last_t;     /* time of the last observation */
+    int observed;      /* 0 until the first observation */
 } Guard;
 
 static void violation(Guard *g, const char *fmt, ...)
@@ -46,12 +67,103 @@ static void violation(Guard *g, const char *fmt, ...)
     va_end(ap);
 }
 
+/* ---- the guard's GPU-time books ---- */
+
+/* Job stops holding its GPUs at now: each was allocated since its start. */
+static void close_hold(Guard *g, uint32_t job, WkTime now)
+{
+    for (uint32_t i = 0; i < g->nheld[job]; i++) {
+        uint32_t gpu = g->held[g->at[job] + i];
+        g->busy_ns[gpu] += (wk_u128)(now - g->since[job]);
+        g->holder[gpu] = NONE;
+    }
+    g->since[job] = -1;
+}
+
+/* Job got gpus[0..n) at now. */
+static void open_hold(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now)
+{
+    assert_true(n <= g->at[job + 1] - g->at[job]); /* a job restarts on at most its request */
+    memcpy(g->held + g->at[job], gpus, (size_t)n * sizeof *gpus);
+    g->nheld[job] = n;
+    g->since[job] = now;
+    for (uint32_t i = 0; i < n; i++) {
+        if (g->holder[gpus[i]] != NONE)
+            violation(g, "start of job %u: GPU %u is held by job %u", job, gpus[i], g->holder[gpus[i]]);
+        g->holder[gpus[i]] = job;
+    }
+}
+
+/* Class every GPU no job holds as free, down or spare; each GPU must be in
+ * exactly one class (held counts as one). */
+static void classify(Guard *g, const char *where)
+{
+    const WkRun *r = g->run;
+    memset(g->nstate, 0, sizeof g->nstate);
+    for (uint32_t gpu = 0; gpu < r->cluster.gpus; gpu++) {
+        int held = g->holder[gpu] != NONE, free_ = (r->freebits[gpu >> 6] >> (gpu & 63)) & 1;
+        int down = r->cluster.health[gpu] == WK_GPU_DOWN, spare = r->reserved[r->cluster.gpu_node[gpu]];
+        if (held && free_)
+            violation(g, "%s: GPU %u is held by job %u and free", where, gpu, g->holder[gpu]);
+        else if (free_ && (down || spare))
+            violation(g, "%s: GPU %u is free and %s", where, gpu, down ? "down" : "a spare");
+        else if (held)
+            continue;
+        else if (free_ || down || spare)
+            g->nstate[free_ ? ST_FREE : down ? ST_DOWN : ST_SPARE]++;
+        else
+            violation(g, "%s: GPU %u is neither held, free, down nor a spare", where, gpu);
+    }
+}
+
+/* An observation at now: the classes since the last one, the allocations of
+ * jobs that no longer run, the classes from now on. */
+static void observe(Guard *g, WkTime now, const char *where)
+{
+    const WkRun *r = g->run;
+    if (!g->observed) /* nothing is held before the first start */
+        classify(g, where);
+    g->observed = 1;
+    if (now < g->last_t)
+        violation(g, "%s: time went back from %lld to %lld ns", where, (long long)g->last_t, (long long)now);
+    for (int k = 0; k < NSTATE; k++)
+        g->state_ns[k] += (wk_u128)g->nstate[k] * (wk_u128)(now - g->last_t);
+    g->last_t = now;
+    for (uint32_t j = 0; j < r->wl.n; j++)
+        if (g->since[j] >= 0 && r->rt[j].state != WK_JOB_RUNNING)
+            close_hold(g, j, now);
+    classify(g, where);
+}
+
+static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    WkRun *r = host;
+    Guard *g = r->si.priv;
+    WkTime now = wk_engine_now(r->eng);
+    observe(g, now, "start");
+    int rc = wk_run_sched_host.start(host, job, gpus, n, err);
+    if (rc == 0)
+        open_hold(g, job, gpus, n, now);
+    observe(g, now, "start");
+    return rc;
+}
+
+static int host_preempt(void *host, uint32_t job, WkError *err)
+{
+    WkRun *r = host;
+    Guard *g = r->si.priv;
+    int rc = wk_run_sched_host.preempt(host, job, err);
+    observe(g, wk_engine_now(r->eng), "preempt");
+    return rc;
+}
+
 /* The allocation state after a callback (see the file comment). */
 static void check(Guard *g, const char *where)
 {
     const WkRun *r = g->run;
     uint32_t G = r->cluster.gpus;
     g->callbacks++;
+    observe(g, wk_engine_now(r->eng), where);
     for (uint32_t i = 0; i < G; i++)
         g->owner[i] = NONE;
     uint64_t alloc = 0;
@@ -99,6 +211,10 @@ static void check(Guard *g, const char *where)
     size_t q = g->inner->queued(g->inner_priv);
     if (q != waiting)
         violation(g, "%s: the policy queues %zu jobs, %zu are waiting", where, q, waiting);
+    for (uint32_t i = 0; i < G; i++)
+        if (g->owner[i] != g->holder[i])
+            violation(g, "%s: GPU %u: the run has it held by job %u, the guard saw job %u", where, i, g->owner[i],
+                      g->holder[i]);
 }
 
 static int guard_init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
@@ -187,6 +303,12 @@ static void guard_fini(void *priv)
         g->inner->fini(g->inner_priv);
     free(g->inner_priv);
     free(g->owner);
+    free(g->held);
+    free(g->at);
+    free(g->nheld);
+    free(g->since);
+    free(g->holder);
+    free(g->busy_ns);
 }
 
 typedef struct {
@@ -210,8 +332,22 @@ static void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, con
     WkRun *r = t->run;
     Guard *g = calloc(1, sizeof *g);
     assert_non_null(g);
-    g->owner = malloc((size_t)r->cluster.gpus * sizeof *g->owner);
-    assert_non_null(g->owner);
+    size_t G = r->cluster.gpus, n = r->wl.n ? r->wl.n : 1;
+    g->owner = malloc(G * sizeof *g->owner);
+    g->holder = malloc(G * sizeof *g->holder);
+    g->busy_ns = calloc(G, sizeof *g->busy_ns);
+    g->since = malloc(n * sizeof *g->since);
+    g->at = calloc(n + 1, sizeof *g->at);
+    g->nheld = calloc(n, sizeof *g->nheld);
+    assert_true(g->owner && g->holder && g->busy_ns && g->since && g->at && g->nheld);
+    for (size_t j = 0; j < r->wl.n; j++) /* a job larger than the cluster never starts */
+        g->at[j + 1] = g->at[j] + (r->wl.jobs[j].gpus <= G ? r->wl.jobs[j].gpus : 0);
+    g->held = malloc((g->at[r->wl.n] ? g->at[r->wl.n] : 1) * sizeof *g->held);
+    assert_non_null(g->held);
+    for (size_t i = 0; i < G; i++)
+        g->holder[i] = NONE;
+    for (size_t j = 0; j < n; j++)
+        g->since[j] = -1;
     g->inner = r->si.ops;
     g->inner_priv = r->si.priv;
     g->run = r;
@@ -224,11 +360,21 @@ static void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, con
     g->ops.fini = guard_fini;
     g->ops.on_tick = g->inner->on_tick ? guard_tick : NULL;
     g->ops.on_incident = g->inner->on_incident ? guard_incident : NULL;
+    g->host = *r->si.ctx.ops;
+    g->host.start = host_start;
+    g->host.preempt = host_preempt;
     r->sched = &g->ops;
     r->si.ops = &g->ops;
     r->si.priv = g;
+    r->si.ctx.ops = &g->host;
     t->guard = g;
     rc = wk_run_execute(r, &err);
+    if (rc == 0) { /* the books close at the end of the run */
+        observe(g, r->end_t, "end");
+        for (uint32_t j = 0; j < r->wl.n; j++)
+            if (g->since[j] >= 0)
+                close_hold(g, j, r->end_t);
+    }
     if (rc == 0)
         rc = wk_run_summary(r, &t->sum, &err);
     if (rc != 0)
@@ -339,13 +485,14 @@ typedef struct {
     int plain;    /* only jobs of fixed duration: allocated GPU-time >= their work */
     int exact;    /* no failures or checkpoint stalls: an unstopped job runs exactly its duration */
     int rejected; /* jobs larger than the cluster; -1 = any count is possible (GPUs down at submit) */
+    int failures; /* GPUs go down */
 } Scenario;
 
 static const Scenario scenarios[] = {
-    {&mix, 1, 1, 0},
-    {&inline_jobs, 1, 1, 2},
-    {&models, 0, 0, 0},
-    {&failing, 1, 0, -1},
+    {&mix, 1, 1, 0, 0},
+    {&inline_jobs, 1, 1, 2, 0},
+    {&models, 0, 0, 0, 0},
+    {&failing, 1, 0, -1, 1},
 };
 #define NSCEN (sizeof scenarios / sizeof *scenarios)
 
@@ -503,6 +650,10 @@ static void test_same_seed_gives_identical_summary(void **state)
     guarded_free(&c);
 }
 
+/* The guard's books: every GPU-ns of the run is busy (per GPU, from the
+ * allocations it saw), free, down or a spare, and the busy and idle totals
+ * equal the run's own integrals. Down GPUs are counted apart from free ones
+ * from the first observation after they fail (a scheduling event). */
 static void test_gpu_seconds_are_conserved_exactly(void **state)
 {
     const WkSchedOps *ops = *state;
@@ -511,14 +662,29 @@ static void test_gpu_seconds_are_conserved_exactly(void **state)
             Guarded t;
             run_policy(&t, ops, *scenarios[s].text, inject, NULL);
             const WkRun *r = t.run;
+            const Guard *g = t.guard;
+            if (g->bad)
+                fail_msg("%s on scenario %zu: %s", ops->name, s, g->msg);
             WkRunAccount a;
             wk_run_account(r, &a);
-            wk_u128 alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo;
-            wk_u128 idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo;
             assert_true(a.end_ns > 0);
-            assert_true(alloc + idle == (wk_u128)r->cluster.gpus * (wk_u128)a.end_ns);
+            assert_int_equal(g->last_t, a.end_ns);
+            wk_u128 busy = 0;
+            for (uint32_t i = 0; i < r->cluster.gpus; i++)
+                busy += g->busy_ns[i];
+            wk_u128 idle = g->state_ns[ST_FREE] + g->state_ns[ST_DOWN] + g->state_ns[ST_SPARE];
+            if (busy + idle != (wk_u128)r->cluster.gpus * (wk_u128)a.end_ns)
+                fail_msg("%s on scenario %zu: busy + free + down + spare GPU-ns is not GPUs x end", ops->name, s);
+            if (busy != (((wk_u128)a.alloc_hi << 64) | a.alloc_lo))
+                fail_msg("%s on scenario %zu: busy GPU-ns differ from the run's allocated GPU-ns", ops->name, s);
+            if (idle != (((wk_u128)a.idle_hi << 64) | a.idle_lo))
+                fail_msg("%s on scenario %zu: free + down GPU-ns differ from the run's idle GPU-ns", ops->name, s);
+            if (scenarios[s].failures)
+                assert_true(g->state_ns[ST_DOWN] > 0);
+            else
+                assert_true(g->state_ns[ST_DOWN] == 0 && g->state_ns[ST_SPARE] == 0);
             if (scenarios[s].plain) /* model jobs' run time follows the fabric: no closed form */
-                check_plain_work(ops, r, alloc, scenarios[s].exact);
+                check_plain_work(ops, r, busy, scenarios[s].exact);
             guarded_free(&t);
         }
     }
@@ -545,11 +711,6 @@ static void test_common_keys_accepted_and_unknown_keys_refused(void **state)
     assert_true(test_prepare_yaml(y, &err) < 0);
     if (!strstr(err.msg, "bogus_key"))
         fail_msg("%s: error '%s' does not name the key", ops->name, err.msg);
-    if (strcmp(ops->name, "fifo") == 0) {
-        /* fifo.c's known-keys list is {"name"} only (framework gap, reported) */
-        print_message("fifo: refuses the common keys (placement, preemption_cost, tick)\n");
-        skip();
-    }
     snprintf(y, sizeof y, "%sscheduler: {name: %s, placement: spread, preemption_cost: 1m, tick: 10m}\n",
              inline_jobs, ops->name);
     if (test_prepare_yaml(y, &err) < 0)

@@ -26,14 +26,14 @@ static int first_fit(const WkPool *pl, uint32_t from, uint32_t n, uint32_t *out,
                 bits &= bits - 1;
             }
         }
-        return k == n ? 0 : WK_E_RANGE;
+        return k == n ? 0 : WK_E_NOROOM;
     }
     for (uint32_t i = 0; i < G && k < n; i++) {
         uint32_t g = (from + i) % G;
         if (ok(pl, g, allowed, user))
             out[k++] = g;
     }
-    return k == n ? 0 : WK_E_RANGE;
+    return k == n ? 0 : WK_E_NOROOM;
 }
 
 /* Free allowed GPUs of a node into out (at most max); returns the count. */
@@ -80,7 +80,7 @@ static int pack(const WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint
             bestfree = cnt[nd];
         }
     }
-    int rc = WK_E_RANGE;
+    int rc = WK_E_NOROOM;
     if (best != UINT32_MAX) {
         node_take(pl, best, n, out, allowed, user);
         rc = 0;
@@ -176,7 +176,7 @@ static int spread(const WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(ui
     free(count);
     free(cursor);
     free(taken);
-    return k == n ? 0 : WK_E_RANGE;
+    return k == n ? 0 : WK_E_NOROOM;
 }
 
 int wk_pool_place(WkPool *pl, WkPlacement how, uint32_t n, uint32_t *out,
@@ -185,7 +185,7 @@ int wk_pool_place(WkPool *pl, WkPlacement how, uint32_t n, uint32_t *out,
     if (n == 0)
         return 0;
     if (n > pl->nfree)
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     int rc;
     switch (how) {
     case WK_PLACE_PACK: rc = pack(pl, n, out, allowed, user); break;

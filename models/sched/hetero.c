@@ -15,8 +15,8 @@
 enum { KIND_UNKNOWN = 0, KIND_PLAIN, KIND_MODEL };
 
 typedef struct {
-    WkJobQueue q;
-    WkPlaceBuf cand, best;
+    WkQueuePolicy base; /* first: the shared callbacks see a WkQueuePolicy */
+    WkPlaceBuf cand;    /* scratch: a candidate placement in one group */
     WkPlacement how;  /* the scenario's `placement:` */
     int span;         /* `span:`: when no group has room, place across groups */
     uint8_t *kind;    /* [jobs seen] KIND_*: does the perf model know the job */
@@ -24,6 +24,7 @@ typedef struct {
     uint32_t *probe;  /* scratch: a GPU list for the submit-time probe */
     uint32_t probe_cap;
 } Hetero;
+WK_QUEUE_POLICY_FIRST(Hetero);
 
 typedef struct {
     uint32_t lo, hi; /* GPU range [lo, hi) of a node group */
@@ -40,12 +41,16 @@ static Range group_range(const WkNodeGroup *g)
     return (Range){g->first_gpu, g->first_gpu + g->nodes * g->gpus_per_node};
 }
 
+static int place(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t need, uint32_t *out);
+
+static const char *const known[] = {WK_SCHED_COMMON_KEYS, "span", NULL};
+static const WkQueueRules rules = {.name = "hetero", .keys = known, .place = place};
+
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
-    static const char *const known[] = {WK_SCHED_COMMON_KEYS, "span", NULL};
     Hetero *h = priv;
     (void)ctx;
-    int rc = params ? wk_node_expect_keys(params, known, err) : 0;
+    int rc = wk_queue_policy_init(&h->base, &rules, params, err);
     if (rc == 0 && params)
         rc = wk_node_bool(params, "span", 0, &h->span, err);
     return rc < 0 ? rc : wk_queue_common_opts(params, &h->how, NULL, err);
@@ -85,14 +90,14 @@ static int probe_kind(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
     return KIND_PLAIN;
 }
 
-/* Place the job: the best group by score; across groups when it is larger
- * than every group, or (with `span: true`) when no group has room now.
- * Result in h->best. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
-static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
+/* Place the job's need GPUs into out: the best group by score; across
+ * groups when it is larger than every group, or (with `span: true`) when no
+ * group has room now. Returns 0 or WK_E_NOROOM / WK_E_NOMEM. */
+static int place(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t need, uint32_t *out)
 {
+    Hetero *h = priv;
     const WkCluster *c = wk_sched_cluster(ctx);
-    uint32_t need = wk_sched_job_gpus(ctx, job);
-    if (wk_queue_place_reserve(&h->cand, need) < 0 || wk_queue_place_reserve(&h->best, need) < 0)
+    if (wk_queue_place_reserve(&h->cand, need) < 0)
         return WK_E_NOMEM;
     int model = h->kind[job] == KIND_MODEL, found = 0, any_group = 0;
     double best = INFINITY;
@@ -108,7 +113,7 @@ static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
         if (nfree < need)
             continue;
         int rc = wk_sched_place_with(ctx, h->how, need, h->cand.gpus, in_range, &r);
-        if (rc == WK_E_RANGE)
+        if (rc == WK_E_NOROOM)
             continue;
         if (rc < 0)
             return rc;
@@ -117,38 +122,13 @@ static int place(Hetero *h, const WkSchedCtx *ctx, uint32_t job)
             continue;
         best = score;
         found = 1;
-        memcpy(h->best.gpus, h->cand.gpus, (size_t)need * sizeof *h->cand.gpus);
+        memcpy(out, h->cand.gpus, (size_t)need * sizeof *h->cand.gpus);
     }
     if (found)
         return 0;
     if (any_group && !h->span)
-        return WK_E_RANGE;
-    return wk_sched_place_with(ctx, h->how, need, h->best.gpus, NULL, NULL);
-}
-
-static int drain(Hetero *h, WkSchedCtx *ctx, WkError *err)
-{
-    while (h->q.n) {
-        uint32_t job = wk_queue_at(&h->q, 0)->job, need = wk_sched_job_gpus(ctx, job);
-        if (need > wk_sched_free_gpus(ctx))
-            return 0;
-        int rc = place(h, ctx, job);
-        if (rc == WK_E_RANGE)
-            return 0;
-        if (rc < 0)
-            return wk_error_set(err, rc, NULL, 0, 0, "hetero: out of memory");
-        if ((rc = wk_queue_start_on(ctx, job, h->best.gpus, need, NULL, err)) < 0)
-            return rc;
-        wk_queue_remove(&h->q, 0);
-    }
-    return 0;
-}
-
-static int enqueue(Hetero *h, const WkSchedCtx *ctx, uint32_t job, WkError *err)
-{
-    if (wk_queue_push(&h->q, 0, wk_sched_job_submit(ctx, job), job) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
-    return 0;
+        return WK_E_NOROOM;
+    return wk_sched_place_with(ctx, h->how, need, out, NULL, NULL);
 }
 
 static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
@@ -163,46 +143,24 @@ static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
             nc *= 2;
         uint8_t *nk = realloc(h->kind, nc);
         if (!nk)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
+            return wk_error_nomem(err, "hetero");
         memset(nk + h->kind_cap, KIND_UNKNOWN, nc - h->kind_cap);
         h->kind = nk;
         h->kind_cap = nc;
     }
     int kind = probe_kind(h, ctx, job);
     if (kind < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "hetero: out of memory");
+        return wk_error_nomem(err, "hetero");
     h->kind[job] = (uint8_t)kind;
-    int rc = enqueue(h, ctx, job, err);
-    return rc < 0 ? rc : h->q.n == 1 ? drain(h, ctx, err) : 0;
-}
-
-static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
-{
-    return drain(priv, ctx, err);
-}
-
-static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
-{
-    Hetero *h = priv;
-    for (size_t i = 0; i < njobs; i++) {
-        int rc = enqueue(h, ctx, jobs[i], err);
-        if (rc < 0)
-            return rc;
-    }
-    return drain(h, ctx, err);
-}
-
-static size_t queued(const void *priv)
-{
-    return ((const Hetero *)priv)->q.n;
+    int rc = wk_queue_enqueue(&h->base, ctx, job, err);
+    return rc < 0 ? rc : h->base.q.n == 1 ? wk_queue_drain(&h->base, ctx, err) : 0;
 }
 
 static void fini(void *priv)
 {
     Hetero *h = priv;
-    wk_queue_fini(&h->q);
+    wk_queue_policy_fini(&h->base);
     wk_queue_place_fini(&h->cand);
-    wk_queue_place_fini(&h->best);
     free(h->kind);
     free(h->probe);
 }
@@ -215,8 +173,6 @@ const WkSchedOps wk_sched_hetero = {
     .priv_size = sizeof(Hetero),
     .init = init,
     .on_submit = on_submit,
-    .on_release = on_release,
-    .queued = queued,
     .fini = fini,
-    .on_incident = on_incident,
+    WK_QUEUE_POLICY_OPS,
 };

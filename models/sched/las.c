@@ -21,18 +21,22 @@ typedef struct {
 } Cand;
 
 typedef struct {
-    WkJobQueue q; /* waiting jobs, key = queue index */
-    WkRunSet run;
-    WkPlaceBuf buf;
+    WkQueuePolicy base;                 /* first; waiting jobs keyed by queue index */
     uint32_t nq;                        /* `queues:` */
     double thr[LAS_MAX_QUEUES - 1];     /* `thresholds:`, attained GPU-s, increasing */
     WkTime guard_ns;                    /* `preemption_cost:`: no preemption this soon after a start */
-    uint64_t waiting_gpus;              /* GPUs the waiting jobs ask for */
     Cand *cand;                         /* scratch: the running jobs */
     size_t cand_cap;
     uint32_t *sel;                      /* scratch: selected waiting jobs (positions, then ids) */
     size_t sel_cap;
 } Las;
+WK_QUEUE_POLICY_FIRST(Las);
+
+static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job);
+static int eval(void *priv, WkSchedCtx *ctx, WkError *err);
+
+static const char *const known[] = {WK_SCHED_COMMON_KEYS, "queues", "thresholds", NULL};
+static const WkQueueRules rules = {.name = "las", .keys = known, .key = key, .pass = eval, .track = 1};
 
 /* `thresholds:` into l->thr; l->nq = its length + 1. */
 static int read_thresholds(Las *l, const WkNode *params, const WkNode *th, int64_t nq, WkError *err)
@@ -57,13 +61,12 @@ static int read_thresholds(Las *l, const WkNode *params, const WkNode *th, int64
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
-    static const char *const known[] = {WK_SCHED_COMMON_KEYS, "queues", "thresholds", NULL};
     Las *l = priv;
     (void)ctx;
     int64_t nq = 2;
     int rc = wk_queue_common_opts(params, NULL, &l->guard_ns, err);
-    if (rc == 0 && params)
-        rc = wk_node_expect_keys(params, known, err);
+    if (rc == 0)
+        rc = wk_queue_policy_init(&l->base, &rules, params, err);
     if (rc == 0 && params)
         rc = wk_node_int(params, "queues", 0, 1, LAS_MAX_QUEUES, &nq, err);
     if (rc < 0)
@@ -85,19 +88,10 @@ static uint32_t queue_of(const Las *l, double attained_gpu_s)
     return k;
 }
 
-static int enqueue(Las *l, const WkSchedCtx *ctx, uint32_t job, WkError *err)
+/* The queue a job is in: its place in the waiting queue. */
+static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job)
 {
-    uint32_t q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, job));
-    if (wk_queue_push(&l->q, q, wk_sched_job_submit(ctx, job), job) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
-    l->waiting_gpus += wk_sched_job_gpus(ctx, job);
-    return 0;
-}
-
-static void dequeue(Las *l, const WkSchedCtx *ctx, size_t i)
-{
-    l->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&l->q, i)->job);
-    wk_queue_remove(&l->q, i);
+    return queue_of(priv, wk_sched_job_attained_gpu_s(ctx, job));
 }
 
 /* Running jobs by (queue, submit, job). */
@@ -111,148 +105,134 @@ static int cmp_cand(const void *a, const void *b)
     return (x->job > y->job) - (x->job < y->job);
 }
 
-/* Start every waiting job in queue order (they all fit). */
-static int start_all(Las *l, WkSchedCtx *ctx, WkError *err)
+/* The running jobs into l->cand, sorted; *cap = the GPUs free plus those
+ * of running jobs that may be preempted (not pinned). Returns their count,
+ * or WK_E_NOMEM with err filled. */
+static long running(Las *l, const WkSchedCtx *ctx, uint64_t *cap, WkError *err)
 {
-    while (l->q.n) {
-        int rc = wk_queue_start(ctx, wk_queue_at(&l->q, 0)->job, &l->buf, &l->run, err);
-        if (rc == WK_E_RANGE)
-            return 0;
-        if (rc < 0)
-            return rc;
-        dequeue(l, ctx, 0);
-    }
-    return 0;
-}
-
-/* Choose what runs: all jobs in order (queue, running before waiting,
- * submit, job), greedily while GPUs last, pinned jobs first. Running jobs
- * left out are preempted and selected waiting ones start. The waiting queue
- * is already in that order, so only the running jobs are sorted and the two
- * are merged; the scan of waiting jobs stops when no GPU is left. */
-static int eval(Las *l, WkSchedCtx *ctx, WkError *err)
-{
-    if (l->q.n == 0)
-        return 0;
-    if (l->waiting_gpus <= wk_sched_free_gpus(ctx))
-        return start_all(l, ctx, err);
-    wk_queue_running_sweep(&l->run, ctx);
-    size_t nr = l->run.n;
+    WkRunSet *run = &l->base.run;
+    wk_queue_running_sweep(run, ctx);
+    size_t nr = run->n;
     if (nr > l->cand_cap) {
         Cand *nc = realloc(l->cand, nr * sizeof *nc);
         if (!nc)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
+            return wk_error_nomem(err, "las");
         l->cand = nc;
         l->cand_cap = nr;
     }
     WkTime now = wk_sched_now(ctx);
-    uint64_t cap = wk_sched_free_gpus(ctx);
+    *cap = wk_sched_free_gpus(ctx);
     for (size_t i = 0; i < nr; i++) {
-        uint32_t j = l->run.job[i], g = wk_sched_job_gpus(ctx, j);
-        int pinned = now - l->run.since[i] < l->guard_ns;
+        uint32_t j = run->job[i], g = wk_sched_job_gpus(ctx, j);
+        int pinned = now - run->since[i] < l->guard_ns;
         l->cand[i] = (Cand){.q = queue_of(l, wk_sched_job_attained_gpu_s(ctx, j)),
                             .pinned = (uint8_t)pinned, .selected = (uint8_t)pinned,
                             .submit = wk_sched_job_submit(ctx, j), .job = j, .gpus = g};
         if (!pinned)
-            cap += g;
+            *cap += g;
     }
     qsort(l->cand, nr, sizeof *l->cand, cmp_cand);
-    size_t i = 0, w = 0, nsel = 0, nout = 0;
-    while (i < nr || (w < l->q.n && cap > 0)) {
-        const WkQueueItem *it = w < l->q.n ? wk_queue_at(&l->q, w) : NULL;
+    return (long)nr;
+}
+
+/* Merge the nr sorted running jobs with the waiting queue and select
+ * greedily within cap GPUs: running jobs get `selected`, waiting ones
+ * their positions in l->sel (*nsel); *nout = running jobs left out.
+ * Returns 0 or WK_E_NOMEM with err filled. */
+static int choose(Las *l, const WkSchedCtx *ctx, size_t nr, uint64_t cap, size_t *nsel, size_t *nout,
+                  WkError *err)
+{
+    const WkJobQueue *q = &l->base.q;
+    size_t i = 0, w = 0;
+    *nsel = *nout = 0;
+    while (i < nr || (w < q->n && cap > 0)) {
+        const WkQueueItem *it = w < q->n ? wk_queue_at(q, w) : NULL;
         if (i < nr && (!it || l->cand[i].q <= (uint32_t)it->key)) {
             Cand *c = &l->cand[i++];
             if (!c->pinned && c->gpus <= cap) {
                 c->selected = 1;
                 cap -= c->gpus;
             }
-            nout += !c->selected;
+            *nout += !c->selected;
             continue;
         }
         uint32_t g = wk_sched_job_gpus(ctx, it->job);
         if (g <= cap) {
-            if (nsel == l->sel_cap) {
+            if (*nsel == l->sel_cap) {
                 size_t nc = l->sel_cap ? 2 * l->sel_cap : 64;
                 uint32_t *ns = realloc(l->sel, nc * sizeof *ns);
                 if (!ns)
-                    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "las: out of memory");
+                    return wk_error_nomem(err, "las");
                 l->sel = ns;
                 l->sel_cap = nc;
             }
-            l->sel[nsel++] = (uint32_t)w;
+            l->sel[(*nsel)++] = (uint32_t)w;
             cap -= g;
         }
         w++;
     }
-    if (nsel == 0 && nout == 0)
-        return 0;
-    /* selected waiting jobs leave the queue (positions ascend); keep their ids */
-    for (size_t k = nsel; k-- > 0;) {
+    return 0;
+}
+
+/* Apply a choice: the selected waiting jobs leave the queue, running jobs
+ * left out are preempted (and queued), then the selected ones start; one
+ * that does not fit after all (a job could not be preempted, or its GPUs
+ * went down) waits in the queue. */
+static int apply(Las *l, WkSchedCtx *ctx, size_t nr, size_t nsel, WkError *err)
+{
+    WkQueuePolicy *b = &l->base;
+    for (size_t k = nsel; k-- > 0;) { /* positions ascend; keep the job ids */
         uint32_t pos = l->sel[k];
-        uint32_t job = wk_queue_at(&l->q, pos)->job;
-        dequeue(l, ctx, pos);
+        uint32_t job = wk_queue_at(&b->q, pos)->job;
+        wk_queue_dequeue(b, ctx, pos);
         l->sel[k] = job;
     }
     int rc = 0;
     for (size_t k = 0; k < nr && rc == 0; k++) {
         const Cand *c = &l->cand[k];
         if (!c->selected) {
-            rc = wk_queue_preempt(ctx, c->job, &l->run, err);
+            rc = wk_queue_preempt(ctx, c->job, &b->run, err);
             if (rc == 1)
-                rc = enqueue(l, ctx, c->job, err);
+                rc = wk_queue_enqueue(b, ctx, c->job, err);
         }
     }
     for (size_t k = 0; k < nsel && rc == 0; k++) {
         uint32_t job = l->sel[k];
-        rc = wk_queue_start(ctx, job, &l->buf, &l->run, err);
-        if (rc == WK_E_RANGE) /* a job could not be preempted, or its GPUs were down: wait */
-            rc = enqueue(l, ctx, job, err);
+        rc = wk_queue_policy_start(b, ctx, job, err);
+        if (rc == WK_E_NOROOM)
+            rc = wk_queue_enqueue(b, ctx, job, err);
     }
     return rc;
 }
 
-static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
-{
-    const char *why = wk_queue_never_fits(ctx, job);
-    if (why)
-        return wk_sched_reject(ctx, job, why, err);
-    int rc = enqueue(priv, ctx, job, err);
-    return rc < 0 ? rc : eval(priv, ctx, err);
-}
-
-static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
-{
-    return eval(priv, ctx, err);
-}
-
-static int on_tick(void *priv, WkSchedCtx *ctx, WkError *err)
-{
-    return eval(priv, ctx, err);
-}
-
-static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+/* Choose what runs: all jobs in order (queue, running before waiting,
+ * submit, job), greedily while GPUs last, pinned jobs first. Running jobs
+ * left out are preempted and selected waiting ones start. The waiting queue
+ * is already in that order, so only the running jobs are sorted and the two
+ * are merged; the scan of waiting jobs stops when no GPU is left. When every
+ * waiting job fits in the free GPUs they all start, in queue order. */
+static int eval(void *priv, WkSchedCtx *ctx, WkError *err)
 {
     Las *l = priv;
-    for (size_t i = 0; i < njobs; i++) {
-        wk_queue_running_remove(&l->run, jobs[i]);
-        int rc = enqueue(l, ctx, jobs[i], err);
-        if (rc < 0)
-            return rc;
-    }
-    return eval(l, ctx, err);
-}
-
-static size_t queued(const void *priv)
-{
-    return ((const Las *)priv)->q.n;
+    if (l->base.q.n == 0)
+        return 0;
+    if (l->base.waiting_gpus <= wk_sched_free_gpus(ctx))
+        return wk_queue_drain(&l->base, ctx, err);
+    uint64_t cap = 0;
+    long nr = running(l, ctx, &cap, err);
+    if (nr < 0)
+        return (int)nr;
+    size_t nsel, nout;
+    int rc = choose(l, ctx, (size_t)nr, cap, &nsel, &nout, err);
+    if (rc < 0 || (nsel == 0 && nout == 0))
+        return rc;
+    return apply(l, ctx, (size_t)nr, nsel, err);
 }
 
 static void fini(void *priv)
 {
     Las *l = priv;
-    wk_queue_fini(&l->q);
-    wk_queue_running_fini(&l->run);
-    wk_queue_place_fini(&l->buf);
+    wk_queue_policy_fini(&l->base);
     free(l->sel);
     free(l->cand);
 }
@@ -264,10 +244,8 @@ const WkSchedOps wk_sched_las = {
                    "FIFO within a queue (set tick: for timely demotion)",
     .priv_size = sizeof(Las),
     .init = init,
-    .on_submit = on_submit,
-    .on_release = on_release,
-    .queued = queued,
+    .on_submit = wk_queue_on_submit,
     .fini = fini,
-    .on_tick = on_tick,
-    .on_incident = on_incident,
+    .on_tick = wk_queue_pass,
+    WK_QUEUE_POLICY_OPS,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* queue.c — the waiting-job queue (a sorted array with an O(1) head), the
- * running-job set and the placement buffer the policies share, plus the
- * submit-time "can never fit" check and the common option readers. */
+ * running-job set and the placement buffer the policies share, the
+ * submit-time "can never fit" check, the common option readers, and the
+ * callbacks of a queue policy (WkQueuePolicy) that its rules specialise. */
 #include "models/sched/queue.h"
 
 #include <stdlib.h>
@@ -155,33 +156,39 @@ int wk_queue_start_on(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint3
     return 0;
 }
 
-int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err)
+/* Place job (by place, or the scenario's `placement:` when NULL) into buf
+ * and start it; messages name the policy. As wk_queue_start. */
+static int place_and_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, const char *name,
+                           int (*place)(void *, const WkSchedCtx *, uint32_t, uint32_t, uint32_t *), void *priv,
+                           WkError *err)
 {
     uint32_t need = wk_sched_job_gpus(ctx, job);
     if (need > wk_sched_free_gpus(ctx))
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     if (wk_queue_place_reserve(buf, need) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "scheduler: out of memory");
-    int rc = wk_sched_place(ctx, need, buf->gpus);
-    if (rc == WK_E_RANGE)
+        return wk_error_nomem(err, name);
+    int rc = place ? place(priv, ctx, job, need, buf->gpus) : wk_sched_place(ctx, need, buf->gpus);
+    if (rc == WK_E_NOROOM)
         return rc;
+    if (rc == WK_E_NOMEM)
+        return wk_error_nomem(err, name);
     if (rc < 0)
-        return wk_error_set(err, rc, NULL, 0, 0, "scheduler: placement failed");
+        return wk_error_set(err, rc, NULL, 0, 0, "%s: placement of job %u failed", name, job);
     return wk_queue_start_on(ctx, job, buf->gpus, need, run, err);
+}
+
+int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err)
+{
+    return place_and_start(ctx, job, buf, run, "scheduler", NULL, NULL, err);
 }
 
 int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
 {
-    WkError e;
-    wk_error_clear(&e);
-    int rc = wk_sched_preempt(ctx, job, &e);
-    if (rc == WK_E_INTERNAL)
+    if (!wk_sched_job_preemptible(ctx, job))
         return 0;
-    if (rc < 0) {
-        if (err)
-            *err = e;
+    int rc = wk_sched_preempt(ctx, job, err);
+    if (rc < 0)
         return rc;
-    }
     if (run)
         wk_queue_running_remove(run, job);
     return 1;
@@ -211,4 +218,106 @@ int wk_queue_common_opts(const WkNode *params, WkPlacement *how, WkTime *cost_ns
     if (cost_ns)
         *cost_ns = cost;
     return 0;
+}
+
+/* ---- the common shape of a queue policy ---- */
+
+int wk_queue_policy_init(WkQueuePolicy *p, const WkQueueRules *rules, const WkNode *params, WkError *err)
+{
+    static const char *const common[] = {WK_SCHED_COMMON_KEYS, NULL};
+    p->rules = rules;
+    return params ? wk_node_expect_keys(params, rules->keys ? rules->keys : common, err) : 0;
+}
+
+void wk_queue_policy_fini(void *priv)
+{
+    WkQueuePolicy *p = priv;
+    wk_queue_fini(&p->q);
+    wk_queue_running_fini(&p->run);
+    wk_queue_place_fini(&p->buf);
+}
+
+size_t wk_queue_queued(const void *priv)
+{
+    return ((const WkQueuePolicy *)priv)->q.n;
+}
+
+static int push(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, double key, WkError *err)
+{
+    if (wk_queue_push(&p->q, key, wk_sched_job_submit(ctx, job), job) < 0)
+        return wk_error_nomem(err, p->rules->name);
+    p->waiting_gpus += wk_sched_job_gpus(ctx, job);
+    return 0;
+}
+
+int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    return push(p, ctx, job, p->rules->key ? p->rules->key(p, ctx, job) : 0, err);
+}
+
+void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i)
+{
+    p->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&p->q, i)->job);
+    wk_queue_remove(&p->q, i);
+}
+
+int wk_queue_admit(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    const char *why = wk_queue_never_fits(ctx, job);
+    if (why)
+        return wk_sched_reject(ctx, job, why, err);
+    int rc = wk_queue_enqueue(p, ctx, job, err);
+    return rc < 0 ? rc : 1;
+}
+
+int wk_queue_policy_start(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    const WkQueueRules *r = p->rules;
+    return place_and_start(ctx, job, &p->buf, r->track ? &p->run : NULL, r->name, r->place, p, err);
+}
+
+int wk_queue_drain(WkQueuePolicy *p, WkSchedCtx *ctx, WkError *err)
+{
+    while (p->q.n) {
+        uint32_t job = wk_queue_at(&p->q, 0)->job;
+        int rc = wk_queue_policy_start(p, ctx, job, err);
+        if (rc == WK_E_NOROOM && p->rules->make_room) {
+            if ((rc = p->rules->make_room(p, ctx, job, err)) <= 0)
+                return rc;
+            rc = wk_queue_policy_start(p, ctx, job, err);
+        }
+        if (rc == WK_E_NOROOM)
+            return 0;
+        if (rc < 0)
+            return rc;
+        wk_queue_dequeue(p, ctx, 0);
+    }
+    return 0;
+}
+
+int wk_queue_pass(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    WkQueuePolicy *p = priv;
+    return p->rules->pass ? p->rules->pass(p, ctx, err) : wk_queue_drain(p, ctx, err);
+}
+
+int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    int rc = wk_queue_admit(priv, ctx, job, err);
+    return rc <= 0 ? rc : wk_queue_pass(priv, ctx, err);
+}
+
+int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
+{
+    WkQueuePolicy *p = priv;
+    int front = p->rules->front;
+    for (size_t i = 0; i < njobs; i++) {
+        /* to the front the last job first, so that jobs[0] ends up at the head */
+        uint32_t job = front ? jobs[njobs - 1 - i] : jobs[i];
+        wk_queue_running_remove(&p->run, job);
+        int rc = front ? push(p, ctx, job, --p->front_key, err) : wk_queue_enqueue(p, ctx, job, err);
+        if (rc < 0)
+            return rc;
+    }
+    return wk_queue_pass(p, ctx, err);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* queue.h — building blocks the scheduling policies share: a queue of waiting
- * jobs kept sorted by (key, submit time, job id), a set of running jobs with
- * their start times, and a growable placement buffer. Plain data structures:
- * they never call the scheduler context except where a ctx is passed. */
+/* queue.h — what the scheduling policies share: a queue of waiting jobs kept
+ * sorted by (key, submit time, job id), a set of running jobs with their start
+ * times, a growable placement buffer, and the common shape of a queue policy
+ * (WkQueuePolicy with its WkQueueRules) whose callbacks serve in a policy's
+ * WkSchedOps, so a policy file holds only its own rule. */
 #ifndef WK_SCHED_QUEUE_H
 #define WK_SCHED_QUEUE_H
 
@@ -78,15 +79,15 @@ int wk_queue_start_on(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint3
                       WkError *err);
 
 /** Place job by the scenario's `placement:` (wk_sched_place) into buf and
- * start it as wk_queue_start_on. Returns 0; WK_E_RANGE when too few GPUs are
- * free (nothing changed, err untouched); or another negative code with err
+ * start it as wk_queue_start_on. Returns 0; WK_E_NOROOM when it does not fit
+ * now (nothing changed, err untouched); or another negative code with err
  * filled. */
 int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run, WkError *err);
 
 /** Preempt a running job (wk_sched_preempt) and drop it from run. Returns 1
- * when preempted, 0 when the run refuses because the job cannot be stopped
- * now (a job hung by a failure, awaiting detection, still looks running to
- * policies), or a negative code with err filled. */
+ * when preempted, 0 when the job cannot be stopped now
+ * (wk_sched_job_preemptible: a job hung by a failure, awaiting detection,
+ * still looks running to policies), or a negative code with err filled. */
 int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err);
 
 /** Reason text and check every policy applies at submit: a job asking for
@@ -100,5 +101,92 @@ const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job);
  * params may be NULL. Either out pointer may be NULL. Returns 0 or the
  * reader's positioned error. */
 int wk_queue_common_opts(const WkNode *params, WkPlacement *how, WkTime *cost_ns, WkError *err);
+
+/* ---- the common shape of a queue policy ---- */
+
+/* What makes one queue policy differ from another: static in the policy. */
+typedef struct WkQueueRules {
+    const char *name;        /* the policy's name, for messages */
+    const char *const *keys; /* its known `scheduler:` keys, WK_SCHED_COMMON_KEYS first,
+                                NULL-terminated; NULL = the common keys only */
+    /* Queue order of job, smaller first, ties by (submit time, job id).
+     * NULL = 0 for every job: arrival order. */
+    double (*key)(const void *priv, const WkSchedCtx *ctx, uint32_t job);
+    /* Place job's n GPUs into out[0..n): 0, WK_E_NOROOM, or another negative
+     * code. NULL = the scenario's `placement:` (wk_sched_place). */
+    int (*place)(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
+    /* The queue head job does not fit: make room for it (preempt). Returns 1
+     * when it now fits, 0 when it waits, or a negative code with err filled.
+     * NULL = it waits. */
+    int (*make_room)(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
+    /* Start what may start now, after a submit, release, incident or tick.
+     * NULL = wk_queue_drain. */
+    int (*pass)(void *priv, WkSchedCtx *ctx, WkError *err);
+    int track; /* 1: the jobs it starts are kept in `run` with their start times */
+    int front; /* 1: jobs hit by an incident go to the very front, in the given order
+                  (else back by key, to their arrival position) */
+} WkQueueRules;
+
+/* The first member of a queue policy's private state, so that the
+ * wk_queue_* callbacks below can serve in its WkSchedOps (priv is then a
+ * WkQueuePolicy). */
+typedef struct WkQueuePolicy {
+    const WkQueueRules *rules; /* borrowed (static) */
+    WkJobQueue q;              /* waiting jobs in the rules' order */
+    WkRunSet run;              /* jobs it started (rules->track) */
+    WkPlaceBuf buf;            /* placement of the job being started */
+    uint64_t waiting_gpus;     /* GPUs the waiting jobs ask for */
+    double front_key;          /* key of the last job put at the very front (rules->front) */
+} WkQueuePolicy;
+
+/* In a policy whose state T extends WkQueuePolicy: check that its member
+ * `base` comes first. */
+#define WK_QUEUE_POLICY_FIRST(T) \
+    _Static_assert(offsetof(T, base) == 0, #T ": the WkQueuePolicy must be the first member")
+
+/** Set p's rules (borrowed) and check params (borrowed, NULL when the
+ * scenario gives only a name) against rules->keys. Returns 0 or the
+ * positioned "unknown key" error. */
+int wk_queue_policy_init(WkQueuePolicy *p, const WkQueueRules *rules, const WkNode *params, WkError *err);
+
+/** Release p's queue, run set and buffer (priv: a WkQueuePolicy); serves as
+ * WkSchedOps.fini of a policy with no other storage. */
+void wk_queue_policy_fini(void *priv);
+
+/** Jobs waiting (priv: a WkQueuePolicy); serves as WkSchedOps.queued. */
+size_t wk_queue_queued(const void *priv);
+
+/** Queue job by rules->key. Returns 0 or WK_E_NOMEM with err filled. */
+int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkError *err);
+
+/** Remove the i-th waiting job (i < p->q.n), keeping the order. */
+void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i);
+
+/** A job arrives: reject it when it can never fit (wk_queue_never_fits),
+ * else queue it. Returns 1 when queued, 0 when rejected, or a negative code
+ * with err filled. */
+int wk_queue_admit(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err);
+
+/** Place job by rules->place into p->buf and start it (kept in p->run when
+ * rules->track). Returns 0; WK_E_NOROOM when it does not fit now (nothing
+ * changed, err untouched); or another negative code with err filled. */
+int wk_queue_policy_start(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err);
+
+/** Start the queue head while it fits, asking rules->make_room when it does
+ * not; a head that still does not fit blocks the rest. Returns 0 or a
+ * negative code with err filled (never WK_E_NOROOM). */
+int wk_queue_drain(WkQueuePolicy *p, WkSchedCtx *ctx, WkError *err);
+
+/** Callbacks for a policy's WkSchedOps (priv: a WkQueuePolicy), each
+ * returning 0 or a negative code with err filled. on_submit: admit, then
+ * pass. pass (on_release, on_tick): rules->pass. on_incident: the jobs leave
+ * `run` and are queued again (by key, or at the very front), then pass. */
+int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
+int wk_queue_pass(void *priv, WkSchedCtx *ctx, WkError *err);
+int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err);
+
+/* The WkSchedOps members every queue policy takes from here, in its table
+ * after its own: const WkSchedOps x = {..., .fini = fini, WK_QUEUE_POLICY_OPS}; */
+#define WK_QUEUE_POLICY_OPS .on_release = wk_queue_pass, .queued = wk_queue_queued, .on_incident = wk_queue_on_incident
 
 #endif

@@ -2,9 +2,10 @@
 /* sched.h — the scheduler plugin interface and the calls a policy may make.
  * A policy is a const WkSchedOps with a private state block the framework
  * allocates; it sees a read-only view of the cluster and jobs through a
- * WkSchedCtx and acts only through wk_sched_start / wk_sched_reject, so every
- * policy is a drop-in replacement. The run driver (models/run.c) implements
- * the context. Registry: models/sched/registry.c. */
+ * WkSchedCtx and acts only through wk_sched_start / wk_sched_preempt /
+ * wk_sched_reject, so every policy is a drop-in replacement. Policy API
+ * only: the host side (the context's table, instances) is in host.h, and the
+ * run driver (models/run) implements it. Registry: models/sched/registry.c. */
 #ifndef WK_SCHED_H
 #define WK_SCHED_H
 
@@ -59,14 +60,9 @@ typedef struct WkSchedOps {
 
 /* --- registry (models/sched/registry.c) --- */
 
-/** NULL-terminated table of the built-in policies. */
+/** NULL-terminated table of the built-in policies (static). Look a name up
+ * with wk_sched_host_lookup (host.h), which also checks the ABI. */
 const WkSchedOps *const *wk_sched_registry(void);
-
-/** The policy called name, or NULL. */
-const WkSchedOps *wk_sched_find(const char *name);
-
-/** Comma-separated policy names into buf ("fifo, ..."), for error messages. */
-const char *wk_sched_names(char *buf, size_t n);
 
 /* --- read-only view (implemented by the run driver) --- */
 
@@ -113,16 +109,24 @@ int wk_sched_gpu_health(const WkSchedCtx *ctx, uint32_t gpu);
 /** Usable GPUs (not down). */
 uint32_t wk_sched_usable_gpus(const WkSchedCtx *ctx);
 
+/* Placement: the calls below only choose GPUs (nothing is allocated until
+ * wk_sched_start). "No room" is not an error: they return WK_E_NOROOM when
+ * fewer than n (allowed) GPUs are free and usable, with out[0..n) then
+ * unspecified; a policy waits or tries elsewhere, and never passes
+ * WK_E_NOROOM on as a failure. Any other negative code (WK_E_NOMEM) is a
+ * real error. n = 0 returns 0. */
+
 /** First-fit placement: the n lowest-numbered free GPUs into out[0..n).
- * Returns 0, or WK_E_RANGE when fewer than n are free (out untouched). */
+ * Returns 0 or WK_E_NOROOM. */
 int wk_sched_first_fit(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
 
 /** Place n GPUs by the scenario's `placement:` option into out[0..n).
- * Returns 0, or WK_E_RANGE when fewer than n usable GPUs are free. */
+ * Returns 0, WK_E_NOROOM, or WK_E_NOMEM (pack and spread use scratch). */
 int wk_sched_place(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
 
 /** Place n GPUs with an explicit strategy, optionally restricted to free
- * GPUs g with allowed(g, user) != 0 (allowed NULL = any free GPU). */
+ * GPUs g with allowed(g, user) != 0 (allowed NULL = any free GPU).
+ * Returns 0, WK_E_NOROOM, or WK_E_NOMEM. */
 int wk_sched_place_with(const WkSchedCtx *ctx, WkPlacement how, uint32_t n, uint32_t *out,
                         int (*allowed)(uint32_t gpu, void *user), void *user);
 

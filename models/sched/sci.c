@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "models/sched/sched.h"
+#include "models/sched/queue.h"
 
 /* ====================== the cascade model ====================== */
 
@@ -85,8 +85,7 @@ typedef struct {
     size_t capjobs, capjid, capstop, caprem;
     End *ends;            /* scratch for the head's shadow time */
     size_t capends;
-    uint32_t *place;      /* fallback placement */
-    uint32_t place_cap;
+    WkPlaceBuf place;     /* fallback placement */
     WkSciStats stats;
 } Sci;
 
@@ -180,7 +179,7 @@ static void fini(void *priv)
     free(s->stop);
     free(s->rem);
     free(s->ends);
-    free(s->place);
+    wk_queue_place_fini(&s->place);
     memset(s, 0, sizeof *s);
 }
 
@@ -226,18 +225,10 @@ static int track_running(Sci *s, uint32_t job)
 static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
 {
     while (s->nq) {
-        uint32_t job = s->q[0], n = wk_sched_job_gpus(ctx, job);
-        if (n > wk_sched_free_gpus(ctx))
+        uint32_t job = s->q[0];
+        int rc = wk_queue_start(ctx, job, &s->place, NULL, err);
+        if (rc == WK_E_NOROOM)
             return 0;
-        if (n > s->place_cap) {
-            uint32_t *np = realloc(s->place, (size_t)n * sizeof *np);
-            if (!np)
-                return wk_error_nomem(err, "sci");
-            s->place = np, s->place_cap = n;
-        }
-        if (wk_sched_place(ctx, n, s->place) < 0)
-            return 0;
-        int rc = wk_sched_start(ctx, job, s->place, n, err);
         if (rc < 0)
             return rc;
         if (track_running(s, job) < 0)
@@ -311,25 +302,25 @@ static int all_free(const WkSchedCtx *ctx, const uint32_t *b, uint32_t n)
 }
 
 /* Apply the annealed configuration: stop the jobs that move, then start
- * every job placed in it that is not running there. A job the framework will
- * not stop (hit by a failure, not yet detected: the API cannot tell) stays
- * put, and a start whose GPUs it still holds is skipped; a migrated job that
- * cannot start goes back to the queue's front. */
+ * every job placed in it that is not running there. A job that cannot be
+ * stopped now (wk_sched_job_preemptible: hit by a failure, not yet detected)
+ * stays put, and a start whose GPUs it still holds is skipped; a migrated
+ * job that cannot start goes back to the queue's front. */
 static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
 {
     int rc;
     for (uint32_t i = 0; i < nit; i++) {
         s->stop[i] = 0;
-        if (s->jobs[i].real && wk_sci_moved(s->st, i)) {
-            WkError local;
-            wk_error_clear(&local);
-            if (wk_sched_preempt(ctx, s->jid[i], &local) == 0) {
-                s->stop[i] = 1;
-                s->stats.migrations++;
-            } else {
-                s->stats.refused++;
-            }
+        if (!s->jobs[i].real || !wk_sci_moved(s->st, i))
+            continue;
+        if (!wk_sched_job_preemptible(ctx, s->jid[i])) {
+            s->stats.refused++;
+            continue;
         }
+        if ((rc = wk_sched_preempt(ctx, s->jid[i], err)) < 0)
+            return rc;
+        s->stop[i] = 1;
+        s->stats.migrations++;
     }
     for (uint32_t i = 0; i < nit; i++) {
         const uint32_t *b = wk_sci_block(s->st, i);
@@ -438,7 +429,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     int pinned = 0;
     size_t qi = 0;
     for (uint32_t i = first_queued; i < n && qi < s->nq && s->jid[i] == s->q[qi]; i++, qi++) {
-        if (wk_sci_pin(s->st, i) < 0)
+        if (wk_sci_pin(s->st, i) == WK_E_NOROOM)
             break;
         pinned = 1;
     }

@@ -102,7 +102,7 @@ double wk_sci_energy(const WkSciState *s);
 int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus);
 
 /** Place unplaced job i with the pack proposal and pin it (it may move but
- * never return to the queue). Returns 0 or WK_E_RANGE when it does not fit. */
+ * never return to the queue). Returns 0 or WK_E_NOROOM when it does not fit. */
 int wk_sci_pin(WkSciState *s, uint32_t i);
 
 /** Head reservation: jobs marked with wk_sci_fence may only be placed while

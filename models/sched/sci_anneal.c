@@ -520,7 +520,7 @@ enum { PROP_PACK, PROP_POD, PROP_NODE, PROP_GROW };
 static int propose(WkSciState *s, WkRng *rng, int how, uint32_t n)
 {
     if (n > s->free_total || n == 0)
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     s->nsel = 0;
     switch (how) {
     case PROP_PACK: prop_pack(s, n); break;
@@ -773,7 +773,7 @@ int wk_sci_pin(WkSciState *s, uint32_t i)
     if (it->placed)
         return 0;
     if (propose(s, NULL, PROP_PACK, it->n) < 0)
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     double d = take_all(s, s->cand, it->n);
     memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
     it->e = block_energy(s, it, it->blk);

@@ -14,8 +14,7 @@ typedef struct {
 } Cand;
 
 typedef struct {
-    WkJobQueue q;
-    WkPlaceBuf buf;
+    WkQueuePolicy base; /* first: the shared callbacks see a WkQueuePolicy */
     /* leaf blocks: the nodes whose NICs hang off the same leaf switches (a
      * rail-optimized leaf group, or one leaf of a plain fat-tree) */
     uint32_t *node_block; /* [nodes] block id, built at the first placement */
@@ -25,13 +24,16 @@ typedef struct {
     uint32_t *key;        /* [nodes] scratch: free GPUs per node */
     Cand *cand;           /* [nodes] scratch: candidates with their sort keys */
 } Topo;
+WK_QUEUE_POLICY_FIRST(Topo);
+
+static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
+
+static const WkQueueRules rules = {.name = "topo", .place = place_job};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
-    static const char *const known[] = {WK_SCHED_COMMON_KEYS, NULL};
-    (void)priv;
     (void)ctx;
-    return params ? wk_node_expect_keys(params, known, err) : 0;
+    return wk_queue_policy_init(priv, &rules, params, err);
 }
 
 /* Block of a node: the leaf of its first GPU's NIC. In a rail-optimized
@@ -83,12 +85,12 @@ static int cmp_cand(const void *a, const void *b)
 
 /* Place n GPUs: one node (pack's tightest node), else the tightest leaf
  * block, else the tightest pod with its fullest blocks and nodes first, else
- * pack across pods. Returns 0 or WK_E_RANGE / WK_E_NOMEM. */
+ * pack across pods. Returns 0 or WK_E_NOROOM / WK_E_NOMEM. */
 static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
 {
     const WkCluster *c = wk_sched_cluster(ctx);
     if (n > wk_sched_free_gpus(ctx))
-        return WK_E_RANGE;
+        return WK_E_NOROOM;
     if (!t->node_block && build_blocks(t, c) < 0)
         return WK_E_NOMEM;
     uint32_t maxnode = 0;
@@ -137,72 +139,27 @@ static int place(Topo *t, const WkSchedCtx *ctx, uint32_t n, uint32_t *out)
     qsort(t->cand, m, sizeof *t->cand, cmp_cand);
     for (uint32_t i = 0; i < m; i++)
         t->order[i] = t->cand[i].node;
-    return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_RANGE;
+    return take(ctx, c, t->order, m, n, out) == n ? 0 : WK_E_NOROOM;
 }
 
-static int drain(Topo *t, WkSchedCtx *ctx, WkError *err)
+static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out)
 {
-    while (t->q.n) {
-        uint32_t job = wk_queue_at(&t->q, 0)->job, need = wk_sched_job_gpus(ctx, job);
-        if (need > wk_sched_free_gpus(ctx))
-            return 0;
-        if (wk_queue_place_reserve(&t->buf, need) < 0)
-            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "topo: out of memory");
-        int rc = place(t, ctx, need, t->buf.gpus);
-        if (rc == WK_E_RANGE)
-            return 0;
-        if (rc < 0)
-            return wk_error_set(err, rc, NULL, 0, 0, "topo: out of memory");
-        if ((rc = wk_queue_start_on(ctx, job, t->buf.gpus, need, NULL, err)) < 0)
-            return rc;
-        wk_queue_remove(&t->q, 0);
-    }
-    return 0;
+    (void)job;
+    return place(priv, ctx, n, out);
 }
 
-static int enqueue(Topo *t, const WkSchedCtx *ctx, uint32_t job, WkError *err)
-{
-    if (wk_queue_push(&t->q, 0, wk_sched_job_submit(ctx, job), job) < 0)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "topo: out of memory");
-    return 0;
-}
-
+/* A newcomer joins the tail: the queue is only tried when it is alone. */
 static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
-    Topo *t = priv;
-    const char *why = wk_queue_never_fits(ctx, job);
-    if (why)
-        return wk_sched_reject(ctx, job, why, err);
-    int rc = enqueue(t, ctx, job, err);
-    return rc < 0 ? rc : t->q.n == 1 ? drain(t, ctx, err) : 0;
-}
-
-static int on_release(void *priv, WkSchedCtx *ctx, WkError *err)
-{
-    return drain(priv, ctx, err);
-}
-
-static int on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
-{
-    Topo *t = priv;
-    for (size_t i = 0; i < njobs; i++) {
-        int rc = enqueue(t, ctx, jobs[i], err);
-        if (rc < 0)
-            return rc;
-    }
-    return drain(t, ctx, err);
-}
-
-static size_t queued(const void *priv)
-{
-    return ((const Topo *)priv)->q.n;
+    WkQueuePolicy *p = priv;
+    int rc = wk_queue_admit(p, ctx, job, err);
+    return rc <= 0 ? rc : p->q.n == 1 ? wk_queue_drain(p, ctx, err) : 0;
 }
 
 static void fini(void *priv)
 {
     Topo *t = priv;
-    wk_queue_fini(&t->q);
-    wk_queue_place_fini(&t->buf);
+    wk_queue_policy_fini(&t->base);
     free(t->node_block);
     free(t->block_free);
     free(t->order);
@@ -218,8 +175,6 @@ const WkSchedOps wk_sched_topo = {
     .priv_size = sizeof(Topo),
     .init = init,
     .on_submit = on_submit,
-    .on_release = on_release,
-    .queued = queued,
     .fini = fini,
-    .on_incident = on_incident,
+    WK_QUEUE_POLICY_OPS,
 };

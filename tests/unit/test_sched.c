@@ -3,7 +3,8 @@
  * SJF order, EASY backfill's reservation and backfilling, LAS demotion and
  * preemption (with and without ticks, never within the restart cost),
  * topo's one-leaf packing, hetero's choice of the faster SKU, priority
- * classes and preemption; and the job queue they share. */
+ * classes and preemption; the job queue and queue-policy callbacks they
+ * share; placement's "no room" status. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -378,6 +379,86 @@ static void test_priority_runs_higher_classes_first_fifo_within(void **state)
     test_run_free(&t);
 }
 
+/* A finished run on 2 x 4 GPUs: every GPU free, its context to query. */
+static void idle_run(TestRun *t)
+{
+    test_run_yaml(t,
+                  "cluster: {nodes: 2, gpus_per_node: 4}\n"
+                  "workload:\n"
+                  "  source: inline\n"
+                  "  jobs:\n"
+                  "    - {submit: 0, gpus: 1, duration: 1s}\n"
+                  "    - {submit: 1s, gpus: 2, duration: 1s}\n"
+                  "    - {submit: 2s, gpus: 3, duration: 1s}\n"
+                  "    - {submit: 3s, gpus: 4, duration: 1s}\n"
+                  "    - {submit: 4s, gpus: 5, duration: 1s}\n",
+                  NULL);
+}
+
+static int first_node_only(uint32_t gpu, void *user)
+{
+    (void)user;
+    return gpu < 4;
+}
+
+static void test_placement_without_room_says_noroom_and_takes_nothing(void **state)
+{
+    (void)state;
+    TestRun t;
+    idle_run(&t);
+    const WkSchedCtx *ctx = &t.run->si.ctx;
+    uint32_t out[9];
+    assert_int_equal(wk_sched_free_gpus(ctx), 8);
+    assert_int_equal(wk_sched_first_fit(ctx, 9, out), WK_E_NOROOM);
+    assert_int_equal(wk_sched_place(ctx, 9, out), WK_E_NOROOM);
+    const WkPlacement how[] = {WK_PLACE_FIRST_FIT, WK_PLACE_PACK, WK_PLACE_SPREAD, WK_PLACE_ROUND_ROBIN};
+    for (size_t i = 0; i < sizeof how / sizeof *how; i++) {
+        assert_int_equal(wk_sched_place_with(ctx, how[i], 9, out, NULL, NULL), WK_E_NOROOM);
+        assert_int_equal(wk_sched_place_with(ctx, how[i], 5, out, first_node_only, NULL), WK_E_NOROOM);
+        assert_int_equal(wk_sched_place_with(ctx, how[i], 4, out, first_node_only, NULL), 0);
+        for (uint32_t k = 0; k < 4; k++)
+            assert_true(out[k] < 4);
+    }
+    assert_int_equal(wk_sched_free_gpus(ctx), 8); /* placement only chooses */
+    test_run_free(&t);
+}
+
+static int no_pass(void *priv, WkSchedCtx *ctx, WkError *err)
+{
+    (void)priv;
+    (void)ctx;
+    (void)err;
+    return 0;
+}
+
+static void test_queue_policy_puts_incident_jobs_at_the_front_in_order(void **state)
+{
+    (void)state;
+    static const WkQueueRules front = {.name = "front", .pass = no_pass, .front = 1};
+    TestRun t;
+    idle_run(&t);
+    WkSchedCtx *ctx = &t.run->si.ctx;
+    WkQueuePolicy p = {0};
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_queue_policy_init(&p, &front, NULL, &err), 0);
+    assert_int_equal(wk_queue_enqueue(&p, ctx, 0, &err), 0);
+    assert_int_equal(wk_queue_enqueue(&p, ctx, 1, &err), 0);
+    const uint32_t hit[] = {3, 2};
+    assert_int_equal(wk_queue_on_incident(&p, ctx, hit, 2, &err), 0);
+    const uint32_t again[] = {4};
+    assert_int_equal(wk_queue_on_incident(&p, ctx, again, 1, &err), 0);
+    const uint32_t want[] = {4, 3, 2, 0, 1};
+    assert_int_equal(wk_queue_queued(&p), 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(wk_queue_at(&p.q, i)->job, want[i]);
+    assert_int_equal(p.waiting_gpus, 1 + 2 + 3 + 4 + 5);
+    wk_queue_dequeue(&p, ctx, 1); /* job 3 */
+    assert_int_equal(p.waiting_gpus, 1 + 2 + 3 + 5);
+    wk_queue_policy_fini(&p);
+    test_run_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +475,8 @@ int main(void)
         cmocka_unit_test(test_priority_with_preempt_lets_a_high_priority_job_in),
         cmocka_unit_test(test_priority_preempts_only_when_that_makes_room),
         cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
+        cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
+        cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

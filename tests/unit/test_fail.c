@@ -4,6 +4,7 @@
  * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
  * spares restart a job at once, a spare node in the failed node's ranks;
+ * an elastic job shrinks onto the survivors and grows back after the repair;
  * waiting in place leaves exactly the running jobs' flows on the fabric;
  * bad input is refused with a position; the
  * class table: names, defaults, component counts on a k-ary fat-tree, what
@@ -327,6 +328,29 @@ static void test_diurnal_clock_re_rates_each_running_job_once_an_hour(void **sta
     test_run_free(&flat);
 }
 
+static void test_elastic_job_grows_back_after_the_repair(void **state)
+{
+    (void)state;
+    /* the job of the shrink test, but node 2 is back after 2 h: the job
+     * returns to the 64 GPUs it asked for, its 32 survivors at their ranks */
+    TestRun t;
+    run_format(&t, "cluster: {nodes: 8}\n"
+                   "failures: {enabled: false, health_check: 0s, incidents: [{at: 1h, kind: down, node: %d, duration: 2h}]}\n"
+                   "checkpoint: {interval: 30m, launch: 60s}\n"
+                   "workload: {source: inline, jobs: [{submit: 0, gpus: 64, iterations: 2000,\n"
+                   "                                   model: {base: llama3-8b, global_batch: 512, elastic: true}}]}\n",
+               2);
+    WkRunJobView v = wk_run_hooks_job(t.run, 0);
+    assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
+    assert_int_equal(v.state, WK_JOB_COMPLETED);
+    assert_int_equal(wk_run_hooks_workload(t.run)->jobs[0].gpus, 64); /* the trace's gpus_final */
+    for (uint32_t i = 0; i < 32; i++) /* nodes 0, 1, 3, 4 kept their ranks */
+        assert_int_equal(v.gpus[i], i < 16 ? i : i + 8);
+    for (uint32_t i = 32; i < 64; i++) /* the repaired node and the idle ones after them */
+        assert_true(v.gpus[i] >= 16 && (v.gpus[i] < 24 || v.gpus[i] >= 40));
+    test_run_free(&t);
+}
+
 static void test_failure_classes_draw_from_independent_streams(void **state)
 {
     (void)state;
@@ -568,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_wait_mode_with_software_and_node_failures_runs_to_the_end),
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_diurnal_clock_re_rates_each_running_job_once_an_hour),
+        cmocka_unit_test(test_elastic_job_grows_back_after_the_repair),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
         cmocka_unit_test(test_every_class_has_one_name_and_a_consistent_row),

@@ -10,22 +10,26 @@
 
 #define NONE WK_RUNFAIL_NONE
 
-/* Re-rate running model jobs that use GPUs in [lo, hi) after a clock change. */
+/* Re-rate the running jobs that use GPUs in [lo, hi) after a clock change,
+ * each once, in the order of their first GPU in the range. Linear in the
+ * range and the number of jobs. */
 static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err)
 {
-    /* the distinct running jobs on [lo, hi) */
+    uint64_t *seen = calloc((r->wl.n + 63) / 64 + 1, sizeof *seen);
+    if (!seen)
+        return wk_error_nomem(err, "re-rate");
     int rc = 0;
     for (uint32_t g = lo; g < hi && rc == 0; g++) {
         uint32_t job = r->pool.owner[g];
         if (job == NONE || r->rt[job].hung || r->rt[job].state != WK_JOB_RUNNING)
             continue;
-        /* refresh each job once: skip GPUs of a job already handled in this range */
-        int seen = 0;
-        for (uint32_t x = lo; x < g && !seen; x++)
-            seen = r->pool.owner[x] == job;
-        if (!seen)
-            rc = wk_progress_refresh(r, job, 1, err);
+        uint64_t bit = UINT64_C(1) << (job & 63);
+        if (seen[job >> 6] & bit)
+            continue;
+        seen[job >> 6] |= bit;
+        rc = wk_progress_refresh(r, job, 1, err);
     }
+    free(seen);
     return rc;
 }
 

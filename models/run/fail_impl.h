@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fail_impl.h — what the files of a run's failure model share: run_fail.c
  * (component failures, repairs, set-up), fail_effect.c (processes, scripted
- * incidents, throttles, the diurnal clock), fail_ckpt.c (checkpoints) and
- * fail_recover.c (detection and restart). Private to those four files. */
+ * incidents, throttles, the diurnal clock), fail_ckpt.c (checkpoints),
+ * fail_recover.c (detection and restart) and fail_grow.c (elastic jobs grow
+ * back). Private to those files. */
 #ifndef WK_RUN_FAIL_IMPL_H
 #define WK_RUN_FAIL_IMPL_H
 
@@ -42,6 +43,21 @@ int wk_runfail_hit_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, W
 
 /** Restore time of job's checkpoint from storage (or host memory), s. */
 double wk_runfail_restore_s(const WkRun *r, uint32_t job);
+
+/** Elastic jobs: the largest GPU count above `above` and at most `max`
+ * that is a whole number of DP replicas of job's model whose batch splits
+ * and memory fits on gpus[0..count) (rank order); 0 if there is none. */
+uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t max, uint32_t above);
+
+/** Restart a running elastic job at once on gpus[0..n) (another number of
+ * replicas): back to the queue, then started there paying its pending
+ * restart cost. */
+int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+
+/** After a repair: every running elastic job below its request grows back
+ * to the largest DP degree up to the request that its GPUs and the free
+ * ones allow (whole free nodes first), restarting at the cost of a shrink. */
+int wk_runfail_grow_elastic(WkRun *r, WkError *err);
 
 /** Hot spares: hold the last failures.spare_nodes nodes out of scheduling
  * (at set-up); give a repaired, idle node back to the spare pool when it

@@ -128,17 +128,38 @@ static int try_spares(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
+uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t max, uint32_t above)
+{
+    WkJobSpec *js = &r->wl.jobs[job];
+    const WkModelSpec *m = &r->wl.models[js->model - 1];
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, was = js->gpus, pick = 0;
+    for (uint32_t g = max / per * per; g > above && !pick; g -= per) {
+        js->gpus = g; /* evaluate the job as it would run on g GPUs */
+        if (!isnan(wk_progress_iter_on(r, job, gpus, g)))
+            pick = g; /* the batch splits and memory fits */
+    }
+    js->gpus = was;
+    return pick;
+}
+
+int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    int rc = wk_lifecycle_requeue(r, job, err);
+    if (rc < 0)
+        return rc;
+    r->rt[job].hung = 0;
+    r->wl.jobs[job].gpus = n; /* the job continues with another number of replicas */
+    return wk_sched_start(&r->si.ctx, job, gpus, n, err);
+}
+
 /* Elastic shrink: restart at once on the surviving GPUs with as many whole
  * DP replicas as still fit the batch and memory. Returns 0 when restarted,
  * 1 when it could not shrink. */
 static int try_shrink(WkRun *r, uint32_t job, WkError *err)
 {
-    WkJobRt *rt = &r->rt[job];
-    WkJobSpec *js = &r->wl.jobs[job];
-    if (!js->model)
-        return 1;
-    const WkModelSpec *m = &r->wl.models[js->model - 1];
-    if (!m->elastic)
+    const WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (!js->model || !r->wl.models[js->model - 1].elastic)
         return 1;
     uint32_t n = js->gpus, k = 0;
     uint32_t *surv = malloc((size_t)n * sizeof *surv);
@@ -147,26 +168,11 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
     for (uint32_t i = 0; i < n; i++)
         if (r->cluster.health[rt->gpus[i]] != WK_GPU_DOWN)
             surv[k++] = rt->gpus[i];
-    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;
-    for (uint32_t reps = k / per; reps >= 1 && !pick; reps--) {
-        uint32_t g = reps * per;
-        if (g >= n)
-            continue;
-        uint32_t was = js->gpus;
-        js->gpus = g; /* evaluate the job as it would run on g GPUs */
-        if (!isnan(wk_progress_iter_on(r, job, surv, g)))
-            pick = g; /* the batch splits and memory fits */
-        js->gpus = was;
-    }
+    uint32_t pick = wk_runfail_elastic_fit(r, job, surv, k < n ? k : n - 1, 0);
     int rc = 1;
     if (pick) {
-        rc = wk_lifecycle_requeue(r, job, err);
-        if (rc == 0) {
-            rt->hung = 0;
-            js->gpus = pick; /* the job continues with fewer replicas */
-            r->fl.shrinks++;
-            rc = wk_sched_start(&r->si.ctx, job, surv, pick, err);
-        }
+        r->fl.shrinks++;
+        rc = wk_runfail_elastic_restart(r, job, surv, pick, err);
     }
     free(surv);
     return rc;

@@ -287,7 +287,8 @@ static int on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 }
 
 /* An incident is repaired: its GPUs or links come back, the spare pool
- * refills, waiting jobs restart, the policy sees the freed GPUs. */
+ * refills, waiting jobs restart, shrunk elastic jobs grow back, then the
+ * policy sees the freed GPUs. */
 static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
@@ -322,6 +323,8 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     }
     if (rc == 0)
         rc = wk_runfail_wake_waiting(r, err);
+    if (rc == 0)
+        rc = wk_runfail_grow_elastic(r, err);
     if (rc == 0)
         rc = wk_sched_host_release(&r->si, err);
     return rc;

@@ -4,6 +4,7 @@
  * one long job matches 1 - delta/tau - (tau/2 + R)/M; the Young interval
  * beats shorter and longer ones; a throttled rack bounds a synchronous job;
  * spares restart a job at once, a spare node in the failed node's ranks;
+ * an elastic job shrinks onto the survivors and grows back after the repair;
  * waiting in place leaves exactly the running jobs' flows on the fabric;
  * bad input is refused with a position; the
  * class table: names, defaults, component counts on a k-ary fat-tree, what
@@ -11,6 +12,7 @@
 #include "tests/unit/testutil.h"
 
 #include <math.h>
+#include <stdarg.h>
 
 #include "models/fail/fail.h"
 #include "models/fail/fail_class.h"
@@ -147,7 +149,7 @@ static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
 }
 
 /* A 128-GPU job with TP 8 on nodes 0..15 of 17, node 16 a hot spare; `%s`
- * is its incidents list (run_spare_tp8). */
+ * is its incidents list. */
 static const char *spare_tp8 = "cluster: {nodes: 17}\n"
                                "failures: {enabled: false, health_check: 0s, incidents: %s}\n"
                                "checkpoint: {interval: none, launch: 60s}\n"
@@ -155,10 +157,15 @@ static const char *spare_tp8 = "cluster: {nodes: 17}\n"
                                "workload: {source: inline, jobs: [{submit: 0, gpus: 128, iterations: 1000000,\n"
                                "                                   model: {base: llama3-8b, tp: 8, global_batch: 256}}]}\n";
 
-static void run_spare_tp8(TestRun *t, const char *incidents)
+/* Run the scenario that fmt and the arguments print. */
+static void run_format(TestRun *t, const char *fmt, ...)
 {
-    char y[1024];
-    snprintf(y, sizeof y, spare_tp8, incidents);
+    char y[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(y, sizeof y, fmt, ap);
+    va_end(ap);
+    assert_true(n > 0 && (size_t)n < sizeof y);
     test_run_yaml(t, y, NULL);
 }
 
@@ -167,8 +174,8 @@ static void test_a_spare_node_takes_the_failed_nodes_ranks(void **state)
     (void)state;
     TestRun hit, calm;
     /* one GPU of node 3 (ranks 24..31) fails: the spare node replaces node 3 */
-    run_spare_tp8(&hit, "[{at: 1h, kind: down, gpu: 27, duration: 7d}]");
-    run_spare_tp8(&calm, "[]");
+    run_format(&hit, spare_tp8, "[{at: 1h, kind: down, gpu: 27, duration: 7d}]");
+    run_format(&calm, spare_tp8, "[]");
     WkRunJobView v = wk_run_hooks_job(hit.run, 0), w = wk_run_hooks_job(calm.run, 0);
     assert_int_equal(v.interruptions, 1);
     assert_int_equal(v.state, WK_JOB_RUNNING);
@@ -289,6 +296,58 @@ static void test_elastic_job_shrinks_onto_the_surviving_gpus(void **state)
     assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_COMPLETED);
     for (uint32_t i = 0; i < 32; i++) /* none of node 2's GPUs (16..23) */
         assert_true(wk_run_hooks_job(t.run, 0).gpus[i] < 16 || wk_run_hooks_job(t.run, 0).gpus[i] >= 24);
+    test_run_free(&t);
+}
+
+/* Two model jobs for 12 h under a diurnal clock of amplitude `amp`. */
+static void run_diurnal(TestRun *t, const char *amp)
+{
+    char f[1024];
+    snprintf(f, sizeof f, only_nodes, "10000d");
+    run_format(t,
+               "cluster: {nodes: 4}\n%s  diurnal_amplitude: %s\ncheckpoint: {interval: none}\nsim: {end: 12h}\n"
+               "workload: {source: inline, jobs: [{submit: 0, gpus: 16, iterations: 1000000, model: %s},\n"
+               "                                  {submit: 0, gpus: 8, iterations: 1000000, model: %s}]}\n",
+               f, amp, "{base: llama3-8b, tp: 2, global_batch: 256}", "{base: llama3-8b, tp: 2, global_batch: 256}");
+}
+
+static void test_diurnal_clock_re_rates_each_running_job_once_an_hour(void **state)
+{
+    (void)state;
+    TestRun day, flat;
+    run_diurnal(&day, "0.02");
+    run_diurnal(&flat, "0");
+    /* each job is rated at its start, then once at each hourly step 0 h .. 11 h */
+    assert_int_equal((int)test_metric(&day, "flow_reshares"), 2 + 2 * 12);
+    assert_int_equal((int)test_metric(&flat, "flow_reshares"), 2);
+    /* at 11 h the clock factor is 1 - 0.01 (1 - cos(2 pi 11/24)) = 0.980 */
+    double slow = wk_run_hooks_job(day.run, 0).iter_s, nominal = wk_run_hooks_job(flat.run, 0).iter_s;
+    print_message("iteration at 11 h: %.4f s, without the diurnal clock %.4f s\n", slow, nominal);
+    assert_true(slow > nominal && slow < nominal / 0.98);
+    test_run_free(&day);
+    test_run_free(&flat);
+}
+
+static void test_elastic_job_grows_back_after_the_repair(void **state)
+{
+    (void)state;
+    /* the job of the shrink test, but node 2 is back after 2 h: the job
+     * returns to the 64 GPUs it asked for, its 32 survivors at their ranks */
+    TestRun t;
+    run_format(&t, "cluster: {nodes: 8}\n"
+                   "failures: {enabled: false, health_check: 0s, incidents: [{at: 1h, kind: down, node: %d, duration: 2h}]}\n"
+                   "checkpoint: {interval: 30m, launch: 60s}\n"
+                   "workload: {source: inline, jobs: [{submit: 0, gpus: 64, iterations: 2000,\n"
+                   "                                   model: {base: llama3-8b, global_batch: 512, elastic: true}}]}\n",
+               2);
+    WkRunJobView v = wk_run_hooks_job(t.run, 0);
+    assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
+    assert_int_equal(v.state, WK_JOB_COMPLETED);
+    assert_int_equal(wk_run_hooks_workload(t.run)->jobs[0].gpus, 64); /* the trace's gpus_final */
+    for (uint32_t i = 0; i < 32; i++) /* nodes 0, 1, 3, 4 kept their ranks */
+        assert_int_equal(v.gpus[i], i < 16 ? i : i + 8);
+    for (uint32_t i = 32; i < 64; i++) /* the repaired node and the idle ones after them */
+        assert_true(v.gpus[i] >= 16 && (v.gpus[i] < 24 || v.gpus[i] >= 40));
     test_run_free(&t);
 }
 
@@ -532,6 +591,8 @@ int main(void)
         cmocka_unit_test(test_wait_mode_restart_in_place_replaces_the_flows),
         cmocka_unit_test(test_wait_mode_with_software_and_node_failures_runs_to_the_end),
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
+        cmocka_unit_test(test_diurnal_clock_re_rates_each_running_job_once_an_hour),
+        cmocka_unit_test(test_elastic_job_grows_back_after_the_repair),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
         cmocka_unit_test(test_every_class_has_one_name_and_a_consistent_row),

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail_grow.c — elastic jobs grow back: when repaired GPUs return, an
+ * elastic job running on fewer GPUs than it asked for restarts on its GPUs
+ * plus free ones (whole free nodes first) with the largest DP degree up to
+ * its request, paying the restart cost a shrink pays (checkpoint restore +
+ * launch). Shrinking is in fail_recover.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/run/fail_impl.h"
+
+/* Append free GPUs to list[k..max): the GPUs of wholly free nodes first,
+ * then those of partly free ones, each node in GPU order. Returns the new
+ * length. */
+static uint32_t add_free(const WkRun *r, uint32_t *list, uint32_t k, uint32_t max)
+{
+    const WkCluster *c = &r->cluster;
+    for (int whole = 1; whole >= 0 && k < max; whole--)
+        for (uint32_t nd = 0; nd < c->nodes && k < max; nd++) {
+            uint32_t lo = c->node_first_gpu[nd], hi = c->node_first_gpu[nd + 1], nfree = r->pool.node_free[nd];
+            if (nfree == 0 || (nfree == hi - lo) != whole)
+                continue;
+            for (uint32_t g = lo; g < hi && k < max; g++)
+                if ((r->pool.freebits[g >> 6] >> (g & 63)) & 1)
+                    list[k++] = g;
+        }
+    return k;
+}
+
+/* Grow one job if it is a running elastic job below its request and free
+ * GPUs allow more whole replicas. 0 when restarted, 1 when not. */
+static int try_grow(WkRun *r, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (rt->state != WK_JOB_RUNNING || rt->hung || rt->waiting || !js->model || js->gpus >= rt->gpus_req ||
+        !r->wl.models[js->model - 1].elastic)
+        return 1;
+    uint32_t *list = malloc((size_t)rt->gpus_req * sizeof *list);
+    if (!list)
+        return wk_error_nomem(err, "job placement");
+    memcpy(list, rt->gpus, (size_t)js->gpus * sizeof *list); /* its GPUs keep their ranks */
+    uint32_t k = add_free(r, list, js->gpus, rt->gpus_req);
+    uint32_t pick = wk_runfail_elastic_fit(r, job, list, k, js->gpus);
+    int rc = 1;
+    if (pick) {
+        rt->pending_cost = r->fail.launch + wk_time_from_s(wk_runfail_restore_s(r, job));
+        rc = wk_runfail_elastic_restart(r, job, list, pick, err);
+    }
+    free(list);
+    return rc;
+}
+
+int wk_runfail_grow_elastic(WkRun *r, WkError *err)
+{
+    for (size_t j = 0; j < r->wl.n; j++) {
+        int rc = try_grow(r, (uint32_t)j, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -57,6 +57,9 @@ const WkWorkload *wk_run_hooks_workload(const WkRun *r);
 const WkPool *wk_run_hooks_pool(const WkRun *r);
 const WkAccount *wk_run_hooks_account(const WkRun *r);
 
+/** Simulated time now (0 before the run starts). */
+WkTime wk_run_hooks_now(const WkRun *r);
+
 /** Simulated end of the run and the time-series sample interval, ns. */
 WkTime wk_run_hooks_end(const WkRun *r);
 WkTime wk_run_hooks_sample_interval(const WkRun *r);

@@ -50,9 +50,9 @@ static void classify(Guard *g, const char *where)
 {
     const WkRun *r = g->run;
     memset(g->nstate, 0, sizeof g->nstate);
-    for (uint32_t gpu = 0; gpu < r->cluster.gpus; gpu++) {
-        int held = g->holder[gpu] != NONE, free_ = (r->pool.freebits[gpu >> 6] >> (gpu & 63)) & 1;
-        int down = r->cluster.health[gpu] == WK_GPU_DOWN, spare = r->pool.reserved[r->cluster.gpu_node[gpu]];
+    for (uint32_t gpu = 0; gpu < wk_run_hooks_cluster(r)->gpus; gpu++) {
+        int held = g->holder[gpu] != NONE, free_ = (wk_run_hooks_pool(r)->freebits[gpu >> 6] >> (gpu & 63)) & 1;
+        int down = wk_run_hooks_cluster(r)->health[gpu] == WK_GPU_DOWN, spare = wk_run_hooks_pool(r)->reserved[wk_run_hooks_cluster(r)->gpu_node[gpu]];
         if (held && free_)
             violation(g, "%s: GPU %u is held by job %u and free", where, gpu, g->holder[gpu]);
         else if (free_ && (down || spare))
@@ -79,8 +79,8 @@ static void observe(Guard *g, WkTime now, const char *where)
     for (int k = 0; k < NSTATE; k++)
         g->state_ns[k] += (wk_u128)g->nstate[k] * (wk_u128)(now - g->last_t);
     g->last_t = now;
-    for (uint32_t j = 0; j < r->wl.n; j++)
-        if (g->since[j] >= 0 && r->rt[j].state != WK_JOB_RUNNING)
+    for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
+        if (g->since[j] >= 0 && wk_run_hooks_job(r, j).state != WK_JOB_RUNNING)
             close_hold(g, j, now);
     classify(g, where);
 }
@@ -88,10 +88,10 @@ static void observe(Guard *g, WkTime now, const char *where)
 static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
     WkRun *r = host;
-    Guard *g = r->si.priv;
-    WkTime now = wk_engine_now(r->eng);
+    Guard *g = wk_run_hooks_sched(r)->priv;
+    WkTime now = wk_run_hooks_now(r);
     observe(g, now, "start");
-    int rc = wk_run_sched_host.start(host, job, gpus, n, err);
+    int rc = g->base.start(host, job, gpus, n, err);
     if (rc == 0)
         open_hold(g, job, gpus, n, now);
     observe(g, now, "start");
@@ -101,9 +101,9 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
 static int host_preempt(void *host, uint32_t job, WkError *err)
 {
     WkRun *r = host;
-    Guard *g = r->si.priv;
-    int rc = wk_run_sched_host.preempt(host, job, err);
-    observe(g, wk_engine_now(r->eng), "preempt");
+    Guard *g = wk_run_hooks_sched(r)->priv;
+    int rc = g->base.preempt(host, job, err);
+    observe(g, wk_run_hooks_now(r), "preempt");
     return rc;
 }
 
@@ -111,16 +111,17 @@ static int host_preempt(void *host, uint32_t job, WkError *err)
 static void check(Guard *g, const char *where)
 {
     const WkRun *r = g->run;
-    uint32_t G = r->cluster.gpus;
+    uint32_t G = wk_run_hooks_cluster(r)->gpus;
     g->callbacks++;
-    observe(g, wk_engine_now(r->eng), where);
+    observe(g, wk_run_hooks_now(r), where);
     for (uint32_t i = 0; i < G; i++)
         g->owner[i] = NONE;
     uint64_t alloc = 0;
     size_t waiting = 0;
-    for (size_t j = 0; j < r->wl.n; j++) {
-        const WkJobRt *rt = &r->rt[j];
-        const WkJobSpec *js = &r->wl.jobs[j];
+    for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) {
+        WkRunJobView rtv = wk_run_hooks_job(r, (uint32_t)j);
+        const WkRunJobView *rt = &rtv;
+        const WkJobSpec *js = &wk_run_hooks_workload(r)->jobs[j];
         if (rt->state == WK_JOB_QUEUED)
             waiting++;
         if (rt->state == WK_JOB_REJECTED && (!rt->reject_reason || !rt->reject_reason[0]))
@@ -142,22 +143,22 @@ static void check(Guard *g, const char *where)
             if (g->owner[gpu] != NONE)
                 violation(g, "%s: GPU %u held by jobs %u and %zu", where, gpu, g->owner[gpu], j);
             g->owner[gpu] = (uint32_t)j;
-            if ((r->pool.freebits[gpu >> 6] >> (gpu & 63)) & 1)
+            if ((wk_run_hooks_pool(r)->freebits[gpu >> 6] >> (gpu & 63)) & 1)
                 violation(g, "%s: GPU %u of running job %zu is in the free pool", where, gpu, j);
         }
         alloc += js->gpus;
     }
     uint64_t nfree = 0;
     for (size_t w = 0; w < ((size_t)G + 63) / 64; w++)
-        nfree += (uint64_t)__builtin_popcountll(r->pool.freebits[w]);
-    if (alloc != r->pool.alloc)
+        nfree += (uint64_t)__builtin_popcountll(wk_run_hooks_pool(r)->freebits[w]);
+    if (alloc != wk_run_hooks_pool(r)->alloc)
         violation(g, "%s: running jobs hold %llu GPUs, the run counts %u", where, (unsigned long long)alloc,
-                  r->pool.alloc);
-    if (nfree != r->pool.nfree)
+                  wk_run_hooks_pool(r)->alloc);
+    if (nfree != wk_run_hooks_pool(r)->nfree)
         violation(g, "%s: %llu GPUs in the free bitmap, the run counts %u", where, (unsigned long long)nfree,
-                  r->pool.nfree);
-    if (waiting != r->queued)
-        violation(g, "%s: %zu jobs waiting, the run counts %zu", where, waiting, r->queued);
+                  wk_run_hooks_pool(r)->nfree);
+    if (waiting != wk_run_hooks_counts(r).queued)
+        violation(g, "%s: %zu jobs waiting, the run counts %zu", where, waiting, wk_run_hooks_counts(r).queued);
     size_t q = g->inner->queued(g->inner_priv);
     if (q != waiting)
         violation(g, "%s: the policy queues %zu jobs, %zu are waiting", where, q, waiting);
@@ -196,8 +197,8 @@ static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
         if (rc < 0)
             return rc;
     }
-    for (uint32_t j = 0; j < r->wl.n; j++)
-        if (r->rt[j].state == WK_JOB_RUNNING && !r->rt[j].hung) {
+    for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
+        if (wk_run_hooks_job(r, j).state == WK_JOB_RUNNING && !wk_run_hooks_job(r, j).hung) {
             int rc = wk_sched_preempt(ctx, j, err);
             if (rc < 0)
                 return rc;
@@ -266,7 +267,7 @@ static Guard *guard_new(WkRun *r, unsigned inject_every)
 {
     Guard *g = calloc(1, sizeof *g);
     assert_non_null(g);
-    size_t G = r->cluster.gpus, n = r->wl.n ? r->wl.n : 1;
+    size_t G = wk_run_hooks_cluster(r)->gpus, n = wk_run_hooks_workload(r)->n ? wk_run_hooks_workload(r)->n : 1;
     g->owner = malloc(G * sizeof *g->owner);
     g->holder = malloc(G * sizeof *g->holder);
     g->busy_ns = calloc(G, sizeof *g->busy_ns);
@@ -274,9 +275,9 @@ static Guard *guard_new(WkRun *r, unsigned inject_every)
     g->at = calloc(n + 1, sizeof *g->at);
     g->nheld = calloc(n, sizeof *g->nheld);
     assert_true(g->owner && g->holder && g->busy_ns && g->since && g->at && g->nheld);
-    for (size_t j = 0; j < r->wl.n; j++) /* a job larger than the cluster never starts */
-        g->at[j + 1] = g->at[j] + (r->wl.jobs[j].gpus <= G ? r->wl.jobs[j].gpus : 0);
-    g->held = malloc((g->at[r->wl.n] ? g->at[r->wl.n] : 1) * sizeof *g->held);
+    for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) /* a job larger than the cluster never starts */
+        g->at[j + 1] = g->at[j] + (wk_run_hooks_workload(r)->jobs[j].gpus <= G ? wk_run_hooks_workload(r)->jobs[j].gpus : 0);
+    g->held = malloc((g->at[wk_run_hooks_workload(r)->n] ? g->at[wk_run_hooks_workload(r)->n] : 1) * sizeof *g->held);
     assert_non_null(g->held);
     for (size_t i = 0; i < G; i++)
         g->holder[i] = NONE;
@@ -291,9 +292,9 @@ static Guard *guard_new(WkRun *r, unsigned inject_every)
  * the run owns g from now on (guard_fini). */
 static void guard_install(Guard *g, WkRun *r)
 {
-    g->inner = r->si.ops;
-    g->inner_priv = r->si.priv;
-    g->ops = *r->si.ops;
+    g->inner = wk_run_hooks_sched(r)->ops;
+    g->inner_priv = wk_run_hooks_sched(r)->priv;
+    g->ops = *wk_run_hooks_sched(r)->ops;
     g->ops.init = guard_init;
     g->ops.on_submit = guard_submit;
     g->ops.on_release = guard_release;
@@ -301,13 +302,13 @@ static void guard_install(Guard *g, WkRun *r)
     g->ops.fini = guard_fini;
     g->ops.on_tick = g->inner->on_tick ? guard_tick : NULL;
     g->ops.on_incident = g->inner->on_incident ? guard_incident : NULL;
-    g->host = *r->si.ctx.ops;
+    g->base = *wk_run_hooks_sched(r)->ctx.ops;
+    g->host = g->base;
     g->host.start = host_start;
     g->host.preempt = host_preempt;
-    r->sched = &g->ops;
-    r->si.ops = &g->ops;
-    r->si.priv = g;
-    r->si.ctx.ops = &g->host;
+    wk_run_hooks_sched(r)->ops = &g->ops;
+    wk_run_hooks_sched(r)->priv = g;
+    wk_run_hooks_sched(r)->ctx.ops = &g->host;
 }
 
 void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, const WkRunOpts *opts)
@@ -324,10 +325,10 @@ void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, const WkRu
     t->guard = g;
     int rc = wk_run_execute(r, &err);
     if (rc == 0) { /* the books close at the end of the run */
-        observe(g, r->end_t, "end");
-        for (uint32_t j = 0; j < r->wl.n; j++)
+        observe(g, wk_run_hooks_end(r), "end");
+        for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
             if (g->since[j] >= 0)
-                close_hold(g, j, r->end_t);
+                close_hold(g, j, wk_run_hooks_end(r));
         rc = wk_run_summary(r, &t->sum, &err);
     }
     if (rc != 0)

@@ -8,12 +8,13 @@
 
 #include "tests/unit/testutil.h"
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 
 enum { ST_FREE, ST_DOWN, ST_SPARE, NSTATE }; /* what a GPU no job holds is */
 
 typedef struct Guard {
     WkSchedOps ops;      /* the forwarding copy the run calls */
+    WkSchedHostOps base;  /* the run's own host table */
     WkSchedHostOps host; /* the run's host table, with start and preempt observed */
     const WkSchedOps *inner;
     void *inner_priv;

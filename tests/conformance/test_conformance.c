@@ -5,8 +5,8 @@
  * exact GPU-second conservation, incident-hit jobs restarted.
  *
  * Method (guard.c): after wk_run_prepare the test interposes a guard between
- * the run and the policy (it swaps the instance's ops and private state;
- * run_impl.h is a test-only dependency here). The guard forwards every
+ * the run and the policy (it swaps the instance's ops and private state
+ * through models/run/hooks.h, the tests' door). The guard forwards every
  * callback and, after each one returns — that is, after every scheduling
  * decision — checks the whole allocation state: each running job holds
  * exactly its request of distinct, in-range GPUs, no GPU belongs to two jobs,
@@ -192,9 +192,10 @@ static void check_plain_work(const WkSchedOps *ops, const WkRun *r, wk_u128 allo
 {
     wk_u128 work = 0;
     int stopped = 0;
-    for (size_t j = 0; j < r->wl.n; j++) {
-        const WkJobSpec *js = &r->wl.jobs[j];
-        const WkJobRt *rt = &r->rt[j];
+    for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) {
+        const WkJobSpec *js = &wk_run_hooks_workload(r)->jobs[j];
+        WkRunJobView rtv = wk_run_hooks_job(r, (uint32_t)j);
+        const WkRunJobView *rt = &rtv;
         if (rt->state != WK_JOB_COMPLETED)
             continue;
         work += (wk_u128)js->gpus * (wk_u128)js->duration;
@@ -219,7 +220,7 @@ static void test_no_gpu_is_double_allocated_and_gangs_are_whole(void **state)
         run_policy(&t, ops, *scenarios[s].text, 4, NULL);
         if (t.guard->bad)
             fail_msg("%s on scenario %zu: %s", ops->name, s, t.guard->msg);
-        assert_true(t.guard->callbacks > t.run->wl.n); /* every submit and release was checked */
+        assert_true(t.guard->callbacks > wk_run_hooks_workload(t.run)->n); /* every submit and release was checked */
         guarded_free(&t);
     }
 }
@@ -232,12 +233,13 @@ static void test_every_job_completes_or_is_rejected_with_a_reason(void **state)
         run_policy(&t, ops, *scenarios[s].text, 0, NULL);
         const WkRun *r = t.run;
         size_t rejected = 0;
-        for (size_t j = 0; j < r->wl.n; j++) {
-            const WkJobRt *rt = &r->rt[j];
-            int too_big = r->wl.jobs[j].gpus > r->cluster.gpus;
+        for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) {
+            WkRunJobView rtv = wk_run_hooks_job(r, (uint32_t)j);
+            const WkRunJobView *rt = &rtv;
+            int too_big = wk_run_hooks_workload(r)->jobs[j].gpus > wk_run_hooks_cluster(r)->gpus;
             if (too_big && rt->state != WK_JOB_REJECTED)
-                fail_msg("%s: job %zu (%u GPUs of %u) not rejected", ops->name, j, r->wl.jobs[j].gpus,
-                         r->cluster.gpus);
+                fail_msg("%s: job %zu (%u GPUs of %u) not rejected", ops->name, j, wk_run_hooks_workload(r)->jobs[j].gpus,
+                         wk_run_hooks_cluster(r)->gpus);
             if (rt->state == WK_JOB_REJECTED) {
                 if (!too_big && scenarios[s].rejected >= 0)
                     fail_msg("%s on scenario %zu: job %zu rejected (%s) but it fits", ops->name, s, j,
@@ -308,10 +310,10 @@ static void test_gpu_seconds_are_conserved_exactly(void **state)
             assert_true(a.end_ns > 0);
             assert_int_equal(g->last_t, a.end_ns);
             wk_u128 busy = 0;
-            for (uint32_t i = 0; i < r->cluster.gpus; i++)
+            for (uint32_t i = 0; i < wk_run_hooks_cluster(r)->gpus; i++)
                 busy += g->busy_ns[i];
             wk_u128 idle = g->state_ns[ST_FREE] + g->state_ns[ST_DOWN] + g->state_ns[ST_SPARE];
-            if (busy + idle != (wk_u128)r->cluster.gpus * (wk_u128)a.end_ns)
+            if (busy + idle != (wk_u128)wk_run_hooks_cluster(r)->gpus * (wk_u128)a.end_ns)
                 fail_msg("%s on scenario %zu: busy + free + down + spare GPU-ns is not GPUs x end", ops->name, s);
             if (busy != (((wk_u128)a.alloc_hi << 64) | a.alloc_lo))
                 fail_msg("%s on scenario %zu: busy GPU-ns differ from the run's allocated GPU-ns", ops->name, s);
@@ -343,7 +345,7 @@ static void test_jobs_hit_by_incidents_restart_and_finish(void **state)
     if (t.guard->bad)
         fail_msg("%s: %s", ops->name, t.guard->msg);
     assert_true(t.guard->incidents > 20);
-    assert_int_equal((int)t.run->completed + (int)t.run->rejected, (int)t.run->wl.n);
+    assert_int_equal((int)wk_run_hooks_counts(t.run).completed + (int)wk_run_hooks_counts(t.run).rejected, (int)wk_run_hooks_workload(t.run)->n);
     guarded_free(&t);
 }
 

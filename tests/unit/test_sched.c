@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 #include "models/sched/queue.h"
 
 #define S(x) ((WkTime)(x) * WK_NS_PER_S)
@@ -63,10 +63,9 @@ static void test_sjf_starts_the_smallest_gpu_time_first(void **state)
                        "    - {submit: 3s, gpus: 2, duration: 30s}\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[3].start, S(10));
-    assert_int_equal(rt[2].start, S(40));
-    assert_int_equal(rt[1].start, S(60));
+    assert_int_equal(wk_run_hooks_job(t.run, 3).start, S(10));
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(40));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(60));
     assert_float_equal(test_metric(&t, "makespan_s"), 160.0, 1e-12);
     test_run_free(&t);
 }
@@ -90,11 +89,10 @@ static void test_backfill_runs_a_short_job_without_delaying_the_head(void **stat
                        "    - {submit: 4s, gpus: 1, duration: 96s}\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[2].start, S(2));   /* backfilled */
-    assert_int_equal(rt[4].start, S(4));   /* backfilled, ends at the shadow time */
-    assert_int_equal(rt[1].start, S(100)); /* the head's reservation holds */
-    assert_int_equal(rt[3].start, S(150)); /* would have delayed the head */
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(2));   /* backfilled */
+    assert_int_equal(wk_run_hooks_job(t.run, 4).start, S(4));   /* backfilled, ends at the shadow time */
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(100)); /* the head's reservation holds */
+    assert_int_equal(wk_run_hooks_job(t.run, 3).start, S(150)); /* would have delayed the head */
     test_run_free(&t);
 }
 
@@ -117,10 +115,9 @@ static void test_backfill_uses_only_the_gpus_the_head_will_not_need(void **state
                        "    - {submit: 3s, gpus: 3, duration: 500s}\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[2].start, S(2));
-    assert_int_equal(rt[1].start, S(100));
-    assert_int_equal(rt[3].start, S(150));
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(2));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(100));
+    assert_int_equal(wk_run_hooks_job(t.run, 3).start, S(150));
     test_run_free(&t);
 }
 
@@ -149,11 +146,10 @@ static void test_las_demotes_a_long_job_and_a_new_short_job_preempts_it(void **s
      * runs 1000-1100 s; job0 resumes at 1100 s, pays the 30 s restart and
      * its remaining 6200 s: ends at 7330 s */
     las_run(&t, "{name: las, preemption_cost: 30s}", "1000s");
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[1].start, S(1000));
-    assert_int_equal(rt[1].end, S(1100));
-    assert_int_equal(rt[0].preemptions, 1);
-    assert_int_equal(rt[0].end, S(7330));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(1000));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).end, S(1100));
+    assert_int_equal(wk_run_hooks_job(t.run, 0).preemptions, 1);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).end, S(7330));
     test_run_free(&t);
 
     /* job1 arrives at 400 s, while job0 (3200 GPU-s) is still in queue 0:
@@ -161,11 +157,11 @@ static void test_las_demotes_a_long_job_and_a_new_short_job_preempts_it(void **s
      * the first tick after 450 s (480 s) and job1 preempts it then; without
      * ticks nothing re-evaluates before job0 ends at 7200 s. */
     las_run(&t, "{name: las, preemption_cost: 30s, tick: 60s}", "400s");
-    assert_int_equal(t.run->rt[1].start, S(480));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(480));
     test_run_free(&t);
     las_run(&t, "{name: las, preemption_cost: 30s}", "400s");
-    assert_int_equal(t.run->rt[1].start, S(7200));
-    assert_int_equal(t.run->rt[0].preemptions, 0);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(7200));
+    assert_int_equal(wk_run_hooks_job(t.run, 0).preemptions, 0);
     test_run_free(&t);
 }
 
@@ -177,10 +173,10 @@ static void test_las_never_preempts_within_the_restart_cost(void **state)
      * preempts it. With no restart cost, job1 preempts at once. */
     TestRun t;
     las_run(&t, "{name: las, thresholds: [40], preemption_cost: 30s, tick: 60s}", "10s");
-    assert_int_equal(t.run->rt[1].start, S(60));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(60));
     test_run_free(&t);
     las_run(&t, "{name: las, thresholds: [40], preemption_cost: 0s, tick: 60s}", "10s");
-    assert_int_equal(t.run->rt[1].start, S(10));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(10));
     test_run_free(&t);
 }
 
@@ -227,17 +223,18 @@ static void test_topo_packs_a_64_gpu_job_into_one_leaf(void **state)
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
     const WkRun *r = t.run;
-    const WkJobRt *rt = &r->rt[32];
+    WkRunJobView rtv = wk_run_hooks_job(r, 32);
+    const WkRunJobView *rt = &rtv;
     assert_int_equal(rt->start, S(20));
     assert_non_null(rt->gpus);
     for (uint32_t i = 0; i < 64; i++) {
-        uint32_t node = wk_cluster_node_of(&r->cluster, rt->gpus[i]);
+        uint32_t node = wk_cluster_node_of(wk_run_hooks_cluster(r), rt->gpus[i]);
         if (node < 16 || node > 23)
             fail_msg("GPU %u of the 64-GPU job is on node %u", rt->gpus[i], node);
         /* same-rail GPUs talk through one leaf */
         for (uint32_t j = 0; j < 64; j++)
             if (rt->gpus[i] % 8 == rt->gpus[j] % 8)
-                assert_true(wk_cluster_path_class(&r->cluster, rt->gpus[i], rt->gpus[j]) <= WK_PATH_LEAF);
+                assert_true(wk_cluster_path_class(wk_run_hooks_cluster(r), rt->gpus[i], rt->gpus[j]) <= WK_PATH_LEAF);
     }
     test_run_free(&t);
 }
@@ -266,19 +263,18 @@ static void test_hetero_prefers_the_faster_sku_when_both_are_free(void **state)
                        "iterations: 1000}\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
     for (uint32_t i = 0; i < 16; i++)
-        assert_true(rt[0].gpus[i] >= 32);
+        assert_true(wk_run_hooks_job(t.run, 0).gpus[i] >= 32);
     for (uint32_t i = 0; i < 8; i++)
-        assert_true(rt[1].gpus[i] >= 32);
+        assert_true(wk_run_hooks_job(t.run, 1).gpus[i] >= 32);
     for (uint32_t i = 0; i < 16; i++)
-        assert_true(rt[2].gpus[i] < 32); /* only 8 H100s left */
+        assert_true(wk_run_hooks_job(t.run, 2).gpus[i] < 32); /* only 8 H100s left */
     /* and the H100 placement is the faster one, by the perf model */
-    WkSchedCtx *ctx = &t.run->si.ctx;
+    WkSchedCtx *ctx = &wk_run_hooks_sched(t.run)->ctx;
     uint32_t a100[16];
     for (uint32_t i = 0; i < 16; i++)
         a100[i] = i;
-    assert_true(wk_sched_job_iter_s_on(ctx, 0, rt[0].gpus, 16) < wk_sched_job_iter_s_on(ctx, 0, a100, 16));
+    assert_true(wk_sched_job_iter_s_on(ctx, 0, wk_run_hooks_job(t.run, 0).gpus, 16) < wk_sched_job_iter_s_on(ctx, 0, a100, 16));
     test_run_free(&t);
 }
 
@@ -304,12 +300,12 @@ static void test_hetero_mixes_skus_only_with_span(void **state)
     TestRun t;
     snprintf(yaml, sizeof yaml, fmt, "false");
     test_run_yaml(&t, yaml, NULL);
-    assert_int_equal(t.run->rt[0].end, (WkTime)ceil(100e9 * 312.0 / 989.0));
-    assert_int_equal(t.run->rt[2].start, t.run->rt[0].end);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).end, (WkTime)ceil(100e9 * 312.0 / 989.0));
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, wk_run_hooks_job(t.run, 0).end);
     test_run_free(&t);
     snprintf(yaml, sizeof yaml, fmt, "true");
     test_run_yaml(&t, yaml, NULL);
-    assert_int_equal(t.run->rt[2].start, 0);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, 0);
     test_run_free(&t);
 }
 
@@ -336,13 +332,13 @@ static void test_priority_with_preempt_lets_a_high_priority_job_in(void **state)
      * at 30 s with the 5 s cost: ends at 125 s */
     TestRun t;
     prio_run(&t, "{name: priority, preempt: true, preemption_cost: 5s}", jobs);
-    assert_int_equal(t.run->rt[1].start, S(10));
-    assert_int_equal(t.run->rt[0].preemptions, 1);
-    assert_int_equal(t.run->rt[0].end, S(125));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(10));
+    assert_int_equal(wk_run_hooks_job(t.run, 0).preemptions, 1);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).end, S(125));
     test_run_free(&t);
     /* without preempt job1 waits for job0 */
     prio_run(&t, "priority", jobs);
-    assert_int_equal(t.run->rt[1].start, S(100));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(100));
     test_run_free(&t);
 }
 
@@ -357,8 +353,8 @@ static void test_priority_preempts_only_when_that_makes_room(void **state)
                        "    - {submit: 10s, gpus: 8, duration: 10s, priority: 5}\n";
     TestRun t;
     prio_run(&t, "{name: priority, preempt: true, preemption_cost: 5s}", jobs);
-    assert_int_equal(t.run->rt[1].preemptions, 0);
-    assert_int_equal(t.run->rt[2].start, S(100));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).preemptions, 0);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(100));
     test_run_free(&t);
 }
 
@@ -373,9 +369,9 @@ static void test_priority_runs_higher_classes_first_fifo_within(void **state)
                        "    - {submit: 3s, gpus: 8, duration: 10s, priority: 3}\n";
     TestRun t;
     prio_run(&t, "priority", jobs);
-    assert_int_equal(t.run->rt[2].start, S(10));
-    assert_int_equal(t.run->rt[3].start, S(20));
-    assert_int_equal(t.run->rt[1].start, S(30));
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(10));
+    assert_int_equal(wk_run_hooks_job(t.run, 3).start, S(20));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(30));
     test_run_free(&t);
 }
 
@@ -406,7 +402,7 @@ static void test_placement_without_room_says_noroom_and_takes_nothing(void **sta
     (void)state;
     TestRun t;
     idle_run(&t);
-    const WkSchedCtx *ctx = &t.run->si.ctx;
+    const WkSchedCtx *ctx = &wk_run_hooks_sched(t.run)->ctx;
     uint32_t out[9];
     assert_int_equal(wk_sched_free_gpus(ctx), 8);
     assert_int_equal(wk_sched_first_fit(ctx, 9, out), WK_E_NOROOM);
@@ -437,7 +433,7 @@ static void test_queue_policy_puts_incident_jobs_at_the_front_in_order(void **st
     static const WkQueueRules front = {.name = "front", .pass = no_pass, .front = 1};
     TestRun t;
     idle_run(&t);
-    WkSchedCtx *ctx = &t.run->si.ctx;
+    WkSchedCtx *ctx = &wk_run_hooks_sched(t.run)->ctx;
     WkQueuePolicy p = {0};
     WkError err;
     wk_error_clear(&err);

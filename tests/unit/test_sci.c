@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "models/run/run_impl.h"
+#include "models/run/hooks.h"
 #include "models/sched/sci.h"
 
 /* ---- helpers ---- */
@@ -39,7 +39,7 @@ static void cluster_free(TestCluster *t)
 static const WkSciStats *stats_of(const TestRun *t)
 {
     assert_string_equal(wk_run_scheduler(t->run), "sci");
-    return wk_sci_stats(t->run->si.priv);
+    return wk_sci_stats(wk_run_hooks_sched(t->run)->priv);
 }
 
 /* ---- the energy on fixed states ---- */
@@ -281,10 +281,9 @@ static void test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release(vo
                        "scheduler: sci\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = t.run->rt;
-    assert_int_equal(rt[0].start, 0);
-    assert_int_equal(rt[2].start, 2 * WK_NS_PER_S);
-    assert_int_equal(rt[1].start, 10 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).start, 0);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, 2 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, 10 * WK_NS_PER_S);
     test_run_free(&t);
 }
 
@@ -305,13 +304,13 @@ static void test_sci_reservation_keeps_a_long_job_from_delaying_the_head(void **
     TestRun t;
     snprintf(yaml, sizeof yaml, "%sscheduler: sci\n", base);
     test_run_yaml(&t, yaml, NULL);
-    assert_int_equal(t.run->rt[1].start, 10 * WK_NS_PER_S);
-    assert_int_equal(t.run->rt[2].start, 15 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, 10 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, 15 * WK_NS_PER_S);
     test_run_free(&t);
     snprintf(yaml, sizeof yaml, "%sscheduler: {name: sci, reserve: false}\n", base);
     test_run_yaml(&t, yaml, NULL);
-    assert_int_equal(t.run->rt[2].start, 2 * WK_NS_PER_S);
-    assert_int_equal(t.run->rt[1].start, 102 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, 2 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, 102 * WK_NS_PER_S);
     test_run_free(&t);
 }
 
@@ -328,9 +327,9 @@ static void test_sci_rejects_a_job_larger_than_the_cluster_at_submit(void **stat
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
     assert_int_equal((int)test_metric(&t, "jobs_rejected"), 1);
-    assert_int_equal(t.run->rt[0].state, WK_JOB_REJECTED);
-    assert_non_null(t.run->rt[0].reject_reason);
-    assert_int_equal(t.run->rt[1].start, 1 * WK_NS_PER_S);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_REJECTED);
+    assert_non_null(wk_run_hooks_job(t.run, 0).reject_reason);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, 1 * WK_NS_PER_S);
     test_run_free(&t);
 }
 
@@ -356,9 +355,9 @@ static uint32_t node_after_throttle(const char *extra, size_t *preemptions)
              extra);
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    assert_int_equal(t.run->rt[0].state, WK_JOB_RUNNING);
-    uint32_t node = wk_cluster_node_of(&t.run->cluster, t.run->rt[0].gpus[0]);
-    *preemptions = t.run->rt[0].preemptions;
+    assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_RUNNING);
+    uint32_t node = wk_cluster_node_of(wk_run_hooks_cluster(t.run), wk_run_hooks_job(t.run, 0).gpus[0]);
+    *preemptions = wk_run_hooks_job(t.run, 0).preemptions;
     test_run_free(&t);
     return node;
 }
@@ -393,11 +392,12 @@ static void test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus(void **stat
                        "scheduler: sci\n";
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
-    const WkJobRt *rt = &t.run->rt[0];
+    WkRunJobView rtv = wk_run_hooks_job(t.run, 0);
+    const WkRunJobView *rt = &rtv;
     assert_int_equal(rt->state, WK_JOB_RUNNING);
     assert_int_equal(rt->interruptions, 1);
     for (uint32_t k = 0; k < 8; k++)
-        assert_int_equal(wk_cluster_node_of(&t.run->cluster, rt->gpus[k]), 1);
+        assert_int_equal(wk_cluster_node_of(wk_run_hooks_cluster(t.run), rt->gpus[k]), 1);
     test_run_free(&t);
 }
 
@@ -467,15 +467,15 @@ static void test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused(vo
     TestRun t;
     test_run_yaml(&t, yaml, NULL);
     const WkSciStats *s = stats_of(&t);
-    const WkCluster *c = &t.run->cluster;
+    const WkCluster *c = wk_run_hooks_cluster(t.run);
     print_message("refused %llu, migrations %llu, interruptions %.0f\n", (unsigned long long)s->refused,
                   (unsigned long long)s->migrations, test_metric(&t, "interruptions"));
     assert_true(s->refused >= 1);
     assert_int_equal(s->migrations, 0);
     assert_int_equal((int)test_metric(&t, "interruptions"), 2);
     for (int j = 0; j < 2; j++) {
-        assert_int_equal(t.run->rt[j].state, WK_JOB_RUNNING);
-        uint32_t nd = wk_cluster_node_of(c, t.run->rt[j].gpus[0]);
+        assert_int_equal(wk_run_hooks_job(t.run, j).state, WK_JOB_RUNNING);
+        uint32_t nd = wk_cluster_node_of(c, wk_run_hooks_job(t.run, j).gpus[0]);
         assert_true(nd == 1 || nd == 3 || nd == 4);
     }
     test_run_free(&t);

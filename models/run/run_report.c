@@ -118,6 +118,84 @@ static void useful_work(const WkRun *r, uint32_t j, double *made, double *kept)
     *kept += (rt->done + iters) * per;
 }
 
+/* Model jobs: tokens trained (progress settled to the end), achieved FLOP/s
+ * over GPU-time running, tokens per joule, re-shares. */
+static int model_rows(const WkRun *r, WkSummary *s)
+{
+    int rc = 0;
+    double tokens = 0, flops = 0, gpu_s = 0;
+    size_t model_jobs = 0;
+    for (size_t i = 0; i < r->wl.n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (!r->wl.jobs[i].model || rt->start < 0)
+            continue;
+        model_jobs++;
+        double done = rt->done;
+        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
+            done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
+        if (done > rt->work)
+            done = rt->work;
+        tokens += done * rt->samples_per_iter;
+        flops += done * rt->flops_per_iter;
+        gpu_s += running_gpu_s(r, (uint32_t)i);
+    }
+    rc |= wk_summary_add(s, WK_SCHEMA_M_MODEL_JOBS_STARTED, "model jobs started", "jobs", (double)model_jobs, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_TRAINED, "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TFLOPS_PER_GPU, "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
+                         gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_PER_JOULE, "tokens per joule (facility)", "tokens/J",
+                         model_jobs && r->acct.energy_j > 0 ? tokens / r->acct.energy_j : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_FLOW_RESHARES, "job rate recomputations (fabric sharing)", "",
+                         (double)r->share.reflows, 1);
+    return rc;
+}
+
+/* Reliability: incidents, interruptions, preemptions, shrinks, recovery
+ * times, lost work, ETTR, goodput (given). *full turns non-zero when the
+ * table is full. Returns 0 or WK_E_NOMEM. */
+static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *full, WkError *err)
+{
+    int rc = 0;
+    double *rec = malloc((r->fl.nincidents ? r->fl.nincidents : 1) * sizeof *rec);
+    if (!rec)
+        return wk_error_nomem(err, "summary");
+    size_t nrec = 0;
+    double sum_rec = 0;
+    for (size_t i = 0; i < r->fl.nincidents; i++)
+        if (!isnan(r->fl.incidents[i].recovery_s)) {
+            rec[nrec++] = r->fl.incidents[i].recovery_s;
+            sum_rec += r->fl.incidents[i].recovery_s;
+        }
+    qsort(rec, nrec, sizeof *rec, cmp_double);
+    double useful = 0, elapsed = 0;
+    for (size_t i = 0; i < r->wl.n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        if (rt->start < 0)
+            continue;
+        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
+        double prog = rt->prog_s;
+        if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
+            prog += wk_time_to_s(r->end_t - rt->seg_start);
+        useful += prog;
+        elapsed += wk_time_to_s(until - rt->start);
+    }
+    int failures = r->fail.enabled || r->fail.nscripted;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->fl.nincidents, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->fl.interruptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_PREEMPTIONS, "job preemptions by the scheduler", "", (double)r->preemptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->fl.shrinks, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", wk_quantile_sorted(rec, nrec, 0.5), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", wk_quantile_sorted(rec, nrec, 0.99), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->fl.lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
+                         goodput, 0);
+    free(rec);
+    *full |= rc;
+    return 0;
+}
+
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -180,67 +258,13 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          r->end_t > 0 ? r->acct.energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
                          r->completed ? kwh / (double)r->completed : NAN, 0);
-    /* model jobs: trained tokens (progress settled to the end), achieved FLOP/s */
-    double tokens = 0, flops = 0, gpu_s = 0;
-    size_t model_jobs = 0;
-    for (size_t i = 0; i < n; i++) {
-        const WkJobRt *rt = &r->rt[i];
-        if (!r->wl.jobs[i].model || rt->start < 0)
-            continue;
-        model_jobs++;
-        double done = rt->done;
-        if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
-            done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
-        if (done > rt->work)
-            done = rt->work;
-        tokens += done * rt->samples_per_iter;
-        flops += done * rt->flops_per_iter;
-        gpu_s += running_gpu_s(r, (uint32_t)i);
+    rc |= model_rows(r, s);
+    int rr = reliability_rows(r, s, avail > 0 ? kept / avail : NAN, &rc, err);
+    if (rr < 0) {
+        free(jct);
+        free(wait);
+        return rr;
     }
-    rc |= wk_summary_add(s, WK_SCHEMA_M_MODEL_JOBS_STARTED, "model jobs started", "jobs", (double)model_jobs, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_TRAINED, "tokens (or samples) trained", "tokens", model_jobs ? tokens : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_TFLOPS_PER_GPU, "achieved model TFLOP/s per GPU (model jobs)", "TFLOP/s",
-                         gpu_s > 0 ? flops / gpu_s / 1e12 : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_PER_JOULE, "tokens per joule (facility)", "tokens/J",
-                         model_jobs && r->acct.energy_j > 0 ? tokens / r->acct.energy_j : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_FLOW_RESHARES, "job rate recomputations (fabric sharing)", "",
-                         (double)r->share.reflows, 1);
-    /* reliability: interruptions, recovery, lost work, ETTR, goodput */
-    double *rec = malloc((r->fl.nincidents ? r->fl.nincidents : 1) * sizeof *rec);
-    size_t nrec = 0;
-    double sum_rec = 0;
-    for (size_t i = 0; rec && i < r->fl.nincidents; i++)
-        if (!isnan(r->fl.incidents[i].recovery_s)) {
-            rec[nrec++] = r->fl.incidents[i].recovery_s;
-            sum_rec += r->fl.incidents[i].recovery_s;
-        }
-    if (rec)
-        qsort(rec, nrec, sizeof *rec, cmp_double);
-    double useful = 0, elapsed = 0;
-    for (size_t i = 0; i < n; i++) {
-        const WkJobRt *rt = &r->rt[i];
-        if (rt->start < 0)
-            continue;
-        WkTime until = rt->end >= 0 ? rt->end : r->end_t;
-        double prog = rt->prog_s;
-        if (rt->state == WK_JOB_RUNNING && !rt->hung && r->end_t > rt->seg_start)
-            prog += wk_time_to_s(r->end_t - rt->seg_start);
-        useful += prog;
-        elapsed += wk_time_to_s(until - rt->start);
-    }
-    int failures = r->fail.enabled || r->fail.nscripted;
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->fl.nincidents, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->fl.interruptions, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_PREEMPTIONS, "job preemptions by the scheduler", "", (double)r->preemptions, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->fl.shrinks, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", rec ? wk_quantile_sorted(rec, nrec, 0.5) : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", rec ? wk_quantile_sorted(rec, nrec, 0.99) : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->fl.lost_gpu_s / 3600 : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
-                         avail > 0 ? kept / avail : NAN, 0);
-    free(rec);
     rc |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_EVENTS, "events processed", "events", (double)wk_engine_events(r->eng), 1);

@@ -21,12 +21,6 @@ void wk_account_to(WkAccount *a, const WkPool *p, WkTime now)
     a->last_t = now;
 }
 
-double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy)
-{
-    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
-                          busy ? c->power.busy_activity : 0.0);
-}
-
 double wk_account_power_w(const WkAccount *a, const WkCluster *c)
 {
     return (a->gpu_power_w + a->net_power_w) * c->power.pue;

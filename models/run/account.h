@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/gpu/power.h"
 #include "models/run/pool.h"
 #include "sim/core/time.h"
 
@@ -54,7 +55,11 @@ typedef struct WkAccount {
 void wk_account_to(WkAccount *a, const WkPool *p, WkTime now);
 
 /** Draw of GPU g of c now, busy (held by a running job) or idle, W. */
-double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy);
+static inline double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy)
+{
+    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
+                          busy ? c->power.busy_activity : 0.0);
+}
 
 /** Facility power now, W (PUE included). */
 double wk_account_power_w(const WkAccount *a, const WkCluster *c);

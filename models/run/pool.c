@@ -98,7 +98,9 @@ void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
     WkCluster *c = p->c;
     int busy = p->owner[g] != WK_POOL_NONE;
     int was_down = c->health[g] == WK_GPU_DOWN, free_now = wk_pool_is_free(p, g);
+    int was_slow = c->clock[g] < 1.0f;
     wk_cluster_set_state(c, g, h, clock);
+    p->nslow = p->nslow - (uint32_t)was_slow + (uint32_t)(c->clock[g] < 1.0f);
     if (h == WK_GPU_DOWN && !was_down) {
         p->ndown++;
         p->down_held += busy;

@@ -27,6 +27,7 @@ typedef struct WkPool {
     uint32_t nfree;        /* GPUs free and usable */
     uint32_t ndown;        /* GPUs down */
     uint32_t down_held;    /* of them, held by a (hung) job */
+    uint32_t nslow;        /* GPUs whose own clock is below 1 (throttled, stragglers) */
     uint32_t *node_free;   /* [nodes] free usable GPUs per node */
     uint32_t *pod_free;    /* [pods] free usable GPUs per pod */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */

@@ -90,6 +90,8 @@ static void drop_flows(WkRun *r, uint32_t job)
 static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
+    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->fl.diurnal > 0 && r->fl.diurnal != 1.0))
+        return 1.0; /* one SKU, every clock nominal */
     double ref = c->groups[0].sku->bf16_flops, factor = r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, speed = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);

@@ -50,14 +50,6 @@ static char *assignment(const char *path, const char *value)
 static const WkNode *gen_scalar(WkSweep *s, const WkNode *at, const char *text)
 {
     WkNode *root = s->gen->root;
-    if (root->nkids == root->capkids) {
-        size_t nc = root->capkids ? root->capkids * 2 : 16;
-        WkNode **nk = realloc(root->kids, nc * sizeof *nk);
-        if (!nk)
-            return NULL;
-        root->kids = nk;
-        root->capkids = nc;
-    }
     WkNode *n = calloc(1, sizeof *n);
     if (!n || !(n->str = dup_s(text))) {
         free(n);
@@ -67,9 +59,11 @@ static const WkNode *gen_scalar(WkSweep *s, const WkNode *at, const char *text)
     n->file = at->file;
     n->line = at->line;
     n->col = at->col;
-    n->parent = root;
     n->index = (long)root->nkids;
-    root->kids[root->nkids++] = n;
+    if (wk_node_push(root, n) < 0) {
+        wk_node_free(n);
+        return NULL;
+    }
     return n;
 }
 

@@ -66,6 +66,10 @@ void wk_doc_free(WkDoc *doc);
  * WK_E_INVAL ("--set 'x': expected key.path=value", path through a scalar, ...). */
 int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err);
 
+/** Append kid (taken) to parent's kids and set kid->parent (the caller sets
+ * key or index). Returns 0 or WK_E_NOMEM (kid untouched, still the caller's). */
+int wk_node_push(WkNode *parent, WkNode *kid);
+
 /** Free a node and its subtree (the tree owns keys, strings and kids).
  * NULL is a no-op. Every module that builds or edits trees frees with this. */
 void wk_node_free(WkNode *n);

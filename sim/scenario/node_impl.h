@@ -20,9 +20,6 @@ const char *wk_node_kind(const WkNode *n);
  * digits), else 0. */
 int wk_node_is_index(const char *s, size_t len);
 
-/** Append kid to parent's kids and set kid->parent (the caller sets key or
- * index). Returns 0 or WK_E_NOMEM (kid untouched). */
-int wk_node_push(WkNode *parent, WkNode *kid);
 
 /** Parse len bytes of YAML text (need not be NUL-terminated) into a tree
  * (*root, owned by the caller; NULL for an empty stream) whose nodes name

@@ -168,12 +168,8 @@ static int parse_schedulers(WkSweep *s, const WkNode *n, WkError *err)
             s->scheds[s->nsched++] = info[i].name;
         return 0;
     }
-    const WkNode *const *items = (const WkNode *const *)&n;
-    size_t count = 1;
-    if (n->type == WK_NODE_SEQ) {
-        items = (const WkNode *const *)n->kids;
-        count = n->nkids;
-    }
+    size_t count;
+    const WkNode *const *items = wk_node_items(&n, &count);
     if (count == 0 || n->type == WK_NODE_MAP || n->type == WK_NODE_NULL)
         return wk_node_error(n, WK_E_INVAL, err, "expected a scheduler name, a list of them, or all");
     s->scheds = calloc(count, sizeof *s->scheds);

@@ -280,6 +280,16 @@ int wk_node_push(WkNode *parent, WkNode *kid)
     return 0;
 }
 
+const WkNode *const *wk_node_items(const WkNode *const *np, size_t *count)
+{
+    if ((*np)->type == WK_NODE_SEQ) {
+        *count = (*np)->nkids;
+        return (const WkNode *const *)(*np)->kids;
+    }
+    *count = 1;
+    return np;
+}
+
 void wk_node_free(WkNode *n)
 {
     if (!n)
@@ -313,12 +323,8 @@ int wk_node_seeds(const WkNode *n, size_t max, int unique, uint64_t **out, size_
             (*out)[(*nout)++] = (uint64_t)x;
         return 0;
     }
-    const WkNode *const *items = (const WkNode *const *)&n;
-    size_t count = 1;
-    if (n->type == WK_NODE_SEQ) {
-        items = (const WkNode *const *)n->kids;
-        count = n->nkids;
-    }
+    size_t count;
+    const WkNode *const *items = wk_node_items(&n, &count);
     if (count == 0 || n->type == WK_NODE_NULL)
         return wk_node_error(n, WK_E_INVAL, err, "expected a seed, a list of seeds or {from, to}");
     if (count > max)

@@ -70,6 +70,11 @@ int wk_doc_set(WkDoc *doc, const char *assignment, long n, WkError *err);
  * key or index). Returns 0 or WK_E_NOMEM (kid untouched, still the caller's). */
 int wk_node_push(WkNode *parent, WkNode *kid);
 
+/** The items of the node *np as a list: a sequence's kids, else the node
+ * itself (count 1). np points at the caller's own node pointer, which must
+ * outlive the returned array when it is not a sequence. */
+const WkNode *const *wk_node_items(const WkNode *const *np, size_t *count);
+
 /** Free a node and its subtree (the tree owns keys, strings and kids).
  * NULL is a no-op. Every module that builds or edits trees frees with this. */
 void wk_node_free(WkNode *n);

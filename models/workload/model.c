@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/workload/vision.h"
+
 /* Transformer shapes from the model papers; training set-ups where the
  * paper states them. Fields not stated by a source are marked "choice". */
 static const WkModelSpec presets[] = {
@@ -51,15 +53,22 @@ static const WkModelSpec presets[] = {
         .global_batch = 1024, .micro_batch = 1, .tp = 2, .pp = 1, .cp = 1, .ep = 8, .vp = 1, .zero = 1,
     },
     {
-        /* ResNet-50 (He et al., CVPR'16): 25.6 M parameters, 4.1 G multiply-adds
-         * per 224x224 image forward = 8.2 GFLOP; batch 256 per GPU is a choice. */
-        .name = "resnet50", .kind = WK_MODEL_VISION, .params = 25.6e6, .flops_per_sample = 8.2e9,
-        .batch_per_gpu = 256, .tp = 1, .pp = 1, .cp = 1, .ep = 1, .vp = 1,
+        /* ResNet-50 (He et al., CVPR'16, Table 1): bottleneck stages of 3, 4, 6
+         * and 3 blocks, 64 channels first, 224x224 images, 1000 classes; v1.5
+         * stride placement (NVIDIA DeepLearningExamples). Parameters and FLOPs
+         * derive from the shape (25.6 M; the paper's 4.1 G multiply-adds);
+         * batch 256 per GPU as in that recipe. */
+        .name = "resnet50", .kind = WK_MODEL_VISION, .arch = WK_ARCH_RESNET, .blocks = {3, 4, 6, 3},
+        .width = 64, .image = 224, .classes = 1000, .batch_per_gpu = 256, .tp = 1, .pp = 1, .cp = 1, .ep = 1,
+        .vp = 1,
     },
     {
-        /* ViT-L/16 (Dosovitskiy et al., ICLR'21, Table 1 and 6): 307 M
-         * parameters, 61.6 G multiply-adds per 224x224 image = 123 GFLOP. */
-        .name = "vit-l16", .kind = WK_MODEL_VISION, .params = 307e6, .flops_per_sample = 123.2e9,
+        /* ViT-L/16 (Dosovitskiy et al., ICLR'21, Table 1): 24 layers, hidden
+         * 1024, MLP 4096, 16 heads, 16x16 patches of 224x224 images. Parameters
+         * and FLOPs derive from the shape (the paper: 307 M, 61.6 G
+         * multiply-adds in Table 6); batch 64 per GPU is a choice. */
+        .name = "vit-l16", .kind = WK_MODEL_VISION, .arch = WK_ARCH_VIT, .layers = 24, .hidden = 1024,
+        .heads = 16, .kv_heads = 16, .ffn = 4096, .image = 224, .patch = 16, .classes = 1000,
         .batch_per_gpu = 64, .tp = 1, .pp = 1, .cp = 1, .ep = 1, .vp = 1,
     },
 };
@@ -125,7 +134,7 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        NULL};
+        "arch", "blocks", "width", "image", "patch", "classes", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", NULL};
@@ -157,6 +166,7 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
                 return rc;
         } else if (p) {
             m = *p;
+            wk_vision_derive(&m);
         } else {
             return wk_node_error(basenode, WK_E_NOTFOUND, err, "unknown model '%s' (presets: %s%s)", basename,
                                  wk_model_preset_names(names, sizeof names),
@@ -221,6 +231,8 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
     m.zero = (int)zero;
     m.embedding_bytes = emb_gb * 1e9;
     m.params = params;
+    if ((rc = wk_vision_parse(n, &m, err)) < 0)
+        return rc;
     if (m.kind == WK_MODEL_LLM) {
         const char *miss = !m.layers ? "layers" : !m.hidden ? "hidden" : !m.heads ? "heads" : !m.ffn ? "ffn"
                                                                                        : !m.vocab ? "vocab" : !m.seq_len ? "seq_len" : NULL;

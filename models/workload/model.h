@@ -19,6 +19,10 @@ typedef enum WkModelKind {
     WK_MODEL_RECSYS,
 } WkModelKind;
 
+/* Vision architectures with an operator list; generic: only params and
+ * flops_per_sample are known (timed as one large GEMM, no activations). */
+typedef enum WkVisionArch { WK_ARCH_GENERIC = 0, WK_ARCH_RESNET, WK_ARCH_VIT } WkVisionArch;
+
 typedef enum WkRecompute { WK_RECOMPUTE_NONE = 0, WK_RECOMPUTE_SELECTIVE, WK_RECOMPUTE_FULL } WkRecompute;
 typedef enum WkSchedule { WK_PP_1F1B = 0, WK_PP_INTERLEAVED } WkSchedule;
 typedef enum WkAttention { WK_ATTN_FLASH = 0, WK_ATTN_UNFUSED } WkAttention;
@@ -62,6 +66,12 @@ typedef struct WkModelSpec {
     uint32_t batch_per_gpu; /* samples per GPU per iteration */
     double embedding_bytes; /* recsys: embedding tables, sharded over all GPUs */
     double a2a_bytes_per_sample; /* recsys: embedding all-to-all bytes per sample (forward) */
+    WkVisionArch arch;      /* vision: resnet (bottleneck blocks) or vit (encoder on layers/hidden/heads/ffn) */
+    uint32_t blocks[4];     /* resnet: bottleneck blocks per stage (ResNet-50: 3, 4, 6, 3) */
+    uint32_t width;         /* resnet: channels of the first stage's 3x3 convolutions (64) */
+    uint32_t image;         /* input image side in pixels (224) */
+    uint32_t patch;         /* vit: patch side in pixels (16) */
+    uint32_t classes;       /* classifier outputs (1000) */
 } WkModelSpec;
 
 /** The built-in preset called name, or NULL (static storage). */

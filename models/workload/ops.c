@@ -10,7 +10,7 @@
 
 static const char *const names[WK_OP_NKIND] = {
     "gemm", "attention", "softmax", "norm", "activation", "dropout", "residual",
-    "rotary", "moe-route", "cross-entropy", "embedding", "fp8-cast", "optimizer",
+    "rotary", "moe-route", "cross-entropy", "embedding", "fp8-cast", "optimizer", "batchnorm", "pooling",
 };
 
 const char *wk_ops_name(WkOpKind k) { return k < WK_OP_NKIND ? names[k] : "?"; }
@@ -75,7 +75,7 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
     double qkvo = sh->T * (2 * hq + 2 * hkv) * ELEM;
     if (sh->flash) {
-        double f = 4 * sh->T * sh->s * hq * 0.5 * (bwd ? 2.5 : 1);
+        double f = 4 * sh->T * sh->s * hq * (sh->noncausal ? 1 : 0.5) * (bwd ? 2.5 : 1);
         double eff = bwd ? c->e->attn_bwd : c->e->attn_fwd;
         return book(c, WK_OP_ATTN, f / (c->peak * eff), (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
     }
@@ -165,6 +165,24 @@ double wk_ops_embed(WkOpsCtx *c, const WkOpsShape *sh)
     double x = sh->T * sh->h;
     return memop(c, WK_OP_EMBED, 2 * x * ELEM, 0) + memop(c, WK_OP_EMBED, x * (ELEM + 8), x);
 }
+
+double wk_ops_gemm(WkOpsCtx *c, double M, double K, double N, double n, int bwd)
+{
+    return gemm_fb(c, M, K, N, n, bwd);
+}
+
+double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd)
+{
+    double bw = c->hbm * c->e->mem_max, f = 2 * M * K * N;
+    double x = in * ELEM, w = K * N * ELEM, y = M * N * ELEM;
+    double tc = wk_eff_gemm_s(c->e, f, c->peak, 0);
+    if (!bwd)
+        return book(c, WK_OP_GEMM, tc, (x + w + y) / bw, 1);
+    /* data gradient: dy and W in, dx out; weight gradient: x and dy in, dW out */
+    return book(c, WK_OP_GEMM, tc, (y + w + x) / bw, 1) + book(c, WK_OP_GEMM, tc, (x + y + w) / bw, 1);
+}
+
+double wk_ops_mem(WkOpsCtx *c, WkOpKind k, double bytes, double vflops) { return memop(c, k, bytes, vflops); }
 
 double wk_ops_optimizer(WkOpsCtx *c, double params)
 {

@@ -26,6 +26,8 @@ typedef enum WkOpKind {
     WK_OP_EMBED,     /* input embedding lookup and its gradient */
     WK_OP_CAST,      /* FP8 casts and scaling */
     WK_OP_OPTIM,     /* Adam step, gradient norm and clipping */
+    WK_OP_BATCHNORM, /* convolutional nets: batch normalisation (two passes) */
+    WK_OP_POOL,      /* convolutional nets: max / average pooling */
     WK_OP_NKIND
 } WkOpKind;
 
@@ -50,6 +52,7 @@ typedef struct WkOpsShape {
     int fp8;          /* FP8 GEMMs with casts */
     double experts, top_k, ep; /* MoE (experts 0 = dense) */
     double imbalance; /* tokens of the busiest expert / mean (>= 1) */
+    int noncausal;    /* 1: every query attends every key (encoders: ViT); 0: causal */
 } WkOpsShape;
 
 /* Where the operators run and where their times are summed. */
@@ -78,6 +81,21 @@ double wk_ops_embed(WkOpsCtx *c, const WkOpsShape *sh);
 /** Optimizer step over `params` parameters updated on this rank: Adam
  * (34 bytes per parameter) and the gradient norm. */
 double wk_ops_optimizer(WkOpsCtx *c, double params);
+
+/** A GEMM (M x K) . (K x N), n of them in one kernel, forward (bwd 0) or its
+ * data- and weight-gradient GEMMs (bwd 1), booked as WK_OP_GEMM. Returns its time. */
+double wk_ops_gemm(WkOpsCtx *c, double M, double K, double N, double n, int bwd);
+
+/** A convolution as the implicit GEMM cuDNN runs (M = images x output
+ * positions, K = in-channels x kernel area, N = out-channels), forward or its
+ * two gradient GEMMs, booked as WK_OP_GEMM. Unlike wk_ops_gemm its memory
+ * term reads the input tensor (`in` elements, not the M x K unfolded
+ * matrix), the weights and the output once. Returns its time. */
+double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd);
+
+/** A memory-bound operator of kind k moving `bytes` on HBM with `vflops`
+ * vector FLOPs, booked with one kernel launch. Returns its time. */
+double wk_ops_mem(WkOpsCtx *c, WkOpKind k, double bytes, double vflops);
 
 /** Short name of an operator kind ("gemm", "attention", ...). */
 const char *wk_ops_name(WkOpKind k);

@@ -8,6 +8,7 @@
 
 #include "models/net/collective.h"
 #include "models/workload/perf_comm.h"
+#include "models/workload/vision.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -203,7 +204,11 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     return check_memory(m, env, r, err);
 }
 
-/* Vision and recommendation jobs: data parallel over all GPUs. */
+/* Vision and recommendation jobs: data parallel over all GPUs. Compute:
+ * the operator list of a ResNet or ViT (vision.c); a generic model is one
+ * large GEMM of 3 x its forward FLOPs (an upper bound on speed). A
+ * recommendation model adds its embedding lookups (memory-bound) and the
+ * embedding all-to-all. */
 static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r, WkError *err)
 {
     double peak_nom = env->sku->bf16_flops;
@@ -212,9 +217,25 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double bwi = env->nvlink_bw * e.nvlink_eff, bwx = env->net_bw * e.net_eff;
     double B = m->batch_per_gpu;
     uint32_t n = env->gpus;
+    WkOpsCtx c = {.e = &e, .peak = peak_nom * env->speed, .hbm = env->sku->hbm_bw_bytes_per_s * env->speed,
+                  .speed = env->speed, .mult = 1, .acc = r->ops};
+    double act = 0;
     r->dp = n;
     r->micro_batches = 1;
-    r->compute_s = 3 * m->flops_per_sample * B / peak;
+    if (m->kind == WK_MODEL_VISION && m->arch != WK_ARCH_GENERIC) {
+        r->compute_s = wk_vision_step_s(&c, m, B, &act);
+        r->optim_s = wk_ops_optimizer(&c, m->params);
+    } else {
+        r->compute_s = 3 * m->flops_per_sample * B / peak;
+    }
+    if (m->kind == WK_MODEL_RECSYS && m->a2a_bytes_per_sample > 0) {
+        /* pooled embedding rows: forward reads the rows and writes the pooled
+         * vectors (2 x), backward reads their gradient and updates the rows
+         * (read-modify-write, 3 x); the exchanged vectors are kept (2 x) */
+        double x = B * m->a2a_bytes_per_sample;
+        r->compute_s += wk_ops_mem(&c, WK_OP_EMBED, 2 * x, 0) + wk_ops_mem(&c, WK_OP_EMBED, 3 * x, x / 2);
+        act += 2 * x;
+    }
     double bytes = 2 * m->params;
     double t_dp = 0;
     if (n > 1) {
@@ -238,14 +259,14 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
         double lat = env->multi_domain ? p->lat_inter_s : p->lat_intra_s;
         r->ep_s = 2 * wk_coll_all_to_all_s(B * m->a2a_bytes_per_sample, n, bw, lat); /* forward + backward */
     }
-    r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->interference_s;
+    r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s;
     r->samples_per_iter = B * n;
     r->model_flops_per_iter = 3 * m->flops_per_sample * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / n / 1e12;
     r->mfu = r->model_flops_per_iter / r->iter_s / n / peak_nom;
     r->mem_state_bytes = 16 * m->params + m->embedding_bytes / n;
-    r->mem_act_bytes = 0; /* not modelled for these kinds */
-    r->mem_bytes = r->mem_state_bytes;
+    r->mem_act_bytes = act;
+    r->mem_bytes = r->mem_state_bytes + r->mem_act_bytes;
     return check_memory(m, env, r, err);
 }
 

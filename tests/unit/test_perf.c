@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "models/gpu/catalog.h"
 #include "models/run/eval.h"
 #include "models/run/hooks.h"
 #include "models/workload/model.h"
@@ -260,6 +261,109 @@ static void test_model_job_too_big_for_memory_is_refused_at_prepare(void **state
     assert_non_null(strstr(err.msg, "short"));
 }
 
+static WkPerfResult eval_ok(const WkModelSpec *m, WkPerfEnv env)
+{
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    if (wk_perf_eval(m, &env, &pp, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    return r;
+}
+
+static void test_resnet50_shape_gives_the_papers_parameters_and_flops(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: resnet50\n");
+    /* He et al. (CVPR'16) Table 1: 25.6 M parameters (25,557,032 counted
+     * layer by layer), 4.1 G multiply-adds per 224x224 image */
+    assert_float_equal(m.params, 25557032, 1);
+    assert_true(fabs(m.flops_per_sample / 8.2e9 - 1) < 0.03);
+}
+
+static void test_vit_l16_shape_gives_the_papers_parameters_and_flops(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: vit-l16\n");
+    /* Dosovitskiy et al. (ICLR'21): 307 M parameters, 61.6 G multiply-adds */
+    assert_true(fabs(m.params / 307e6 - 1) < 0.02);
+    assert_true(fabs(m.flops_per_sample / 123.2e9 - 1) < 0.01);
+}
+
+static void test_vision_shape_errors_are_positioned(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "model: {kind: vision, arch: resnet, blocks: [3, 4, 6], batch_per_gpu: 8}\n",
+        "model: {kind: vision, arch: resnet, blocks: [3, 4, 6, 3], params: 1e6}\n",
+        "model: {kind: vision, arch: vit, hidden: 64, heads: 4, ffn: 256}\n",
+        "model: {kind: vision, arch: vit, layers: 2, hidden: 64, heads: 4, ffn: 256, image: 100, patch: 16}\n",
+        "model: {kind: llm, arch: vit, layers: 2, hidden: 64, heads: 4, ffn: 256, vocab: 10, seq_len: 8}\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        WkModelSpec m;
+        WkError err;
+        wk_error_clear(&err);
+        assert_int_equal(wk_model_parse(yaml_node(bad[i], "model"), NULL, &m, &err), WK_E_INVAL);
+        assert_non_null(strstr(err.where, "t.yaml:1:"));
+    }
+}
+
+/* Batch normalisation, ReLU and residual adds are memory-bound: a ResNet step
+ * takes longer than its convolutions at the GEMM peak, and it keeps
+ * activations that grow with the batch. */
+static void test_resnet_step_pays_memory_bound_operators_and_keeps_activations(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: resnet50\n");
+    WkPerfEnv env = {.sku = wk_catalog_find("A100-SXM-80G"), .speed = 1, .gpus = 1, .nvlink_gpus = 8,
+                     .nvlink_bw = 300e9, .net_bw = 25e9};
+    WkPerfResult r = eval_ok(&m, env);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    double gemm_bound = 3 * m.flops_per_sample * m.batch_per_gpu / (env.sku->bf16_flops * e->mat_max);
+    assert_true(r.compute_s > 1.5 * gemm_bound);
+    assert_true(r.ops[WK_OP_BATCHNORM].s > 0 && r.ops[WK_OP_BATCHNORM].memory_s > 0.9 * r.ops[WK_OP_BATCHNORM].s);
+    /* activations: at least the BF16 output of every convolution (~11 M
+     * elements per image), linear in the batch */
+    assert_true(r.mem_act_bytes > 256 * 11e6 * 2);
+    m.batch_per_gpu = 128;
+    WkPerfResult h = eval_ok(&m, env);
+    assert_float_equal(h.mem_act_bytes * 2, r.mem_act_bytes, r.mem_act_bytes * 1e-12);
+    assert_true(h.iter_s < r.iter_s);
+}
+
+/* A recommendation model moves its pooled embedding rows through HBM and
+ * keeps the exchanged vectors. */
+static void test_recsys_embedding_lookups_cost_memory_time(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {kind: recsys, params: 2.5e7, flops_per_sample: 1e8, batch_per_gpu: 4096,"
+                          " embedding_gb: 100, a2a_bytes_per_sample: 6656}\n");
+    WkPerfResult r = eval_ok(&m, env_h100(64));
+    assert_true(r.ops[WK_OP_EMBED].s > 0);
+    assert_float_equal(r.mem_act_bytes, 2.0 * 4096 * 6656, 1);
+    assert_true(r.ep_s > 0);
+}
+
+/* Context parallelism splits the sequence over cp ranks, which must then
+ * exchange keys and values (ring attention's all-gather): cp > 1 costs
+ * communication, more for longer sequences, and none at cp = 1. */
+static void test_context_parallel_costs_kv_exchange(void **state)
+{
+    (void)state;
+    WkModelSpec m1 = model("model: {base: llama3-8b, tp: 1, pp: 1, cp: 1, seq_len: 16384, global_batch: 16, recompute: full}\n");
+    WkModelSpec m4 = model("model: {base: llama3-8b, tp: 1, pp: 1, cp: 4, seq_len: 16384, global_batch: 16, recompute: full}\n");
+    WkModelSpec l4 = model("model: {base: llama3-8b, tp: 1, pp: 1, cp: 4, seq_len: 32768, global_batch: 16, recompute: full}\n");
+    WkPerfResult r1 = eval_ok(&m1, env_h100(16)), r4 = eval_ok(&m4, env_h100(16)), rl = eval_ok(&l4, env_h100(16));
+    assert_float_equal(r1.cp_s, 0, 0);
+    assert_true(r4.cp_s > 0);
+    assert_true(rl.cp_s > 1.5 * r4.cp_s);
+    /* splitting the sequence does not make the job faster per GPU for free:
+     * the same global batch on the same GPUs, same model FLOPs */
+    assert_true(r4.mfu < r1.mfu * 1.10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +377,12 @@ int main(void)
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),
+        cmocka_unit_test_teardown(test_resnet50_shape_gives_the_papers_parameters_and_flops, teardown),
+        cmocka_unit_test_teardown(test_vit_l16_shape_gives_the_papers_parameters_and_flops, teardown),
+        cmocka_unit_test_teardown(test_vision_shape_errors_are_positioned, teardown),
+        cmocka_unit_test_teardown(test_resnet_step_pays_memory_bound_operators_and_keeps_activations, teardown),
+        cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
+        cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fail_grow.c — elastic jobs grow back: when repaired GPUs return, an
- * elastic job running on fewer GPUs than it asked for restarts on its GPUs
- * plus free ones (whole free nodes first) with the largest DP degree up to
- * its request, paying the restart cost a shrink pays (checkpoint restore +
- * launch). Shrinking is in fail_recover.c. */
+/* fail_grow.c — elastic jobs grow back: when capacity returns (a repair or
+ * a job's end), an elastic job running on fewer GPUs than it asked for
+ * restarts on its GPUs plus free ones (whole free nodes first) with the
+ * largest DP degree up to its request, paying the restart cost a shrink pays
+ * (checkpoint restore + launch). Only jobs on the shrunk list are looked at.
+ * Shrinking is in fail_recover.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,34 @@ static int try_grow(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
+int wk_runfail_note_shrunk(WkRun *r, uint32_t job, WkError *err)
+{
+    if (r->rt[job].on_shrunk)
+        return 0;
+    if (!r->fl.shrunk && !(r->fl.shrunk = malloc(r->wl.n * sizeof *r->fl.shrunk)))
+        return wk_error_nomem(err, "elastic job list");
+    r->fl.shrunk[r->fl.nshrunk++] = job;
+    r->rt[job].on_shrunk = 1;
+    return 0;
+}
+
 int wk_runfail_grow_elastic(WkRun *r, WkError *err)
 {
-    for (size_t j = 0; j < r->wl.n; j++) {
-        int rc = try_grow(r, (uint32_t)j, err);
+    /* in list order (the order they shrank); a job leaves the list once it
+     * is back at its request or no longer running */
+    for (size_t i = 0; i < r->fl.nshrunk;) {
+        uint32_t job = r->fl.shrunk[i];
+        int rc = try_grow(r, job, err);
         if (rc < 0)
             return rc;
+        const WkJobRt *rt = &r->rt[job];
+        if (rt->state != WK_JOB_RUNNING || r->wl.jobs[job].gpus >= rt->gpus_req) {
+            memmove(r->fl.shrunk + i, r->fl.shrunk + i + 1, (r->fl.nshrunk - i - 1) * sizeof *r->fl.shrunk);
+            r->fl.nshrunk--;
+            r->rt[job].on_shrunk = 0;
+        } else {
+            i++;
+        }
     }
     return 0;
 }

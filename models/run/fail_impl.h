@@ -52,12 +52,12 @@ uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, ui
 /** Restart a running elastic job at once on gpus[0..n) (another number of
  * replicas): back to the queue, then started there paying its pending
  * restart cost. */
+/** Put an elastic job that just shrank on the list of jobs that may grow
+ * back (once). 0 or WK_E_NOMEM. */
+int wk_runfail_note_shrunk(WkRun *r, uint32_t job, WkError *err);
+
 int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
 
-/** After a repair: every running elastic job below its request grows back
- * to the largest DP degree up to the request that its GPUs and the free
- * ones allow (whole free nodes first), restarting at the cost of a shrink. */
-int wk_runfail_grow_elastic(WkRun *r, WkError *err);
 
 /** Hot spares: hold the last failures.spare_nodes nodes out of scheduling
  * (at set-up); give a repaired, idle node back to the spare pool when it

@@ -173,6 +173,8 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
     if (pick) {
         r->fl.shrinks++;
         rc = wk_runfail_elastic_restart(r, job, surv, pick, err);
+        if (rc == 0)
+            rc = wk_runfail_note_shrunk(r, job, err);
     }
     free(surv);
     return rc;

@@ -77,6 +77,8 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if ((rc = wk_lifecycle_release(r, ev->target, now, err)) < 0)
         return rc;
     r->completed++;
+    if (r->fl.nshrunk && (rc = wk_runfail_grow_elastic(r, err)) < 0)
+        return rc;
     rc = wk_sched_host_release(&r->si, err);
     if (rc < 0)
         return rc;
@@ -334,6 +336,7 @@ void wk_run_free(WkRun *r)
     free(r->fl.incidents);
     wk_account_fini(&r->acct);
     free(r->fl.waitlist);
+    free(r->fl.shrunk);
     free(r->fl.proc_rng);
     wk_fail_fini(&r->fail);
     wk_cluster_fini(&r->cluster);

@@ -27,6 +27,7 @@ typedef struct WkJobRt {
     uint32_t token;            /* cancellation token of its end event */
     uint8_t state;             /* WkJobState */
     uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
+    uint8_t on_shrunk;         /* 1: listed in WkRunFail.shrunk */
     const char *reject_reason; /* static string from the policy */
     /* progress of every job across preemptions and restarts */
     WkTime left_ns;            /* plain jobs: run time still to go on the reference SKU at full clock */
@@ -98,6 +99,8 @@ typedef struct WkRunFail {
     double lost_gpu_s;      /* GPU-seconds of work rolled back */
     uint32_t *waitlist;     /* owned: jobs waiting in place for repairs (room for every job) */
     size_t nwait;
+    uint32_t *shrunk;       /* owned: elastic jobs that shrank and may grow back (room for every job) */
+    size_t nshrunk;
 } WkRunFail;
 
 struct WkRun {
@@ -196,6 +199,10 @@ int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, uint32_t job);
 /** Effective clock factor of a GPU (its clock x the time-of-day factor). */
 double wk_runfail_clock(const WkRun *r, uint32_t gpu);
+/** Capacity came back (repair or job end): elastic jobs below their request
+ * grow onto free GPUs, before the scheduler sees them. O(shrunk jobs): a no-op
+ * when none has shrunk (models/run/fail_grow.c). */
+int wk_runfail_grow_elastic(WkRun *r, WkError *err);
 
 /** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
 extern const WkSchedHostOps wk_run_sched_host;

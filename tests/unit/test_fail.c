@@ -351,6 +351,31 @@ static void test_elastic_job_grows_back_after_the_repair(void **state)
     test_run_free(&t);
 }
 
+static void test_elastic_job_grows_back_when_another_job_ends(void **state)
+{
+    (void)state;
+    /* node 2 stays down for 30 days; the elastic job shrinks to 32 GPUs (24
+     * survivors left idle do not make another replica of 32); when the
+     * 16-GPU job ends at 3 h, 40 free GPUs let it return to 64 */
+    TestRun t;
+    run_format(&t, "cluster: {nodes: 10}\n"
+                   "failures: {enabled: false, health_check: 0s, incidents: [{at: 1h, kind: down, node: %d, duration: 30d}]}\n"
+                   "checkpoint: {interval: 30m, launch: 60s}\n"
+                   "workload: {source: inline, jobs: [{submit: 0, gpus: 64, iterations: 5000,\n"
+                   "                                   model: {base: llama3-8b, global_batch: 512, elastic: true}},\n"
+                   "                                  {submit: 0, gpus: 16, duration: 3h}]}\n",
+               2);
+    WkRunJobView v = wk_run_hooks_job(t.run, 0);
+    assert_int_equal((int)test_metric(&t, "elastic_shrinks"), 1);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).state, WK_JOB_COMPLETED);
+    assert_true(v.end > wk_run_hooks_job(t.run, 1).end);
+    assert_int_equal(v.state, WK_JOB_COMPLETED);
+    assert_int_equal(wk_run_hooks_workload(t.run)->jobs[0].gpus, 64);
+    for (uint32_t i = 0; i < 64; i++) /* never on the dead node */
+        assert_true(v.gpus[i] < 16 || v.gpus[i] >= 24);
+    test_run_free(&t);
+}
+
 static void test_failure_classes_draw_from_independent_streams(void **state)
 {
     (void)state;
@@ -593,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_elastic_job_shrinks_onto_the_surviving_gpus),
         cmocka_unit_test(test_diurnal_clock_re_rates_each_running_job_once_an_hour),
         cmocka_unit_test(test_elastic_job_grows_back_after_the_repair),
+        cmocka_unit_test(test_elastic_job_grows_back_when_another_job_ends),
         cmocka_unit_test(test_failure_classes_draw_from_independent_streams),
         cmocka_unit_test(test_bad_failure_input_is_refused_with_position),
         cmocka_unit_test(test_every_class_has_one_name_and_a_consistent_row),

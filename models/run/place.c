@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* place.c — placement strategies any policy can use: first-fit, pack
+/* place.c — placement strategies any policy can use: exclusive (the
+ * default: whole nodes for jobs of a node or more, best fit in one node for
+ * smaller ones), and the GPU-granular what-if strategies first-fit, pack
  * (fewest nodes, then leaves and pods, tightest fit first), spread (across
  * as many pods and nodes as possible) and round-robin (next fit). They only
  * read the free-GPU pool; the policy then calls wk_sched_start. */
@@ -179,6 +181,127 @@ static int spread(const WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(ui
     return k == n ? 0 : WK_E_NOROOM;
 }
 
+/* Best fit in one node: the node with the fewest free allowed GPUs that
+ * hold n (lowest id on ties), skipping nodes with used[nd] set (used may be
+ * NULL). cnt: per-node counts when allowed is set (else node_free). */
+static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, const uint8_t *used)
+{
+    const uint32_t *f = cnt ? cnt : pl->node_free;
+    uint32_t best = UINT32_MAX, bestfree = UINT32_MAX, tight = n;
+    if (!cnt && !used) { /* the tightest count that holds n, off the histogram */
+        while (tight <= pl->max_node && !pl->by_free[tight])
+            tight++;
+        if (tight > pl->max_node)
+            return UINT32_MAX;
+    }
+    for (uint32_t nd = 0; nd < pl->c->nodes; nd++)
+        if (f[nd] >= n && f[nd] < bestfree && !(used && used[nd])) {
+            best = nd;
+            bestfree = f[nd];
+            if (bestfree == tight) /* nothing tighter exists */
+                break;
+        }
+    return best;
+}
+
+/* Groups (leaf blocks or pods) ordered for whole-node allocation: the
+ * tightest group whose idle capacity cap[] holds `want` GPUs alone, else
+ * every group by capacity, most first (ties by id). Returns the count in
+ * order[]. */
+static uint32_t group_order(const uint32_t *cap, uint32_t ngroups, uint64_t want, uint32_t *order)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < ngroups; b++)
+        if (cap[b] >= want && (best == UINT32_MAX || cap[b] < cap[best]))
+            best = b;
+    if (best != UINT32_MAX) {
+        order[0] = best;
+        return 1;
+    }
+    uint32_t k = 0;
+    for (uint32_t b = 0; b < ngroups; b++) {
+        if (!cap[b])
+            continue;
+        uint32_t j = k++; /* insertion: groups are at most a few thousand and this path is rare */
+        while (j > 0 && (cap[order[j - 1]] < cap[b]))
+            j--;
+        for (uint32_t m = k - 1; m > j; m--)
+            order[m] = order[m - 1];
+        order[j] = b;
+    }
+    return k;
+}
+
+/* Exclusive (node-granular) placement, the default. A job of at least the
+ * largest node's GPUs takes idle nodes (every GPU free and allowed) whole,
+ * in node order inside the tightest leaf block that holds its whole nodes,
+ * else the tightest pod, else pods with the most idle GPUs first; the
+ * remainder that is not a whole node goes best fit into one more node. A
+ * smaller job goes best fit into one node. */
+static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint32_t, void *), void *user)
+{
+    const WkCluster *c = pl->c;
+    uint32_t S = pl->max_node;
+    uint32_t *cnt = NULL;
+    if (allowed) {
+        cnt = pl->scratch;
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            cnt[nd] = node_count(pl, nd, allowed, user);
+    }
+    if (n < S) {
+        uint32_t nd = best_node(pl, n, cnt, NULL);
+        if (nd == UINT32_MAX)
+            return WK_E_NOROOM;
+        node_take(pl, nd, n, out, allowed, user);
+        return 0;
+    }
+    uint32_t rem = n % S;
+    uint64_t whole = (uint64_t)n - rem;
+    if (!allowed && pl->idle_gpus < whole)
+        return WK_E_NOROOM;
+    const uint32_t *f = cnt ? cnt : pl->node_free;
+    size_t ng = pl->nblocks > c->pods ? pl->nblocks : c->pods;
+    uint32_t *cap = pl->scratch + c->nodes, *gorder = cap + ng, *picked = gorder + ng;
+    /* level 1: leaf blocks; level 2: pods (also when no block suffices) */
+    for (int level = 0; level < 2; level++) {
+        const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
+        uint32_t ngroups = level == 0 ? pl->nblocks : c->pods;
+        for (uint32_t b = 0; b < ngroups; b++)
+            cap[b] = 0;
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            if (f[nd] && f[nd] == wk_pool_node_gpus(pl, nd))
+                cap[grp[nd]] += f[nd];
+        uint32_t m = group_order(cap, ngroups, whole, gorder);
+        if (level == 0 && m != 1)
+            continue; /* no single leaf block holds it: choose by pods */
+        uint32_t npick = 0, k = 0;
+        for (uint32_t i = 0; i < m && k < whole; i++)
+            for (uint32_t nd = 0; nd < c->nodes && k < whole; nd++) {
+                uint32_t sz = wk_pool_node_gpus(pl, nd);
+                if (grp[nd] != gorder[i] || f[nd] != sz || !sz || whole - k < sz)
+                    continue;
+                k += node_take(pl, nd, sz, out + k, allowed, user);
+                picked[npick++] = nd;
+            }
+        if (n - k >= S)
+            continue; /* mixed node sizes left a whole node's worth: try the pods */
+        if (k < n) { /* the remainder: best fit in one node not taken whole */
+            uint8_t *used = calloc(c->nodes, 1);
+            if (!used)
+                return WK_E_NOMEM;
+            for (uint32_t i = 0; i < npick; i++)
+                used[picked[i]] = 1;
+            uint32_t nd = best_node(pl, n - k, cnt, used);
+            free(used);
+            if (nd == UINT32_MAX)
+                return WK_E_NOROOM;
+            node_take(pl, nd, n - k, out + k, allowed, user);
+        }
+        return 0;
+    }
+    return WK_E_NOROOM;
+}
+
 int wk_pool_place(WkPool *pl, WkPlacement how, uint32_t n, uint32_t *out,
                       int (*allowed)(uint32_t gpu, void *user), void *user)
 {
@@ -188,6 +311,7 @@ int wk_pool_place(WkPool *pl, WkPlacement how, uint32_t n, uint32_t *out,
         return WK_E_NOROOM;
     int rc;
     switch (how) {
+    case WK_PLACE_EXCLUSIVE: rc = exclusive(pl, n, out, allowed, user); break;
     case WK_PLACE_PACK: rc = pack(pl, n, out, allowed, user); break;
     case WK_PLACE_SPREAD: rc = spread(pl, n, out, allowed, user); break;
     case WK_PLACE_ROUND_ROBIN:

@@ -15,7 +15,17 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     p->node_free = malloc(((size_t)c->nodes + 1) * sizeof *p->node_free);
     p->pod_free = calloc((size_t)c->pods + 1, sizeof *p->pod_free);
     p->reserved = calloc((size_t)c->nodes + 1, 1);
-    if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved)
+    p->node_block = malloc(((size_t)c->nodes + 1) * sizeof *p->node_block);
+    for (uint32_t nd = 0; nd < c->nodes; nd++)
+        if (wk_pool_node_gpus(p, nd) > p->max_node)
+            p->max_node = wk_pool_node_gpus(p, nd);
+    p->by_free = calloc((size_t)p->max_node + 1, sizeof *p->by_free);
+    int fabric = c->fabric.spec.kind != WK_FABRIC_NONE;
+    p->nblocks = fabric ? c->fabric.leaves : c->pods;
+    size_t groups = p->nblocks > c->pods ? p->nblocks : c->pods;
+    p->scratch = malloc((2 * (size_t)c->nodes + 2 * groups + 2) * sizeof *p->scratch);
+    if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved || !p->node_block ||
+        !p->by_free || !p->scratch)
         return wk_error_nomem(err, "GPU pool");
     for (uint32_t g = 0; g < c->gpus; g++)
         p->owner[g] = WK_POOL_NONE;
@@ -27,6 +37,10 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     for (uint32_t nd = 0; nd < c->nodes; nd++) {
         p->node_free[nd] = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
         p->pod_free[c->node_pod[nd]] += p->node_free[nd];
+        p->by_free[p->node_free[nd]]++;
+        p->idle_gpus += p->node_free[nd];
+        uint32_t b = fabric ? wk_cluster_leaf_of(c, c->node_first_gpu[nd]) : c->node_pod[nd];
+        p->node_block[nd] = b < p->nblocks ? b : p->nblocks - 1;
     }
     return 0;
 }
@@ -38,6 +52,9 @@ void wk_pool_fini(WkPool *p)
     free(p->node_free);
     free(p->pod_free);
     free(p->reserved);
+    free(p->by_free);
+    free(p->node_block);
+    free(p->scratch);
     memset(p, 0, sizeof *p);
 }
 
@@ -46,7 +63,11 @@ void wk_pool_take(WkPool *p, uint32_t g)
     p->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
     p->nfree--;
     uint32_t node = p->c->gpu_node[g];
+    if (p->node_free[node] == wk_pool_node_gpus(p, node))
+        p->idle_gpus -= p->node_free[node];
+    p->by_free[p->node_free[node]]--;
     p->node_free[node]--;
+    p->by_free[p->node_free[node]]++;
     p->pod_free[p->c->node_pod[node]]--;
     size_t words = ((size_t)p->c->gpus + 63) / 64;
     while (p->free_hint < words && p->freebits[p->free_hint] == 0)
@@ -58,7 +79,11 @@ void wk_pool_give(WkPool *p, uint32_t g)
     p->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
     p->nfree++;
     uint32_t node = p->c->gpu_node[g];
+    p->by_free[p->node_free[node]]--;
     p->node_free[node]++;
+    p->by_free[p->node_free[node]]++;
+    if (p->node_free[node] == wk_pool_node_gpus(p, node))
+        p->idle_gpus += p->node_free[node];
     p->pod_free[p->c->node_pod[node]]++;
     if (g >> 6 < p->free_hint)
         p->free_hint = g >> 6;

@@ -30,6 +30,12 @@ typedef struct WkPool {
     uint32_t nslow;        /* GPUs whose own clock is below 1 (throttled, stragglers) */
     uint32_t *node_free;   /* [nodes] free usable GPUs per node */
     uint32_t *pod_free;    /* [pods] free usable GPUs per pod */
+    uint32_t max_node;     /* GPUs of the largest node */
+    uint32_t *by_free;     /* [max_node + 1] nodes with exactly k free usable GPUs */
+    uint32_t idle_gpus;    /* GPUs of idle nodes (every GPU of the node free and usable) */
+    uint32_t *node_block;  /* [nodes] leaf block: the leaf of the node's first NIC (its pod without a fabric) */
+    uint32_t nblocks;      /* leaf blocks (ids < nblocks) */
+    uint32_t *scratch;     /* [2 * nodes + 2 * max(pods, nblocks) + 2] placement scratch */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */
 } WkPool;
@@ -66,9 +72,19 @@ void wk_pool_release(WkPool *p, uint32_t g);
  * rejoins it when no job holds it and its node is not a spare. */
 void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock);
 
+/** GPUs of node nd. */
+static inline uint32_t wk_pool_node_gpus(const WkPool *p, uint32_t nd)
+{
+    return p->c->node_first_gpu[nd + 1] - p->c->node_first_gpu[nd];
+}
+
 /** Place n GPUs with strategy how into out[0..n), optionally only GPUs with
- * allowed(g, user) != 0 (models/run/place.c). Returns 0, or WK_E_NOROOM when
- * fewer than n such GPUs are free (out then unspecified). */
+ * allowed(g, user) != 0 (models/run/place.c). out lists the GPUs in rank
+ * order: with WK_PLACE_EXCLUSIVE a job of max_node GPUs or more gets whole
+ * idle nodes, node after node (so tensor-parallel groups that divide a node
+ * stay inside it), the remainder best fit in one more node; a smaller job
+ * goes into one node (best fit). Returns 0, WK_E_NOROOM when the GPUs are
+ * not free in the required shape (out then unspecified), or WK_E_NOMEM. */
 int wk_pool_place(WkPool *p, WkPlacement how, uint32_t n, uint32_t *out,
                   int (*allowed)(uint32_t gpu, void *user), void *user);
 

@@ -138,7 +138,7 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
     if (sn && sn->type == WK_NODE_SCALAR) {
         name = sn->str;
     } else if (sn && sn->type == WK_NODE_MAP) {
-        static const char *const places[] = {"first-fit", "pack", "spread", "round-robin", NULL};
+        static const char *const places[] = {"exclusive", "first-fit", "pack", "spread", "round-robin", NULL};
         int place = 0;
         int rc = wk_node_str(sn, "name", 1, &name, err);
         if (rc < 0 || (rc = wk_node_enum(sn, "placement", 0, places, &place, err)) < 0 ||

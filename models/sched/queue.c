@@ -206,8 +206,8 @@ const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job)
 
 int wk_queue_common_opts(const WkNode *params, WkPlacement *how, WkTime *cost_ns, WkError *err)
 {
-    static const char *const places[] = {"first-fit", "pack", "spread", "round-robin", NULL};
-    int place = WK_PLACE_FIRST_FIT;
+    static const char *const places[] = {"exclusive", "first-fit", "pack", "spread", "round-robin", NULL};
+    int place = WK_PLACE_EXCLUSIVE;
     WkTime cost = 10 * WK_NS_PER_MIN; /* as models/run.c */
     int rc = 0;
     if (params && ((rc = wk_node_enum(params, "placement", 0, places, &place, err)) < 0 ||

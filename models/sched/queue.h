@@ -96,7 +96,7 @@ int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
 const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job);
 
 /** Read the options the run also reads but does not expose to policies:
- * `placement` (into *how; WK_PLACE_FIRST_FIT when absent) and
+ * `placement` (into *how; WK_PLACE_EXCLUSIVE when absent) and
  * `preemption_cost` (into *cost_ns; 10 min when absent, the run's default).
  * params may be NULL. Either out pointer may be NULL. Returns 0 or the
  * reader's positioned error. */

@@ -20,7 +20,7 @@
 #define WK_SCHED_ABI 1
 
 /* Keys every policy accepts in its `scheduler:` map (the run reads them):
- * name, placement (first-fit | pack | spread | round-robin), preemption_cost
+ * name, placement (exclusive | first-fit | pack | spread | round-robin), preemption_cost
  * (a duration: checkpoint + restart paid by a preempted job when it resumes),
  * tick (period of on_tick calls). Put this first in a policy's known-keys list. */
 #define WK_SCHED_COMMON_KEYS "name", "placement", "preemption_cost", "tick"
@@ -28,10 +28,13 @@
 typedef struct WkSchedCtx WkSchedCtx;
 
 typedef enum WkPlacement {
-    WK_PLACE_FIRST_FIT = 0, /* the lowest-numbered free GPUs */
-    WK_PLACE_PACK,          /* fewest nodes, then leaves and pods: tightest fit first */
-    WK_PLACE_SPREAD,        /* across as many pods and nodes as possible */
-    WK_PLACE_ROUND_ROBIN,   /* next fit: first fit starting after the last placement */
+    WK_PLACE_EXCLUSIVE = 0, /* the default: whole idle nodes (node order) for a job of a
+                               node's GPUs or more, the remainder and smaller jobs best fit
+                               in one node; tightest leaf block, then pod */
+    WK_PLACE_FIRST_FIT,     /* GPU-granular: the lowest-numbered free GPUs */
+    WK_PLACE_PACK,          /* GPU-granular: fewest nodes, then leaves and pods: tightest fit first */
+    WK_PLACE_SPREAD,        /* GPU-granular: across as many pods and nodes as possible */
+    WK_PLACE_ROUND_ROBIN,   /* GPU-granular: next fit: first fit starting after the last placement */
 } WkPlacement;
 
 typedef struct WkSchedOps {

@@ -189,8 +189,10 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
     const WkCluster *c = wk_sched_cluster(ctx);
     wk_sci_defaults(&s->p);
     int rc = params ? read_params(&s->p, params, err) : 0;
-    if (rc < 0)
+    WkPlacement how;
+    if (rc < 0 || (rc = wk_queue_common_opts(params, &how, NULL, err)) < 0)
         return rc;
+    s->p.whole_nodes = how == WK_PLACE_EXCLUSIVE;
     if ((rc = wk_sci_cascade(c, &s->p.cascade, &s->stats.cascade, err)) < 0 ||
         (rc = wk_rng_new(&s->rng, wk_sched_seed(ctx), "sched.sci", err)) < 0 ||
         (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)

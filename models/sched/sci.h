@@ -49,6 +49,7 @@ typedef struct WkSciParams {
     int reserve;           /* a blocked head holds an EASY-style reservation */
     int local_rules;       /* proposals grow from one node outward; decision latency recorded */
     WkSciCascadeParams cascade;
+    int whole_nodes;       /* node-granular blocks (the scenario's `placement:` is exclusive) */
 } WkSciParams;
 
 /** Fill p with the defaults of docs/sci.md. */

@@ -516,12 +516,118 @@ static void emit(WkSciState *s)
 
 enum { PROP_PACK, PROP_POD, PROP_NODE, PROP_GROW };
 
+static uint32_t node_size(const WkSciState *s, uint32_t nd)
+{
+    return s->c->node_first_gpu[nd + 1] - s->c->node_first_gpu[nd];
+}
+
+/* Idle nodes (every GPU free) of pods order[0..m) in turn, taken whole
+ * while at least a node's worth is still needed; node order inside each
+ * pod, starting at node `from` (cyclically) in the first pod. */
+static uint32_t take_idle(WkSciState *s, const uint32_t *order, uint32_t m, uint32_t whole, uint32_t from)
+{
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < m && got < whole; i++) {
+        uint32_t lo = s->pod_first[order[i]], len = s->pod_first[order[i] + 1] - lo;
+        uint32_t off = i == 0 && from >= lo && from < lo + len ? from - lo : 0;
+        for (uint32_t j = 0; j < len && got < whole; j++) {
+            uint32_t nd = lo + (off + j) % len, sz = node_size(s, nd);
+            if (s->node_free[nd] == sz && whole - got >= sz) {
+                sel_add(s, nd, sz);
+                got += sz;
+            }
+        }
+    }
+    return got;
+}
+
+/* Node-granular proposals (the scenario's default `exclusive` placement,
+ * models/run/place.c): a job smaller than the largest node goes into one
+ * node — the tightest (pack) or a random one that holds it; a larger job
+ * takes idle nodes whole — in the tightest pod whose idle nodes hold it
+ * (pack), or from a random idle node on through its pod and the pods after
+ * it (the other proposals) — and its remainder goes into the tightest node
+ * not taken whole. Returns 0 or WK_E_NOROOM. */
+static int prop_whole(WkSciState *s, WkRng *rng, int how, uint32_t n)
+{
+    uint32_t S = s->max_node;
+    int pack = how == PROP_PACK || !rng;
+    if (n < S) {
+        uint32_t pick = NONE;
+        if (pack) {
+            for (uint32_t k = n; k <= S && pick == NONE; k++)
+                if (s->blen[k])
+                    pick = s->bn[(size_t)k * s->nodes];
+        } else {
+            pick = random_node(s, rng, 0, s->nodes, n);
+        }
+        if (pick == NONE)
+            return WK_E_NOROOM;
+        sel_add(s, pick, n);
+        return 0;
+    }
+    uint32_t whole = n - n % S, m = 0, from = NONE, *po = s->order + s->nodes;
+    if (pack) {
+        uint32_t *cap = s->want; /* idle GPUs per pod, borrowed and zeroed again below */
+        for (uint32_t nd = 0; nd < s->nodes; nd++)
+            if (s->node_free[nd] == node_size(s, nd))
+                cap[s->c->node_pod[nd]] += s->node_free[nd];
+        uint32_t best = NONE;
+        for (uint32_t p = 0; p < s->pods; p++)
+            if (cap[p] >= whole && (best == NONE || cap[p] < cap[best]))
+                best = p;
+        if (best != NONE)
+            po[m++] = best;
+        for (uint32_t p = 0; p < s->pods; p++) {
+            if (best == NONE && cap[p])
+                po[m++] = p;
+            cap[p] = 0;
+        }
+    } else {
+        uint32_t idle = 0;
+        for (uint32_t nd = 0; nd < s->nodes; nd++)
+            idle += s->node_free[nd] == node_size(s, nd);
+        if (!idle)
+            return WK_E_NOROOM;
+        uint32_t r = (uint32_t)wk_rng_uint(rng, idle);
+        for (from = 0; s->node_free[from] != node_size(s, from) || r-- > 0; from++)
+            ;
+        uint32_t p0 = s->c->node_pod[from];
+        for (uint32_t i = 0; i < s->pods; i++)
+            po[m++] = (p0 + i) % s->pods;
+    }
+    uint32_t got = take_idle(s, po, m, whole, from);
+    if (n - got >= S)
+        return WK_E_NOROOM;
+    if (got < n) { /* the remainder: a partly used node first, else an idle one not taken */
+        uint32_t r = n - got, pick = NONE;
+        for (uint32_t i = 0; i < s->nsel; i++)
+            s->want[s->sel[i]] = 1;
+        for (uint32_t k = r; k <= S && pick == NONE; k++) /* tightest bucket, nodes not taken */
+            for (uint32_t i = 0; pick == NONE && i < s->blen[k]; i++)
+                if (!s->want[s->bn[(size_t)k * s->nodes + i]])
+                    pick = s->bn[(size_t)k * s->nodes + i];
+        for (uint32_t i = 0; i < s->nsel; i++)
+            s->want[s->sel[i]] = 0;
+        if (pick == NONE)
+            return WK_E_NOROOM;
+        sel_add(s, pick, r);
+    }
+    return 0;
+}
+
 /* A candidate block of n GPUs from the free pool into cand. */
 static int propose(WkSciState *s, WkRng *rng, int how, uint32_t n)
 {
     if (n > s->free_total || n == 0)
         return WK_E_NOROOM;
     s->nsel = 0;
+    if (s->p.whole_nodes) {
+        if (prop_whole(s, rng, how, n) < 0)
+            return WK_E_NOROOM;
+        emit(s);
+        return 0;
+    }
     switch (how) {
     case PROP_PACK: prop_pack(s, n); break;
     case PROP_POD: prop_pod(s, rng, n); break;

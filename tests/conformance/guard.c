@@ -85,12 +85,41 @@ static void observe(Guard *g, WkTime now, const char *where)
     classify(g, where);
 }
 
+/* The allocation rule of node-granular placement (the default, and the only
+ * one `topo` uses): a job smaller than the largest node sits in one node; a
+ * larger one takes nodes whole, each node's GPUs consecutive in rank order,
+ * with at most one node (the remainder) shared. */
+static void check_shape(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    const WkRun *r = g->run;
+    const WkCluster *c = wk_run_hooks_cluster(r);
+    const WkPool *pl = wk_run_hooks_pool(r);
+    if (g->base.placement(r) != WK_PLACE_EXCLUSIVE && strcmp(g->inner->name, "topo") != 0)
+        return;
+    uint32_t partial = 0;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t nd = c->gpu_node[gpus[i]], k = i;
+        while (k < n && c->gpu_node[gpus[k]] == nd)
+            k++;
+        for (uint32_t m = k; m < n; m++)
+            if (c->gpu_node[gpus[m]] == nd)
+                violation(g, "start: job %u has node %u's GPUs apart in its rank order", job, nd);
+        uint32_t size = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
+        if (n < pl->max_node && k - i != n)
+            violation(g, "start: job %u of %u GPUs (nodes of %u) spans nodes", job, n, pl->max_node);
+        if (k - i < size && ++partial > 1)
+            violation(g, "start: job %u of %u GPUs shares more than one node (not node-exclusive)", job, n);
+        i = k;
+    }
+}
+
 static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
     WkRun *r = host;
     Guard *g = wk_run_hooks_sched(r)->priv;
     WkTime now = wk_run_hooks_now(r);
     observe(g, now, "start");
+    check_shape(g, job, gpus, n);
     int rc = g->base.start(host, job, gpus, n, err);
     if (rc == 0)
         open_hold(g, job, gpus, n, now);

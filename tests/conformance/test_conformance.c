@@ -143,10 +143,10 @@ static const char *policy_opts(const char *name)
     } t[] = {
         {"priority", "preempt: true, preemption_cost: 2m"},
         {"sjf", "placement: spread"},
-        {"backfill", "placement: pack"},
+        {"backfill", NULL},
         {"las", "tick: 5m, preemption_cost: 2m, queues: 3, thresholds: [1800, 36000]"},
         {"topo", "tick: 1h"},
-        {"hetero", "placement: pack"},
+        {"hetero", "span: true"},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (strcmp(t[i].name, name) == 0)

@@ -284,7 +284,8 @@ static void test_hetero_mixes_skus_only_with_span(void **state)
     /* one A100 node (GPUs 0-7) and one H100 node (8-15): job0 (4 GPUs) takes
      * H100s, job1 (6) the A100s; job2 (6) finds 2 + 4 free GPUs, no group
      * with 6: it waits for a group — the H100 node, free when job0 ends
-     * (100 s of A100 run time at 989/312 the speed) — unless span: true */
+     * (100 s of A100 run time at 989/312 the speed) — unless span: true with
+     * GPU-granular placement */
     const char *fmt = "scheduler: {name: hetero, span: %s}\n"
                       "cluster:\n"
                       "  groups:\n"
@@ -303,7 +304,13 @@ static void test_hetero_mixes_skus_only_with_span(void **state)
     assert_int_equal(wk_run_hooks_job(t.run, 0).end, (WkTime)ceil(100e9 * 312.0 / 989.0));
     assert_int_equal(wk_run_hooks_job(t.run, 2).start, wk_run_hooks_job(t.run, 0).end);
     test_run_free(&t);
+    /* span places across groups, but a job smaller than a node stays in one
+     * node under the default node-granular placement: job2 still waits */
     snprintf(yaml, sizeof yaml, fmt, "true");
+    test_run_yaml(&t, yaml, NULL);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, wk_run_hooks_job(t.run, 0).end);
+    test_run_free(&t);
+    snprintf(yaml, sizeof yaml, fmt, "true, placement: first-fit");
     test_run_yaml(&t, yaml, NULL);
     assert_int_equal(wk_run_hooks_job(t.run, 2).start, 0);
     test_run_free(&t);
@@ -407,7 +414,8 @@ static void test_placement_without_room_says_noroom_and_takes_nothing(void **sta
     assert_int_equal(wk_sched_free_gpus(ctx), 8);
     assert_int_equal(wk_sched_first_fit(ctx, 9, out), WK_E_NOROOM);
     assert_int_equal(wk_sched_place(ctx, 9, out), WK_E_NOROOM);
-    const WkPlacement how[] = {WK_PLACE_FIRST_FIT, WK_PLACE_PACK, WK_PLACE_SPREAD, WK_PLACE_ROUND_ROBIN};
+    const WkPlacement how[] = {WK_PLACE_EXCLUSIVE, WK_PLACE_FIRST_FIT, WK_PLACE_PACK, WK_PLACE_SPREAD,
+                               WK_PLACE_ROUND_ROBIN};
     for (size_t i = 0; i < sizeof how / sizeof *how; i++) {
         assert_int_equal(wk_sched_place_with(ctx, how[i], 9, out, NULL, NULL), WK_E_NOROOM);
         assert_int_equal(wk_sched_place_with(ctx, how[i], 5, out, first_node_only, NULL), WK_E_NOROOM);
@@ -416,6 +424,48 @@ static void test_placement_without_room_says_noroom_and_takes_nothing(void **sta
             assert_true(out[k] < 4);
     }
     assert_int_equal(wk_sched_free_gpus(ctx), 8); /* placement only chooses */
+    test_run_free(&t);
+}
+
+static void expect_gpus(const uint32_t *out, const uint32_t *want, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        assert_int_equal(out[k], want[k]);
+}
+
+/* Node-granular placement on 4 nodes x 4 GPUs with node 0 holding 1 free
+ * GPU, node 1 three, nodes 2 and 3 idle: small jobs go best fit into one
+ * node, larger ones take idle nodes whole (node after node) with the
+ * remainder best fit, and 12 GPUs do not fit although 12 are free. */
+static void test_exclusive_placement_gives_whole_nodes_and_best_fit(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {nodes: 4, gpus_per_node: 4}\n"
+                  "workload: {source: inline, jobs: [{submit: 0, gpus: 1, duration: 1s}]}\n",
+                  NULL);
+    const WkSchedCtx *ctx = &wk_run_hooks_sched(t.run)->ctx;
+    WkPool *pl = (WkPool *)(uintptr_t)wk_run_hooks_pool(t.run); /* the test occupies GPUs by hand */
+    const uint32_t busy[] = {0, 1, 2, 4};
+    for (size_t i = 0; i < 4; i++)
+        wk_pool_take(pl, busy[i]);
+    uint32_t out[16];
+    assert_int_equal(wk_sched_place(ctx, 1, out), 0);
+    expect_gpus(out, (const uint32_t[]){3}, 1);
+    assert_int_equal(wk_sched_place(ctx, 2, out), 0);
+    expect_gpus(out, (const uint32_t[]){5, 6}, 2);
+    assert_int_equal(wk_sched_place(ctx, 4, out), 0);
+    expect_gpus(out, (const uint32_t[]){8, 9, 10, 11}, 4);
+    assert_int_equal(wk_sched_place(ctx, 6, out), 0);
+    expect_gpus(out, (const uint32_t[]){8, 9, 10, 11, 5, 6}, 6);
+    assert_int_equal(wk_sched_place(ctx, 9, out), 0);
+    expect_gpus(out, (const uint32_t[]){8, 9, 10, 11, 12, 13, 14, 15, 3}, 9);
+    assert_int_equal(wk_sched_free_gpus(ctx), 12);
+    assert_int_equal(wk_sched_place(ctx, 12, out), WK_E_NOROOM);
+    assert_int_equal(wk_sched_place_with(ctx, WK_PLACE_FIRST_FIT, 12, out, NULL, NULL), 0);
+    for (size_t i = 0; i < 4; i++)
+        wk_pool_give(pl, busy[i]);
     test_run_free(&t);
 }
 
@@ -472,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_priority_preempts_only_when_that_makes_room),
         cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
         cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
+        cmocka_unit_test(test_exclusive_placement_gives_whole_nodes_and_best_fit),
         cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

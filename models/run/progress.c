@@ -146,7 +146,16 @@ double wk_progress_nominal_iter_s(WkRun *r, uint32_t job)
         if (g) {
             for (uint32_t i = 0; i < n; i++)
                 g[i] = i;
-            it = wk_progress_iter_on(r, job, g, n);
+            /* nominal: every clock at 1 (no throttle, no time of day), so the
+             * reference does not depend on when it is first asked for */
+            const WkModelSpec *m = &r->wl.models[js->model - 1];
+            WkPerfEnv env;
+            wk_eval_env(&r->cluster, m, g, n, 1.0, &env);
+            env.speed = 1.0;
+            WkPerfResult res;
+            WkError e;
+            wk_error_clear(&e);
+            it = n == js->gpus && wk_perf_eval(m, &env, &r->perf, &res, &e) == 0 ? res.iter_s : NAN;
             free(g);
         }
         rt->nominal_iter_s = it;

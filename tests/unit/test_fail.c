@@ -125,6 +125,33 @@ static void test_throttled_rack_bounds_a_synchronous_job(void **state)
     test_run_free(&reb);
 }
 
+/* Useful work is counted at nominal speed: a job that starts on throttled
+ * GPUs does the same useful work as one on full-clock GPUs (the reference
+ * iteration time is taken at clock 1, not at the clocks of the moment). */
+static void test_useful_work_reference_ignores_throttles_at_start(void **state)
+{
+    (void)state;
+    const char *base = "cluster: {nodes: 4}\nsim: {end: 10d}\n"
+                       "failures:\n  enabled: false\n"
+                       "  incidents: [{at: 0s, kind: throttle, node: 0, clock: %s, duration: 10d}]\n"
+                       "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 8, model: {base: llama3-8b, tp: 2,"
+                       " global_batch: 64}, iterations: 50}]\n";
+    char y[1024];
+    TestRun slow, full;
+    snprintf(y, sizeof y, base, "0.5");
+    test_run_yaml(&slow, y, NULL);
+    snprintf(y, sizeof y, base, "1.0");
+    test_run_yaml(&full, y, NULL);
+    assert_true(wk_run_hooks_job(slow.run, 0).iter_s > 1.8 * wk_run_hooks_job(full.run, 0).iter_s);
+    /* the run ends with the job: the same useful GPU-seconds over a longer T */
+    double us = test_metric(&slow, "util_effective") * test_metric(&slow, "simulated_s");
+    double uf = test_metric(&full, "util_effective") * test_metric(&full, "simulated_s");
+    print_message("useful work / GPUs: throttled %.6g s, full clock %.6g s\n", us, uf);
+    assert_float_equal(us, uf, uf * 1e-6);
+    test_run_free(&slow);
+    test_run_free(&full);
+}
+
 static void test_spares_restart_a_job_without_waiting_for_repair(void **state)
 {
     (void)state;
@@ -610,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_ettr_matches_first_order_expression),
         cmocka_unit_test(test_young_interval_beats_shorter_and_longer),
         cmocka_unit_test(test_throttled_rack_bounds_a_synchronous_job),
+        cmocka_unit_test(test_useful_work_reference_ignores_throttles_at_start),
         cmocka_unit_test(test_spares_restart_a_job_without_waiting_for_repair),
         cmocka_unit_test(test_a_spare_node_takes_the_failed_nodes_ranks),
         cmocka_unit_test(test_wait_mode_holds_the_gpus_until_the_repair),

@@ -119,14 +119,15 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         WK_SCHED_COMMON_KEYS, "j_nvlink", "j_leaf", "j_pod", "j_cross_pod", "h_load", "h_throttle", "h_hot",
         "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "reserve", "migrate_weight", "remaining_scale", "t0",
         "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
-        "hop_switch", "gossip_period", NULL};
+        "hop_switch", "gossip_period", "order", "starve", NULL};
     /* the perf model's message latencies are the cascade's defaults */
     const WkNode *root = m;
     while (root->parent)
         root = root->parent;
     const WkNode *perf = wk_node_get(root, "perf");
+    static const char *const orders[] = {"arrival", "short", NULL};
     int64_t moves = p->moves, budget = p->budget_us;
-    int rc;
+    int order = p->order_short, rc;
     if (perf && perf->type == WK_NODE_MAP &&
         ((rc = dur_s(perf, "latency_intra", &p->cascade.lat_nvlink_s, err)) < 0 ||
          (rc = dur_s(perf, "latency_inter", &p->cascade.lat_fabric_s, err)) < 0))
@@ -145,6 +146,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         (rc = wk_node_double(m, "frag_pod", 0, 0, 1e6, &p->c_pod, err)) < 0 ||
         (rc = wk_node_bool(m, "migrate", 0, &p->migrate, err)) < 0 ||
         (rc = wk_node_bool(m, "reserve", 0, &p->reserve, err)) < 0 ||
+        (rc = wk_node_enum(m, "order", 0, orders, &order, err)) < 0 || (rc = dur_s(m, "starve", &p->starve_s, err)) < 0 ||
         (rc = wk_node_double(m, "migrate_weight", 0, 0, 1e6, &p->c_migrate, err)) < 0 ||
         (rc = dur_s(m, "preemption_cost", &p->migrate_cost_s, err)) < 0 ||
         (rc = dur_s(m, "remaining_scale", &p->tau_s, err)) < 0 ||
@@ -162,6 +164,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         return rc;
     p->moves = (uint32_t)moves;
     p->budget_us = budget;
+    p->order_short = order;
     return 0;
 }
 
@@ -356,6 +359,52 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
     return 0;
 }
 
+/* A queued job's rank under `order: short`: starved jobs (waited at least
+ * `starve`) first by arrival, then the others by estimated GPU-time
+ * (remaining run time x GPUs), ties by arrival. */
+typedef struct {
+    int starved;
+    double key;     /* since (starved) or GPU-seconds */
+    WkTime since;
+    uint32_t job;
+} Rank;
+
+static int rank_cmp(const void *a, const void *b)
+{
+    const Rank *x = a, *y = b;
+    if (x->starved != y->starved)
+        return y->starved - x->starved;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->since != y->since)
+        return x->since < y->since ? -1 : 1;
+    return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* order: short — reorder the queue (O(queue log queue) per round, like the
+ * scan of the queue every round already is). Returns 0 or WK_E_NOMEM. */
+static int order_short(Sci *s, WkSchedCtx *ctx)
+{
+    if (s->nq < 2)
+        return 0;
+    Rank *r = malloc(s->nq * sizeof *r);
+    if (!r)
+        return WK_E_NOMEM;
+    WkTime now = wk_sched_now(ctx);
+    for (size_t i = 0; i < s->nq; i++) {
+        uint32_t job = s->q[i];
+        double rem = wk_sched_job_remaining_s(ctx, job);
+        int st = wk_time_to_s(now - s->since[job]) >= s->p.starve_s;
+        r[i] = (Rank){.starved = st, .key = st ? (double)s->since[job] : (isfinite(rem) ? rem : 1e30) * wk_sched_job_gpus(ctx, job),
+                      .since = s->since[job], .job = job};
+    }
+    qsort(r, s->nq, sizeof *r, rank_cmp);
+    for (size_t i = 0; i < s->nq; i++)
+        s->q[i] = r[i].job;
+    free(r);
+    return 0;
+}
+
 /* One scheduling round. mig: running jobs may move (tick, incident). */
 static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
 {
@@ -369,6 +418,8 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
             s->run[k++] = s->run[i];
     s->nrun = k;
     mig = mig && s->p.migrate && s->nrun;
+    if (s->p.order_short && order_short(s, ctx) < 0)
+        return wk_error_nomem(err, "sci");
     uint32_t free_gpus = wk_sched_free_gpus(ctx);
     uint32_t fits = 0;
     for (size_t i = 0; i < s->nq; i++)

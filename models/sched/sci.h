@@ -50,6 +50,8 @@ typedef struct WkSciParams {
     int local_rules;       /* proposals grow from one node outward; decision latency recorded */
     WkSciCascadeParams cascade;
     int whole_nodes;       /* node-granular blocks (the scenario's `placement:` is exclusive) */
+    int order_short;       /* queue order: 0 arrival (FIFO), 1 smallest estimated GPU-time first */
+    double starve_s;       /* order_short: a job waiting this long goes ahead in arrival order, s */
 } WkSciParams;
 
 /** Fill p with the defaults of docs/sci.md. */

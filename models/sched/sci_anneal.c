@@ -95,6 +95,8 @@ void wk_sci_defaults(WkSciParams *p)
         .migrate = 0,
         .reserve = 1,
         .local_rules = 0,
+        .order_short = 0,
+        .starve_s = 86400,
         .cascade = {.proc_s = 20e-6, .lat_nvlink_s = 2e-6, .lat_fabric_s = 8e-6, .switch_s = 0.3e-6, .period_s = 0},
     };
 }

@@ -287,6 +287,32 @@ static void test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release(vo
     test_run_free(&t);
 }
 
+static void test_sci_short_order_starts_the_smallest_gpu_time_first_until_starvation(void **state)
+{
+    (void)state;
+    /* 16 GPUs held by job0 until 10 s; job1 (16 GPUs, 100 s) and job2 (16
+     * GPUs, 5 s) wait. Arrival order starts job1 first; order: short starts
+     * job2 first (80 against 1,600 GPU-seconds); with starve: 5s job1 has
+     * waited 9 s at 10 s and goes first again. */
+    const char *base = "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload:\n  source: inline\n  jobs:\n"
+                       "    - {submit: 0, gpus: 16, duration: 10s}\n"
+                       "    - {submit: 1s, gpus: 16, duration: 100s}\n"
+                       "    - {submit: 2s, gpus: 16, duration: 5s}\n";
+    static const char *const sched[] = {"sci", "{name: sci, order: short}", "{name: sci, order: short, starve: 5s}"};
+    static const int first[] = {1, 2, 1};
+    for (int k = 0; k < 3; k++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, "%sscheduler: %s\n", base, sched[k]);
+        TestRun t;
+        test_run_yaml(&t, yaml, NULL);
+        int other = 3 - first[k];
+        assert_int_equal(wk_run_hooks_job(t.run, (uint32_t)first[k]).start, 10 * WK_NS_PER_S);
+        assert_true(wk_run_hooks_job(t.run, (uint32_t)other).start > 10 * WK_NS_PER_S);
+        test_run_free(&t);
+    }
+}
+
 static void test_sci_reservation_keeps_a_long_job_from_delaying_the_head(void **state)
 {
     (void)state;
@@ -539,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_sci_10k_gpus_with_1000_queued_jobs_stays_within_move_budget),
         cmocka_unit_test(test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release),
         cmocka_unit_test(test_sci_reservation_keeps_a_long_job_from_delaying_the_head),
+        cmocka_unit_test(test_sci_short_order_starts_the_smallest_gpu_time_first_until_starvation),
         cmocka_unit_test(test_sci_rejects_a_job_larger_than_the_cluster_at_submit),
         cmocka_unit_test(test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed),
         cmocka_unit_test(test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus),

@@ -42,6 +42,10 @@ extern const char wk_cli_analysis_usage_compare[];
 extern const char wk_cli_analysis_usage_plot[];
 extern const char wk_cli_analysis_usage_report[];
 
+/** cli_paper.c: `report paper-sci` without traces (argv after "paper-sci"):
+ * runs the experiments over seeds, prints the rows as mean ± 95 % CI. */
+int wk_cli_paper_run(int argc, char **argv);
+
 /** cli_batch.c: many runs at once. */
 int wk_cli_batch_sweep(int argc, char **argv);
 int wk_cli_batch_sweep_merge(int argc, char **argv);

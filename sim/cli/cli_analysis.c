@@ -73,7 +73,9 @@ const char wk_cli_analysis_usage_plot[] =
     "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
 
 const char wk_cli_analysis_usage_report[] =
-    "usage: wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
+    "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
+    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
+    "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
     "\n"
     "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
@@ -102,7 +104,17 @@ const char wk_cli_analysis_usage_report[] =
     "example (docs/reproducing-sci.md):\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
-    "  wanka report paper-sci fifo.h5 sci.h5\n";
+    "  wanka report paper-sci fifo.h5 sci.h5\n"
+    "\n"
+    "Without traces, report runs the experiments itself: SCENARIO (default: the\n"
+    "shipped scenarios/paper-sci-10k.yaml) under --baseline (default slurm, else\n"
+    "backfill) and sci, and --throttle-scenario (default\n"
+    "scenarios/throttle-rack3.yaml) without the throttle, as is and with\n"
+    "rebalancing, for seeds 1..N (default 5) on -j threads (OpenMP); the traces\n"
+    "go to DIR/seedK/ (default paper-sci-runs/), and every row prints as mean ±\n"
+    "95 % confidence half-width over the seeds beside the published value.\n"
+    "  wanka report paper-sci                    # the whole table, 5 seeds\n"
+    "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n";
 
 /* ---- compare ---- */
 
@@ -234,8 +246,25 @@ static int report_args(int argc, char **argv, ReportArgs *r)
     return 0;
 }
 
+/* The run form: `report paper-sci` whose arguments name no trace (.h5). */
+static int run_form(int argc, char **argv)
+{
+    if (argc < 1 || strcmp(argv[0], "paper-sci") != 0)
+        return 0;
+    for (int i = 1; i < argc; i++) {
+        size_t l = strlen(argv[i]);
+        if (l > 3 && strcmp(argv[i] + l - 3, ".h5") == 0)
+            return 0;
+        if (strcmp(argv[i], "--json") == 0 || strncmp(argv[i], "--throttle", 10) == 0)
+            return strcmp(argv[i], "--throttle-scenario") == 0;
+    }
+    return 1;
+}
+
 int wk_cli_analysis_report(int argc, char **argv)
 {
+    if (run_form(argc, argv))
+        return wk_cli_paper_run(argc - 1, argv + 1);
     ReportArgs r = {.fmt = WK_REPORT_TEXT};
     int status = report_args(argc, argv, &r);
     if (status)

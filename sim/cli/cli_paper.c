@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_paper.c — `wanka report paper-sci` without traces: run the paper's
+ * experiments itself over several seeds on OpenMP threads (wk_batch_run),
+ * write their traces, read each seed's traces back as a report and print
+ * every row as mean ± 95 % CI beside the published value
+ * (analysis/report_seeds.h). The trace form stays in cli_analysis.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/report_seeds.h"
+#include "models/sched/sched.h"
+#include "sim/batch/batch.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cli_common.h"
+#include "wk_config.h"
+
+/* The runs of one seed, in the order of WkReportInputs. */
+enum { R_BASE, R_SCI, R_THR, R_NAIVE, R_NONE, R_N };
+static const char *const run_file[R_N] = {"baseline.h5", "sci.h5", "throttle-response.h5", "throttle.h5",
+                                           "throttle-none.h5"};
+
+typedef struct {
+    const char *scenario, *throttle, *baseline, *out;
+    int seeds, threads, markdown, quiet;
+} PaperArgs;
+
+static int parse(int argc, char **argv, PaperArgs *a)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        static const char *const names[] = {"--baseline", "--throttle-scenario", "--out", "--seeds"};
+        const char **slots[] = {&a->baseline, &a->throttle, &a->out, NULL};
+        int opt = -1, tst;
+        for (int k = 0; k < 4 && opt < 0; k++)
+            if (wk_cli_common_is_opt(s, names[k], k == 2 ? "-o" : NULL))
+                opt = k;
+        const char **slot = opt >= 0 ? slots[opt] : NULL;
+        if (opt >= 0) {
+            const char *v = wk_cli_common_opt_value(argc, argv, &i, names[opt], opt == 2 ? "-o" : NULL);
+            if (!v)
+                return wk_cli_common_usage_error("report", "%s needs a value", s);
+            if (slot) {
+                *slot = v;
+                continue;
+            }
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1000)
+                return wk_cli_common_usage_error("report", "--seeds wants a count from 1 to 1000, not '%s'", v);
+            a->seeds = (int)n;
+        } else if ((tst = wk_cli_common_threads_opt("report", argc, argv, &i, &a->threads)) >= 0) {
+            if (tst > 0)
+                return tst;
+        } else if (wk_cli_common_is_opt(s, "--markdown", NULL)) {
+            a->markdown = 1;
+        } else if (wk_cli_common_is_opt(s, "--quiet", "-q")) {
+            a->quiet = 1;
+        } else if (wk_cli_common_is_dash(s)) {
+            return wk_cli_common_usage_error("report", "unknown option '%s' (run form: [SCENARIO.yaml] --seeds N "
+                                                       "--baseline POLICY --out DIR --markdown)", s);
+        } else if (!a->scenario) {
+            a->scenario = s;
+        } else {
+            return wk_cli_common_usage_error("report", "unexpected argument '%s'", s);
+        }
+    }
+    return 0;
+}
+
+static int known_policy(const char *name)
+{
+    for (const WkSchedOps *const *o = wk_sched_registry(); *o; o++)
+        if (strcmp((*o)->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A one-key document whose value node is the put's value. */
+static int value_doc(WkDoc **d, const char *yaml, WkError *err)
+{
+    return wk_doc_load_string(d, "report", yaml, strlen(yaml), err);
+}
+
+int wk_cli_paper_run(int argc, char **argv)
+{
+    PaperArgs a = {.scenario = NULL, .seeds = 5, .out = "paper-sci-runs"};
+    int st = parse(argc, argv, &a);
+    if (st)
+        return st;
+    if (!a.scenario)
+        a.scenario = WK_SOURCE_SCENARIOS "/paper-sci-10k.yaml";
+    if (!a.throttle)
+        a.throttle = WK_SOURCE_SCENARIOS "/throttle-rack3.yaml";
+    if (!a.baseline)
+        a.baseline = known_policy("slurm") ? "slurm" : "backfill";
+    if (!known_policy(a.baseline))
+        return wk_cli_common_usage_error("report", "--baseline: unknown scheduler '%s' (wanka list schedulers)",
+                                         a.baseline);
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL;
+    WkBatchJob *jobs = NULL;
+    WkReport **reps = NULL;
+    char **paths = NULL;
+    size_t njobs = (size_t)a.seeds * R_N;
+    int status = 2, rc;
+    if ((rc = wk_doc_load_file(&paper, a.scenario, &err)) < 0 || (rc = wk_doc_load_file(&thr, a.throttle, &err)) < 0 ||
+        (rc = value_doc(&empty, "v: []\n", &err)) < 0 || (rc = value_doc(&yes, "v: true\n", &err)) < 0) {
+        status = wk_cli_common_report(&err);
+        goto done;
+    }
+    if (mkdir(a.out, 0777) < 0 && errno != EEXIST) {
+        fprintf(stderr, "wanka report: %s: %s\n", a.out, strerror(errno));
+        goto done;
+    }
+    jobs = calloc(njobs, sizeof *jobs);
+    paths = calloc(njobs, sizeof *paths);
+    reps = calloc((size_t)a.seeds, sizeof *reps);
+    if (!jobs || !paths || !reps) {
+        status = wk_cli_common_nomem();
+        goto done;
+    }
+    WkBatchPut no_incidents = {"failures.incidents", wk_node_get(empty->root, "v")};
+    WkBatchPut rebalance = {"models.job.rebalance", wk_node_get(yes->root, "v")};
+    for (int s = 0; s < a.seeds; s++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/seed%d", a.out, s + 1);
+        if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+            fprintf(stderr, "wanka report: %s: %s\n", dir, strerror(errno));
+            goto done;
+        }
+        for (int k = 0; k < R_N; k++) {
+            WkBatchJob *j = &jobs[(size_t)s * R_N + (size_t)k];
+            size_t len = strlen(dir) + strlen(run_file[k]) + 2;
+            if (!(paths[(size_t)s * R_N + (size_t)k] = malloc(len))) {
+                status = wk_cli_common_nomem();
+                goto done;
+            }
+            snprintf(paths[(size_t)s * R_N + (size_t)k], len, "%s/%s", dir, run_file[k]);
+            j->base = k <= R_SCI ? paper : thr;
+            j->opts.has_seed = 1;
+            j->opts.seed = (uint64_t)(s + 1);
+            j->opts.scheduler = k == R_BASE ? a.baseline : k == R_SCI ? "sci" : NULL;
+            j->puts = k == R_THR ? &rebalance : k == R_NONE ? &no_incidents : NULL;
+            j->nputs = (k == R_THR || k == R_NONE) ? 1 : 0;
+            j->trace = paths[(size_t)s * R_N + (size_t)k];
+        }
+    }
+    WkCliProgress prog;
+    wk_cli_common_progress_start(&prog, "report");
+    int threads = a.threads ? a.threads : wk_batch_default_threads();
+    if (!a.quiet)
+        fprintf(stderr, "wanka report: %zu runs (%d seeds: %s and sci on %s, three throttle runs of %s) on %d thread%s\n",
+                njobs, a.seeds, a.baseline, a.scenario, a.throttle, threads, threads == 1 ? "" : "s");
+    size_t failed = wk_batch_run(jobs, njobs, threads,
+                                 wk_cli_common_progress_wanted(a.quiet) ? wk_cli_common_progress_batch : NULL, &prog);
+    wk_cli_common_progress_end(&prog);
+    double wall = wk_cli_common_progress_elapsed(&prog);
+    if (failed) {
+        for (size_t i = 0; i < njobs; i++)
+            if (jobs[i].rc < 0)
+                fprintf(stderr, "wanka report: run %s failed: %s%s%s\n", paths[i], jobs[i].err.where,
+                        jobs[i].err.where[0] ? ": " : "", jobs[i].err.msg);
+        status = 1;
+        goto done;
+    }
+    for (int s = 0; s < a.seeds; s++) {
+        char **p = &paths[(size_t)s * R_N];
+        WkReportInputs in = {.baseline = p[R_BASE], .sci = p[R_SCI], .throttle = p[R_THR],
+                             .throttle_naive = p[R_NAIVE], .throttle_baseline = p[R_NONE]};
+        if ((rc = wk_report_load(&reps[s], "paper-sci", &in, &err)) < 0) {
+            status = wk_cli_common_report(&err);
+            goto done;
+        }
+    }
+    char what[1024];
+    snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci, seeds 1..%d; §3.4 from %s; traces in %s/ "
+             "(%.1f s wall, %d thread%s)", a.scenario, a.baseline, a.seeds, a.throttle, a.out, wall, threads,
+             threads == 1 ? "" : "s");
+    char *text = wk_report_seeds_render(reps, (size_t)a.seeds, what, a.markdown);
+    if (!text) {
+        status = wk_cli_common_nomem();
+        goto done;
+    }
+    fputs(text, stdout);
+    free(text);
+    status = fflush(stdout) ? 1 : 0;
+done:
+    for (int s = 0; reps && s < a.seeds; s++)
+        wk_report_free(reps[s]);
+    for (size_t i = 0; paths && i < njobs; i++)
+        free(paths[i]);
+    free(paths);
+    free(reps);
+    free(jobs);
+    wk_doc_free(paper);
+    wk_doc_free(thr);
+    wk_doc_free(empty);
+    wk_doc_free(yes);
+    return status;
+}

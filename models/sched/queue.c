@@ -5,6 +5,7 @@
  * callbacks of a queue policy (WkQueuePolicy) that its rules specialise. */
 #include "models/sched/queue.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,17 @@ int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     return rc <= 0 ? rc : wk_queue_pass(priv, ctx, err);
 }
 
+int wk_queue_on_submit_if_fits(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    WkQueuePolicy *p = priv;
+    int rc = wk_queue_admit(p, ctx, job, err);
+    if (rc <= 0)
+        return rc;
+    if (p->q.n > 1 && wk_sched_job_gpus(ctx, job) > wk_sched_free_gpus(ctx))
+        return 0;
+    return wk_queue_pass(p, ctx, err);
+}
+
 int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
 {
     WkQueuePolicy *p = priv;
@@ -320,4 +332,111 @@ int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size
             return rc;
     }
     return wk_queue_pass(p, ctx, err);
+}
+
+/* ---- EASY backfilling ---- */
+
+struct WkEasyEnd {
+    double end_s; /* expected seconds from now until it ends */
+    uint32_t gpus;
+    uint32_t job;
+};
+
+static int cmp_end(const void *a, const void *b)
+{
+    const struct WkEasyEnd *x = a, *y = b;
+    if (x->end_s != y->end_s)
+        return x->end_s < y->end_s ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The head's reservation: *shadow_s (seconds from now; INFINITY when the
+ * running jobs never free enough GPUs, e.g. with GPUs down) and *extra, the
+ * GPUs free at that time beyond the head's need. */
+static int reservation(WkQueuePolicy *p, WkEasy *e, const WkSchedCtx *ctx, uint32_t need, double *shadow_s,
+                       uint64_t *extra, WkError *err)
+{
+    const WkRunSet *run = &p->run;
+    wk_queue_running_sweep(&p->run, ctx);
+    if (run->n > e->cap) {
+        struct WkEasyEnd *ne = realloc(e->end, run->n * sizeof *ne);
+        if (!ne)
+            return wk_error_nomem(err, p->rules->name);
+        e->end = ne;
+        e->cap = run->n;
+    }
+    for (size_t i = 0; i < run->n; i++) {
+        uint32_t j = run->job[i];
+        double left = wk_sched_job_remaining_s(ctx, j);
+        e->end[i] = (struct WkEasyEnd){.end_s = left > 0 ? left : 0, .gpus = wk_sched_job_gpus(ctx, j), .job = j};
+    }
+    qsort(e->end, run->n, sizeof *e->end, cmp_end);
+    uint64_t avail = wk_sched_free_gpus(ctx);
+    *shadow_s = INFINITY;
+    *extra = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        avail += e->end[i].gpus;
+        if (avail >= need) {
+            *shadow_s = e->end[i].end_s;
+            *extra = avail - need;
+            break;
+        }
+    }
+    return 0;
+}
+
+int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *err)
+{
+    WkJobQueue *q = &p->q;
+    /* the head and the jobs after it, in order, while they fit */
+    int rc = wk_queue_drain(p, ctx, err);
+    if (rc < 0 || q->n < 2 || wk_sched_free_gpus(ctx) == 0)
+        return rc;
+    double shadow_s;
+    uint64_t extra;
+    if ((rc = reservation(p, e, ctx, wk_sched_job_gpus(ctx, wk_queue_at(q, 0)->job), &shadow_s, &extra, err)) < 0)
+        return rc;
+    for (size_t i = 1; i < q->n && wk_sched_free_gpus(ctx) > 0;) {
+        uint32_t job = wk_queue_at(q, i)->job, need = wk_sched_job_gpus(ctx, job);
+        int ends_before = 0;
+        if (need <= wk_sched_free_gpus(ctx))
+            ends_before = wk_sched_job_remaining_s(ctx, job) <= shadow_s;
+        if (need > wk_sched_free_gpus(ctx) || (!ends_before && need > extra)) {
+            i++;
+            continue;
+        }
+        rc = wk_queue_policy_start(p, ctx, job, err);
+        if (rc == WK_E_NOROOM) {
+            i++;
+            continue;
+        }
+        if (rc < 0)
+            return rc;
+        if (!ends_before)
+            extra -= need;
+        wk_queue_dequeue(p, ctx, i);
+    }
+    return 0;
+}
+
+void wk_queue_easy_fini(WkEasy *e)
+{
+    free(e->end);
+    memset(e, 0, sizeof *e);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const WkQueueItem *x = a, *y = b;
+    return before(x, y) ? -1 : before(y, x) ? 1 : 0;
+}
+
+void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
+{
+    WkJobQueue *q = &p->q;
+    if (!p->rules->key)
+        return;
+    for (size_t i = 0; i < q->n; i++)
+        q->it[q->lo + i].key = p->rules->key(p, ctx, q->it[q->lo + i].job);
+    qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
 }

@@ -183,7 +183,36 @@ int wk_queue_drain(WkQueuePolicy *p, WkSchedCtx *ctx, WkError *err);
  * `run` and are queued again (by key, or at the very front), then pass. */
 int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
 int wk_queue_pass(void *priv, WkSchedCtx *ctx, WkError *err);
+/* on_submit of a policy whose pass only starts what fits now (backfill,
+ * slurm): admit, then pass only when the newcomer is alone or could start
+ * now (a job that cannot start changes nothing that could). */
+int wk_queue_on_submit_if_fits(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
 int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err);
+
+/* ---- EASY backfilling (backfill, slurm) ---- */
+
+/* Scratch of the shadow computation (owned storage; zero-initialised). */
+typedef struct WkEasy {
+    struct WkEasyEnd *end; /* running jobs by expected end */
+    size_t cap;
+} WkEasy;
+
+/** EASY backfilling over p's queue (p->rules->track must be set: the
+ * running set gives the expected ends). Start the head and the jobs after
+ * it while they fit (wk_queue_drain); when the head does not fit it gets a
+ * reservation at the shadow time (the earliest expected end at which the
+ * free GPUs reach its request, from wk_sched_job_remaining_s), and every
+ * later job that fits now starts if it is expected to end by then or needs
+ * no more than the GPUs the head will not need then (which it uses up).
+ * Returns 0 or a negative code with err filled. */
+int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *err);
+
+/** Release e's storage. */
+void wk_queue_easy_fini(WkEasy *e);
+
+/** Recompute every waiting job's key (rules->key, now) and restore the
+ * queue order: for keys that change with time (slurm's age factor). */
+void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx);
 
 /* The WkSchedOps members every queue policy takes from here, in its table
  * after its own: const WkSchedOps x = {..., .fini = fini, WK_QUEUE_POLICY_OPS}; */

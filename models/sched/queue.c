@@ -78,6 +78,90 @@ void wk_queue_fini(WkJobQueue *q)
     memset(q, 0, sizeof *q);
 }
 
+/* First position (0 .. n) whose item does not come before x. */
+static size_t lower_bound(const WkJobQueue *q, const WkQueueItem *x)
+{
+    size_t a = 0, b = q->n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (before(wk_queue_at(q, m), x))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+size_t wk_queue_find(const WkJobQueue *q, const WkQueueItem *x)
+{
+    size_t i = lower_bound(q, x);
+    return i < q->n && wk_queue_at(q, i)->job == x->job ? i : q->n;
+}
+
+/* ---- waiting jobs by GPU count ---- */
+
+/* The index of count g in ix (insert it when add; else ix->n when absent). */
+static size_t size_slot(WkSizeIndex *ix, uint32_t g, int add)
+{
+    size_t a = 0, b = ix->n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (ix->gpus[m] < g)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a < ix->n && ix->gpus[a] == g)
+        return a;
+    if (!add)
+        return ix->n;
+    if (ix->n == ix->cap) {
+        size_t nc = ix->cap ? 2 * ix->cap : 16;
+        uint32_t *ng = realloc(ix->gpus, nc * sizeof *ng);
+        if (!ng)
+            return SIZE_MAX;
+        ix->gpus = ng;
+        WkJobQueue *nb = realloc(ix->by, nc * sizeof *nb);
+        if (!nb)
+            return SIZE_MAX;
+        ix->by = nb;
+        ix->cap = nc;
+    }
+    memmove(ix->gpus + a + 1, ix->gpus + a, (ix->n - a) * sizeof *ix->gpus);
+    memmove(ix->by + a + 1, ix->by + a, (ix->n - a) * sizeof *ix->by);
+    ix->gpus[a] = g;
+    ix->by[a] = (WkJobQueue){0};
+    ix->n++;
+    return a;
+}
+
+static void size_index_fini(WkSizeIndex *ix)
+{
+    for (size_t i = 0; i < ix->n; i++)
+        wk_queue_fini(&ix->by[i]);
+    free(ix->gpus);
+    free(ix->by);
+    memset(ix, 0, sizeof *ix);
+}
+
+static int size_index_add(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+{
+    size_t s = size_slot(ix, g, 1);
+    if (s == SIZE_MAX)
+        return WK_E_NOMEM;
+    return wk_queue_push(&ix->by[s], x->key, x->submit, x->job);
+}
+
+static void size_index_del(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+{
+    size_t s = size_slot(ix, g, 0);
+    if (s == ix->n)
+        return;
+    size_t i = wk_queue_find(&ix->by[s], x);
+    if (i < ix->by[s].n)
+        wk_queue_remove(&ix->by[s], i);
+}
+
 int wk_queue_running_add(WkRunSet *s, uint32_t job, WkTime since)
 {
     if (s->n == s->cap) {
@@ -234,6 +318,7 @@ void wk_queue_policy_fini(void *priv)
 {
     WkQueuePolicy *p = priv;
     wk_queue_fini(&p->q);
+    size_index_fini(&p->fit);
     wk_queue_running_fini(&p->run);
     wk_queue_place_fini(&p->buf);
 }
@@ -245,9 +330,15 @@ size_t wk_queue_queued(const void *priv)
 
 static int push(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, double key, WkError *err)
 {
-    if (wk_queue_push(&p->q, key, wk_sched_job_submit(ctx, job), job) < 0)
+    WkQueueItem x = {.key = key, .submit = wk_sched_job_submit(ctx, job), .job = job};
+    uint32_t g = wk_sched_job_gpus(ctx, job);
+    if (wk_queue_push(&p->q, key, x.submit, job) < 0)
         return wk_error_nomem(err, p->rules->name);
-    p->waiting_gpus += wk_sched_job_gpus(ctx, job);
+    if (p->rules->by_size && size_index_add(&p->fit, g, &x) < 0) {
+        wk_queue_remove(&p->q, wk_queue_find(&p->q, &x));
+        return wk_error_nomem(err, p->rules->name);
+    }
+    p->waiting_gpus += g;
     return 0;
 }
 
@@ -258,8 +349,36 @@ int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkEr
 
 void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i)
 {
-    p->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&p->q, i)->job);
+    const WkQueueItem *x = wk_queue_at(&p->q, i);
+    uint32_t g = wk_sched_job_gpus(ctx, x->job);
+    p->waiting_gpus -= g;
+    if (p->rules->by_size)
+        size_index_del(&p->fit, g, x);
     wk_queue_remove(&p->q, i);
+}
+
+void wk_queue_dequeue_item(WkQueuePolicy *p, const WkSchedCtx *ctx, const WkQueueItem *x)
+{
+    size_t i = wk_queue_find(&p->q, x);
+    if (i < p->q.n)
+        wk_queue_dequeue(p, ctx, i);
+}
+
+const WkQueueItem *wk_queue_next_fit(const WkQueuePolicy *p, const WkQueueItem *after, uint64_t cap)
+{
+    const WkQueueItem *best = NULL;
+    for (size_t s = 0; s < p->fit.n && p->fit.gpus[s] <= cap; s++) {
+        const WkJobQueue *b = &p->fit.by[s];
+        size_t i = 0;
+        if (after) { /* first item that comes after `after` */
+            i = lower_bound(b, after);
+            if (i < b->n && !before(after, wk_queue_at(b, i)))
+                i++;
+        }
+        if (i < b->n && (!best || before(wk_queue_at(b, i), best)))
+            best = wk_queue_at(b, i);
+    }
+    return best;
 }
 
 int wk_queue_admit(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err)
@@ -439,4 +558,10 @@ void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
     for (size_t i = 0; i < q->n; i++)
         q->it[q->lo + i].key = p->rules->key(p, ctx, q->it[q->lo + i].job);
     qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
+    for (size_t s = 0; s < p->fit.n; s++) { /* the same keys, per GPU count */
+        WkJobQueue *b = &p->fit.by[s];
+        for (size_t i = 0; i < b->n; i++)
+            b->it[b->lo + i].key = p->rules->key(p, ctx, b->it[b->lo + i].job);
+        qsort(b->it + b->lo, b->n, sizeof *b->it, cmp_item);
+    }
 }

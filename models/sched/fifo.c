@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fifo.c — first in, first out: jobs start in strict arrival order, placed
- * by the scenario's `placement:` (first fit by default); the queue head
+ * by the scenario's `placement:` (whole nodes by default); the queue head
  * blocks everything behind it until it fits. Jobs hit by an incident go to
  * the very front. Only a job larger than the cluster is rejected at submit. */
 #include "models/sched/queue.h"
@@ -26,7 +26,7 @@ static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
 const WkSchedOps wk_sched_fifo = {
     .abi = WK_SCHED_ABI,
     .name = "fifo",
-    .description = "first in, first out; gang placement by `placement:` (first fit); the queue head blocks the rest",
+    .description = "first in, first out; gang placement by `placement:` (whole nodes by default); the queue head blocks the rest",
     .priv_size = sizeof(WkQueuePolicy),
     .init = init,
     .on_submit = on_submit,

@@ -27,7 +27,7 @@ typedef struct {
     WkTime guard_ns;                    /* `preemption_cost:`: no preemption this soon after a start */
     Cand *cand;                         /* scratch: the running jobs */
     size_t cand_cap;
-    uint32_t *sel;                      /* scratch: selected waiting jobs (positions, then ids) */
+    WkQueueItem *sel;                   /* scratch: selected waiting jobs, in queue order */
     size_t sel_cap;
 } Las;
 WK_QUEUE_POLICY_FIRST(Las);
@@ -36,7 +36,7 @@ static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job);
 static int eval(void *priv, WkSchedCtx *ctx, WkError *err);
 
 static const char *const known[] = {WK_SCHED_COMMON_KEYS, "queues", "thresholds", NULL};
-static const WkQueueRules rules = {.name = "las", .keys = known, .key = key, .pass = eval, .track = 1};
+static const WkQueueRules rules = {.name = "las", .keys = known, .key = key, .pass = eval, .track = 1, .by_size = 1};
 
 /* `thresholds:` into l->thr; l->nq = its length + 1. */
 static int read_thresholds(Las *l, const WkNode *params, const WkNode *th, int64_t nq, WkError *err)
@@ -137,16 +137,17 @@ static long running(Las *l, const WkSchedCtx *ctx, uint64_t *cap, WkError *err)
 
 /* Merge the nr sorted running jobs with the waiting queue and select
  * greedily within cap GPUs: running jobs get `selected`, waiting ones
- * their positions in l->sel (*nsel); *nout = running jobs left out.
+ * their items in l->sel (*nsel); *nout = running jobs left out.
  * Returns 0 or WK_E_NOMEM with err filled. */
 static int choose(Las *l, const WkSchedCtx *ctx, size_t nr, uint64_t cap, size_t *nsel, size_t *nout,
                   WkError *err)
 {
-    const WkJobQueue *q = &l->base.q;
-    size_t i = 0, w = 0;
+    size_t i = 0;
     *nsel = *nout = 0;
-    while (i < nr || (w < q->n && cap > 0)) {
-        const WkQueueItem *it = w < q->n ? wk_queue_at(q, w) : NULL;
+    /* the waiting jobs are visited through the size index: only those that
+     * fit in what is left (cap only shrinks, so a skipped job stays out) */
+    const WkQueueItem *it = cap > 0 ? wk_queue_next_fit(&l->base, NULL, cap) : NULL;
+    while (i < nr || it) {
         if (i < nr && (!it || l->cand[i].q <= (uint32_t)it->key)) {
             Cand *c = &l->cand[i++];
             if (!c->pinned && c->gpus <= cap) {
@@ -154,22 +155,22 @@ static int choose(Las *l, const WkSchedCtx *ctx, size_t nr, uint64_t cap, size_t
                 cap -= c->gpus;
             }
             *nout += !c->selected;
+            if (it && wk_sched_job_gpus(ctx, it->job) > cap) /* the next fit may no longer fit */
+                it = cap > 0 ? wk_queue_next_fit(&l->base, it, cap) : NULL;
             continue;
         }
         uint32_t g = wk_sched_job_gpus(ctx, it->job);
-        if (g <= cap) {
-            if (*nsel == l->sel_cap) {
-                size_t nc = l->sel_cap ? 2 * l->sel_cap : 64;
-                uint32_t *ns = realloc(l->sel, nc * sizeof *ns);
-                if (!ns)
-                    return wk_error_nomem(err, "las");
-                l->sel = ns;
-                l->sel_cap = nc;
-            }
-            l->sel[(*nsel)++] = (uint32_t)w;
-            cap -= g;
+        if (*nsel == l->sel_cap) {
+            size_t nc = l->sel_cap ? 2 * l->sel_cap : 64;
+            WkQueueItem *ns = realloc(l->sel, nc * sizeof *ns);
+            if (!ns)
+                return wk_error_nomem(err, "las");
+            l->sel = ns;
+            l->sel_cap = nc;
         }
-        w++;
+        l->sel[(*nsel)++] = *it;
+        cap -= g;
+        it = cap > 0 ? wk_queue_next_fit(&l->base, it, cap) : NULL;
     }
     return 0;
 }
@@ -181,12 +182,8 @@ static int choose(Las *l, const WkSchedCtx *ctx, size_t nr, uint64_t cap, size_t
 static int apply(Las *l, WkSchedCtx *ctx, size_t nr, size_t nsel, WkError *err)
 {
     WkQueuePolicy *b = &l->base;
-    for (size_t k = nsel; k-- > 0;) { /* positions ascend; keep the job ids */
-        uint32_t pos = l->sel[k];
-        uint32_t job = wk_queue_at(&b->q, pos)->job;
-        wk_queue_dequeue(b, ctx, pos);
-        l->sel[k] = job;
-    }
+    for (size_t k = 0; k < nsel; k++)
+        wk_queue_dequeue_item(b, ctx, &l->sel[k]);
     int rc = 0;
     for (size_t k = 0; k < nr && rc == 0; k++) {
         const Cand *c = &l->cand[k];
@@ -197,7 +194,7 @@ static int apply(Las *l, WkSchedCtx *ctx, size_t nr, size_t nsel, WkError *err)
         }
     }
     for (size_t k = 0; k < nsel && rc == 0; k++) {
-        uint32_t job = l->sel[k];
+        uint32_t job = l->sel[k].job;
         rc = wk_queue_policy_start(b, ctx, job, err);
         if (rc == WK_E_NOROOM)
             rc = wk_queue_enqueue(b, ctx, job, err);

@@ -5,6 +5,7 @@
  * callbacks of a queue policy (WkQueuePolicy) that its rules specialise. */
 #include "models/sched/queue.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,90 @@ void wk_queue_fini(WkJobQueue *q)
 {
     free(q->it);
     memset(q, 0, sizeof *q);
+}
+
+/* First position (0 .. n) whose item does not come before x. */
+static size_t lower_bound(const WkJobQueue *q, const WkQueueItem *x)
+{
+    size_t a = 0, b = q->n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (before(wk_queue_at(q, m), x))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+size_t wk_queue_find(const WkJobQueue *q, const WkQueueItem *x)
+{
+    size_t i = lower_bound(q, x);
+    return i < q->n && wk_queue_at(q, i)->job == x->job ? i : q->n;
+}
+
+/* ---- waiting jobs by GPU count ---- */
+
+/* The index of count g in ix (insert it when add; else ix->n when absent). */
+static size_t size_slot(WkSizeIndex *ix, uint32_t g, int add)
+{
+    size_t a = 0, b = ix->n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (ix->gpus[m] < g)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a < ix->n && ix->gpus[a] == g)
+        return a;
+    if (!add)
+        return ix->n;
+    if (ix->n == ix->cap) {
+        size_t nc = ix->cap ? 2 * ix->cap : 16;
+        uint32_t *ng = realloc(ix->gpus, nc * sizeof *ng);
+        if (!ng)
+            return SIZE_MAX;
+        ix->gpus = ng;
+        WkJobQueue *nb = realloc(ix->by, nc * sizeof *nb);
+        if (!nb)
+            return SIZE_MAX;
+        ix->by = nb;
+        ix->cap = nc;
+    }
+    memmove(ix->gpus + a + 1, ix->gpus + a, (ix->n - a) * sizeof *ix->gpus);
+    memmove(ix->by + a + 1, ix->by + a, (ix->n - a) * sizeof *ix->by);
+    ix->gpus[a] = g;
+    ix->by[a] = (WkJobQueue){0};
+    ix->n++;
+    return a;
+}
+
+static void size_index_fini(WkSizeIndex *ix)
+{
+    for (size_t i = 0; i < ix->n; i++)
+        wk_queue_fini(&ix->by[i]);
+    free(ix->gpus);
+    free(ix->by);
+    memset(ix, 0, sizeof *ix);
+}
+
+static int size_index_add(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+{
+    size_t s = size_slot(ix, g, 1);
+    if (s == SIZE_MAX)
+        return WK_E_NOMEM;
+    return wk_queue_push(&ix->by[s], x->key, x->submit, x->job);
+}
+
+static void size_index_del(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+{
+    size_t s = size_slot(ix, g, 0);
+    if (s == ix->n)
+        return;
+    size_t i = wk_queue_find(&ix->by[s], x);
+    if (i < ix->by[s].n)
+        wk_queue_remove(&ix->by[s], i);
 }
 
 int wk_queue_running_add(WkRunSet *s, uint32_t job, WkTime since)
@@ -233,6 +318,7 @@ void wk_queue_policy_fini(void *priv)
 {
     WkQueuePolicy *p = priv;
     wk_queue_fini(&p->q);
+    size_index_fini(&p->fit);
     wk_queue_running_fini(&p->run);
     wk_queue_place_fini(&p->buf);
 }
@@ -244,9 +330,15 @@ size_t wk_queue_queued(const void *priv)
 
 static int push(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, double key, WkError *err)
 {
-    if (wk_queue_push(&p->q, key, wk_sched_job_submit(ctx, job), job) < 0)
+    WkQueueItem x = {.key = key, .submit = wk_sched_job_submit(ctx, job), .job = job};
+    uint32_t g = wk_sched_job_gpus(ctx, job);
+    if (wk_queue_push(&p->q, key, x.submit, job) < 0)
         return wk_error_nomem(err, p->rules->name);
-    p->waiting_gpus += wk_sched_job_gpus(ctx, job);
+    if (p->rules->by_size && size_index_add(&p->fit, g, &x) < 0) {
+        wk_queue_remove(&p->q, wk_queue_find(&p->q, &x));
+        return wk_error_nomem(err, p->rules->name);
+    }
+    p->waiting_gpus += g;
     return 0;
 }
 
@@ -257,8 +349,36 @@ int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkEr
 
 void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i)
 {
-    p->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&p->q, i)->job);
+    const WkQueueItem *x = wk_queue_at(&p->q, i);
+    uint32_t g = wk_sched_job_gpus(ctx, x->job);
+    p->waiting_gpus -= g;
+    if (p->rules->by_size)
+        size_index_del(&p->fit, g, x);
     wk_queue_remove(&p->q, i);
+}
+
+void wk_queue_dequeue_item(WkQueuePolicy *p, const WkSchedCtx *ctx, const WkQueueItem *x)
+{
+    size_t i = wk_queue_find(&p->q, x);
+    if (i < p->q.n)
+        wk_queue_dequeue(p, ctx, i);
+}
+
+const WkQueueItem *wk_queue_next_fit(const WkQueuePolicy *p, const WkQueueItem *after, uint64_t cap)
+{
+    const WkQueueItem *best = NULL;
+    for (size_t s = 0; s < p->fit.n && p->fit.gpus[s] <= cap; s++) {
+        const WkJobQueue *b = &p->fit.by[s];
+        size_t i = 0;
+        if (after) { /* first item that comes after `after` */
+            i = lower_bound(b, after);
+            if (i < b->n && !before(after, wk_queue_at(b, i)))
+                i++;
+        }
+        if (i < b->n && (!best || before(wk_queue_at(b, i), best)))
+            best = wk_queue_at(b, i);
+    }
+    return best;
 }
 
 int wk_queue_admit(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkError *err)
@@ -307,6 +427,17 @@ int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     return rc <= 0 ? rc : wk_queue_pass(priv, ctx, err);
 }
 
+int wk_queue_on_submit_if_fits(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    WkQueuePolicy *p = priv;
+    int rc = wk_queue_admit(p, ctx, job, err);
+    if (rc <= 0)
+        return rc;
+    if (p->q.n > 1 && wk_sched_job_gpus(ctx, job) > wk_sched_free_gpus(ctx))
+        return 0;
+    return wk_queue_pass(p, ctx, err);
+}
+
 int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err)
 {
     WkQueuePolicy *p = priv;
@@ -320,4 +451,117 @@ int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size
             return rc;
     }
     return wk_queue_pass(p, ctx, err);
+}
+
+/* ---- EASY backfilling ---- */
+
+struct WkEasyEnd {
+    double end_s; /* expected seconds from now until it ends */
+    uint32_t gpus;
+    uint32_t job;
+};
+
+static int cmp_end(const void *a, const void *b)
+{
+    const struct WkEasyEnd *x = a, *y = b;
+    if (x->end_s != y->end_s)
+        return x->end_s < y->end_s ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The head's reservation: *shadow_s (seconds from now; INFINITY when the
+ * running jobs never free enough GPUs, e.g. with GPUs down) and *extra, the
+ * GPUs free at that time beyond the head's need. */
+static int reservation(WkQueuePolicy *p, WkEasy *e, const WkSchedCtx *ctx, uint32_t need, double *shadow_s,
+                       uint64_t *extra, WkError *err)
+{
+    const WkRunSet *run = &p->run;
+    wk_queue_running_sweep(&p->run, ctx);
+    if (run->n > e->cap) {
+        struct WkEasyEnd *ne = realloc(e->end, run->n * sizeof *ne);
+        if (!ne)
+            return wk_error_nomem(err, p->rules->name);
+        e->end = ne;
+        e->cap = run->n;
+    }
+    for (size_t i = 0; i < run->n; i++) {
+        uint32_t j = run->job[i];
+        double left = wk_sched_job_remaining_s(ctx, j);
+        e->end[i] = (struct WkEasyEnd){.end_s = left > 0 ? left : 0, .gpus = wk_sched_job_gpus(ctx, j), .job = j};
+    }
+    qsort(e->end, run->n, sizeof *e->end, cmp_end);
+    uint64_t avail = wk_sched_free_gpus(ctx);
+    *shadow_s = INFINITY;
+    *extra = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        avail += e->end[i].gpus;
+        if (avail >= need) {
+            *shadow_s = e->end[i].end_s;
+            *extra = avail - need;
+            break;
+        }
+    }
+    return 0;
+}
+
+int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *err)
+{
+    WkJobQueue *q = &p->q;
+    /* the head and the jobs after it, in order, while they fit */
+    int rc = wk_queue_drain(p, ctx, err);
+    if (rc < 0 || q->n < 2 || wk_sched_free_gpus(ctx) == 0)
+        return rc;
+    double shadow_s;
+    uint64_t extra;
+    if ((rc = reservation(p, e, ctx, wk_sched_job_gpus(ctx, wk_queue_at(q, 0)->job), &shadow_s, &extra, err)) < 0)
+        return rc;
+    for (size_t i = 1; i < q->n && wk_sched_free_gpus(ctx) > 0;) {
+        uint32_t job = wk_queue_at(q, i)->job, need = wk_sched_job_gpus(ctx, job);
+        int ends_before = 0;
+        if (need <= wk_sched_free_gpus(ctx))
+            ends_before = wk_sched_job_remaining_s(ctx, job) <= shadow_s;
+        if (need > wk_sched_free_gpus(ctx) || (!ends_before && need > extra)) {
+            i++;
+            continue;
+        }
+        rc = wk_queue_policy_start(p, ctx, job, err);
+        if (rc == WK_E_NOROOM) {
+            i++;
+            continue;
+        }
+        if (rc < 0)
+            return rc;
+        if (!ends_before)
+            extra -= need;
+        wk_queue_dequeue(p, ctx, i);
+    }
+    return 0;
+}
+
+void wk_queue_easy_fini(WkEasy *e)
+{
+    free(e->end);
+    memset(e, 0, sizeof *e);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const WkQueueItem *x = a, *y = b;
+    return before(x, y) ? -1 : before(y, x) ? 1 : 0;
+}
+
+void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
+{
+    WkJobQueue *q = &p->q;
+    if (!p->rules->key)
+        return;
+    for (size_t i = 0; i < q->n; i++)
+        q->it[q->lo + i].key = p->rules->key(p, ctx, q->it[q->lo + i].job);
+    qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
+    for (size_t s = 0; s < p->fit.n; s++) { /* the same keys, per GPU count */
+        WkJobQueue *b = &p->fit.by[s];
+        for (size_t i = 0; i < b->n; i++)
+            b->it[b->lo + i].key = p->rules->key(p, ctx, b->it[b->lo + i].job);
+        qsort(b->it + b->lo, b->n, sizeof *b->it, cmp_item);
+    }
 }

@@ -39,6 +39,19 @@ void wk_queue_remove(WkJobQueue *q, size_t i);
 /** Release the storage; the queue is empty and reusable after. */
 void wk_queue_fini(WkJobQueue *q);
 
+/** Position of the item equal to x (key, submit, job) in q, or q->n when
+ * absent. O(log n). */
+size_t wk_queue_find(const WkJobQueue *q, const WkQueueItem *x);
+
+/* Waiting jobs by GPU count: one queue per distinct count, each in the
+ * queue's order, so "the next waiting job that fits in k GPUs" costs one
+ * binary search per count <= k instead of a scan of the whole queue. */
+typedef struct WkSizeIndex {
+    uint32_t *gpus;  /* owned: the distinct counts, ascending */
+    WkJobQueue *by;  /* owned: [n] the waiting jobs asking for gpus[i] */
+    size_t n, cap;
+} WkSizeIndex;
+
 /* Running jobs as the policy started them, in no particular order. The run
  * does not say which job ended on a release, so wk_queue_running_sweep drops
  * the jobs that no longer run. */
@@ -125,6 +138,7 @@ typedef struct WkQueueRules {
     int track; /* 1: the jobs it starts are kept in `run` with their start times */
     int front; /* 1: jobs hit by an incident go to the very front, in the given order
                   (else back by key, to their arrival position) */
+    int by_size; /* 1: keep the waiting jobs also by GPU count (wk_queue_next_fit) */
 } WkQueueRules;
 
 /* The first member of a queue policy's private state, so that the
@@ -135,6 +149,7 @@ typedef struct WkQueuePolicy {
     WkJobQueue q;              /* waiting jobs in the rules' order */
     WkRunSet run;              /* jobs it started (rules->track) */
     WkPlaceBuf buf;            /* placement of the job being started */
+    WkSizeIndex fit;           /* the same jobs by GPU count (rules->by_size) */
     uint64_t waiting_gpus;     /* GPUs the waiting jobs ask for */
     double front_key;          /* key of the last job put at the very front (rules->front) */
 } WkQueuePolicy;
@@ -162,6 +177,14 @@ int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkEr
 /** Remove the i-th waiting job (i < p->q.n), keeping the order. */
 void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i);
 
+/** With rules->by_size: the first waiting job after `after` in queue order
+ * (NULL: from the head) that asks for at most cap GPUs, or NULL; the pointer is valid until
+ * the queue changes (copy the item to go on from it). O(counts x log n). */
+const WkQueueItem *wk_queue_next_fit(const WkQueuePolicy *p, const WkQueueItem *after, uint64_t cap);
+
+/** Remove the waiting job equal to x (a copy of its item); no-op when absent. */
+void wk_queue_dequeue_item(WkQueuePolicy *p, const WkSchedCtx *ctx, const WkQueueItem *x);
+
 /** A job arrives: reject it when it can never fit (wk_queue_never_fits),
  * else queue it. Returns 1 when queued, 0 when rejected, or a negative code
  * with err filled. */
@@ -183,7 +206,36 @@ int wk_queue_drain(WkQueuePolicy *p, WkSchedCtx *ctx, WkError *err);
  * `run` and are queued again (by key, or at the very front), then pass. */
 int wk_queue_on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
 int wk_queue_pass(void *priv, WkSchedCtx *ctx, WkError *err);
+/* on_submit of a policy whose pass only starts what fits now (backfill,
+ * slurm): admit, then pass only when the newcomer is alone or could start
+ * now (a job that cannot start changes nothing that could). */
+int wk_queue_on_submit_if_fits(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err);
 int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size_t njobs, WkError *err);
+
+/* ---- EASY backfilling (backfill, slurm) ---- */
+
+/* Scratch of the shadow computation (owned storage; zero-initialised). */
+typedef struct WkEasy {
+    struct WkEasyEnd *end; /* running jobs by expected end */
+    size_t cap;
+} WkEasy;
+
+/** EASY backfilling over p's queue (p->rules->track must be set: the
+ * running set gives the expected ends). Start the head and the jobs after
+ * it while they fit (wk_queue_drain); when the head does not fit it gets a
+ * reservation at the shadow time (the earliest expected end at which the
+ * free GPUs reach its request, from wk_sched_job_remaining_s), and every
+ * later job that fits now starts if it is expected to end by then or needs
+ * no more than the GPUs the head will not need then (which it uses up).
+ * Returns 0 or a negative code with err filled. */
+int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *err);
+
+/** Release e's storage. */
+void wk_queue_easy_fini(WkEasy *e);
+
+/** Recompute every waiting job's key (rules->key, now) and restore the
+ * queue order: for keys that change with time (slurm's age factor). */
+void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx);
 
 /* The WkSchedOps members every queue policy takes from here, in its table
  * after its own: const WkSchedOps x = {..., .fini = fini, WK_QUEUE_POLICY_OPS}; */

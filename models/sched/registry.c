@@ -11,6 +11,7 @@ static const WkSchedOps *const table[] = {
     &wk_sched_las,
     &wk_sched_topo,
     &wk_sched_hetero,
+    &wk_sched_slurm,
     &wk_sched_sci,
     NULL,
 };

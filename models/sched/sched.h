@@ -156,6 +156,7 @@ extern const WkSchedOps wk_sched_backfill;
 extern const WkSchedOps wk_sched_las;
 extern const WkSchedOps wk_sched_topo;
 extern const WkSchedOps wk_sched_hetero;
+extern const WkSchedOps wk_sched_slurm;
 extern const WkSchedOps wk_sched_sci;
 
 #endif

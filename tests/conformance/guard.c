@@ -86,7 +86,7 @@ static void observe(Guard *g, WkTime now, const char *where)
 }
 
 /* The allocation rule of node-granular placement (the default, and the only
- * one `topo` uses): a job smaller than the largest node sits in one node; a
+ * one `topo` and `slurm` use): a job smaller than the largest node sits in one node; a
  * larger one takes nodes whole, each node's GPUs consecutive in rank order,
  * with at most one node (the remainder) shared. */
 static void check_shape(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n)
@@ -94,7 +94,8 @@ static void check_shape(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n
     const WkRun *r = g->run;
     const WkCluster *c = wk_run_hooks_cluster(r);
     const WkPool *pl = wk_run_hooks_pool(r);
-    if (g->base.placement(r) != WK_PLACE_EXCLUSIVE && strcmp(g->inner->name, "topo") != 0)
+    if (g->base.placement(r) != WK_PLACE_EXCLUSIVE && strcmp(g->inner->name, "topo") != 0 &&
+        strcmp(g->inner->name, "slurm") != 0)
         return;
     uint32_t partial = 0;
     for (uint32_t i = 0; i < n;) {

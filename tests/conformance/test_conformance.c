@@ -147,6 +147,7 @@ static const char *policy_opts(const char *name)
         {"las", "tick: 5m, preemption_cost: 2m, queues: 3, thresholds: [1800, 36000]"},
         {"topo", "tick: 1h"},
         {"hetero", "span: true"},
+        {"slurm", "placement: first-fit, max_age: 1h, calc_period: 1m, weight_size: 2000"},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (strcmp(t[i].name, name) == 0)

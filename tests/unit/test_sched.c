@@ -469,6 +469,64 @@ static void test_exclusive_placement_gives_whole_nodes_and_best_fit(void **state
     test_run_free(&t);
 }
 
+/* slurm on 8 GPUs: j0 (8 GPUs, 100 s) runs; j1 (2 GPUs) waits from 1 s,
+ * j2 (8 GPUs) from 90 s. By job size j2 has the higher priority; with a
+ * heavy age weight j1 has, but only once the priorities are recalculated
+ * (calc_period 0: at every pass; the 5 min default: not before 100 s, so
+ * the order of submission time stands). */
+static WkTime slurm_j1_start(const char *opts)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "cluster: {nodes: 1, gpus_per_node: 8}\n"
+             "scheduler: {name: slurm, max_age: 1000s, %s}\n"
+             "workload:\n"
+             "  source: inline\n"
+             "  jobs:\n"
+             "    - {submit: 0, gpus: 8, duration: 100s}\n"
+             "    - {submit: 1s, gpus: 2, duration: 50s}\n"
+             "    - {submit: 90s, gpus: 8, duration: 50s}\n",
+             opts);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    WkTime s1 = wk_run_hooks_job(t.run, 1).start, s2 = wk_run_hooks_job(t.run, 2).start;
+    assert_true(s1 == S(100) ? s2 == S(150) : s1 == S(150) && s2 == S(100));
+    test_run_free(&t);
+    return s1;
+}
+
+static void test_slurm_orders_by_size_and_by_age_once_recalculated(void **state)
+{
+    (void)state;
+    assert_int_equal(slurm_j1_start("weight_age: 100000"), S(150));                 /* size: j2 first */
+    assert_int_equal(slurm_j1_start("weight_age: 100000, calc_period: 0"), S(100)); /* age: j1 first */
+    assert_int_equal(slurm_j1_start("weight_age: 0, calc_period: 0"), S(150));
+}
+
+/* slurm's backfill on 2 nodes x 4 GPUs: j0 (4 GPUs, 100 s) runs; the head j1
+ * (8 GPUs) reserves both nodes at 100 s; j2 (4 GPUs, 200 s) fits now but
+ * would delay it, j3 (2 GPUs, 50 s) ends before 100 s and backfills. */
+static void test_slurm_backfills_without_delaying_the_head_reservation(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {nodes: 2, gpus_per_node: 4}\n"
+                  "scheduler: slurm\n"
+                  "workload:\n"
+                  "  source: inline\n"
+                  "  jobs:\n"
+                  "    - {submit: 0, gpus: 4, duration: 100s}\n"
+                  "    - {submit: 1s, gpus: 8, duration: 100s}\n"
+                  "    - {submit: 2s, gpus: 4, duration: 200s}\n"
+                  "    - {submit: 3s, gpus: 2, duration: 50s}\n",
+                  NULL);
+    assert_int_equal(wk_run_hooks_job(t.run, 3).start, S(3));
+    assert_int_equal(wk_run_hooks_job(t.run, 1).start, S(100));
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, S(200));
+    test_run_free(&t);
+}
+
 static int no_pass(void *priv, WkSchedCtx *ctx, WkError *err)
 {
     (void)priv;
@@ -523,6 +581,8 @@ int main(void)
         cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
         cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
         cmocka_unit_test(test_exclusive_placement_gives_whole_nodes_and_best_fit),
+        cmocka_unit_test(test_slurm_orders_by_size_and_by_age_once_recalculated),
+        cmocka_unit_test(test_slurm_backfills_without_delaying_the_head_reservation),
         cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,7 +111,8 @@ const char wk_cli_analysis_usage_report[] =
     "backfill) and sci, and --throttle-scenario (default\n"
     "scenarios/throttle-rack3.yaml) without the throttle, as is and with\n"
     "rebalancing, for seeds 1..N (default 5) on -j threads (OpenMP); the traces\n"
-    "go to DIR/seedK/ (default paper-sci-runs/), and every row prints as mean ±\n"
+    "go to DIR/seedK/ (default paper-sci-runs/), a figure of seed 1 to\n"
+    "DIR/utilization.png, and every row prints as mean ±\n"
     "95 % confidence half-width over the seeds beside the published value.\n"
     "  wanka report paper-sci                    # the whole table, 5 seeds\n"
     "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n";

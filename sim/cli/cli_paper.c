@@ -188,6 +188,14 @@ int wk_cli_paper_run(int argc, char **argv)
     fputs(text, stdout);
     free(text);
     status = fflush(stdout) ? 1 : 0;
+    /* a figure of seed 1: utilization of the baseline and sci over time */
+    char png[4096];
+    snprintf(png, sizeof png, "%s/utilization.png", a.out);
+    char *pargv[] = {paths[R_BASE], paths[R_SCI], "-o", png, "--what", "utilization"};
+    if (wk_cli_analysis_plot(6, pargv) == 0)
+        printf("figure: %s\n", png);
+    else
+        fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");
 done:
     for (int s = 0; reps && s < a.seeds; s++)
         wk_report_free(reps[s]);

@@ -16,6 +16,9 @@ st=$?
 [ "$st" = 0 ] && ok || bad "run form exit $st: $out"
 n=$(ls "$T"/runs/seed*/*.h5 2>/dev/null | wc -l)
 [ "$n" = 15 ] && ok || bad "want 15 traces (3 seeds x 5 runs), found $n"
+if /usr/bin/python3 -c "import matplotlib, h5py" 2>/dev/null; then
+  [ -s "$T/runs/utilization.png" ] && ok || bad "no figure written"
+fi
 echo "$out" | grep -q "mean GPU utilization .* ± .* 3$" && ok || bad "utilization row not over 3 seeds: $out"
 echo "$out" | grep -q "§3.4 .*throttled .*-8 %" && ok || bad "no §3.4 row: $out"
 echo "$out" | grep -q "traditional: fifo" && ok || bad "heading lacks the baseline: $out"

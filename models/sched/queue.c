@@ -455,6 +455,8 @@ int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size
 
 /* ---- EASY backfilling ---- */
 
+#define GONE UINT32_MAX /* job id of a queue item that started during a pass */
+
 struct WkEasyEnd {
     double end_s; /* expected seconds from now until it ends */
     uint32_t gpus;
@@ -515,27 +517,40 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
     uint64_t extra;
     if ((rc = reservation(p, e, ctx, wk_sched_job_gpus(ctx, wk_queue_at(q, 0)->job), &shadow_s, &extra, err)) < 0)
         return rc;
-    for (size_t i = 1; i < q->n && wk_sched_free_gpus(ctx) > 0;) {
-        uint32_t job = wk_queue_at(q, i)->job, need = wk_sched_job_gpus(ctx, job);
-        int ends_before = 0;
-        if (need <= wk_sched_free_gpus(ctx))
-            ends_before = wk_sched_job_remaining_s(ctx, job) <= shadow_s;
-        if (need > wk_sched_free_gpus(ctx) || (!ends_before && need > extra)) {
-            i++;
+    /* Jobs that start are marked in place and the queue is compacted once
+     * at the end, instead of closing the gap at each start. */
+    size_t gone = 0;
+    uint32_t free_now = wk_sched_free_gpus(ctx);
+    for (size_t i = 1; i < q->n && free_now > 0; i++) {
+        WkQueueItem *it = &q->it[q->lo + i];
+        uint32_t job = it->job, need = wk_sched_job_gpus(ctx, job);
+        if (need > free_now)
             continue;
-        }
+        int ends_before = wk_sched_job_remaining_s(ctx, job) <= shadow_s;
+        if (!ends_before && need > extra)
+            continue;
         rc = wk_queue_policy_start(p, ctx, job, err);
-        if (rc == WK_E_NOROOM) {
-            i++;
+        if (rc == WK_E_NOROOM)
             continue;
-        }
         if (rc < 0)
-            return rc;
+            break;
         if (!ends_before)
             extra -= need;
-        wk_queue_dequeue(p, ctx, i);
+        p->waiting_gpus -= need;
+        if (p->rules->by_size)
+            size_index_del(&p->fit, need, it);
+        it->job = GONE;
+        gone++;
+        free_now = wk_sched_free_gpus(ctx);
     }
-    return 0;
+    if (gone) {
+        size_t k = 0;
+        for (size_t i = 0; i < q->n; i++)
+            if (q->it[q->lo + i].job != GONE)
+                q->it[q->lo + k++] = q->it[q->lo + i];
+        q->n = k;
+    }
+    return rc == WK_E_NOROOM ? 0 : rc;
 }
 
 void wk_queue_easy_fini(WkEasy *e)
@@ -555,9 +570,13 @@ void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
     WkJobQueue *q = &p->q;
     if (!p->rules->key)
         return;
-    for (size_t i = 0; i < q->n; i++)
+    int sorted = 1;
+    for (size_t i = 0; i < q->n; i++) {
         q->it[q->lo + i].key = p->rules->key(p, ctx, q->it[q->lo + i].job);
-    qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
+        sorted = sorted && (i == 0 || !before(&q->it[q->lo + i], &q->it[q->lo + i - 1]));
+    }
+    if (!sorted) /* a common shift of the keys keeps the order: no sort then */
+        qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
     for (size_t s = 0; s < p->fit.n; s++) { /* the same keys, per GPU count */
         WkJobQueue *b = &p->fit.by[s];
         for (size_t i = 0; i < b->n; i++)

@@ -127,7 +127,48 @@ static int u32(const WkNode *map, const char *key, int64_t min, int64_t max, uin
     return rc;
 }
 
+/* A `base:` chain: the names met on the way from the model being read. */
+#define BASE_DEPTH 32
+typedef struct BaseChain {
+    const char *name[BASE_DEPTH];
+    int n;
+} BaseChain;
+
+static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out, BaseChain *chain, WkError *err);
+
+/* Read the library entry `name` as the base of the model being read: a
+ * name already on the chain is a cycle, reported with its path. */
+static int parse_base(const WkNode *lib, const WkNode *at, const char *name, const WkNode *library, WkModelSpec *m,
+                      BaseChain *chain, WkError *err)
+{
+    char path[512];
+    size_t k = 0;
+    for (int i = 0; i < chain->n; i++)
+        if (strcmp(chain->name[i], name) == 0) {
+            for (int j = i; j < chain->n && k < sizeof path; j++)
+                k += (size_t)snprintf(path + k, sizeof path - k, "%s -> ", chain->name[j]);
+            if (k < sizeof path)
+                snprintf(path + k, sizeof path - k, "%s", name);
+            return wk_node_error(at, WK_E_INVAL, err, "models: base cycle %s", path);
+        }
+    if (chain->n == BASE_DEPTH)
+        return wk_node_error(at, WK_E_INVAL, err, "models: base chain deeper than %d at '%s'", BASE_DEPTH, name);
+    chain->name[chain->n++] = name;
+    int rc = parse_model(lib, library, m, chain, err);
+    chain->n--;
+    return rc;
+}
+
 int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err)
+{
+    BaseChain chain = {.n = 0};
+    /* a library entry read directly starts its chain with its own name */
+    if (n && n->key && library && wk_node_get(library, n->key) == n)
+        chain.name[chain.n++] = n->key;
+    return parse_model(n, library, out, &chain, err);
+}
+
+static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out, BaseChain *chain, WkError *err)
 {
     static const char *const known[] = {
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
@@ -162,7 +203,7 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
         const WkNode *lib = wk_node_get(library, basename);
         const WkModelSpec *p = wk_model_preset(basename);
         if (lib && lib != n) {
-            if ((rc = wk_model_parse(lib, library, &m, err)) < 0)
+            if ((rc = parse_base(lib, basenode, basename, library, &m, chain, err)) < 0)
                 return rc;
         } else if (p) {
             m = *p;

@@ -261,6 +261,40 @@ static void test_model_job_too_big_for_memory_is_refused_at_prepare(void **state
     assert_non_null(strstr(err.msg, "short"));
 }
 
+/* base: chains resolve through the library; a cycle or a chain too deep is
+ * a positioned error naming the path, never a stack overflow. */
+static void test_model_base_cycles_and_deep_chains_are_refused(void **state)
+{
+    (void)state;
+    const WkNode *lib = yaml_node("models:\n  a: {base: b}\n  b: {base: c}\n  c: {base: a}\n", "models");
+    WkModelSpec m;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(wk_node_get(lib, "a"), lib, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "base cycle a -> b -> c -> a"));
+    assert_non_null(strstr(err.where, "t.yaml:4:"));
+    /* a job naming the model (a scalar) meets the same cycle */
+    const WkNode *job = yaml_node("model: b\n", "model");
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(job, lib, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "base cycle b -> c -> a -> b"));
+    /* a chain of 40 distinct models is deeper than the limit; one of 20 is fine */
+    char y[4096];
+    size_t k = (size_t)snprintf(y, sizeof y, "models:\n");
+    for (int i = 0; i < 40; i++) {
+        char next[16];
+        snprintf(next, sizeof next, "m%d", i + 1);
+        k += (size_t)snprintf(y + k, sizeof y - k, "  m%d: {base: %s}\n", i, i == 39 ? "llama3-8b" : next);
+    }
+    const WkNode *deep = yaml_node(y, "models");
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(wk_node_get(deep, "m0"), deep, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "deeper than"));
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(wk_node_get(deep, "m20"), deep, &m, &err), 0);
+    assert_int_equal(m.layers, 32); /* llama3-8b at the end of the chain */
+}
+
 static WkPerfResult eval_ok(const WkModelSpec *m, WkPerfEnv env)
 {
     WkPerfParams pp = wk_perf_defaults();
@@ -377,6 +411,7 @@ int main(void)
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),
+        cmocka_unit_test_teardown(test_model_base_cycles_and_deep_chains_are_refused, teardown),
         cmocka_unit_test_teardown(test_resnet50_shape_gives_the_papers_parameters_and_flops, teardown),
         cmocka_unit_test_teardown(test_vit_l16_shape_gives_the_papers_parameters_and_flops, teardown),
         cmocka_unit_test_teardown(test_vision_shape_errors_are_positioned, teardown),

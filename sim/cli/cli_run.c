@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "models/run/eval.h"
 #include "models/run/run.h"
@@ -203,9 +204,38 @@ static int run_output(const WkCliArgs *a, const WkRun *run, int rc, WkError *err
     return status;
 }
 
+/* The trace path may not destroy what is there: an existing path that is
+ * not a regular file (FIFO, device, socket, directory) or that is the
+ * scenario itself is refused before anything runs. Returns 0 or 2. */
+static int check_output(const WkCliArgs *a)
+{
+    if (a->no_trace)
+        return 0;
+    char *def = a->output ? NULL : wk_cli_common_trace_path(a->scenario);
+    const char *path = a->output ? a->output : def;
+    struct stat o, in;
+    int status = 0;
+    if (path && stat(path, &o) == 0) {
+        if (!S_ISREG(o.st_mode)) {
+            fprintf(stderr, "wanka: %s: not a regular file (%s); the trace is written only to a new or regular file\n",
+                    path, S_ISDIR(o.st_mode) ? "a directory" : S_ISFIFO(o.st_mode) ? "a FIFO"
+                          : S_ISCHR(o.st_mode) || S_ISBLK(o.st_mode) ? "a device" : "not a file");
+            status = 2;
+        } else if (a->scenario && stat(a->scenario, &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+            fprintf(stderr, "wanka: %s: is the scenario itself; choose another -o\n", path);
+            status = 2;
+        }
+    }
+    free(def);
+    return status;
+}
+
 static int run_body(WkCliArgs *a, void *ctx)
 {
     (void)ctx;
+    int bad = check_output(a);
+    if (bad)
+        return bad;
     volatile sig_atomic_t *stop = wk_cli_common_catch_interrupts();
     a->ro.interrupt = stop;
     WkError err;

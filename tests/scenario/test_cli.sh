@@ -93,6 +93,20 @@ for s in "$SRC"/scenarios/*.yaml; do
   esac
 done
 
+# -o never replaces what is not a regular file, nor the scenario itself
+mkfifo "$T/fifo" && expect 2 "$T/fifo: not a regular file (a FIFO)" "$W" run "$Q" -q -o "$T/fifo"
+[ -p "$T/fifo" ] && ok || bad "the FIFO was replaced"
+# a device node of our own (root only), never the system's /dev/null: a
+# regression must not destroy a real device
+if mknod "$T/null" c 1 3 2>/dev/null; then
+  expect 2 "$T/null: not a regular file (a device)" "$W" run "$Q" -q -o "$T/null"
+  [ -c "$T/null" ] && ok || bad "the device node was replaced"
+fi
+mkdir "$T/dir" && expect 2 "$T/dir: not a regular file (a directory)" "$W" run "$Q" -q -o "$T/dir"
+[ -z "$(ls "$T/dir")" ] && ok || bad "files left in the directory: $(ls "$T/dir")"
+cp "$Q" "$T/self.yaml" && expect 2 "is the scenario itself" "$W" run "$T/self.yaml" -q -o "$T/self.yaml"
+cmp -s "$Q" "$T/self.yaml" && ok || bad "the scenario was overwritten"
+
 # an unwritable trace path: status 2, message names it
 expect 2 "/nonexistent-dir/x.h5" "$W" run "$Q" -q -o /nonexistent-dir/x.h5
 

@@ -211,8 +211,13 @@ static int check_output(const WkCliArgs *a)
 {
     if (a->no_trace)
         return 0;
-    char *def = a->output ? NULL : wk_cli_common_trace_path(a->scenario);
-    const char *path = a->output ? a->output : def;
+    const char *path = a->output, *scen = a->scenario;
+    char *def = NULL;
+    if (!path) {
+        if (!scen)
+            return 0;
+        path = def = wk_cli_common_trace_path(scen);
+    }
     struct stat o, in;
     int status = 0;
     if (path && stat(path, &o) == 0) {
@@ -221,7 +226,7 @@ static int check_output(const WkCliArgs *a)
                     path, S_ISDIR(o.st_mode) ? "a directory" : S_ISFIFO(o.st_mode) ? "a FIFO"
                           : S_ISCHR(o.st_mode) || S_ISBLK(o.st_mode) ? "a device" : "not a file");
             status = 2;
-        } else if (a->scenario && stat(a->scenario, &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+        } else if (scen && stat(scen, &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
             fprintf(stderr, "wanka: %s: is the scenario itself; choose another -o\n", path);
             status = 2;
         }

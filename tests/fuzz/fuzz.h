@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz.h — what the fuzz targets share: the libFuzzer entry points, and a
- * path that holds given bytes (a memfd under /proc/self/fd on Linux, else a
- * temporary file), for the readers that take a file name. */
+ * path that holds given bytes (a temporary file), for the readers that take
+ * a file name. */
 #ifndef WK_FUZZ_H
 #define WK_FUZZ_H
 

@@ -77,6 +77,7 @@ typedef struct Ctx {
     char *chain[WK_COMPOSE_MAX_DEPTH + 2]; /* canonical paths of the files being resolved */
     const char *shown[WK_COMPOSE_MAX_DEPTH + 2]; /* their names as given */
     int depth;                             /* entries in chain */
+    size_t bytes;                          /* text of the included files read so far */
     char list[512];                        /* "a.yaml, b.yaml": the files included */
 } Ctx;
 
@@ -186,6 +187,13 @@ static int include_one(Ctx *c, const WkDoc *doc, const WkNode *item, WkNode **ou
         free(full);
         return wk_node_error(item, WK_E_INVAL, err, "include cycle: %s", cyc);
     }
+    if (c->nkeep >= WK_COMPOSE_MAX_FILES) {
+        free(real);
+        free(full);
+        return wk_node_error(item, WK_E_INVAL, err,
+                             "more than %d files read through include: (repeats count; an include bomb?) at '%s'",
+                             WK_COMPOSE_MAX_FILES, item->str);
+    }
     WkDoc *sub = NULL;
     WkError suberr;
     wk_error_clear(&suberr);
@@ -194,6 +202,13 @@ static int include_one(Ctx *c, const WkDoc *doc, const WkNode *item, WkNode **ou
     if (rc < 0) {
         free(real);
         return from_include(err, &suberr, item);
+    }
+    c->bytes += sub->text_len;
+    if (c->bytes > WK_COMPOSE_MAX_BYTES) {
+        free(real);
+        wk_doc_free(sub);
+        return wk_node_error(item, WK_E_INVAL, err, "included files exceed %u MiB together (at '%s')",
+                             WK_COMPOSE_MAX_BYTES >> 20, item->str);
     }
     if (c->nkeep == c->capkeep) {
         size_t nc = c->capkeep ? c->capkeep * 2 : 8;

@@ -11,6 +11,8 @@
 #include "sim/scenario/node.h"
 
 #define WK_COMPOSE_MAX_DEPTH 16 /* include levels below the top file */
+#define WK_COMPOSE_MAX_FILES 1000 /* files read through include: in one composition (counting repeats) */
+#define WK_COMPOSE_MAX_BYTES (64u << 20) /* their text, summed (the size limit of one scenario) */
 
 /** Load a scenario file and resolve its includes (wk_compose_resolve).
  * Returns 0 and a document the caller owns (wk_doc_free), or the error of

@@ -223,6 +223,39 @@ static void test_include_cycle_refused(void **state)
     assert_non_null(strstr(err.msg, "include cycle"));
 }
 
+/* Ten files, each including the next ten times, would read 10^9 files: the
+ * composition stops at WK_COMPOSE_MAX_FILES reads with a positioned error.
+ * 10 files each including the next once stay fine. */
+static void test_include_bomb_stops_at_the_file_budget(void **state)
+{
+    (void)state;
+    char name[32], text[256];
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "bomb/f%d.yaml", i);
+        size_t k = 0;
+        text[0] = '\0';
+        if (i < 9) {
+            k += (size_t)snprintf(text + k, sizeof text - k, "include: [");
+            for (int j = 0; j < 10; j++)
+                k += (size_t)snprintf(text + k, sizeof text - k, "%sf%d.yaml", j ? ", " : "", i + 1);
+            k += (size_t)snprintf(text + k, sizeof text - k, "]\n");
+        }
+        snprintf(text + k, sizeof text - k, "v%d: 1\n", i);
+        write_file(name, text);
+    }
+    WkError err;
+    assert_null(load_tmp("bomb/f0.yaml", &err));
+    assert_int_equal(err.code, WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "files read through include"));
+    assert_non_null(strstr(err.where, ".yaml:1:"));
+    write_file("chain/f0.yaml", "include: f1.yaml\nv0: 1\n");
+    write_file("chain/f1.yaml", "include: [f2.yaml, f2.yaml]\nv1: 1\n");
+    write_file("chain/f2.yaml", "v2: 1\n");
+    WkDoc *d = load_tmp("chain/f0.yaml", &err);
+    assert_non_null(d);
+    wk_doc_free(d);
+}
+
 static void test_include_depth_limit(void **state)
 {
     (void)state;
@@ -380,6 +413,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_include_deep_merge_later_wins),
         cmocka_unit_test(test_include_single_path_relative_to_including_file),
         cmocka_unit_test(test_include_cycle_refused),
+        cmocka_unit_test(test_include_bomb_stops_at_the_file_budget),
         cmocka_unit_test(test_include_depth_limit),
         cmocka_unit_test(test_include_errors_name_the_included_file),
         cmocka_unit_test(test_no_include_leaves_the_document_alone),

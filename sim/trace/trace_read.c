@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/trace/h5util.h"
 
@@ -214,6 +216,70 @@ static int check_schema(WkTraceRead *r, WkError *err)
     return rc;
 }
 
+/* ---- a bound on what the HDF5 library may spend opening a file ----------------- */
+
+/* A crafted file can make the HDF5 library loop (found by fuzzing: a global
+ * heap collection that H5HG_read never leaves while reading a string
+ * attribute). Opening and checking a genuine trace takes milliseconds, so a
+ * process that is still inside open after WK_TRACE_OPEN_LIMIT_S seconds
+ * prints which file and exits with status 2: a message instead of a hang.
+ * WANKA_TRACE_OPEN_LIMIT (whole seconds, 1 to 3600) overrides the limit.
+ * The handler may only use async-signal-safe calls. */
+#define WK_TRACE_OPEN_LIMIT_S 20
+static char watch_msg[1024];
+static size_t watch_len;
+
+static void watch_fire(int sig)
+{
+    (void)sig;
+    ssize_t w = write(2, watch_msg, watch_len);
+    (void)w;
+    _exit(2);
+}
+
+typedef struct Watch {
+    struct sigaction old;
+    unsigned old_alarm;
+    int armed;
+} Watch;
+
+static Watch watch_begin(const char *path)
+{
+    Watch w = {.armed = 0};
+    unsigned limit = WK_TRACE_OPEN_LIMIT_S;
+    const char *env = getenv("WANKA_TRACE_OPEN_LIMIT");
+    if (env && env[0]) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (!*end && v >= 1 && v <= 3600)
+            limit = (unsigned)v;
+    }
+    int n = snprintf(watch_msg, sizeof watch_msg,
+                     "wanka: %s: the HDF5 library did not finish opening this file in %u s; a damaged or crafted "
+                     "trace can make it loop (not a wanka trace?)\n",
+                     path, limit);
+    watch_len = n < 0 ? 0 : (size_t)n < sizeof watch_msg ? (size_t)n : sizeof watch_msg - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = watch_fire;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, &w.old) == 0) {
+        w.old_alarm = alarm(limit);
+        w.armed = 1;
+    }
+    return w;
+}
+
+static void watch_end(Watch *w)
+{
+    if (!w->armed)
+        return;
+    alarm(0);
+    sigaction(SIGALRM, &w->old, NULL);
+    if (w->old_alarm)
+        alarm(w->old_alarm);
+}
+
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
 {
     no_exit_cleanup();
@@ -225,6 +291,8 @@ int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
         return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(EISDIR));
+    if (!S_ISREG(st.st_mode)) /* a FIFO would block the open below forever */
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: not a regular file (a trace is an HDF5 file)", path);
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot open: %s", path, strerror(errno));
@@ -239,6 +307,7 @@ int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
     memcpy(r->path, path, len + 1);
     r->file = H5I_INVALID_HID;
 
+    Watch watch = watch_begin(path);
     Quiet q = quiet_begin();
     int rc = 0;
 #if H5_VERSION_GE(1, 12, 0)
@@ -262,6 +331,7 @@ int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)
     if (rc == 0)
         rc = check_schema(r, err);
     quiet_end(q);
+    watch_end(&watch);
     if (rc < 0) {
         wk_trace_read_close(r);
         return rc;

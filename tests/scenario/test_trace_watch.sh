@@ -1,0 +1,19 @@
+#!/bin/sh
+# test_trace_watch.sh — a trace the HDF5 library loops on (found by fuzzing:
+# a crafted global heap read while checking a string attribute) ends with
+# status 2 and a message naming the file, not a hang; a FIFO given as a
+# trace is refused without blocking.
+# usage: test_trace_watch.sh WANKA SRCROOT
+set -u
+W=$1
+SRC=$2
+NAME=trace-watch
+. "$SRC/tests/scenario/lib.sh"
+
+H="$SRC/tests/fuzz/hang-trace-attr.h5"
+WANKA_TRACE_OPEN_LIMIT=1 expect 2 "$H: the HDF5 library did not finish opening this file in 1 s" timeout 60 "$W" compare "$H"
+WANKA_TRACE_OPEN_LIMIT=1 expect 2 "$H: the HDF5 library did not finish" timeout 60 "$W" report paper-sci "$H" "$H"
+mkfifo "$T/fifo" && expect 2 "$T/fifo: not a regular file" timeout 60 "$W" compare "$T/fifo"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -188,11 +188,10 @@ static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, con
 {
     const uint32_t *f = cnt ? cnt : pl->node_free;
     uint32_t best = UINT32_MAX, bestfree = UINT32_MAX, tight = n;
-    if (!cnt && !used) { /* the tightest count that holds n, off the histogram */
+    if (!cnt && !used) { /* the tightest count that holds n, off the histogram; its first node */
         while (tight <= pl->max_node && !pl->by_free[tight])
             tight++;
-        if (tight > pl->max_node)
-            return UINT32_MAX;
+        return tight > pl->max_node ? UINT32_MAX : wk_pool_first_node_with(pl, tight);
     }
     for (uint32_t nd = 0; nd < pl->c->nodes; nd++)
         if (f[nd] >= n && f[nd] < bestfree && !(used && used[nd])) {

@@ -6,6 +6,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The histogram and bitmaps of nodes by free count: node nd enters or
+ * leaves the row of its current node_free. */
+static void by_free_add(WkPool *p, uint32_t nd)
+{
+    p->by_free[p->node_free[nd]]++;
+    if (p->nodes_at)
+        p->nodes_at[(size_t)p->node_free[nd] * p->node_words + (nd >> 6)] |= UINT64_C(1) << (nd & 63);
+}
+
+static void by_free_drop(WkPool *p, uint32_t nd)
+{
+    p->by_free[p->node_free[nd]]--;
+    if (p->nodes_at)
+        p->nodes_at[(size_t)p->node_free[nd] * p->node_words + (nd >> 6)] &= ~(UINT64_C(1) << (nd & 63));
+}
+
+uint32_t wk_pool_first_node_with(const WkPool *p, uint32_t k)
+{
+    if (k > p->max_node || !p->by_free[k])
+        return UINT32_MAX;
+    if (!p->nodes_at) {
+        for (uint32_t nd = 0; nd < p->c->nodes; nd++)
+            if (p->node_free[nd] == k)
+                return nd;
+        return UINT32_MAX;
+    }
+    const uint64_t *row = p->nodes_at + (size_t)k * p->node_words;
+    for (size_t w = 0; w < p->node_words; w++)
+        if (row[w])
+            return (uint32_t)(w * 64 + (size_t)__builtin_ctzll(row[w]));
+    return UINT32_MAX;
+}
+
 int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
 {
     *p = (WkPool){.c = c};
@@ -20,6 +53,9 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
         if (wk_pool_node_gpus(p, nd) > p->max_node)
             p->max_node = wk_pool_node_gpus(p, nd);
     p->by_free = calloc((size_t)p->max_node + 1, sizeof *p->by_free);
+    p->node_words = ((size_t)c->nodes + 63) / 64;
+    if (((size_t)p->max_node + 1) * p->node_words <= ((size_t)32 << 20) / sizeof(uint64_t))
+        p->nodes_at = calloc(((size_t)p->max_node + 1) * p->node_words + 1, sizeof *p->nodes_at);
     int fabric = c->fabric.spec.kind != WK_FABRIC_NONE;
     p->nblocks = fabric ? c->fabric.leaves : c->pods;
     size_t groups = p->nblocks > c->pods ? p->nblocks : c->pods;
@@ -37,7 +73,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     for (uint32_t nd = 0; nd < c->nodes; nd++) {
         p->node_free[nd] = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
         p->pod_free[c->node_pod[nd]] += p->node_free[nd];
-        p->by_free[p->node_free[nd]]++;
+        by_free_add(p, nd);
         p->idle_gpus += p->node_free[nd];
         uint32_t b = fabric ? wk_cluster_leaf_of(c, c->node_first_gpu[nd]) : c->node_pod[nd];
         p->node_block[nd] = b < p->nblocks ? b : p->nblocks - 1;
@@ -53,6 +89,7 @@ void wk_pool_fini(WkPool *p)
     free(p->pod_free);
     free(p->reserved);
     free(p->by_free);
+    free(p->nodes_at);
     free(p->node_block);
     free(p->scratch);
     memset(p, 0, sizeof *p);
@@ -65,9 +102,9 @@ void wk_pool_take(WkPool *p, uint32_t g)
     uint32_t node = p->c->gpu_node[g];
     if (p->node_free[node] == wk_pool_node_gpus(p, node))
         p->idle_gpus -= p->node_free[node];
-    p->by_free[p->node_free[node]]--;
+    by_free_drop(p, node);
     p->node_free[node]--;
-    p->by_free[p->node_free[node]]++;
+    by_free_add(p, node);
     p->pod_free[p->c->node_pod[node]]--;
     size_t words = ((size_t)p->c->gpus + 63) / 64;
     while (p->free_hint < words && p->freebits[p->free_hint] == 0)
@@ -79,9 +116,9 @@ void wk_pool_give(WkPool *p, uint32_t g)
     p->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
     p->nfree++;
     uint32_t node = p->c->gpu_node[g];
-    p->by_free[p->node_free[node]]--;
+    by_free_drop(p, node);
     p->node_free[node]++;
-    p->by_free[p->node_free[node]]++;
+    by_free_add(p, node);
     if (p->node_free[node] == wk_pool_node_gpus(p, node))
         p->idle_gpus += p->node_free[node];
     p->pod_free[p->c->node_pod[node]]++;

@@ -32,6 +32,9 @@ typedef struct WkPool {
     uint32_t *pod_free;    /* [pods] free usable GPUs per pod */
     uint32_t max_node;     /* GPUs of the largest node */
     uint32_t *by_free;     /* [max_node + 1] nodes with exactly k free usable GPUs */
+    uint64_t *nodes_at;    /* [(max_node + 1) * node_words] bit nd of row k: node nd has exactly k free
+                              usable GPUs (NULL when that would exceed 32 MiB: placement scans then) */
+    size_t node_words;     /* 64-bit words per row of nodes_at */
     uint32_t idle_gpus;    /* GPUs of idle nodes (every GPU of the node free and usable) */
     uint32_t *node_block;  /* [nodes] leaf block: the leaf of the node's first NIC (its pod without a fabric) */
     uint32_t nblocks;      /* leaf blocks (ids < nblocks) */
@@ -39,6 +42,10 @@ typedef struct WkPool {
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */
 } WkPool;
+
+/** The lowest-numbered node with exactly k free usable GPUs, or UINT32_MAX
+ * when none has: a bitmap search, O(nodes / 64) at worst. */
+uint32_t wk_pool_first_node_with(const WkPool *p, uint32_t k);
 
 /** Set up p over c (borrowed, must outlive p): every GPU free, none owned,
  * no spares. Returns 0 or WK_E_NOMEM. On failure wk_pool_fini still works. */

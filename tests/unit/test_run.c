@@ -162,6 +162,55 @@ static void test_useful_work_counts_speed_not_time_held(void **state)
     test_run_free(&t);
 }
 
+/* A plain job's `duration` is run time on the reference SKU (the first node
+ * group's) at full clock: on A100s of a cluster whose first group is H100 it
+ * runs at 312/989 of the reference speed (docs/models.md "Job execution"). */
+static void test_plain_job_on_a_slower_sku_runs_at_its_peak_ratio(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster:\n"
+                       "  groups:\n"
+                       "    - {name: h, sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                       "    - {name: a, sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                       "workload:\n"
+                       "  source: inline\n"
+                       "  jobs:\n"
+                       "    - {submit: 0, gpus: 8, duration: 1h}\n"
+                       "    - {submit: 0, gpus: 8, duration: 1h}\n";
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    /* the first job takes the H100 node (1 h), the second the A100 node */
+    assert_float_equal(test_metric(&t, "makespan_s"), 3600.0 * 989.0 / 312.0, 1e-6);
+    test_run_free(&t);
+}
+
+/* tflops_per_gpu is model FLOPs over GPU-time actually running: a model job
+ * that waits 10 h behind another job shows the same figure as when it runs
+ * alone (queue time used to be counted in the denominator). */
+static void test_tflops_per_gpu_does_not_count_queue_time(void **state)
+{
+    (void)state;
+    const char *fmt = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                      "checkpoint: {interval: none}\n"
+                      "workload:\n"
+                      "  source: inline\n"
+                      "  jobs:\n"
+                      "%s"
+                      "    - {submit: 0, gpus: 8, iterations: 200, model: {base: llama3-8b, tp: 2, global_batch: 256}}\n";
+    char alone[1024], behind[1024];
+    snprintf(alone, sizeof alone, fmt, "");
+    snprintf(behind, sizeof behind, fmt, "    - {submit: 0, gpus: 8, duration: 10h}\n");
+    TestRun a, b;
+    test_run_yaml(&a, alone, NULL);
+    test_run_yaml(&b, behind, NULL);
+    double ta = test_metric(&a, "tflops_per_gpu"), tb = test_metric(&b, "tflops_per_gpu");
+    assert_true(ta > 10.0 && ta < 989.0);
+    assert_float_equal(tb, ta, 1e-9 * ta);
+    assert_true(test_metric(&b, "makespan_s") > 36000.0);
+    test_run_free(&a);
+    test_run_free(&b);
+}
+
 static void test_same_seed_gives_identical_summary_bytes(void **state)
 {
     (void)state;
@@ -328,6 +377,8 @@ int main(void)
         cmocka_unit_test(test_gpu_seconds_are_conserved_exactly),
         cmocka_unit_test(test_gpu_seconds_with_down_gpus_are_conserved_exactly),
         cmocka_unit_test(test_useful_work_counts_speed_not_time_held),
+        cmocka_unit_test(test_plain_job_on_a_slower_sku_runs_at_its_peak_ratio),
+        cmocka_unit_test(test_tflops_per_gpu_does_not_count_queue_time),
         cmocka_unit_test(test_same_seed_gives_identical_summary_bytes),
         cmocka_unit_test(test_fifo_head_blocks_and_first_fit_places_lowest_gpus),
         cmocka_unit_test(test_job_larger_than_cluster_is_rejected_not_blocking),

@@ -12,7 +12,7 @@ NAME=batch
 . "$SRC/tests/scenario/lib.sh"
 same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi; }
 
-Q="$SRC/scenarios/quickstart.yaml"
+Q="$SRC/scenarios/synthetic-384.yaml"
 
 # ---- include and validate --resolved
 mkdir -p "$T/lib"

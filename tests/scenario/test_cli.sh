@@ -9,7 +9,7 @@ SRC=$2
 NAME=cli
 . "$SRC/tests/scenario/lib.sh"
 
-Q="$SRC/scenarios/quickstart.yaml"
+Q="$SRC/scenarios/synthetic-384.yaml"
 expect 0 "wanka 0." "$W" --version
 expect 0 "usage: wanka COMMAND" "$W" --help
 expect 0 "--set KEY.PATH=VALUE" "$W" help run
@@ -20,12 +20,12 @@ expect 0 "fifo" "$W" list schedulers
 expect 0 "philly" "$W" list sources
 expect 0 "H100-SXM-80G" "$W" list skus
 expect 2 "unknown kind" "$W" list gizmos
-expect 0 "ok: scenario 'quickstart', 384 GPUs, 3000 jobs, scheduler fifo" "$W" validate "$Q"
+expect 0 "ok: scenario 'synthetic-384', 384 GPUs, 3000 jobs, scheduler fifo" "$W" validate "$Q"
 
 # a good run writes the trace atomically under its final name only
 cd "$T" || exit 1
 expect 0 "GPU utilization" "$W" run "$Q" -q
-[ -s "$T/quickstart.h5" ] && ok || bad "default trace quickstart.h5 missing"
+[ -s "$T/synthetic-384.h5" ] && ok || bad "default trace synthetic-384.h5 missing"
 expect 0 '"jobs_completed":3000' "$W" run "$Q" --json -q -o "$T/q.h5"
 [ -s "$T/q.h5" ] && ok || bad "-o q.h5 missing"
 ls "$T" | grep -q tmp && bad "temporary file left: $(ls "$T")" || ok
@@ -65,7 +65,7 @@ expect 0 "spine switches" "$W" topo "$SRC/scenarios/superpod-10k.yaml"
 expect 0 '"gpus_Ascend-910B":1024' "$W" topo "$SRC/scenarios/hetero-mix.yaml" --json
 expect 0 '"gpus":100000' "$W" topo "$SRC/scenarios/colossus-100k.yaml" --json
 expect 2 "a larger radix" "$W" topo "$SRC/scenarios/superpod-10k.yaml" --set cluster.fabric.radix=16
-expect 2 "unknown GPU SKU 'V100'" "$W" topo "$SRC/scenarios/quickstart.yaml" --set cluster.sku=V100
+expect 2 "unknown GPU SKU 'V100'" "$W" topo "$SRC/scenarios/synthetic-384.yaml" --set cluster.sku=V100
 # oversubscription 2:1 at the leaf halves the bisection (256 → 128 TB/s)
 expect 0 '"bisection_tb_per_s":128' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json --set cluster.fabric.oversubscription=2
 

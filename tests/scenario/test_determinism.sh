@@ -88,8 +88,8 @@ check() {
   fi
 }
 
-check "$SRC/scenarios/quickstart.yaml"
-check "$SRC/scenarios/quickstart.yaml" --seed 7 --set cluster.nodes=32 --set workload.jobs=1500
+check "$SRC/scenarios/synthetic-384.yaml"
+check "$SRC/scenarios/synthetic-384.yaml" --seed 7 --set cluster.nodes=32 --set workload.jobs=1500
 check "$SRC/scenarios/throttle-rack3.yaml" --set sim.end=2d
 check "$SRC/scenarios/hetero-mix.yaml" --set sim.end=10d --set workload.jobs=2000
 check "$T/mixed.yaml"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # test_h5py.py — the trace as users' notebooks read it: h5py (not wanka's
-# code) opens a quickstart trace and checks what docs/trace-format.md
+# code) opens a synthetic-384 trace and checks what docs/trace-format.md
 # promises: root attributes and their types, the tables' compound fields and
 # dtypes, the status enum's names, units attributes, the summary group.
 # usage: test_h5py.py WANKA SRCROOT   (exit 77 = skipped: no h5py)
@@ -20,7 +20,7 @@ except ImportError as e:
     sys.exit(77)
 
 WANKA, SRC = sys.argv[1], sys.argv[2]
-SCENARIO = os.path.join(SRC, "scenarios", "quickstart.yaml")
+SCENARIO = os.path.join(SRC, "scenarios", "synthetic-384.yaml")
 failures = []
 
 
@@ -104,7 +104,7 @@ def main():
         check(major == "1" and minor.isdigit() and int(minor) >= 1,
               f"schema_version 1.x, x >= 1 (jobs.gpus_final) (got {f.attrs['schema_version']})")
         check(f.attrs["seed"] == 3, "seed is the --seed given")
-        check(f.attrs["scenario_name"] == "quickstart", "scenario_name")
+        check(f.attrs["scenario_name"] == "synthetic-384", "scenario_name")
         check(f.attrs["scenario_file"] == SCENARIO, "scenario_file is the path as given")
         with open(SCENARIO, encoding="utf-8") as s:
             check(f.attrs["scenario"] == s.read(), "scenario holds the file's text as read")
@@ -124,7 +124,7 @@ def main():
         if jobs is not None:
             j = jobs[:]
             check((j["id"] == np.arange(3000)).all(), "jobs.id is the row index")
-            check((j["status"] == status["completed"]).all(), "every quickstart job completed")
+            check((j["status"] == status["completed"]).all(), "every synthetic-384 job completed")
             check((j["start"] >= j["submit"]).all() and (j["end"] > j["start"]).all(),
                   "submit <= start < end")
             check((j["gpus_final"] == j["gpus"]).all(), "gpus_final == gpus: no job shrinks without failures")

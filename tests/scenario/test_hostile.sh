@@ -101,7 +101,7 @@ expect 2 "t.csv:5000002: row: more than 5000000 jobs, the limit of a workload" "
 rm -f t.csv
 
 # ---- SIGINT / SIGTERM ----
-Q=$SRC/scenarios/quickstart.yaml
+Q=$SRC/scenarios/synthetic-384.yaml
 # about 6 s of work in a release build (a sanitizer build does less in longer)
 BIG="--set workload.jobs=$((4000000 / slow)) --set cluster.nodes=2000 --set cluster.fabric.radix=128 --set workload.interarrival.mean=1s"
 echo "an older trace" > old.h5

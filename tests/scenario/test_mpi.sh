@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 cat > "$T/sw.yaml" <<YAML
 name: mpi-check
-base: $SRC/scenarios/quickstart.yaml
+base: $SRC/scenarios/synthetic-384.yaml
 set: {workload.jobs: 400}
 schedulers: [fifo, sjf, backfill, las]
 seeds: [1, 2, 3]

@@ -19,7 +19,7 @@ is_png() {
   ok
 }
 
-Q="$SRC/scenarios/quickstart.yaml"
+Q="$SRC/scenarios/synthetic-384.yaml"
 "$W" run "$Q" -q --seed 1 -o "$T/a.h5" >/dev/null || { echo "run failed"; exit 1; }
 "$W" run "$Q" -q --seed 2 --set cluster.nodes=40 -o "$T/b.h5" >/dev/null || { echo "run failed"; exit 1; }
 

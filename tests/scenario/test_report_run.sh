@@ -9,7 +9,7 @@ SRC=$2
 NAME=report-run
 . "$SRC/tests/scenario/lib.sh"
 
-Q="$SRC/scenarios/quickstart.yaml"
+Q="$SRC/scenarios/synthetic-384.yaml"
 TR="$SRC/scenarios/throttle-rack3.yaml"
 out=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --baseline fifo --seeds 3 -q -o "$T/runs" 2>&1)
 st=$?

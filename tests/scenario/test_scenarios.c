@@ -171,7 +171,15 @@ static void test_quickstart_trace_reads_back_equal_to_the_run(void **state)
 {
     (void)state;
     TestRun t = run_file("scenarios/quickstart.yaml", NULL, 0);
-    assert_int_equal((int)test_metric(&t, "jobs_completed"), 3000);
+    /* the quickstart shows what wanka is for: every job ends, most are
+     * training runs timed by the performance model, and failures interrupt
+     * some of them, which checkpoints and rescheduling recover */
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 1000);
+    assert_true(test_metric(&t, "model_jobs_started") >= 500);
+    assert_true(test_metric(&t, "tflops_per_gpu") > 0);
+    assert_true(test_metric(&t, "interruptions") >= 1);
+    assert_true(test_metric(&t, "lost_gpu_hours") > 0);
+    assert_true(test_metric(&t, "recovery_mean_s") > 0);
     char path[128];
     snprintf(path, sizeof path, "/tmp/wk-test-quick-%ld.h5", (long)getpid());
     WkError err;

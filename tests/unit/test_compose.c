@@ -117,7 +117,7 @@ static void test_emit_roundtrip_nesting(void **state)
 static void test_emit_roundtrip_shipped_scenarios(void **state)
 {
     (void)state;
-    static const char *const names[] = {"quickstart", "philly", "superpod-10k", "hetero-mix", "llama3-16k",
+    static const char *const names[] = {"quickstart", "synthetic-384", "philly", "superpod-10k", "hetero-mix", "llama3-16k",
                                         "paper-sci-10k", "throttle-rack3", "colossus-100k", NULL};
     for (int i = 0; names[i]; i++) {
         char path[1024];

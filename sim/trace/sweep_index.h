@@ -11,7 +11,7 @@
 
 #include "sim/core/error.h"
 
-#define WK_SWEEP_FORMAT "wanka-sweep-index" /* root attribute `format` */
+#define WK_SWEEP_FORMAT WK_SCHEMA_SWEEP_FORMAT /* root attribute `format` (schema.h) */
 
 typedef enum WkSweepStatus {
     WK_SWEEP_OK = 0,  /* ran to the end; metrics filled */

@@ -25,6 +25,8 @@ struct WkTraceRead {
     int major, minor;           /* schema_version */
     uint64_t bytes;             /* the file's size on disk at open */
     const WkSchemaFile *schema; /* the trace's or the sweep index's (root attribute format) */
+    WkTraceMetric *metrics;     /* the summary group's attributes, read at open, sorted by name */
+    size_t nmetrics;
 };
 
 /* ---- HDF5 error handling ------------------------------------------------ */
@@ -323,26 +325,77 @@ done:
     return rc;
 }
 
-typedef struct AttrWalk {
+static int cmp_metric(const void *pa, const void *pb)
+{
+    const WkTraceMetric *a = pa, *b = pb;
+    return strcmp(a->name, b->name);
+}
+
+typedef struct MetricWalk {
     WkTraceRead *r;
     WkError *err;
-    const char *object;
+    const char *group;
+    WkTraceMetric *m;
+    size_t n, cap;
     int rc;
-} AttrWalk;
+} MetricWalk;
 
-/* Every attribute of the metric group is one number. */
-static herr_t metric_attr_one(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+/* One attribute of the metric group: checked (a single number), read as a double. */
+static herr_t metric_one(hid_t loc, const char *name, const H5A_info_t *info, void *data)
 {
-    AttrWalk *w = data;
+    MetricWalk *w = data;
     (void)info;
     hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
     if (attr < 0) {
-        w->rc = io_fail(w->r, w->err, "%s/%s: cannot open the attribute", w->object, name);
+        w->rc = io_fail(w->r, w->err, "%s/%s: cannot open the attribute", w->group, name);
         return -1;
     }
-    w->rc = check_attr(w->r, attr, w->object, name, WK_SCHEMA_T_NUM, w->err);
+    double v = NAN;
+    if ((w->rc = check_attr(w->r, attr, w->group, name, WK_SCHEMA_T_NUM, w->err)) == 0 &&
+        H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0)
+        w->rc = io_fail(w->r, w->err, "%s/%s: cannot read the attribute", w->group, name);
     H5Aclose(attr);
-    return w->rc < 0 ? -1 : 0;
+    if (w->rc < 0)
+        return -1;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 32;
+        WkTraceMetric *m = realloc(w->m, cap * sizeof *m);
+        if (!m) {
+            w->rc = wk_error_nomem(w->err, "trace");
+            return -1;
+        }
+        w->m = m;
+        w->cap = cap;
+    }
+    WkTraceMetric *m = &w->m[w->n++];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->value = v;
+    return 0;
+}
+
+/* Check and read every attribute of the metric group (present, a group)
+ * once, at open, into r->metrics in name order: HDF5 finds an attribute by
+ * name by scanning the object header of a file in the original format, so
+ * each pass over n attributes costs n^2 / 2 name comparisons inside the
+ * library; one pass is all a reader pays. */
+static int read_metric_group(WkTraceRead *r, const char *group, WkError *err)
+{
+    hid_t g = H5Oopen(r->file, group, H5P_DEFAULT);
+    if (g < 0)
+        return io_fail(r, err, "%s: cannot open the group", group);
+    MetricWalk w = {.r = r, .err = err, .group = group};
+    hsize_t idx = 0;
+    if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, metric_one, &w) < 0 && w.rc == 0)
+        w.rc = io_fail(r, err, "%s: cannot read the attributes", group);
+    H5Oclose(g);
+    if (w.rc < 0) {
+        free(w.m);
+        return w.rc;
+    }
+    wk_trace_read_metrics_sort(w.m, w.n);
+    r->metrics = w.m;
+    r->nmetrics = w.n;
+    return 0;
 }
 
 /* "completed=0, rejected=1, ...": an enum's names, into buf. */
@@ -569,18 +622,8 @@ static int check_file(WkTraceRead *r, WkError *err)
     if (sf->metric_group) {
         if ((rc = check_group(r, sf->metric_group, &present, err)) < 0)
             return rc;
-        if (present) {
-            hid_t g = H5Oopen(r->file, sf->metric_group, H5P_DEFAULT);
-            if (g < 0)
-                return io_fail(r, err, "%s: cannot open the group", sf->metric_group);
-            AttrWalk w = {.r = r, .err = err, .object = sf->metric_group};
-            hsize_t idx = 0;
-            if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, metric_attr_one, &w) < 0 && w.rc == 0)
-                w.rc = io_fail(r, err, "%s: cannot read the attributes", sf->metric_group);
-            H5Oclose(g);
-            if (w.rc < 0)
-                return w.rc;
-        }
+        if (present && (rc = read_metric_group(r, sf->metric_group, err)) < 0)
+            return rc;
     }
     return 0;
 }
@@ -721,6 +764,7 @@ void wk_trace_read_close(WkTraceRead *r)
         H5Fclose(r->file);
         quiet_end(q);
     }
+    free(r->metrics);
     free(r->path);
     free(r);
 }
@@ -798,93 +842,20 @@ int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkErr
 
 /* ---- summary ----------------------------------------------------------------------- */
 
-typedef struct SummaryCtx {
-    WkTraceRead *r;
-    WkError *err;
-    WkTraceMetric *m;
-    size_t n, cap;
-    int rc;
-} SummaryCtx;
-
-static herr_t summary_one(hid_t loc, const char *name, const H5A_info_t *info, void *data)
-{
-    SummaryCtx *c = data;
-    (void)info;
-    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
-    if (attr < 0) {
-        c->rc = io_fail(c->r, c->err, "cannot open summary attribute '%s'", name);
-        return -1;
-    }
-    hid_t ftype = H5Aget_type(attr);
-    H5T_class_t cls = ftype < 0 ? H5T_NO_CLASS : H5Tget_class(ftype);
-    if (ftype >= 0)
-        H5Tclose(ftype);
-    if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || attr_points(attr) != 1) {
-        H5Aclose(attr); /* refused at open already (check_file) */
-        c->rc = wk_error_set(c->err, WK_E_INVAL, NULL, 0, 0, "%s: %s/%s: attribute is not a single number",
-                             c->r->path, WK_SCHEMA_SUMMARY, name);
-        return -1;
-    }
-    double v = NAN;
-    if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
-        c->rc = io_fail(c->r, c->err, "cannot read summary attribute '%s'", name);
-        H5Aclose(attr);
-        return -1;
-    }
-    H5Aclose(attr);
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 32;
-        WkTraceMetric *m = realloc(c->m, cap * sizeof *m);
-        if (!m) {
-            c->rc = wk_error_nomem(c->err, "trace");
-            return -1;
-        }
-        c->m = m;
-        c->cap = cap;
-    }
-    WkTraceMetric *m = &c->m[c->n++];
-    snprintf(m->name, sizeof m->name, "%s", name);
-    m->value = v;
-    return 0;
-}
-
-static int cmp_metric(const void *pa, const void *pb)
-{
-    const WkTraceMetric *a = pa, *b = pb;
-    return strcmp(a->name, b->name);
-}
-
 int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkError *err)
 {
     if (!r || !out || !n)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: summary read without a trace");
     *out = NULL;
     *n = 0;
-    Quiet q = quiet_begin();
-    SummaryCtx c = {.r = r, .err = err};
-    int ex = path_exists(r->file, WK_SCHEMA_SUMMARY);
-    if (ex < 0)
-        c.rc = link_fail(r, WK_SCHEMA_SUMMARY, err);
-    if (ex > 0) {
-        hid_t g = H5Oopen(r->file, WK_SCHEMA_SUMMARY, H5P_DEFAULT);
-        if (g < 0) {
-            c.rc = io_fail(r, err, "cannot open '%s'", WK_SCHEMA_SUMMARY);
-        } else {
-            hsize_t idx = 0;
-            if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_one, &c) < 0 && c.rc == 0)
-                c.rc = io_fail(r, err, "cannot read the attributes of '%s'", WK_SCHEMA_SUMMARY);
-            H5Oclose(g);
-        }
-    }
-    quiet_end(q);
-    if (c.rc < 0) {
-        free(c.m);
-        return c.rc;
-    }
-    /* in strcmp order (HDF5's name order need not be), so a lookup is a binary search */
-    wk_trace_read_metrics_sort(c.m, c.n);
-    *out = c.m;
-    *n = c.n;
+    if (r->nmetrics == 0) /* no summary group, or an empty one */
+        return 0;
+    WkTraceMetric *m = malloc(r->nmetrics * sizeof *m);
+    if (!m)
+        return wk_error_nomem(err, "trace");
+    memcpy(m, r->metrics, r->nmetrics * sizeof *m);
+    *out = m;
+    *n = r->nmetrics;
     return 0;
 }
 

@@ -121,6 +121,7 @@ static int sweep_point_load(Run *run, const WkSweepIndex *ix, const WkSweepRow *
         run->m[m].value = row->metric[m];
     }
     run->nm = ix->nmetrics;
+    wk_trace_read_metrics_sort(run->m, run->nm);
     return 0;
 }
 
@@ -224,7 +225,15 @@ static int cmp_rows(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* The union of the runs' metric names as rows (cells not yet allocated). */
+static int cmp_names(const void *pa, const void *pb)
+{
+    const WkCompareRow *a = pa, *b = pb;
+    return strcmp(a->name, b->name);
+}
+
+/* The union of the runs' metric names as rows (cells not yet allocated):
+ * every name, sorted, duplicates dropped, then in display order
+ * (O(N log N) in the N names of all runs). */
 static int collect_rows(WkCompare *c, const Run *runs, size_t n, WkError *err)
 {
     size_t cap = 0;
@@ -233,16 +242,14 @@ static int collect_rows(WkCompare *c, const Run *runs, size_t n, WkError *err)
     c->rows = calloc(cap ? cap : 1, sizeof *c->rows);
     if (!c->rows)
         return wk_error_nomem(err, "compare");
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < runs[i].nm; k++) {
-            const char *name = runs[i].m[k].name;
-            int seen = 0;
-            for (size_t r = 0; r < c->nrows && !seen; r++)
-                seen = strcmp(c->rows[r].name, name) == 0;
-            if (!seen)
-                snprintf(c->rows[c->nrows++].name, sizeof c->rows[0].name, "%s", name);
-        }
-    }
+    size_t all = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < runs[i].nm; k++)
+            snprintf(c->rows[all++].name, sizeof c->rows[0].name, "%s", runs[i].m[k].name);
+    qsort(c->rows, all, sizeof *c->rows, cmp_names);
+    for (size_t k = 0; k < all; k++)
+        if (c->nrows == 0 || strcmp(c->rows[c->nrows - 1].name, c->rows[k].name) != 0)
+            memmove(c->rows[c->nrows++].name, c->rows[k].name, sizeof c->rows[0].name);
     qsort(c->rows, c->nrows, sizeof *c->rows, cmp_rows);
     return 0;
 }

@@ -128,8 +128,8 @@ static int read_cols(const Src *s, const char *table, const char *const *names, 
         wk_error_clear(&sub);
         size_t m = 0;
         int rc = wk_trace_read_column(s->r, table, names[i], &cols[i], &m, &sub);
-        if (rc == WK_E_NOTFOUND || rc == WK_E_INVAL) {
-            snprintf(why, nwhy, "no numeric column '%s' in table '%s'", names[i], table);
+        if (rc == WK_E_NOTFOUND) { /* a bad column (WK_E_INVAL) is an error, not a gap */
+            snprintf(why, nwhy, "no column '%s' in table '%s'", names[i], table);
             for (size_t j = 0; j <= i; j++) {
                 free(cols[j]);
                 cols[j] = NULL;

@@ -7,6 +7,8 @@
 #ifndef WK_SCHEMA_H
 #define WK_SCHEMA_H
 
+#include <stddef.h>
+
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
@@ -177,5 +179,77 @@ extern const char *const wk_schema_job_status_names[WK_SCHEMA_STATUS_N + 1];
 extern const char *const wk_schema_path_class_names[WK_SCHEMA_PATH_N + 1];
 extern const char *const wk_schema_fail_class_names[WK_SCHEMA_CLASS_N + 1];
 extern const char *const wk_schema_incident_kind_names[WK_SCHEMA_KIND_N + 1];
+
+/* ---- the sweep index (sweep.h5; docs/batch.md) ------------------------------------ */
+
+#define WK_SCHEMA_ATTR_FORMAT "format"                 /* string: WK_SCHEMA_SWEEP_FORMAT */
+#define WK_SCHEMA_SWEEP_FORMAT "wanka-sweep-index"
+#define WK_SCHEMA_SWEEP_POINTS "points"                /* the table of the sweep's points */
+#define WK_SCHEMA_SWEEP_NPOINTS "npoints"              /* int64: points in the whole sweep */
+#define WK_SCHEMA_SWEEP_POINTS_MAX 1000000             /* the most points a sweep has (sim/batch/sweep.h) */
+#define WK_SCHEMA_SWEEP_AXIS_LEN 256                   /* an axis column: char[256] */
+extern const char *const wk_schema_sweep_status_names[4]; /* ok, failed, not_run, NULL */
+
+/* ---- what a reader checks at open (sim/trace/trace_read.c) -------------------------- */
+
+/* The type of a column or attribute as the schema fixes it. */
+typedef enum WkSchemaType {
+    WK_SCHEMA_T_I64 = 0, /* int64, little- or big-endian */
+    WK_SCHEMA_T_I32,     /* int32 */
+    WK_SCHEMA_T_U32,     /* uint32 */
+    WK_SCHEMA_T_F64,     /* IEEE float64 */
+    WK_SCHEMA_T_ENUM8,   /* enum over uint8, value i named enum_names[i] */
+    WK_SCHEMA_T_STR,     /* fixed-length string of str_len bytes (a column) / any string (an attribute) */
+    WK_SCHEMA_T_INT,     /* an attribute: any integer */
+    WK_SCHEMA_T_NUM,     /* an attribute: any integer or float */
+} WkSchemaType;
+
+typedef struct WkSchemaColumn {
+    const char *name;
+    WkSchemaType type;
+    unsigned str_len;              /* WK_SCHEMA_T_STR: bytes */
+    const char *const *enum_names; /* WK_SCHEMA_T_ENUM8: NULL-terminated */
+    int since_minor;               /* the minor version that added it */
+} WkSchemaColumn;
+
+typedef struct WkSchemaAttr {
+    const char *name;
+    WkSchemaType type; /* WK_SCHEMA_T_STR or WK_SCHEMA_T_INT; a scalar */
+} WkSchemaAttr;
+
+/* A table: a 1-D compound dataset at `path`. Each listed column, when
+ * present, has exactly its type (a table may lack a column: readers say so).
+ * A column not listed must have the type `other` (with other_len for a
+ * string), or, when `other` is -1, is refused unless the file's minor
+ * version is newer than the reader's (a later minor only adds). */
+typedef struct WkSchemaTable {
+    const char *path;
+    const WkSchemaColumn *cols;
+    size_t ncols;
+    int other[2];       /* up to two WkSchemaType allowed for other columns, -1 = none */
+    unsigned other_len; /* their string length */
+} WkSchemaTable;
+
+/* A file kind: its root attributes, tables and groups of numeric attributes. */
+typedef struct WkSchemaFile {
+    const char *what;           /* "trace", "sweep index" */
+    int minor;                  /* the minor version this wanka writes */
+    const WkSchemaAttr *attrs;  /* root attributes, when present */
+    size_t nattrs;
+    const WkSchemaTable *tables;
+    size_t ntables;
+    const char *metric_group;   /* a group whose every attribute is a scalar number, or NULL */
+    const char *const *groups;  /* groups the tables sit in (each must be a group), NULL-terminated */
+} WkSchemaFile;
+
+extern const WkSchemaFile wk_schema_trace;       /* a run trace */
+extern const WkSchemaFile wk_schema_sweep_index; /* a sweep index */
+
+/* The most rows a file of `bytes` bytes may hold in a table of rows of
+ * `row` bytes: deflate compresses at most 1032:1 (zlib technical details,
+ * https://zlib.net/zlib_tech.html), so rows * row <= 1032 * bytes, plus one
+ * 64 KiB chunk of slack. */
+#define WK_SCHEMA_DEFLATE_MAX 1032u
+#define WK_SCHEMA_ROW_SLACK 65536u
 
 #endif

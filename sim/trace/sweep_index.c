@@ -22,7 +22,7 @@
 #define W_TRACE 256
 #define W_ERROR 1024
 
-static const char *const status_names[] = {"ok", "failed", "not_run", NULL};
+
 
 static char *dup_s(const char *s)
 {
@@ -86,7 +86,7 @@ int wk_sweep_index_write(const WkSweepIndex *ix, const char *path, WkError *err)
     size_t k = 0;
     f[k++] = (WkTraceField){.name = "id", .type = WK_FT_I64, .offset = 0, .units = ""};
     f[k++] = (WkTraceField){.name = "status", .type = WK_FT_ENUM8, .offset = off_status, .units = "",
-                            .enum_names = status_names};
+                            .enum_names = wk_schema_sweep_status_names};
     f[k++] = (WkTraceField){.name = "seed", .type = WK_FT_I64, .offset = off_seed, .units = ""};
     f[k++] = (WkTraceField){.name = "scheduler", .type = WK_FT_STR64, .offset = off_sched, .units = ""};
     for (size_t a = 0; a < nax; a++)
@@ -168,7 +168,8 @@ void wk_sweep_index_free(WkSweepIndex *ix)
         free(ix->axes[a]);
     for (size_t m = 0; m < ix->nmetrics; m++) {
         free(ix->metrics[m]);
-        free(ix->units[m]);
+        if (ix->units) /* NULL after a read refused for a units count other than the metrics' */
+            free(ix->units[m]);
     }
     free(ix->axes);
     free(ix->metrics);
@@ -289,8 +290,17 @@ int wk_sweep_index_read(WkSweepIndex **out, const char *path, WkError *err)
         goto done;
     }
     if (nu != ix->nmetrics) {
-        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: sweep index: %zu metric units for %zu metrics", path,
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: metric_units: %zu metric units for %zu metrics", path,
                           nu, ix->nmetrics);
+        for (size_t u = 0; u < nu; u++) /* freed here: wk_sweep_index_free frees one per metric */
+            free(ix->units[u]);
+        free(ix->units);
+        ix->units = NULL;
+        goto done;
+    }
+    if (ix->npoints < 0 || ix->npoints > WK_SCHEMA_SWEEP_POINTS_MAX) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: %s: %lld points is outside 0..%d", path,
+                          WK_SCHEMA_SWEEP_NPOINTS, (long long)ix->npoints, WK_SCHEMA_SWEEP_POINTS_MAX);
         goto done;
     }
     size_t n = (size_t)-1;

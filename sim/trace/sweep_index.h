@@ -11,7 +11,7 @@
 
 #include "sim/core/error.h"
 
-#define WK_SWEEP_FORMAT "wanka-sweep-index" /* root attribute `format` */
+#define WK_SWEEP_FORMAT WK_SCHEMA_SWEEP_FORMAT /* root attribute `format` (schema.h) */
 
 typedef enum WkSweepStatus {
     WK_SWEEP_OK = 0,  /* ran to the end; metrics filled */
@@ -56,7 +56,11 @@ int wk_sweep_index_write(const WkSweepIndex *ix, const char *path, WkError *err)
 
 /** Read an index written by wk_sweep_index_write. Returns 0 and a new index
  * the caller owns (wk_sweep_index_free), or WK_E_IO (cannot open), WK_E_INVAL
- * (not an HDF5 file, or not a sweep index: "path: not a sweep index"). */
+ * (not an HDF5 file, or not a sweep index: "path: not a sweep index"; a file
+ * failing the schema check of wk_trace_read_open; `metric_units` with
+ * another count of lines than `metrics`; `npoints` outside 0 to
+ * WK_SCHEMA_SWEEP_POINTS_MAX), each naming the file and the attribute or
+ * column. Nothing leaks on any error. */
 int wk_sweep_index_read(WkSweepIndex **out, const char *path, WkError *err);
 
 /** 1 when the file at path is a sweep index (root attribute format), else 0. */

@@ -22,13 +22,25 @@ typedef struct WkTraceMetric {
     double value;  /* NaN = missing / undefined for the run */
 } WkTraceMetric;
 
-/** Open the trace at path (borrowed; copied) read-only and check its root
- * `schema_version` attribute ("MAJOR.MINOR"). Returns 0 and a reader the
- * caller owns (wk_trace_read_close), or: WK_E_IO when the file cannot be
- * opened ("path: cannot open: reason"), WK_E_INVAL when it is not an HDF5
- * file, has no or a malformed schema_version, or a major version other than
- * WK_TRACE_READ_MAJOR ("path: trace schema version 2.0 is not supported:
- * this wanka reads schema 1.x"). HDF5 prints nothing. */
+/** Open the trace or sweep index at path (borrowed; copied) read-only,
+ * check its root `schema_version` attribute ("MAJOR.MINOR") and then the
+ * whole file against the schema (schema.h's wk_schema_trace, or
+ * wk_schema_sweep_index when the root attribute `format` says so) before
+ * anything is read: the known root attributes are single strings or
+ * integers; every object on the way to a table or group is a hard link (a
+ * soft or external link is refused, never followed); each table is a 1-D
+ * compound dataset whose rows fit the file's size (at most 1032 times it,
+ * deflate's limit) and whose known columns have exactly the schema's type
+ * (integer width and sign, float64, fixed string length, enum names and
+ * values), a column the schema does not know refused unless the file's minor
+ * version is newer; every `summary` attribute is a single number. Returns
+ * 0 and a reader the caller owns (wk_trace_read_close), or: WK_E_IO when the
+ * file cannot be opened ("path: cannot open: reason"), WK_E_INVAL when it
+ * is not an HDF5 file, has no or a malformed schema_version, a major
+ * version other than WK_TRACE_READ_MAJOR ("path: trace schema version 2.0
+ * is not supported: this wanka reads schema 1.x"), or fails a check
+ * ("path: jobs/status: column enum value 9 'x' is not the schema's (...)").
+ * HDF5 prints nothing; nothing leaks on any error. */
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err);
 
 /** Close the file and free r. NULL is a no-op. */
@@ -53,14 +65,20 @@ int wk_trace_read_attr_str_opt(WkTraceRead *r, const char *name, char **out, WkE
  * WK_E_INVAL when it is not a scalar integer. */
 int wk_trace_read_attr_i64(WkTraceRead *r, const char *name, int64_t *out, WkError *err);
 
-/** Every numeric (float or integer) attribute of the `summary` group, in
- * name order, as a malloc'd array in *out (caller frees) of *n entries.
- * A trace without a `summary` group gives *out = NULL, *n = 0 and returns 0.
- * Non-numeric attributes are skipped. */
+/** Every attribute of the `summary` group (each a single float or integer:
+ * open refused any other), in strcmp order of the names, as a malloc'd
+ * array in *out (caller frees) of *n entries. A trace without a `summary`
+ * group gives *out = NULL, *n = 0 and returns 0. A name longer than 63
+ * bytes is cut there. */
 int wk_trace_read_summary(WkTraceRead *r, WkTraceMetric **out, size_t *n, WkError *err);
 
-/** The metric called name among m[0..n) (as wk_trace_read_summary gives
- * them; borrowed), or NULL when there is none. */
+/** Sort m[0..n) by name (strcmp order), as wk_trace_read_metric needs
+ * them: for metric arrays built by hand (a sweep index's point). */
+void wk_trace_read_metrics_sort(WkTraceMetric *m, size_t n);
+
+/** The metric called name among m[0..n) (borrowed; sorted by name as
+ * wk_trace_read_summary gives them: a binary search, O(log n)), or NULL when
+ * there is none. */
 const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, const char *name);
 
 /** 1 when the object at path ("jobs", "timeseries/cluster", "incidents")
@@ -68,7 +86,9 @@ const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, cons
 int wk_trace_read_has(WkTraceRead *r, const char *path);
 
 /** Column `column` of the compound table at `table` converted to doubles
- * (integers, floats, and enums by their integer value), as a malloc'd array
+ * (integers, floats, and enums over uint8 by their integer value; a stored
+ * enum byte that names none of the enum's values is WK_E_INVAL naming the
+ * row), as a malloc'd array
  * in *out (caller frees; NULL when the table has no rows) of *n values.
  * WK_E_NOTFOUND when the table or the column does not exist ("path: table
  * 'x' has no column 'y' (columns: a, b, ...)"), WK_E_INVAL when the column

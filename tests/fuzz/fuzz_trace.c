@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_trace.c — libFuzzer target for the trace reader behind `wanka compare`:
- * arbitrary bytes become a .h5 file that wk_compare_load reads and every
- * format renders, and whose tables wk_trace_read_column reads. Any input must
- * end in 0 or a WK_E_* error with a message. Crashes inside HDF5 itself are
+/* fuzz_trace.c — libFuzzer target for the trace reader behind every command
+ * that opens traces in C: arbitrary bytes become a .h5 file that
+ * `wanka compare` (wk_compare_load, every format rendered; a sweep index
+ * too), `wanka report paper-sci` (wk_report_load with the file in every
+ * role, every format rendered) and `wanka sweep-merge` (wk_sweep_index_read,
+ * wk_sweep_index_merge into a scratch file) read, and whose tables
+ * wk_trace_read_column and wk_trace_read_column_str read. Any input must end
+ * in 0 or a WK_E_* error with a message. Crashes inside HDF5 itself are
  * HDF5's (docs/limits.md says what a malformed trace can do). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/compare.h"
+#include "analysis/report.h"
+#include "sim/trace/sweep_index.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 #include "tests/fuzz/fuzz.h"
@@ -26,6 +34,8 @@ static void read_columns(const char *path)
         {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_STATUS},       {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_ETTR},
         {WK_SCHEMA_CLUSTER, WK_SCHEMA_CLUSTER_TIME},  {WK_SCHEMA_CLUSTER, WK_SCHEMA_CLUSTER_ALLOCATED},
         {WK_SCHEMA_INCIDENTS, WK_SCHEMA_INC_CLASS},   {WK_SCHEMA_INCIDENTS, WK_SCHEMA_INC_RECOVERY},
+        {WK_SCHEMA_INCIDENTS, WK_SCHEMA_INC_KIND},    {WK_SCHEMA_JOBS, WK_SCHEMA_JOB_PATH_CLASS},
+        {WK_SCHEMA_SWEEP_POINTS, "status"},          {WK_SCHEMA_SWEEP_POINTS, "id"},
         {"nope", "x"},
     };
     WkError err;
@@ -44,12 +54,62 @@ static void read_columns(const char *path)
         check(rc, &err);
         free(v);
     }
+    static const char *const strs[] = {"scheduler", "trace", "error", "overrides"};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        char **v = NULL;
+        size_t n = 0;
+        wk_error_clear(&err);
+        rc = wk_trace_read_column_str(r, WK_SCHEMA_SWEEP_POINTS, strs[i], &v, &n, &err);
+        check(rc, &err);
+        free(v);
+    }
     char *s = NULL;
     wk_error_clear(&err);
     rc = wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_SCENARIO, &s, &err);
     check(rc, &err);
     free(s);
+    int64_t i64 = 0;
+    wk_error_clear(&err);
+    rc = wk_trace_read_attr_i64(r, WK_SCHEMA_ATTR_SEED, &i64, &err);
+    check(rc, &err);
     wk_trace_read_close(r);
+}
+
+/* `wanka report paper-sci` with the file in every role. */
+static void report(const char *path)
+{
+    WkReportInputs in = {.baseline = path, .sci = path, .throttle = path, .throttle_naive = path,
+                         .throttle_baseline = path};
+    WkError err;
+    wk_error_clear(&err);
+    WkReport *rep = NULL;
+    int rc = wk_report_load(&rep, "paper-sci", &in, &err);
+    check(rc, &err);
+    if (rc == 0)
+        for (int f = WK_REPORT_TEXT; f <= WK_REPORT_JSON; f++)
+            free(wk_report_render(rep, (WkReportFormat)f));
+    wk_report_free(rep);
+}
+
+/* `wanka sweep-merge` of the file as the one shard, into a scratch file. */
+static void sweep_merge(const char *path)
+{
+    WkError err;
+    wk_error_clear(&err);
+    WkSweepIndex *ix = NULL;
+    int rc = wk_sweep_index_read(&ix, path, &err);
+    check(rc, &err);
+    wk_sweep_index_free(ix);
+    if (rc < 0)
+        return;
+    char out[300];
+    snprintf(out, sizeof out, "%s.merged.h5", path);
+    size_t missing = 0, failed = 0;
+    wk_error_clear(&err);
+    const char *paths[1] = {path};
+    rc = wk_sweep_index_merge(paths, 1, out, &missing, &failed, &err);
+    check(rc, &err);
+    unlink(out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -69,5 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         read_columns(path);
     }
     wk_compare_free(c);
+    report(path);
+    sweep_merge(path);
     return 0;
 }

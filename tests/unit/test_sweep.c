@@ -25,6 +25,9 @@
 #include "sim/trace/sweep_index.h"
 #include "sim/trace/trace_read.h"
 
+/* a sweep index may hold every point a sweep can have (sweep_index.c refuses more) */
+_Static_assert(WK_SWEEP_MAX_POINTS <= WK_SCHEMA_SWEEP_POINTS_MAX, "the sweep index's point limit");
+
 static const char *srcroot = ".";
 static char tmpdir[64];
 

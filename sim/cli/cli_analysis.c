@@ -12,6 +12,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/report.h"
+#include "sim/core/strbuf.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "wk_config.h"
@@ -190,6 +191,7 @@ static const WkCliFormat report_formats[] = {
 typedef struct {
     const char *name;
     WkReportInputs in;
+    const char *html; /* --html FILE, or NULL */
     int fmt, nfmt;
 } ReportArgs;
 
@@ -224,7 +226,10 @@ static int report_args(int argc, char **argv, ReportArgs *r)
             return st;
         if (st == 0 || wk_cli_common_format(s, report_formats, NREPORT_FORMATS, &r->fmt, &r->nfmt))
             continue;
-        if (wk_cli_common_is_dash(s)) {
+        if (wk_cli_common_is_opt(s, "--html", NULL)) {
+            if (!(r->html = wk_cli_common_opt_value(argc, argv, &i, "--html", NULL)) || !r->html[0])
+                return wk_cli_common_usage_error("report", "--html needs a file name, e.g. --html report.html");
+        } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s'", s);
         } else if (!r->name) {
             r->name = s;
@@ -262,6 +267,37 @@ static int run_form(int argc, char **argv)
     return 1;
 }
 
+/* --html of the trace form: the report's tables and the compare table of
+ * the baseline and SCI traces, the figures of those two. */
+static int report_html(const ReportArgs *r, const WkReport *rep)
+{
+    WkError err;
+    wk_error_clear(&err);
+    const char *runs[5], *figs[2] = {r->in.baseline, r->in.sci};
+    size_t nruns = 0;
+    for (const char *const *p = &r->in.baseline; p <= &r->in.throttle_baseline; p++)
+        if (*p)
+            runs[nruns++] = *p;
+    char *md = wk_report_render(rep, WK_REPORT_MARKDOWN);
+    char *cmp = md ? wk_cli_analysis_compare_markdown(figs, 2, &err) : NULL;
+    if (!md || !cmp) {
+        free(md);
+        return md ? wk_cli_common_report(&err) : wk_cli_common_nomem();
+    }
+    WkStrBuf b = {0};
+    wk_strbuf_printf(&b, "%s\n## The baseline and SCI runs side by side (wanka compare)\n\n%s", md, cmp);
+    free(md);
+    free(cmp);
+    char *tables = wk_strbuf_take(&b);
+    if (!tables)
+        return wk_cli_common_nomem();
+    int status = wk_cli_analysis_html(r->html, "wanka report paper-sci", tables, figs, 2, runs, nruns);
+    free(tables);
+    if (status == 0 && r->fmt != WK_REPORT_JSON)
+        printf("html: %s\n", r->html);
+    return status;
+}
+
 int wk_cli_analysis_report(int argc, char **argv)
 {
     if (run_form(argc, argv))
@@ -275,19 +311,22 @@ int wk_cli_analysis_report(int argc, char **argv)
     WkReport *rep = NULL;
     int rc = wk_report_load(&rep, r.name, &r.in, &err);
     status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_report_render(rep, (WkReportFormat)r.fmt) : NULL);
+    if (status == 0 && r.html)
+        status = report_html(&r, rep);
     wk_report_free(rep);
     return status;
 }
 
 /* ---- plot ---- */
 
-/* The plot script: in the source tree, else where it was installed. */
-static const char *plot_script(char *buf, size_t n)
+/* An analysis script (plot.py, html_report.py): in the source tree, else
+ * where it was installed. */
+static const char *analysis_script(const char *name, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_DIR);
+    snprintf(buf, n, "%s/%s", WK_ANALYSIS_DIR, name);
     if (access(buf, R_OK) == 0)
         return buf;
-    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_INSTALL_DIR);
+    snprintf(buf, n, "%s/%s", WK_ANALYSIS_INSTALL_DIR, name);
     if (access(buf, R_OK) == 0)
         return buf;
     return NULL;
@@ -295,34 +334,31 @@ static const char *plot_script(char *buf, size_t n)
 
 extern char **environ;
 
-/* Wait for the plot process pid (python names it) and pass its exit status
- * through: 128 + the signal that killed it, 1 when waiting fails. */
-static int plot_wait(pid_t pid, const char *python)
+/* Wait for the script process pid (python names it) and pass its exit
+ * status through: 128 + the signal that killed it, 1 when waiting fails. */
+static int python_wait(pid_t pid, const char *prog, const char *python)
 {
     int st;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
-            fprintf(stderr, "wanka plot: waiting for %s: %s\n", python, strerror(errno));
+            fprintf(stderr, "wanka %s: waiting for %s: %s\n", prog, python, strerror(errno));
             return 1;
         }
     }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
     if (WIFSIGNALED(st)) {
-        fprintf(stderr, "wanka plot: %s killed by signal %d\n", python, WTERMSIG(st));
+        fprintf(stderr, "wanka %s: %s killed by signal %d\n", prog, python, WTERMSIG(st));
         return 128 + WTERMSIG(st);
     }
     return 1;
 }
 
-/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
-int wk_cli_analysis_plot(int argc, char **argv)
+int wk_cli_analysis_python(const char *prog, const char *script_name, int argc, char **argv)
 {
-    if (argc == 0)
-        return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
     char script[4096];
-    if (!plot_script(script, sizeof script)) {
-        fprintf(stderr, "wanka plot: cannot find plot.py (looked in %s and %s)\n", WK_ANALYSIS_DIR,
+    if (!analysis_script(script_name, script, sizeof script)) {
+        fprintf(stderr, "wanka %s: cannot find %s (looked in %s and %s)\n", prog, script_name, WK_ANALYSIS_DIR,
                 WK_ANALYSIS_INSTALL_DIR);
         return 1;
     }
@@ -342,11 +378,76 @@ int wk_cli_analysis_plot(int argc, char **argv)
     free(args);
     if (e != 0) {
         fprintf(stderr,
-                "wanka plot: cannot run %s: %s\n"
-                "wanka plot: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
+                "wanka %s: cannot run %s: %s\n"
+                "wanka %s: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
                 "  sudo apt-get install python3 python3-h5py python3-matplotlib\n",
-                python, strerror(e));
+                prog, python, strerror(e), prog);
         return 1;
     }
-    return plot_wait(pid, python);
+    return python_wait(pid, prog, python);
+}
+
+/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
+int wk_cli_analysis_plot(int argc, char **argv)
+{
+    if (argc == 0)
+        return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
+    return wk_cli_analysis_python("plot", "plot.py", argc, argv);
+}
+
+/* ---- the HTML report ---- */
+
+int wk_cli_analysis_html(const char *html, const char *title, const char *tables, const char *const *figs,
+                         size_t nfigs, const char *const *runs, size_t nruns)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/wanka-report-XXXXXX", dir && dir[0] ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "wanka report: %s: cannot create a temporary file: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    size_t len = strlen(tables);
+    FILE *f = fdopen(fd, "w");
+    int bad = !f || fwrite(tables, 1, len, f) != len;
+    if (f ? fclose(f) != 0 : close(fd) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "wanka report: %s: cannot write: %s\n", tmp, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    int argc = 0;
+    char **argv = calloc(nfigs + nruns + 10, sizeof *argv);
+    if (!argv) {
+        unlink(tmp);
+        return wk_cli_common_nomem();
+    }
+    argv[argc++] = "--tables";
+    argv[argc++] = tmp;
+    argv[argc++] = "--title";
+    argv[argc++] = (char *)title;
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)html;
+    argv[argc++] = "--figures";
+    for (size_t i = 0; i < nfigs; i++)
+        argv[argc++] = (char *)figs[i];
+    argv[argc++] = "--runs";
+    for (size_t i = 0; i < nruns; i++)
+        argv[argc++] = (char *)runs[i];
+    int status = wk_cli_analysis_python("report", "html_report.py", argc, argv);
+    free(argv);
+    unlink(tmp);
+    return status;
+}
+
+char *wk_cli_analysis_compare_markdown(const char *const *paths, size_t n, WkError *err)
+{
+    WkCompare *c = NULL;
+    char *text = NULL;
+    if (wk_compare_load(&c, paths, n, 1, err) == 0 && !(text = wk_compare_render(c, WK_COMPARE_MARKDOWN)))
+        wk_error_nomem(err, "compare");
+    wk_compare_free(c);
+    return text;
 }

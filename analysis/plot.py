@@ -399,9 +399,9 @@ def load_scaling(path):
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise PlotError(f"{path}: cannot read: {e}") from None
-    except ValueError as e:
+    except ValueError as e:  # UnicodeDecodeError included
         raise PlotError(f"{path}: not the JSON of `wanka perf --scale ... --json` ({e})") from None
     if not isinstance(data, list) or not data:
         raise PlotError(f"{path}: expected the non-empty JSON array of `wanka perf --scale ... --json`")

@@ -53,6 +53,11 @@ extern const char wk_cli_analysis_usage_report[];
  * cannot be found or started (the message names the Debian packages). */
 int wk_cli_analysis_python(const char *prog, const char *script, int argc, char **argv);
 
+/** Check an --html FILE before any work: it ends in .html (or .htm), its
+ * directory exists and it is not a directory. Returns 0 or exit status 2
+ * (printed: "wanka report: --html FILE: directory D does not exist"). */
+int wk_cli_analysis_html_check(const char *html);
+
 /** Write the HTML report page `html` (`wanka report --html`) with
  * analysis/html_report.py: `tables` (Markdown, borrowed) goes through a
  * temporary file; figs[0..nfigs) are the traces drawn, runs[0..nruns) every

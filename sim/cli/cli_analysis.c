@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -249,7 +250,7 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         return wk_cli_common_usage_error("report", "unknown report '%s' (known: paper-sci)", r->name);
     if (!r->in.sci)
         return wk_cli_common_usage_error("report", "missing BASELINE.h5 SCI.h5 (two traces)");
-    return 0;
+    return r->html ? wk_cli_analysis_html_check(r->html) : 0;
 }
 
 /* The run form: `report paper-sci` whose arguments name no trace (.h5). */
@@ -396,6 +397,25 @@ int wk_cli_analysis_plot(int argc, char **argv)
 }
 
 /* ---- the HTML report ---- */
+
+int wk_cli_analysis_html_check(const char *html)
+{
+    size_t n = strlen(html);
+    if (n < 6 || (strcmp(html + n - 5, ".html") != 0 && strcmp(html + n - 4, ".htm") != 0))
+        return wk_cli_common_usage_error("report", "--html %s: the page's name must end in .html", html);
+    char dir[4096];
+    const char *slash = strrchr(html, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash == html ? 1 : slash - html), html);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return wk_cli_common_usage_error("report", "--html %s: directory %s does not exist", html, dir);
+    if (stat(html, &st) == 0 && S_ISDIR(st.st_mode))
+        return wk_cli_common_usage_error("report", "--html %s: is a directory", html);
+    return 0;
+}
 
 int wk_cli_analysis_html(const char *html, const char *title, const char *tables, const char *const *figs,
                          size_t nfigs, const char *const *runs, size_t nruns)

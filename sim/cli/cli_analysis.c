@@ -53,7 +53,8 @@ const char wk_cli_analysis_usage_compare[] =
     "More in docs/analysis.md.\n";
 
 const char wk_cli_analysis_usage_plot[] =
-    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT\n"
+    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT [--top N]\n"
+    "       wanka plot CURVE.json... -o OUT.png|OUT.svg --what scaling\n"
     "\n"
     "Draw one figure from one or more traces, runs overlaid and labelled\n"
     "scheduler/seed. WHAT is one of:\n"
@@ -62,6 +63,15 @@ const char wk_cli_analysis_usage_plot[] =
     "  power         facility power (MW) over time\n"
     "  jct-cdf       CDF of the completion time of completed jobs (hours)\n"
     "  incidents     cumulative incidents over time (traces with an incidents table)\n"
+    "  gantt         the N jobs with the most GPU-time (--top N, default 30) as bars\n"
+    "                from start to end, as tall as their GPUs; incidents that\n"
+    "                stopped jobs marked (one panel per trace)\n"
+    "  heatmap       each pod's utilization over time (timeseries/pods; traces of\n"
+    "                schema 1.2 on)\n"
+    "  recovery      per incident that stopped jobs: detection, wait and restart\n"
+    "                stacked, and the work lost (--top N longest)\n"
+    "  scaling       throughput and scaling efficiency against GPUs, from the JSON\n"
+    "                of `wanka perf JOB.yaml --scale N1,N2,... --json > CURVE.json`\n"
     "\n"
     "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
     "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
@@ -72,13 +82,17 @@ const char wk_cli_analysis_usage_plot[] =
     "\n"
     "example:\n"
     "  wanka plot a1.h5 b1.h5 -o util.png --what utilization\n"
-    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
+    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n"
+    "  wanka plot a1.h5 -o gantt.png --what gantt --top 20\n"
+    "  wanka perf j.yaml --scale 256,512,1024,2048 --json > curve.json\n"
+    "  wanka plot curve.json -o scaling.png --what scaling\n";
 
 const char wk_cli_analysis_usage_report[] =
     "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
-    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
+    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q] [--html FILE]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
+    "         [--html FILE]\n"
     "\n"
     "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
     "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
@@ -99,14 +113,24 @@ const char wk_cli_analysis_usage_report[] =
     "                                reference speed (needed for §3.4)\n"
     "      --markdown                Markdown tables\n"
     "      --json                    one JSON object\n"
+    "      --html FILE               also write an experiment report page: one\n"
+    "                                self-contained HTML file (inline CSS and SVG, no\n"
+    "                                script, nothing fetched) with the runs, the tables\n"
+    "                                (with 95 % intervals over seeds in the run form),\n"
+    "                                wanka compare of the baseline and SCI runs, eight\n"
+    "                                figures (utilization, queue, power, JCT CDF,\n"
+    "                                incidents, Gantt of the largest jobs, per-pod\n"
+    "                                heatmap, recovery) and each scenario's text;\n"
+    "                                needs python3 with h5py and matplotlib\n"
     "\n"
     "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
-    "schema version, 1 internal error.\n"
+    "schema version, 1 internal error (or python3 or its packages missing for --html).\n"
     "\n"
     "example (docs/reproducing-sci.md):\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
     "  wanka report paper-sci fifo.h5 sci.h5\n"
+    "  wanka report paper-sci fifo.h5 sci.h5 --html report.html\n"
     "\n"
     "Without traces, report runs the experiments itself: SCENARIO (default: the\n"
     "shipped scenarios/paper-sci-10k.yaml) under --baseline (default slurm, else\n"
@@ -117,7 +141,8 @@ const char wk_cli_analysis_usage_report[] =
     "DIR/utilization.png, and every row prints as mean ±\n"
     "95 % confidence half-width over the seeds beside the published value.\n"
     "  wanka report paper-sci                    # the whole table, 5 seeds\n"
-    "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n";
+    "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n"
+    "  wanka report paper-sci --seeds 3 --html report.html\n";
 
 /* ---- compare ---- */
 

@@ -256,6 +256,7 @@ def main(argv):
         plot.die(f"--html {a.output}: directory {outdir} does not exist")
     mods = plot.import_deps()
     mods["matplotlib"].rcParams["svg.hashsalt"] = "wanka"  # the same page for the same traces
+    mods["matplotlib"].rcParams["svg.fonttype"] = "path"  # text as paths: no font needed
     try:
         with open(a.tables, encoding="utf-8") as f:
             tables = f.read()

@@ -300,10 +300,12 @@ static int report_html(const ReportArgs *r, const WkReport *rep)
     WkError err;
     wk_error_clear(&err);
     const char *runs[5], *figs[2] = {r->in.baseline, r->in.sci};
+    const char *given[5] = {r->in.baseline, r->in.sci, r->in.throttle, r->in.throttle_naive,
+                            r->in.throttle_baseline};
     size_t nruns = 0;
-    for (const char *const *p = &r->in.baseline; p <= &r->in.throttle_baseline; p++)
-        if (*p)
-            runs[nruns++] = *p;
+    for (size_t i = 0; i < 5; i++)
+        if (given[i])
+            runs[nruns++] = given[i];
     char *md = wk_report_render(rep, WK_REPORT_MARKDOWN);
     char *cmp = md ? wk_cli_analysis_compare_markdown(figs, 2, &err) : NULL;
     if (!md || !cmp) {

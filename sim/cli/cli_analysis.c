@@ -89,7 +89,8 @@ const char wk_cli_analysis_usage_plot[] =
 
 const char wk_cli_analysis_usage_report[] =
     "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
-    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q] [--html FILE]\n"
+    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
+    "         [--html FILE]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
     "         [--html FILE]\n"

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # plot.py — figures from wanka HDF5 traces (run by `wanka plot`): cluster time
-# series and job-completion-time CDFs, several runs overlaid. Reads traces with
-# h5py only (docs/trace-format.md); draws with matplotlib's Agg backend.
-"""usage: plot.py TRACE.h5... -o OUT.png|OUT.svg --what WHAT
+# series and job-completion-time CDFs, several runs overlaid; per-run Gantt
+# charts, per-pod heatmaps and recovery breakdowns; the `wanka perf --scale`
+# curve. Reads traces with h5py only (docs/trace-format.md); draws with
+# matplotlib's Agg backend. analysis/html_report.py draws through figure().
+"""usage: plot.py INPUT... -o OUT.png|OUT.svg --what WHAT [--top N]
 
 WHAT is one of:
   utilization  allocated GPUs / GPUs over time (timeseries/cluster)
@@ -11,6 +13,15 @@ WHAT is one of:
   power        facility power over time, MW (timeseries/cluster)
   jct-cdf      CDF of job completion time of completed jobs, hours (jobs)
   incidents    cumulative incidents over time (incidents; exit 2 if absent)
+  gantt        the --top N jobs with the most GPU-time as bars over time, each
+               as tall as its GPUs; incidents that stopped jobs marked (jobs)
+  heatmap      each pod's utilization over time (timeseries/pods, schema 1.2)
+  recovery     per incident that stopped a job: detection, wait and restart
+               stacked, and the work lost (incidents)
+  scaling      throughput and scaling efficiency against GPUs; INPUT is the
+               JSON of `wanka perf JOB.yaml --scale N1,N2,... --json`
+
+gantt, heatmap and recovery draw one panel per trace.
 
 Exit status: 0 written, 2 bad arguments / missing file / trace lacking the
 dataset, 1 missing Python packages or an unexpected error.
@@ -26,14 +37,24 @@ SCHEMA_MAJOR = 1
 NS_PER_DAY = 86400e9
 NS_PER_HOUR = 3600e9
 
-# --what -> (the dataset it needs, title)
+# --what -> (the dataset it needs, title); scaling reads JSON, not a trace
 WHATS = {
     "utilization": ("timeseries/cluster", "GPU utilization (allocated)"),
     "queue": ("timeseries/cluster", "Jobs waiting in the queue"),
     "power": ("timeseries/cluster", "Facility power"),
     "jct-cdf": ("jobs", "Job completion time, completed jobs"),
     "incidents": ("incidents", "Incidents"),
+    "gantt": ("jobs", "Largest jobs over time"),
+    "heatmap": ("timeseries/pods", "Per-pod utilization"),
+    "recovery": ("incidents", "Recovery per incident"),
+    "scaling": (None, "Scaling (wanka perf --scale)"),
 }
+PER_TRACE = ("gantt", "heatmap", "recovery")  # one panel per trace
+DEFAULT_TOP = 30
+
+
+class PlotError(Exception):
+    """Bad input (exit status 2): the message names the file."""
 
 
 def die(msg, status=EXIT_USAGE):
@@ -60,6 +81,7 @@ def import_deps():
     from matplotlib.ticker import MaxNLocator
     mods["plt"] = plt
     globals()["MaxNLocator"] = MaxNLocator
+    globals()["MPL_COLORMAPS"] = mods["matplotlib"].colormaps
     return mods
 
 
@@ -67,11 +89,17 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG, description="Plot wanka HDF5 traces.",
                                 epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("traces", nargs="+", metavar="TRACE.h5", help="traces to overlay")
+    p.add_argument("traces", nargs="+", metavar="INPUT",
+                   help="traces to overlay (TRACE.h5), or perf JSON files for --what scaling")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output image: .png or .svg")
     p.add_argument("--what", required=True, choices=sorted(WHATS), help="what to plot")
+    p.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
+                   help=f"gantt: the N jobs with the most GPU-time; recovery: the N longest "
+                        f"recoveries (default {DEFAULT_TOP})")
     a = p.parse_args(argv)
+    if not 1 <= a.top <= 10000:
+        die(f"--top {a.top}: expected a count from 1 to 10000")
     ext = os.path.splitext(a.output)[1].lower()
     if ext not in (".png", ".svg"):
         die(f"-o {a.output}: the output must end in .png or .svg")
@@ -94,23 +122,23 @@ class Trace:
 
     def __init__(self, h5py, path):
         if not os.path.exists(path):
-            die(f"{path}: no such file")
+            raise PlotError(f"{path}: no such file")
         if os.path.isdir(path):
-            die(f"{path}: is a directory, not a trace")
+            raise PlotError(f"{path}: is a directory, not a trace")
         try:
             self.f = h5py.File(path, "r")
         except OSError as e:
-            die(f"{path}: not a readable HDF5 file ({e})")
+            raise PlotError(f"{path}: not a readable HDF5 file ({e})") from None
         version = attr_str(self.f, "schema_version", None)
         if version is None:
-            die(f"{path}: not a wanka trace: no root attribute 'schema_version'")
+            raise PlotError(f"{path}: not a wanka trace: no root attribute 'schema_version'")
         try:
             major = int(version.split(".")[0])
         except ValueError:
-            die(f"{path}: malformed schema_version '{version}'")
+            raise PlotError(f"{path}: malformed schema_version '{version}'") from None
         if major != SCHEMA_MAJOR:
-            die(f"{path}: trace schema version {version} is not supported: "
-                f"this plot.py reads schema {SCHEMA_MAJOR}.x")
+            raise PlotError(f"{path}: trace schema version {version} is not supported: "
+                            f"this plot.py reads schema {SCHEMA_MAJOR}.x")
         self.path = path
         sched = attr_str(self.f, "scheduler") or "?"
         seed = self.f.attrs.get("seed")
@@ -121,9 +149,13 @@ class Trace:
     def need(self, dataset, what):
         if dataset not in self.f:
             if dataset == "incidents":
-                die(f"{self.path}: no 'incidents' table: this run recorded no incidents "
-                    f"(failures are off or this wanka does not write them); nothing to plot for --what {what}")
-            die(f"{self.path}: the trace lacks the dataset '{dataset}' needed by --what {what}")
+                raise PlotError(f"{self.path}: no 'incidents' table: this run recorded no incidents "
+                                f"(failures are off or this wanka does not write them); "
+                                f"nothing to plot for --what {what}")
+            if dataset == "timeseries/pods":
+                raise PlotError(f"{self.path}: the trace lacks the dataset 'timeseries/pods' needed by "
+                                f"--what {what} (written by wanka from trace schema 1.2 on; run it again)")
+            raise PlotError(f"{self.path}: the trace lacks the dataset '{dataset}' needed by --what {what}")
         return self.f[dataset]
 
 
@@ -145,7 +177,7 @@ def series(ax, np, traces, dataset, what):
         days = ts["time"].astype(np.float64) / NS_PER_DAY
         if what == "utilization":
             if t.gpus <= 0:
-                die(f"{t.path}: root attribute 'gpus' is missing or 0; cannot compute utilization")
+                raise PlotError(f"{t.path}: root attribute 'gpus' is missing or 0; cannot compute utilization")
             y = ts["allocated_gpus"].astype(np.float64) / t.gpus
         elif what == "queue":
             y = ts["queued_jobs"].astype(np.float64)
@@ -211,7 +243,8 @@ def incidents(ax, np, h5py, traces):
         ds = t.need("incidents", "incidents")
         col = time_column(ds)
         if col is None:
-            die(f"{t.path}: the 'incidents' table has no time column (columns: {', '.join(ds.dtype.names or ())})")
+            raise PlotError(f"{t.path}: the 'incidents' table has no time column "
+                            f"(columns: {', '.join(ds.dtype.names or ())})")
         rows = ds[:]
         kind_col = next((c for c in ("kind", "type", "cause") if c in (ds.dtype.names or ())), None)
         names = enum_names(h5py, ds.dtype, kind_col) if kind_col else {}
@@ -231,20 +264,212 @@ def incidents(ax, np, h5py, traces):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def main(argv):
-    a = parse_args(argv)
-    mods = import_deps()
-    np, h5py, plt = mods["numpy"], mods["h5py"], mods["plt"]
-    traces = [Trace(h5py, p) for p in a.traces]
-    dataset, title = WHATS[a.what]
-    for t in traces:  # every trace checked before anything is drawn
-        t.need(dataset, a.what)
-    disambiguate(traces)
+def need_columns(t, ds, cols, what):
+    """Raise PlotError naming the trace when ds lacks any of cols."""
+    names = ds.dtype.names or ()
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise PlotError(f"{t.path}: the '{ds.name.lstrip('/')}' table lacks the column(s) "
+                        f"{', '.join(missing)} needed by --what {what}")
 
+
+def run_end(np, t, rows):
+    """The end of the run, ns: the last cluster sample, else the last job event."""
+    if "timeseries/cluster" in t.f and t.f["timeseries/cluster"].shape[0]:
+        return int(t.f["timeseries/cluster"]["time"][-1])
+    ev = np.concatenate((rows["submit"], rows["start"], rows["end"]))
+    return int(ev.max()) if ev.size else 0
+
+
+def gantt(ax, np, h5py, t, top):
+    """The top jobs by GPU-time held as bars [start, end), each as tall as its
+    GPUs, stacked in start order; the wait before the start in a light shade;
+    incidents that stopped jobs as red ticks at the top."""
+    ds = t.need("jobs", "gantt")
+    need_columns(t, ds, ("id", "submit", "start", "end", "gpus"), "gantt")
+    rows = ds[:]
+    end = run_end(np, t, rows)
+    started = rows[rows["start"] >= 0]
+    stop = np.where(started["end"] >= 0, started["end"], end)
+    gpu_ns = started["gpus"].astype(np.float64) * (stop - started["start"]).astype(np.float64)
+    pick = np.argsort(-gpu_ns, kind="stable")[:top]
+    pick = pick[np.argsort(started["start"][pick], kind="stable")]
+    status = enum_names(h5py, ds.dtype, "status")
+    y = 0.0
+    cmap = MPL_COLORMAPS["viridis"]
+    for n, k in enumerate(pick):
+        j = started[k]
+        g = float(j["gpus"])
+        s0, s1 = j["start"] / NS_PER_DAY, stop[k] / NS_PER_DAY
+        sub = j["submit"] / NS_PER_DAY
+        color = cmap(0.15 + 0.7 * (n % 8) / 7)
+        if s0 > sub:
+            ax.broken_barh([(sub, s0 - sub)], (y, g), facecolors="#d9d9d9", edgecolor="none")
+        ax.broken_barh([(s0, max(s1 - s0, 1e-9))], (y, g), facecolors=color, edgecolor="white", linewidth=0.3)
+        st = status.get(int(j["status"]), "") if status else ""
+        mark = "" if st in ("", "completed") else f" ({st})"
+        ax.text(s0, y + g / 2, f" #{int(j['id'])} · {int(g)} GPUs{mark}", va="center", fontsize=6, clip_on=True)
+        y += g
+    hits = 0
+    if "incidents" in t.f:
+        inc = t.f["incidents"]
+        if "start" in (inc.dtype.names or ()) and "jobs_hit" in (inc.dtype.names or ()):
+            r = inc[:]
+            when = r["start"][r["jobs_hit"] > 0] / NS_PER_DAY
+            hits = when.size
+            if hits:
+                ax.plot(when, np.full(when.shape, y * 1.01 if y else 1), "v", color="tab:red", markersize=4,
+                        label=f"incident that stopped jobs ({hits})", clip_on=False)
+    ax.plot([], [], "s", color="#d9d9d9", label="waiting (submit → start)")
+    ax.set_xlim(0, end / NS_PER_DAY if end > 0 else 1)
+    ax.set_ylim(0, y * 1.04 if y else 1)
+    ax.set_xlabel("time (days)")
+    ax.set_ylabel("GPUs (jobs stacked)")
+    ax.set_title(f"{t.label}: the {len(pick)} jobs with the most GPU-time", fontsize="medium")
+    ax.legend(loc="upper right", fontsize="x-small")
+
+
+def heatmap(ax, fig, np, t):
+    """Each pod's allocated / GPUs per time bin (timeseries/pods) as an image."""
+    ds = t.need("timeseries/pods", "heatmap")
+    need_columns(t, ds, ("time", "span", "pod", "gpus", "allocated"), "heatmap")
+    r = ds[:]
+    if r.size == 0:
+        raise PlotError(f"{t.path}: the 'timeseries/pods' table is empty; nothing to plot for --what heatmap")
+    pods = int(r["pod"].max()) + 1
+    times = np.unique(r["time"])
+    if r.size != pods * times.size:
+        raise PlotError(f"{t.path}: 'timeseries/pods' has {r.size} rows, not one per bin and pod "
+                        f"({times.size} bins x {pods} pods)")
+    order = np.lexsort((r["pod"], r["time"]))
+    r = r[order]
+    util = (r["allocated"] / np.maximum(r["gpus"], 1)).reshape(times.size, pods).T
+    edges = np.concatenate((times, [times[-1] + r["span"][-1]])) / NS_PER_DAY
+    im = ax.pcolormesh(edges, np.arange(pods + 1), util, vmin=0, vmax=1, cmap="viridis", shading="flat",
+                       rasterized=True)
+    ax.set_xlabel("time (days)")
+    ax.set_ylabel("pod")
+    step = max(1, pods // 16)
+    ax.set_yticks(np.arange(0, pods, step) + 0.5, [str(p) for p in range(0, pods, step)])
+    ax.set_title(f"{t.label}: {pods} pods", fontsize="medium")
+    fig.colorbar(im, ax=ax, label="allocated GPUs / pod GPUs", pad=0.01)
+
+
+def recovery(axes, np, t, top):
+    """Per incident that stopped a job: detection, wait and restart stacked
+    (minutes) on axes[0], the work rolled back (GPU-h) on axes[1]."""
+    ds = t.need("incidents", "recovery")
+    need_columns(t, ds, ("start", "jobs_hit", "detection", "wait", "restart", "lost_work"), "recovery")
+    r = ds[:]
+    r = r[r["jobs_hit"] > 0]
+    parts = [np.nan_to_num(r[c].astype(np.float64)) / 60 for c in ("detection", "wait", "restart")]
+    total = parts[0] + parts[1] + parts[2]
+    pick = np.sort(np.argsort(-total, kind="stable")[:top])
+    x = np.arange(pick.size)
+    bottom = np.zeros(pick.size)
+    for name, v, c in zip(("detection", "wait", "restart"), parts, ("tab:orange", "tab:gray", "tab:blue")):
+        axes[0].bar(x, v[pick], bottom=bottom, color=c, label=name, width=0.8)
+        bottom += v[pick]
+    axes[1].bar(x, np.nan_to_num(r["lost_work"][pick].astype(np.float64)), color="tab:red", width=0.8,
+                label="lost work")
+    shown = "all" if pick.size == r.size else f"the {pick.size} longest of"
+    axes[0].set_title(f"{t.label}: {shown} {r.size} incidents that stopped jobs", fontsize="medium")
+    if r.size == 0:
+        axes[0].text(0.5, 0.5, "no incident stopped a job", transform=axes[0].transAxes, ha="center")
+    axes[0].set_ylabel("minutes")
+    axes[1].set_ylabel("lost work (GPU-h)")
+    labels = [f"{r['start'][k] / NS_PER_DAY:.2f}" for k in pick]
+    step = max(1, pick.size // 20)
+    axes[1].set_xticks(x[::step], labels[::step], rotation=60, fontsize="x-small")
+    axes[0].set_xticks(x[::step], [""] * len(x[::step]))
+    axes[1].set_xlabel("incident start (day)")
+    for a in axes:
+        a.grid(True, alpha=0.3)
+        a.legend(loc="upper right", fontsize="x-small")
+
+
+SCALING_KEYS = ("gpus", "throughput_per_s", "scaling_efficiency")
+
+
+def load_scaling(path):
+    """The JSON array `wanka perf --scale ... --json` prints, checked."""
+    import json
+    if not os.path.exists(path):
+        raise PlotError(f"{path}: no such file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise PlotError(f"{path}: cannot read: {e}") from None
+    except ValueError as e:  # UnicodeDecodeError included
+        raise PlotError(f"{path}: not the JSON of `wanka perf --scale ... --json` ({e})") from None
+    if not isinstance(data, list) or not data:
+        raise PlotError(f"{path}: expected the non-empty JSON array of `wanka perf --scale ... --json`")
+    for i, row in enumerate(data):
+        if not isinstance(row, dict) or any(not isinstance(row.get(k), (int, float)) for k in SCALING_KEYS):
+            raise PlotError(f"{path}: element {i} lacks the numbers {', '.join(SCALING_KEYS)} "
+                            f"(expected the output of `wanka perf --scale ... --json`)")
+    return data
+
+
+def scaling(axes, np, paths):
+    for p in paths:
+        data = load_scaling(p)
+        g = np.array([r["gpus"] for r in data], dtype=np.float64)
+        tput = np.array([r["throughput_per_s"] for r in data], dtype=np.float64)
+        eff = np.array([r["scaling_efficiency"] for r in data], dtype=np.float64)
+        label = os.path.basename(p)
+        line, = axes[0].plot(g, tput, "o-", label=label)
+        axes[0].plot(g, tput[0] * g / g[0], ":", color=line.get_color(), label=f"{label}: linear")
+        axes[1].plot(g, eff * 100, "o-", color=line.get_color(), label=label)
+    for a in axes:
+        a.set_xscale("log", base=2)
+        a.set_xlabel("GPUs")
+        a.grid(True, alpha=0.3)
+        a.legend(loc="best", fontsize="small")
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("throughput (samples/s)")
+    axes[1].set_ylabel("scaling efficiency (%)")
+    axes[1].set_ylim(0, 105)
+
+
+def figure(mods, what, traces, top=DEFAULT_TOP, paths=None):
+    """Draw --what of traces (opened Trace objects, checked) into a new figure
+    and return it; raises PlotError on data that cannot be drawn. scaling
+    takes paths (perf JSON files) instead of traces."""
+    np, h5py, plt = mods["numpy"], mods["h5py"], mods["plt"]
+    dataset, title = WHATS[what]
+    if what == "scaling":
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), dpi=120)
+        scaling(axes, np, paths)
+        fig.suptitle(title)
+        fig.tight_layout()
+        return fig
+    for t in traces:  # every trace checked before anything is drawn
+        t.need(dataset, what)
+    if what in PER_TRACE:
+        n = len(traces)
+        if what == "recovery":
+            fig, axes = plt.subplots(2 * n, 1, figsize=(10, 5 * n), dpi=120, squeeze=False,
+                                     gridspec_kw={"height_ratios": [2, 1] * n})
+            for i, t in enumerate(traces):
+                recovery((axes[2 * i][0], axes[2 * i + 1][0]), np, t, top)
+        else:
+            fig, axes = plt.subplots(n, 1, figsize=(10, (6 if what == "gantt" else 4) * n), dpi=120,
+                                     squeeze=False)
+            for i, t in enumerate(traces):
+                if what == "gantt":
+                    gantt(axes[i][0], np, h5py, t, top)
+                else:
+                    heatmap(axes[i][0], fig, np, t)
+        scen = sorted({t.scenario for t in traces if t.scenario})
+        fig.suptitle(f"{title} — {', '.join(scen)}" if scen else title)
+        fig.tight_layout()
+        return fig
     fig, ax = plt.subplots(figsize=(9, 5), dpi=120)
-    if a.what in ("utilization", "queue", "power"):
-        series(ax, np, traces, dataset, a.what)
-    elif a.what == "jct-cdf":
+    if what in ("utilization", "queue", "power"):
+        series(ax, np, traces, dataset, what)
+    elif what == "jct-cdf":
         jct_cdf(ax, np, h5py, traces)
     else:
         incidents(ax, np, h5py, traces)
@@ -253,11 +478,25 @@ def main(argv):
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+def main(argv):
+    a = parse_args(argv)
+    mods = import_deps()
+    traces = []
+    try:
+        if a.what != "scaling":
+            traces = [Trace(mods["h5py"], p) for p in a.traces]
+            disambiguate(traces)
+        fig = figure(mods, a.what, traces, a.top, a.traces)
+    except PlotError as e:
+        die(str(e))
     try:
         fig.savefig(a.output)
     except OSError as e:
         die(f"{a.output}: cannot write: {e}")
-    plt.close(fig)
+    mods["plt"].close(fig)
     for t in traces:
         t.f.close()
     return 0

@@ -74,6 +74,78 @@ int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpu
     return 0;
 }
 
+/* Add `gpus` GPUs held over [from, to) to one pod's bins (acc: GPU-ns per
+ * bin; diff: whole-bin counts, a difference array over bins). */
+static void pod_add(double *acc, double *diff, size_t nb, WkTime bin, WkTime from, WkTime to, double gpus)
+{
+    size_t b0 = (size_t)(from / bin), b1 = (size_t)((to - 1) / bin);
+    if (b1 >= nb)
+        b1 = nb - 1;
+    if (b0 == b1) {
+        acc[b0] += gpus * (double)(to - from);
+        return;
+    }
+    acc[b0] += gpus * (double)((WkTime)(b0 + 1) * bin - from);
+    acc[b1] += gpus * (double)(to - (WkTime)b1 * bin);
+    diff[b0 + 1] += gpus; /* bins b0+1 .. b1-1 are covered whole */
+    diff[b1] -= gpus;
+}
+
+int wk_account_pod_series(const WkAccount *a, const WkCluster *c, WkTime end, WkTime interval, WkPodRow **out,
+                          size_t *n, WkError *err)
+{
+    *out = NULL;
+    *n = 0;
+    uint32_t P = c->pods;
+    if (end <= 0 || P == 0)
+        return 0;
+    WkTime bin = interval > 0 ? interval : end;
+    size_t maxb = WK_RUN_POD_ROWS / P < WK_RUN_POD_BINS ? WK_RUN_POD_ROWS / P : WK_RUN_POD_BINS;
+    if (maxb == 0)
+        maxb = 1;
+    if ((end + bin - 1) / bin > (WkTime)maxb)
+        bin = (end + (WkTime)maxb - 1) / (WkTime)maxb;
+    size_t nb = (size_t)((end + bin - 1) / bin);
+    double *acc = calloc((size_t)P * nb, sizeof *acc), *diff = calloc((size_t)P * (nb + 1), sizeof *diff);
+    uint32_t *pod_gpus = calloc(P, sizeof *pod_gpus), *cnt = calloc(P, sizeof *cnt);
+    WkPodRow *rows = malloc((size_t)P * nb * sizeof *rows);
+    if (!acc || !diff || !pod_gpus || !cnt || !rows) {
+        free(acc), free(diff), free(pod_gpus), free(cnt), free(rows);
+        return wk_error_nomem(err, "timeseries/pods");
+    }
+    for (uint32_t g = 0; g < c->gpus; g++)
+        pod_gpus[wk_cluster_pod_of(c, g)]++;
+    for (size_t i = 0; i < a->nsegs; i++) {
+        const WkAllocSeg *sg = &a->segs[i];
+        WkTime from = sg->from < 0 ? 0 : sg->from, to = sg->to > end ? end : sg->to;
+        if (to <= from)
+            continue;
+        for (uint32_t k = 0; k < sg->n; k++)
+            cnt[wk_cluster_pod_of(c, sg->gpus[k])]++;
+        for (uint32_t k = 0; k < sg->n; k++) {
+            uint32_t p = wk_cluster_pod_of(c, sg->gpus[k]);
+            if (cnt[p]) {
+                pod_add(acc + (size_t)p * nb, diff + (size_t)p * (nb + 1), nb, bin, from, to, cnt[p]);
+                cnt[p] = 0;
+            }
+        }
+    }
+    for (uint32_t p = 0; p < P; p++) {
+        double whole = 0;
+        for (size_t b = 0; b < nb; b++) {
+            whole += diff[(size_t)p * (nb + 1) + b];
+            WkTime t0 = (WkTime)b * bin, t1 = t0 + bin < end ? t0 + bin : end;
+            double ns = acc[(size_t)p * nb + b] + whole * (double)bin;
+            rows[b * P + p] = (WkPodRow){.time_ns = t0, .span_ns = t1 - t0, .allocated = ns / (double)(t1 - t0),
+                                         .pod = p, .gpus = pod_gpus[p]};
+        }
+    }
+    free(acc), free(diff), free(pod_gpus), free(cnt);
+    *out = rows;
+    *n = (size_t)P * nb;
+    return 0;
+}
+
 void wk_account_fini(WkAccount *a)
 {
     for (size_t i = 0; i < a->nsegs; i++)

@@ -77,6 +77,29 @@ int wk_account_sampled_at(const WkAccount *a, WkTime now);
  * interval is not recorded. Returns 0 or WK_E_NOMEM (with err filled). */
 int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n, WkError *err);
 
+/* Bins of timeseries/pods at most, and rows (bins x pods) at most. */
+#define WK_RUN_POD_BINS 1000
+#define WK_RUN_POD_ROWS 1000000
+
+/* One row of timeseries/pods: a pod's mean allocation over one time bin. */
+typedef struct WkPodRow {
+    int64_t time_ns;  /* bin start */
+    int64_t span_ns;  /* bin length (the last bin ends at the end of the run) */
+    double allocated; /* GPU-time held by jobs in the pod over the bin / span, GPUs */
+    uint32_t pod;
+    uint32_t gpus;    /* GPUs in the pod */
+} WkPodRow;
+
+/** Per-pod utilization over time from the allocation record (a's segments,
+ * which must include the open ones: wk_lifecycle_record_open): [0, end)
+ * cut into bins of `interval` ns, widened so that there are at most
+ * WK_RUN_POD_BINS bins and WK_RUN_POD_ROWS rows; one row per bin and pod,
+ * bins in time order, pods in index order. *out (malloc'd, caller frees) and
+ * *n; *out NULL and *n 0 when end <= 0 or the cluster has no pod. Returns 0
+ * or WK_E_NOMEM (with err filled). */
+int wk_account_pod_series(const WkAccount *a, const WkCluster *c, WkTime end, WkTime interval, WkPodRow **out,
+                          size_t *n, WkError *err);
+
 /** Release the tables. Safe on a zeroed account. */
 void wk_account_fini(WkAccount *a);
 

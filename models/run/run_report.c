@@ -423,6 +423,28 @@ static const WkTraceField incident_fields[] = {
     {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
 };
 
+static const WkTraceField pod_fields[] = {
+    {WK_SCHEMA_PODS_TIME, WK_FT_I64, offsetof(WkPodRow, time_ns), "ns", NULL},
+    {WK_SCHEMA_PODS_SPAN, WK_FT_I64, offsetof(WkPodRow, span_ns), "ns", NULL},
+    {WK_SCHEMA_PODS_POD, WK_FT_U32, offsetof(WkPodRow, pod), "", NULL},
+    {WK_SCHEMA_PODS_GPUS, WK_FT_U32, offsetof(WkPodRow, gpus), "GPUs", NULL},
+    {WK_SCHEMA_PODS_ALLOCATED, WK_FT_F64, offsetof(WkPodRow, allocated), "GPUs", NULL},
+};
+
+/* timeseries/pods: each pod's mean allocation per time bin, from the
+ * allocation record. */
+static int write_pods(const WkRun *r, WkTrace *t, WkError *err)
+{
+    WkPodRow *rows = NULL;
+    size_t n = 0;
+    int rc = wk_account_pod_series(&r->acct, &r->cluster, r->end_t, r->sample_interval, &rows, &n, err);
+    if (rc == 0)
+        rc = wk_trace_table(t, WK_SCHEMA_PODS, pod_fields, NF(pod_fields), sizeof(WkPodRow), rows, n,
+                            "each pod's GPUs held by jobs, averaged over time bins [time, time + span)", err);
+    free(rows);
+    return rc;
+}
+
 /* The `--set` assignments, one per line (malloc'd; NULL when out of memory). */
 static char *overrides_text(const WkRun *r)
 {
@@ -492,6 +514,8 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
     if ((rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, sample_fields, NF(sample_fields), sizeof(WkSampleRow),
                              r->acct.samples, r->acct.nsamples,
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
+        goto fail;
+    if ((rc = write_pods(r, t, err)) < 0)
         goto fail;
     if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
                              r->fl.incidents, r->fl.nincidents,

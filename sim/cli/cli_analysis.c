@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/compare.h"
 #include "analysis/report.h"
+#include "sim/core/strbuf.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "wk_config.h"
@@ -51,7 +53,8 @@ const char wk_cli_analysis_usage_compare[] =
     "More in docs/analysis.md.\n";
 
 const char wk_cli_analysis_usage_plot[] =
-    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT\n"
+    "usage: wanka plot TRACE.h5... -o OUT.png|OUT.svg --what WHAT [--top N]\n"
+    "       wanka plot CURVE.json... -o OUT.png|OUT.svg --what scaling\n"
     "\n"
     "Draw one figure from one or more traces, runs overlaid and labelled\n"
     "scheduler/seed. WHAT is one of:\n"
@@ -60,6 +63,15 @@ const char wk_cli_analysis_usage_plot[] =
     "  power         facility power (MW) over time\n"
     "  jct-cdf       CDF of the completion time of completed jobs (hours)\n"
     "  incidents     cumulative incidents over time (traces with an incidents table)\n"
+    "  gantt         the N jobs with the most GPU-time (--top N, default 30) as bars\n"
+    "                from start to end, as tall as their GPUs; incidents that\n"
+    "                stopped jobs marked (one panel per trace)\n"
+    "  heatmap       each pod's utilization over time (timeseries/pods; traces of\n"
+    "                schema 1.2 on)\n"
+    "  recovery      per incident that stopped jobs: detection, wait and restart\n"
+    "                stacked, and the work lost (--top N longest)\n"
+    "  scaling       throughput and scaling efficiency against GPUs, from the JSON\n"
+    "                of `wanka perf JOB.yaml --scale N1,N2,... --json > CURVE.json`\n"
     "\n"
     "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
     "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
@@ -70,13 +82,18 @@ const char wk_cli_analysis_usage_plot[] =
     "\n"
     "example:\n"
     "  wanka plot a1.h5 b1.h5 -o util.png --what utilization\n"
-    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n";
+    "  wanka plot a1.h5 -o jct.svg --what jct-cdf\n"
+    "  wanka plot a1.h5 -o gantt.png --what gantt --top 20\n"
+    "  wanka perf j.yaml --scale 256,512,1024,2048 --json > curve.json\n"
+    "  wanka plot curve.json -o scaling.png --what scaling\n";
 
 const char wk_cli_analysis_usage_report[] =
     "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
     "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
+    "         [--html FILE]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
+    "         [--html FILE]\n"
     "\n"
     "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
     "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
@@ -97,14 +114,24 @@ const char wk_cli_analysis_usage_report[] =
     "                                reference speed (needed for §3.4)\n"
     "      --markdown                Markdown tables\n"
     "      --json                    one JSON object\n"
+    "      --html FILE               also write an experiment report page: one\n"
+    "                                self-contained HTML file (inline CSS and SVG, no\n"
+    "                                script, nothing fetched) with the runs, the tables\n"
+    "                                (with 95 % intervals over seeds in the run form),\n"
+    "                                wanka compare of the baseline and SCI runs, eight\n"
+    "                                figures (utilization, queue, power, JCT CDF,\n"
+    "                                incidents, Gantt of the largest jobs, per-pod\n"
+    "                                heatmap, recovery) and each scenario's text;\n"
+    "                                needs python3 with h5py and matplotlib\n"
     "\n"
     "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
-    "schema version, 1 internal error.\n"
+    "schema version, 1 internal error (or python3 or its packages missing for --html).\n"
     "\n"
     "example (docs/reproducing-sci.md):\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
     "  wanka report paper-sci fifo.h5 sci.h5\n"
+    "  wanka report paper-sci fifo.h5 sci.h5 --html report.html\n"
     "\n"
     "Without traces, report runs the experiments itself: SCENARIO (default: the\n"
     "shipped scenarios/paper-sci-10k.yaml) under --baseline (default slurm, else\n"
@@ -115,7 +142,8 @@ const char wk_cli_analysis_usage_report[] =
     "DIR/utilization.png, and every row prints as mean ±\n"
     "95 % confidence half-width over the seeds beside the published value.\n"
     "  wanka report paper-sci                    # the whole table, 5 seeds\n"
-    "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n";
+    "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n"
+    "  wanka report paper-sci --seeds 3 --html report.html\n";
 
 /* ---- compare ---- */
 
@@ -190,6 +218,7 @@ static const WkCliFormat report_formats[] = {
 typedef struct {
     const char *name;
     WkReportInputs in;
+    const char *html; /* --html FILE, or NULL */
     int fmt, nfmt;
 } ReportArgs;
 
@@ -224,7 +253,10 @@ static int report_args(int argc, char **argv, ReportArgs *r)
             return st;
         if (st == 0 || wk_cli_common_format(s, report_formats, NREPORT_FORMATS, &r->fmt, &r->nfmt))
             continue;
-        if (wk_cli_common_is_dash(s)) {
+        if (wk_cli_common_is_opt(s, "--html", NULL)) {
+            if (!(r->html = wk_cli_common_opt_value(argc, argv, &i, "--html", NULL)) || !r->html[0])
+                return wk_cli_common_usage_error("report", "--html needs a file name, e.g. --html report.html");
+        } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s'", s);
         } else if (!r->name) {
             r->name = s;
@@ -244,7 +276,7 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         return wk_cli_common_usage_error("report", "unknown report '%s' (known: paper-sci)", r->name);
     if (!r->in.sci)
         return wk_cli_common_usage_error("report", "missing BASELINE.h5 SCI.h5 (two traces)");
-    return 0;
+    return r->html ? wk_cli_analysis_html_check(r->html) : 0;
 }
 
 /* The run form: `report paper-sci` whose arguments name no trace (.h5). */
@@ -262,6 +294,39 @@ static int run_form(int argc, char **argv)
     return 1;
 }
 
+/* --html of the trace form: the report's tables and the compare table of
+ * the baseline and SCI traces, the figures of those two. */
+static int report_html(const ReportArgs *r, const WkReport *rep)
+{
+    WkError err;
+    wk_error_clear(&err);
+    const char *runs[5], *figs[2] = {r->in.baseline, r->in.sci};
+    const char *given[5] = {r->in.baseline, r->in.sci, r->in.throttle, r->in.throttle_naive,
+                            r->in.throttle_baseline};
+    size_t nruns = 0;
+    for (size_t i = 0; i < 5; i++)
+        if (given[i])
+            runs[nruns++] = given[i];
+    char *md = wk_report_render(rep, WK_REPORT_MARKDOWN);
+    char *cmp = md ? wk_cli_analysis_compare_markdown(figs, 2, &err) : NULL;
+    if (!md || !cmp) {
+        free(md);
+        return md ? wk_cli_common_report(&err) : wk_cli_common_nomem();
+    }
+    WkStrBuf b = {0};
+    wk_strbuf_printf(&b, "%s\n## The baseline and SCI runs side by side (wanka compare)\n\n%s", md, cmp);
+    free(md);
+    free(cmp);
+    char *tables = wk_strbuf_take(&b);
+    if (!tables)
+        return wk_cli_common_nomem();
+    int status = wk_cli_analysis_html(r->html, "wanka report paper-sci", tables, figs, 2, runs, nruns);
+    free(tables);
+    if (status == 0 && r->fmt != WK_REPORT_JSON)
+        printf("html: %s\n", r->html);
+    return status;
+}
+
 int wk_cli_analysis_report(int argc, char **argv)
 {
     if (run_form(argc, argv))
@@ -275,19 +340,22 @@ int wk_cli_analysis_report(int argc, char **argv)
     WkReport *rep = NULL;
     int rc = wk_report_load(&rep, r.name, &r.in, &err);
     status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_report_render(rep, (WkReportFormat)r.fmt) : NULL);
+    if (status == 0 && r.html)
+        status = report_html(&r, rep);
     wk_report_free(rep);
     return status;
 }
 
 /* ---- plot ---- */
 
-/* The plot script: in the source tree, else where it was installed. */
-static const char *plot_script(char *buf, size_t n)
+/* An analysis script (plot.py, html_report.py): in the source tree, else
+ * where it was installed. */
+static const char *analysis_script(const char *name, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_DIR);
+    snprintf(buf, n, "%s/%s", WK_ANALYSIS_DIR, name);
     if (access(buf, R_OK) == 0)
         return buf;
-    snprintf(buf, n, "%s/plot.py", WK_ANALYSIS_INSTALL_DIR);
+    snprintf(buf, n, "%s/%s", WK_ANALYSIS_INSTALL_DIR, name);
     if (access(buf, R_OK) == 0)
         return buf;
     return NULL;
@@ -295,34 +363,31 @@ static const char *plot_script(char *buf, size_t n)
 
 extern char **environ;
 
-/* Wait for the plot process pid (python names it) and pass its exit status
- * through: 128 + the signal that killed it, 1 when waiting fails. */
-static int plot_wait(pid_t pid, const char *python)
+/* Wait for the script process pid (python names it) and pass its exit
+ * status through: 128 + the signal that killed it, 1 when waiting fails. */
+static int python_wait(pid_t pid, const char *prog, const char *python)
 {
     int st;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
-            fprintf(stderr, "wanka plot: waiting for %s: %s\n", python, strerror(errno));
+            fprintf(stderr, "wanka %s: waiting for %s: %s\n", prog, python, strerror(errno));
             return 1;
         }
     }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
     if (WIFSIGNALED(st)) {
-        fprintf(stderr, "wanka plot: %s killed by signal %d\n", python, WTERMSIG(st));
+        fprintf(stderr, "wanka %s: %s killed by signal %d\n", prog, python, WTERMSIG(st));
         return 128 + WTERMSIG(st);
     }
     return 1;
 }
 
-/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
-int wk_cli_analysis_plot(int argc, char **argv)
+int wk_cli_analysis_python(const char *prog, const char *script_name, int argc, char **argv)
 {
-    if (argc == 0)
-        return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
     char script[4096];
-    if (!plot_script(script, sizeof script)) {
-        fprintf(stderr, "wanka plot: cannot find plot.py (looked in %s and %s)\n", WK_ANALYSIS_DIR,
+    if (!analysis_script(script_name, script, sizeof script)) {
+        fprintf(stderr, "wanka %s: cannot find %s (looked in %s and %s)\n", prog, script_name, WK_ANALYSIS_DIR,
                 WK_ANALYSIS_INSTALL_DIR);
         return 1;
     }
@@ -342,11 +407,95 @@ int wk_cli_analysis_plot(int argc, char **argv)
     free(args);
     if (e != 0) {
         fprintf(stderr,
-                "wanka plot: cannot run %s: %s\n"
-                "wanka plot: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
+                "wanka %s: cannot run %s: %s\n"
+                "wanka %s: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
                 "  sudo apt-get install python3 python3-h5py python3-matplotlib\n",
-                python, strerror(e));
+                prog, python, strerror(e), prog);
         return 1;
     }
-    return plot_wait(pid, python);
+    return python_wait(pid, prog, python);
+}
+
+/* Run `python3 analysis/plot.py ARGS...` and pass its exit status through. */
+int wk_cli_analysis_plot(int argc, char **argv)
+{
+    if (argc == 0)
+        return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
+    return wk_cli_analysis_python("plot", "plot.py", argc, argv);
+}
+
+/* ---- the HTML report ---- */
+
+int wk_cli_analysis_html_check(const char *html)
+{
+    size_t n = strlen(html);
+    if (n < 6 || (strcmp(html + n - 5, ".html") != 0 && strcmp(html + n - 4, ".htm") != 0))
+        return wk_cli_common_usage_error("report", "--html %s: the page's name must end in .html", html);
+    char dir[4096];
+    const char *slash = strrchr(html, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash == html ? 1 : slash - html), html);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return wk_cli_common_usage_error("report", "--html %s: directory %s does not exist", html, dir);
+    if (stat(html, &st) == 0 && S_ISDIR(st.st_mode))
+        return wk_cli_common_usage_error("report", "--html %s: is a directory", html);
+    return 0;
+}
+
+int wk_cli_analysis_html(const char *html, const char *title, const char *tables, const char *const *figs,
+                         size_t nfigs, const char *const *runs, size_t nruns)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/wanka-report-XXXXXX", dir && dir[0] ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "wanka report: %s: cannot create a temporary file: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    size_t len = strlen(tables);
+    FILE *f = fdopen(fd, "w");
+    int bad = !f || fwrite(tables, 1, len, f) != len;
+    if (f ? fclose(f) != 0 : close(fd) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "wanka report: %s: cannot write: %s\n", tmp, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    int argc = 0;
+    char **argv = calloc(nfigs + nruns + 10, sizeof *argv);
+    if (!argv) {
+        unlink(tmp);
+        return wk_cli_common_nomem();
+    }
+    argv[argc++] = "--tables";
+    argv[argc++] = tmp;
+    argv[argc++] = "--title";
+    argv[argc++] = (char *)title;
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)html;
+    argv[argc++] = "--figures";
+    for (size_t i = 0; i < nfigs; i++)
+        argv[argc++] = (char *)figs[i];
+    argv[argc++] = "--runs";
+    for (size_t i = 0; i < nruns; i++)
+        argv[argc++] = (char *)runs[i];
+    int status = wk_cli_analysis_python("report", "html_report.py", argc, argv);
+    free(argv);
+    unlink(tmp);
+    return status;
+}
+
+char *wk_cli_analysis_compare_markdown(const char *const *paths, size_t n, WkError *err)
+{
+    WkCompare *c = NULL;
+    char *text = NULL;
+    if (wk_compare_load(&c, paths, n, 1, err) == 0 && !(text = wk_compare_render(c, WK_COMPARE_MARKDOWN)))
+        wk_error_nomem(err, "compare");
+    wk_compare_free(c);
+    return text;
 }

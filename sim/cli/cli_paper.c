@@ -12,6 +12,7 @@
 
 #include "analysis/report_seeds.h"
 #include "models/sched/sched.h"
+#include "sim/core/strbuf.h"
 #include "sim/batch/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
@@ -23,7 +24,7 @@ static const char *const run_file[R_N] = {"baseline.h5", "sci.h5", "throttle-res
                                            "throttle-none.h5"};
 
 typedef struct {
-    const char *scenario, *throttle, *baseline, *out;
+    const char *scenario, *throttle, *baseline, *out, *html;
     int seeds, threads, markdown, quiet;
 } PaperArgs;
 
@@ -31,16 +32,16 @@ static int parse(int argc, char **argv, PaperArgs *a)
 {
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
-        static const char *const names[] = {"--baseline", "--throttle-scenario", "--out", "--seeds"};
-        const char **slots[] = {&a->baseline, &a->throttle, &a->out, NULL};
+        static const char *const names[] = {"--baseline", "--throttle-scenario", "--out", "--html", "--seeds"};
+        const char **slots[] = {&a->baseline, &a->throttle, &a->out, &a->html, NULL};
         int opt = -1, tst;
-        for (int k = 0; k < 4 && opt < 0; k++)
+        for (int k = 0; k < 5 && opt < 0; k++)
             if (wk_cli_common_is_opt(s, names[k], k == 2 ? "-o" : NULL))
                 opt = k;
         const char **slot = opt >= 0 ? slots[opt] : NULL;
         if (opt >= 0) {
             const char *v = wk_cli_common_opt_value(argc, argv, &i, names[opt], opt == 2 ? "-o" : NULL);
-            if (!v)
+            if (!v || !v[0])
                 return wk_cli_common_usage_error("report", "%s needs a value", s);
             if (slot) {
                 *slot = v;
@@ -60,7 +61,7 @@ static int parse(int argc, char **argv, PaperArgs *a)
             a->quiet = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s' (run form: [SCENARIO.yaml] --seeds N "
-                                                       "--baseline POLICY --out DIR --markdown)", s);
+                                                       "--baseline POLICY --out DIR --markdown --html FILE)", s);
         } else if (!a->scenario) {
             a->scenario = s;
         } else {
@@ -68,6 +69,46 @@ static int parse(int argc, char **argv, PaperArgs *a)
         }
     }
     return 0;
+}
+
+/* --html of the run form: the seeds' tables (mean ± CI), the compare table
+ * of every seed's baseline and SCI runs (pooled: mean ± CI), the figures of
+ * seed 1's baseline and SCI runs and the scenarios of seed 1's five runs. */
+static int paper_html(const PaperArgs *a, WkReport *const *reps, char **paths, const char *what)
+{
+    WkError err;
+    wk_error_clear(&err);
+    size_t n = (size_t)a->seeds;
+    const char **cmp = calloc(2 * n, sizeof *cmp);
+    if (!cmp)
+        return wk_cli_common_nomem();
+    for (size_t s = 0; s < n; s++) {
+        cmp[s] = paths[s * R_N + R_BASE];
+        cmp[n + s] = paths[s * R_N + R_SCI];
+    }
+    char *seeds = wk_report_seeds_render(reps, n, what, 1);
+    char *table = seeds ? wk_cli_analysis_compare_markdown(cmp, 2 * n, &err) : NULL;
+    free(cmp);
+    if (!seeds || !table) {
+        free(seeds);
+        return seeds ? wk_cli_common_report(&err) : wk_cli_common_nomem();
+    }
+    WkStrBuf b = {0};
+    wk_strbuf_printf(&b, "%s\n## Every metric, %s against sci over %d seed%s (wanka compare)\n\n%s", seeds,
+                     a->baseline, a->seeds, a->seeds == 1 ? "" : "s", table);
+    free(seeds);
+    free(table);
+    char *tables = wk_strbuf_take(&b);
+    if (!tables)
+        return wk_cli_common_nomem();
+    const char *figs[2] = {paths[R_BASE], paths[R_SCI]}, *runs[R_N];
+    for (int k = 0; k < R_N; k++)
+        runs[k] = paths[k];
+    int status = wk_cli_analysis_html(a->html, "wanka report paper-sci", tables, figs, 2, runs, R_N);
+    free(tables);
+    if (status == 0)
+        printf("html: %s\n", a->html);
+    return status;
 }
 
 static int known_policy(const char *name)
@@ -99,6 +140,8 @@ int wk_cli_paper_run(int argc, char **argv)
     if (!known_policy(a.baseline))
         return wk_cli_common_usage_error("report", "--baseline: unknown scheduler '%s' (wanka list schedulers)",
                                          a.baseline);
+    if (a.html && (st = wk_cli_analysis_html_check(a.html)) != 0)
+        return st;
     WkError err;
     wk_error_clear(&err);
     WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL;
@@ -196,6 +239,8 @@ int wk_cli_paper_run(int argc, char **argv)
         printf("figure: %s\n", png);
     else
         fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");
+    if (status == 0 && a.html)
+        status = paper_html(&a, reps, paths, what);
 done:
     for (int s = 0; reps && s < a.seeds; s++)
         wk_report_free(reps[s]);

@@ -12,8 +12,9 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 1
-#define WK_SCHEMA_VERSION "1.1" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final */
+#define WK_SCHEMA_MINOR 2
+#define WK_SCHEMA_VERSION "1.2" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+                                   1.2 timeseries/pods */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -42,6 +43,7 @@
 
 #define WK_SCHEMA_JOBS "jobs"
 #define WK_SCHEMA_CLUSTER "timeseries/cluster"
+#define WK_SCHEMA_PODS "timeseries/pods" /* 1.2 */
 #define WK_SCHEMA_INCIDENTS "incidents"
 #define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */
 
@@ -68,6 +70,13 @@
 #define WK_SCHEMA_CLUSTER_RUNNING "running_jobs"
 #define WK_SCHEMA_CLUSTER_QUEUED "queued_jobs"
 #define WK_SCHEMA_CLUSTER_POWER "power"
+
+/* timeseries/pods (1.2): each pod's mean allocation per time bin */
+#define WK_SCHEMA_PODS_TIME "time" /* bin start */
+#define WK_SCHEMA_PODS_SPAN "span" /* bin length */
+#define WK_SCHEMA_PODS_POD "pod"
+#define WK_SCHEMA_PODS_GPUS "gpus"           /* GPUs in the pod */
+#define WK_SCHEMA_PODS_ALLOCATED "allocated" /* GPUs held by jobs, mean over the bin */
 
 /* incidents: failures, slowdowns and scripted events, in time order */
 #define WK_SCHEMA_INC_ID "id"

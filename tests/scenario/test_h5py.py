@@ -67,7 +67,7 @@ def check_table(f, path, columns, units, nrows=None):
     check(present == documented, f"{path} documented columns in order: {present}")
     extra = [n for n in names if n not in documented]
     if extra:
-        print(f"note: {path} has columns beyond schema 1.1 (a minor version may add them): {extra}")
+        print(f"note: {path} has columns beyond schema 1.2 (a minor version may add them): {extra}")
     check(is_str_attr(ds, "description") and ds.attrs["description"], f"{path} has a description")
     for col, u in units.items():
         key = f"{col}_units"
@@ -151,6 +151,26 @@ def main():
             check(abs(t["time"][-1] / 1e9 - end_s) < 1e-6, "the last sample is the end of the run")
             check((t["allocated_gpus"] <= 320).all(), "allocated_gpus <= gpus")
             check((t["power"] > 0).all(), "power is positive")
+
+        # timeseries/pods (1.2): per-pod mean allocation per time bin; its
+        # integral over pods and bins is the allocated GPU-time of `utilization`
+        pods = check_table(
+            f, "timeseries/pods",
+            [("time", "<i8"), ("span", "<i8"), ("pod", "<u4"), ("gpus", "<u4"), ("allocated", "<f8")],
+            {"time": "ns", "span": "ns", "gpus": "GPUs", "allocated": "GPUs"})
+        if pods is not None:
+            p = pods[:]
+            npods = len(np.unique(p["pod"]))
+            end_ns = f["summary"].attrs["simulated_s"] * 1e9
+            check(npods >= 1 and len(p) % npods == 0, f"timeseries/pods: one row per bin and pod ({npods} pods)")
+            check(p["gpus"][:npods].sum() == 320, "timeseries/pods: the pods' GPUs add up to gpus")
+            check(p["time"][0] == 0 and abs((p["time"][-1] + p["span"][-1]) - end_ns) < 2,
+                  "timeseries/pods: bins cover [0, end of the run]")
+            check(((p["allocated"] >= -1e-9) & (p["allocated"] <= p["gpus"] + 1e-9)).all(),
+                  "timeseries/pods: 0 <= allocated <= the pod's GPUs")
+            util = (p["allocated"] * p["span"]).sum() / (320 * end_ns)
+            check(abs(util - f["summary"].attrs["utilization"]) < 1e-9,
+                  f"timeseries/pods integrates to summary.utilization ({util} vs {f['summary'].attrs['utilization']})")
 
         check("summary" in f and isinstance(f["summary"], h5py.Group), "summary is a group")
         s = f["summary"].attrs

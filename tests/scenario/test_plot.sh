@@ -2,6 +2,8 @@
 # test_plot.sh — `wanka plot` end to end: a PNG for every --what the traces
 # support (PNG magic bytes, more than 10 kB), an SVG, and status 2 with a
 # clear message for a missing file, a trace lacking the data, bad arguments.
+# gantt, heatmap, recovery (quickstart with scripted failures) and scaling
+# (the JSON of `wanka perf --scale`) likewise.
 # usage: test_plot.sh WANKA SRCROOT PYTHON   (exit 77 = skipped: no h5py/matplotlib)
 set -u
 W=$1
@@ -61,6 +63,59 @@ is_png "$T/inc.png"
 
 expect 0 "" "$W" plot "$T/a.h5" -o "$T/u.svg" --what utilization
 grep -q "<svg" "$T/u.svg" 2>/dev/null && ok || bad "u.svg is not an SVG"
+
+# gantt, heatmap, recovery: per-run panels; quickstart with scripted incidents
+F='failures={enabled: false, incidents: [{at: 2h, kind: down, node: 3, duration: 8h}, {at: 1d, kind: down, node: 10, duration: 4h}, {at: 2d, kind: software, gpu: 100}]}'
+"$W" run "$Q" -q --seed 3 --set "$F" -o "$T/f.h5" >/dev/null || { echo "run with failures failed"; exit 1; }
+for what in gantt heatmap recovery; do
+  expect 0 "" "$W" plot "$T/f.h5" "$T/a.h5" -o "$T/$what.png" --what "$what"
+  is_png "$T/$what.png"
+done
+expect 0 "" "$W" plot "$T/f.h5" -o "$T/heatmap.svg" --what heatmap
+grep -q "<svg" "$T/heatmap.svg" 2>/dev/null && ok || bad "heatmap.svg is not an SVG"
+# gantt --top 3: the three jobs with the most GPU-time (gpus x (end - start)),
+# by the labels the SVG keeps as comments ("<!-- #id · G GPUs -->")
+expect 0 "" "$W" plot "$T/a.h5" -o "$T/g3.svg" --what gantt --top 3
+got=$(sed -n 's/.*<!-- *#\([0-9]*\) · [0-9]* GPUs.*-->.*/\1/p' "$T/g3.svg" | sort -n | tr '\n' ' ')
+want=$("$PY" -c "
+import sys, h5py, numpy as np
+j = h5py.File(sys.argv[1], 'r')['jobs'][:]
+w = j['gpus'].astype(float) * (j['end'] - j['start'])
+print(' '.join(str(int(i)) for i in sorted(j['id'][np.argsort(-w, kind='stable')[:3]])), end=' ')" "$T/a.h5")
+[ "$got" = "$want" ] && ok || bad "gantt --top 3 shows jobs '$got', want the three largest '$want'"
+expect 2 "--top 0: expected a count" "$W" plot "$T/a.h5" -o "$T/x.png" --what gantt --top 0
+# recovery of a run without incidents still draws (a note says none stopped a job)
+expect 0 "" "$W" plot "$T/a.h5" -o "$T/rec0.png" --what recovery
+# heatmap: the per-pod utilization it draws integrates to summary.utilization (schema 1.2 table)
+"$PY" - "$T/f.h5" <<'PY' && ok || bad "timeseries/pods does not integrate to utilization"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+p = f["timeseries/pods"][:]
+u = (p["allocated"] * p["span"]).sum() / (f.attrs["gpus"] * f["summary"].attrs["simulated_s"] * 1e9)
+sys.exit(0 if abs(u - f["summary"].attrs["utilization"]) < 1e-9 else 1)
+PY
+# scaling: from the JSON of wanka perf --scale, two curves overlaid
+printf 'model: llama3-70b\ngpus: 1024\n' > "$T/j70.yaml"
+"$W" perf "$T/j70.yaml" --scale 256,512,1024,2048 --json > "$T/s70.json" || bad "perf --scale --json failed"
+printf 'model: llama3-8b\ngpus: 64\n' > "$T/j8.yaml"
+"$W" perf "$T/j8.yaml" --scale 64,128,256,512 --json > "$T/s8.json" || bad "perf --scale --json failed"
+expect 0 "" "$W" plot "$T/s70.json" "$T/s8.json" -o "$T/scaling.png" --what scaling
+is_png "$T/scaling.png"
+expect 2 "$T/a.h5: not the JSON of \`wanka perf --scale" "$W" plot "$T/a.h5" -o "$T/x.png" --what scaling
+printf '[{"gpus": 8}]\n' > "$T/bad.json"
+expect 2 "$T/bad.json: element 0 lacks the numbers" "$W" plot "$T/bad.json" -o "$T/x.png" --what scaling
+"$W" perf "$T/j70.yaml" --json > "$T/one.json"
+expect 2 "$T/one.json: expected the non-empty JSON array" "$W" plot "$T/one.json" -o "$T/x.png" --what scaling
+# each new plot on a trace lacking its table: status 2 naming the trace and the table, nothing written
+cp "$T/f.h5" "$T/nopods.h5"
+"$PY" -c "import h5py, sys; f = h5py.File(sys.argv[1], 'a'); del f['timeseries/pods']; del f['incidents']; del f['jobs']; f.close()" "$T/nopods.h5" ||
+  bad "could not remove tables"
+expect 2 "$T/nopods.h5: the trace lacks the dataset 'timeseries/pods' needed by --what heatmap" \
+  "$W" plot "$T/nopods.h5" -o "$T/z.png" --what heatmap
+expect 2 "$T/nopods.h5: no 'incidents' table" "$W" plot "$T/f.h5" "$T/nopods.h5" -o "$T/z.png" --what recovery
+expect 2 "$T/nopods.h5: the trace lacks the dataset 'jobs' needed by --what gantt" \
+  "$W" plot "$T/nopods.h5" -o "$T/z.png" --what gantt
+[ -e "$T/z.png" ] && bad "z.png written although the trace lacks the data" || ok
 
 # bad input: status 2 and a message naming the problem
 expect 2 "$T/none.h5: no such file" "$W" plot "$T/none.h5" -o "$T/x.png" --what queue

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cluster.c — the cluster layer: node groups laid out into pods and
  * NVLink domains, SKU overrides and new SKUs, GPU→NIC mapping and path
- * classes through the fabric, per-GPU state, and the power model against
- * its closed form (idle cluster, busy cluster, one busy GPU over a run). */
+ * classes through the fabric, per-GPU state, the power model against
+ * its closed form (idle cluster, busy cluster, one busy GPU over a run), and
+ * the per-pod series binned from the allocation record. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
 
+#include "models/run/account.h"
 #include "models/run/hooks.h"
 #include "models/topo/cluster.h"
 
@@ -221,6 +223,64 @@ static void test_run_energy_integrates_power_over_time(void **state)
     test_run_free(&t);
 }
 
+/* timeseries/pods from the allocation record, against sums by hand: bins
+ * cut segments at their edges, segments past the end are clipped, the last
+ * bin is short, and a long run widens the bins to WK_RUN_POD_BINS. */
+static void test_pod_series_bins_the_allocation_record(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    /* 4 nodes x 2 GPUs, 2 nodes per pod: GPUs 0-3 pod 0, 4-7 pod 1 */
+    assert_int_equal(parse("cluster: {nodes: 4, gpus_per_node: 2, nodes_per_pod: 2}\n", &c, &err), 0);
+    assert_int_equal(c.pods, 2);
+    WkAccount a;
+    memset(&a, 0, sizeof a);
+    const uint32_t ga[] = {0, 1, 4}, gb[] = {2}, gc[] = {7};
+    assert_int_equal(wk_account_segment(&a, 5, 35, ga, 3, &err), 0);  /* pod 0: 2 GPUs, pod 1: 1 */
+    assert_int_equal(wk_account_segment(&a, 10, 20, gb, 1, &err), 0); /* pod 0, bin 1 whole */
+    assert_int_equal(wk_account_segment(&a, 38, 50, gc, 1, &err), 0); /* pod 1, clipped at 40 */
+    WkPodRow *rows = NULL;
+    size_t n = 0;
+    assert_int_equal(wk_account_pod_series(&a, &c, 40, 10, &rows, &n, &err), 0);
+    assert_int_equal(n, 4 * 2);
+    const double want[4][2] = {{1.0, 0.5}, {3.0, 1.0}, {2.0, 1.0}, {1.0, 0.7}};
+    for (size_t b = 0; b < 4; b++) {
+        for (uint32_t p = 0; p < 2; p++) {
+            const WkPodRow *r = &rows[b * 2 + p];
+            assert_int_equal(r->time_ns, (int64_t)b * 10);
+            assert_int_equal(r->span_ns, 10);
+            assert_int_equal(r->pod, p);
+            assert_int_equal(r->gpus, 4);
+            assert_float_equal(r->allocated, want[b][p], 1e-12);
+        }
+    }
+    free(rows);
+    /* end 35: the last bin is [30, 35) */
+    assert_int_equal(wk_account_pod_series(&a, &c, 35, 10, &rows, &n, &err), 0);
+    assert_int_equal(n, 8);
+    assert_int_equal(rows[6].span_ns, 5);
+    assert_float_equal(rows[6].allocated, 2.0, 1e-12); /* segment A: 2 GPUs over all of [30, 35) */
+    assert_float_equal(rows[7].allocated, 1.0, 1e-12);
+    free(rows);
+    /* 3,000,000 ns at 1 ns per bin: widened to 1,000 bins of 3,000 ns */
+    assert_int_equal(wk_account_pod_series(&a, &c, 3000000, 1, &rows, &n, &err), 0);
+    assert_int_equal(n, 2 * WK_RUN_POD_BINS);
+    assert_int_equal(rows[2].time_ns, 3000);
+    assert_int_equal(rows[n - 1].time_ns + rows[n - 1].span_ns, 3000000);
+    double gpu_ns = 0;
+    for (size_t i = 0; i < n; i++)
+        gpu_ns += rows[i].allocated * (double)rows[i].span_ns;
+    assert_float_equal(gpu_ns, 3 * 30 + 10 + 12, 1e-6); /* every segment's GPUs x length */
+    free(rows);
+    /* nothing to bin: an empty run */
+    assert_int_equal(wk_account_pod_series(&a, &c, 0, 10, &rows, &n, &err), 0);
+    assert_null(rows);
+    assert_int_equal(n, 0);
+    wk_account_fini(&a);
+    wk_cluster_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +292,7 @@ int main(void)
         cmocka_unit_test_teardown(test_partial_pods_keep_nics_pod_aligned, teardown),
         cmocka_unit_test_teardown(test_cluster_power_matches_closed_form, teardown),
         cmocka_unit_test_teardown(test_run_energy_integrates_power_over_time, teardown),
+        cmocka_unit_test_teardown(test_pod_series_bins_the_allocation_record, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,11 +16,11 @@ if ! "$PY" -c "import h5py, matplotlib" 2>/dev/null; then
   exit 77
 fi
 
-# the quickstart with a hostile comment (it must come out escaped) and
+# synthetic-384 (the small fixed-duration mix) with a hostile comment (it must come out escaped) and
 # scripted failures (so the incident figures have data)
 {
   printf '# <script>alert("x")</script> & <b>bold</b>\n'
-  cat "$SRC/scenarios/quickstart.yaml"
+  cat "$SRC/scenarios/synthetic-384.yaml"
   printf 'failures:\n  enabled: false\n  incidents:\n'
   printf '    - {at: 2h, kind: down, node: 3, duration: 8h}\n    - {at: 1d, kind: software, gpu: 100}\n'
 } > "$T/q.yaml"

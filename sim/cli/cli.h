@@ -42,6 +42,10 @@ extern const char wk_cli_analysis_usage_compare[];
 extern const char wk_cli_analysis_usage_plot[];
 extern const char wk_cli_analysis_usage_report[];
 
+/** cli_export.c: a trace in other formats (Chrome trace-event JSON, CSV). */
+int wk_cli_export_export(int argc, char **argv);
+extern const char wk_cli_export_usage_export[];
+
 /** cli_paper.c: `report paper-sci` without traces (argv after "paper-sci"):
  * runs the experiments over seeds, prints the rows as mean ± 95 % CI. */
 int wk_cli_paper_run(int argc, char **argv);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* compare_render.c — rendering a `wanka compare` result (analysis/compare.h)
- * as an aligned text table, Markdown, JSON or CSV. Formats into strings only;
+ * as an aligned text table, Markdown, LaTeX (booktabs), JSON or CSV. Formats into strings only;
  * loading and the statistics live in compare.c. */
 #include "analysis/compare.h"
 #include "sim/core/strbuf.h"
@@ -196,6 +196,27 @@ static void render_markdown(WkStrBuf *b, const WkCompare *c, const Grid *g)
     footnotes(b, c, "- ");
 }
 
+/* LaTeX: a booktabs tabular (\\usepackage{booktabs}); the footnotes as
+ * comment lines after it, so the table pastes into a paper as it is. */
+static void render_latex(WkStrBuf *b, const WkCompare *c, const Grid *g)
+{
+    wk_strbuf_printf(b, "\\begin{tabular}{l");
+    for (size_t x = 1; x < g->nc; x++)
+        wk_strbuf_printf(b, "r");
+    wk_strbuf_printf(b, "}\n\\toprule\n");
+    for (size_t r = 0; r < g->nr; r++) {
+        for (size_t x = 0; x < g->nc; x++) {
+            wk_strbuf_printf(b, "%s", x ? " & " : "");
+            wk_strbuf_latex(b, g->cell[r * g->nc + x]);
+        }
+        wk_strbuf_printf(b, " \\\\\n");
+        if (r == 0)
+            wk_strbuf_printf(b, "\\midrule\n");
+    }
+    wk_strbuf_printf(b, "\\bottomrule\n\\end{tabular}\n");
+    footnotes(b, c, "% ");
+}
+
 /* ---- rendering: JSON and CSV ---------------------------------------------------------------- */
 
 typedef enum CellField { F_MEAN, F_HALF, F_N, F_CHANGE, F_OVERLAP } CellField;
@@ -336,6 +357,7 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
         render_csv(&b, c);
         break;
     case WK_COMPARE_MARKDOWN:
+    case WK_COMPARE_LATEX:
     case WK_COMPARE_TEXT:
     default:
         if (grid_build(c, &g) < 0) {
@@ -344,6 +366,8 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
         }
         if (fmt == WK_COMPARE_MARKDOWN)
             render_markdown(&b, c, &g);
+        else if (fmt == WK_COMPARE_LATEX)
+            render_latex(&b, c, &g);
         else
             render_text(&b, c, &g);
         free(g.cell);

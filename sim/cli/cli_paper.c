@@ -56,6 +56,13 @@ static int parse(int argc, char **argv, PaperArgs *a)
                 return tst;
         } else if (wk_cli_common_is_opt(s, "--markdown", NULL)) {
             a->markdown = 1;
+        } else if (wk_cli_common_is_opt(s, "--format", NULL)) {
+            const char *v = wk_cli_common_opt_value(argc, argv, &i, "--format", NULL);
+            if (!v || (strcmp(v, "text") != 0 && strcmp(v, "markdown") != 0))
+                return wk_cli_common_usage_error("report", "run form: --format is text or markdown (LaTeX and CSV "
+                                                           "render a report of traces: wanka report paper-sci "
+                                                           "DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --format latex)");
+            a->markdown = strcmp(v, "markdown") == 0;
         } else if (wk_cli_common_is_opt(s, "--quiet", "-q")) {
             a->quiet = 1;
         } else if (wk_cli_common_is_dash(s)) {

@@ -94,5 +94,26 @@ printf 'x' > "$T/file"
 expect 2 "not a directory" "$W" export "$T/run.h5" --format csv -o "$T/file"
 expect 0 "wanka export run.h5 --format chrome -o run.json" "$W" export --help
 
+
+# ---- compare and report --format: text is the default, byte for byte ----
+expect 0 "" "$W" run "$SRC/tests/scenario/export-failures.yaml" -q -o "$T/fifo.h5" --scheduler fifo
+"$W" compare "$T/fifo.h5" "$T/run.h5" > "$T/c-default.txt"
+"$W" compare "$T/fifo.h5" "$T/run.h5" --format text > "$T/c-text.txt"
+cmp -s "$T/c-default.txt" "$T/c-text.txt" && ok || bad "compare --format text differs from the default"
+"$W" compare "$T/fifo.h5" "$T/run.h5" --markdown > "$T/c-md0.txt"
+"$W" compare "$T/fifo.h5" "$T/run.h5" --format markdown > "$T/c-md.txt"
+cmp -s "$T/c-md0.txt" "$T/c-md.txt" && ok || bad "compare --format markdown differs from --markdown"
+expect 0 "util\_effective" "$W" compare "$T/fifo.h5" "$T/run.h5" --format latex
+expect 0 "\bottomrule" "$W" compare "$T/fifo.h5" "$T/run.h5" --format=latex
+expect 0 "utilization," "$W" compare "$T/fifo.h5" "$T/run.h5" --format csv
+expect 2 "unknown format 'html' (known: text, markdown, latex, csv, json)" "$W" compare "$T/run.h5" --format html
+expect 2 "choose one of" "$W" compare "$T/run.h5" --format latex --json
+"$W" report paper-sci "$T/fifo.h5" "$T/run.h5" > "$T/r-default.txt"
+"$W" report paper-sci "$T/fifo.h5" "$T/run.h5" --format text > "$T/r-text.txt"
+cmp -s "$T/r-default.txt" "$T/r-text.txt" && ok || bad "report --format text differs from the default"
+expect 0 "\multicolumn{3}{c}{published}" "$W" report paper-sci "$T/fifo.h5" "$T/run.h5" --format latex
+expect 0 "section,key,metric,kind," "$W" report paper-sci "$T/fifo.h5" "$T/run.h5" --format csv
+expect 2 "run form: --format is text or markdown" "$W" report paper-sci --format latex
+
 echo "export: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

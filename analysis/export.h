@@ -9,22 +9,51 @@
 #define WK_EXPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/core/error.h"
+#include "sim/trace/schema.h"
 
 /* Hardware tracks of a Chrome export before incidents are gathered into one
  * group of tracks per failure class (docs/analysis.md). */
 #define WK_EXPORT_MAX_TRACKS_DEFAULT 256
 
+/* How an incidents.class names its component (WkExportLayout.class_scope). */
+typedef enum WkExportScope {
+    WK_EXPORT_SCOPE_OTHER = 0, /* a fabric link or switch, or an event of unknown scope */
+    WK_EXPORT_SCOPE_GPU,       /* component = a GPU index */
+    WK_EXPORT_SCOPE_NODE,      /* component = a node index */
+} WkExportScope;
+
+/* Where the cluster's hardware sits, for hardware tracks per node or per pod.
+ * A trace names the component an incident hit, not the cluster's layout: the
+ * caller rebuilds it (sim/cli from the scenario the trace holds). Borrowed. */
+typedef struct WkExportLayout {
+    uint32_t gpus, nodes;
+    const uint32_t *gpu_node;                   /* [gpus] node of each GPU */
+    const uint32_t *node_pod;                   /* [nodes] pod of each node */
+    uint8_t class_scope[WK_SCHEMA_CLASS_N];     /* WkExportScope per incidents.class */
+} WkExportLayout;
+
 typedef struct WkExportOpts {
-    size_t max_tracks; /* Chrome: components with their own track, at most; 0 = the default */
+    size_t max_tracks;             /* Chrome: hardware tracks (nodes, pods, other components) at
+                                      most before the next coarser level; 0 = the default */
+    const WkExportLayout *layout;  /* Chrome: NULL = unknown (tracks per component) */
 } WkExportOpts;
+
+/* The level of the Chrome export's hardware tracks (WkExportStats.level). */
+typedef enum WkExportLevel {
+    WK_EXPORT_LEVEL_NODE = 0,  /* a track per node (per component where no node applies) */
+    WK_EXPORT_LEVEL_POD,       /* a track per pod, links, switches and events per class: more
+                                  tracks than max_tracks at the node level */
+    WK_EXPORT_LEVEL_CLASS,     /* a track group per failure class: more pods than max_tracks */
+} WkExportLevel;
 
 /* What an export wrote (for the command's closing line and the tests). */
 typedef struct WkExportStats {
     size_t events;     /* Chrome: trace events written, metadata included */
     size_t tracks;     /* Chrome: threads (tracks) named */
-    int aggregated;    /* Chrome: 1 when components were gathered per class (over max_tracks) */
+    WkExportLevel level; /* Chrome: the hardware tracks' level */
     size_t files;      /* CSV: files written */
     size_t rows;       /* CSV: data rows written, all files */
 } WkExportStats;
@@ -35,8 +64,11 @@ typedef struct WkExportStats {
  * "jobs" (each started job one complete "X" slice named "job ID" with its
  * GPUs, status, model figures in args, packed into lanes so slices on a lane
  * never overlap); "hardware" (each incident one slice from failure to repair
- * on the track of its component, e.g. "node 17", or of its class when more
- * than max_tracks components failed, plus an instant "i" at detection);
+ * on the track of the node it hit, "node 17", given a layout, else of its
+ * component, "gpu 1234"; links, switches and events of unknown scope on
+ * their component's track; when that needs more than max_tracks tracks,
+ * per pod (and those others per class), then all per failure class; an
+ * instant "i" at detection);
  * "recovery" (per incident that hit jobs: a "recovery" slice with its
  * detection, wait and restart phases nested inside); "cluster" (counter "C"
  * events for utilization, power and queue length from timeseries/cluster).

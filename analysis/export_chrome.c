@@ -366,45 +366,87 @@ static void incident_args(FILE *f, const IncCols *c, size_t i)
     }
 }
 
-/* The hardware track key of incident i: its (class, component), or its class alone. */
-static int64_t hw_key(const IncCols *c, size_t i, int by_class)
+/* Hardware track keys: a node, a pod, a component no node holds (a link, a
+ * switch, an event of unknown scope), or a whole class. */
+enum { KEY_NODE = 100, KEY_POD = 101, KEY_SHIFT = 40 };
+
+/* The node incident i hit, or -1 when the layout does not place it. */
+static int64_t node_of(const IncCols *c, size_t i, const WkExportLayout *L)
 {
-    return by_class ? c->cls->i[i] : c->cls->i[i] * ((int64_t)1 << 33) + c->comp->i[i];
+    if (!L)
+        return -1;
+    int64_t comp = c->comp->i[i];
+    switch (L->class_scope[c->cls->i[i]]) {
+    case WK_EXPORT_SCOPE_GPU: return comp >= 0 && comp < L->gpus ? (int64_t)L->gpu_node[comp] : -1;
+    case WK_EXPORT_SCOPE_NODE: return comp >= 0 && comp < L->nodes ? comp : -1;
+    default: return -1;
+    }
 }
 
-static int hardware(Out *o, const Run *R, const IncCols *c, size_t max_tracks, Lanes *h, int *aggregated,
-                    WkError *err)
+static int64_t hw_key(const IncCols *c, size_t i, int64_t node, const WkExportLayout *L, WkExportLevel level)
 {
-    size_t n = R->inc.n;
-    int64_t *key = malloc((n ? n : 1) * sizeof *key), *end = malloc((n ? n : 1) * sizeof *end);
-    uint32_t *tid = malloc((n ? n : 1) * sizeof *tid);
+    /* per class: everything at the coarsest level, components no node
+     * holds (links, switches, events) already at the pod level */
+    if (level == WK_EXPORT_LEVEL_CLASS || (node < 0 && level == WK_EXPORT_LEVEL_POD))
+        return c->cls->i[i] << KEY_SHIFT;
+    if (node < 0)
+        return (c->cls->i[i] << KEY_SHIFT) + 1 + c->comp->i[i];
+    if (level == WK_EXPORT_LEVEL_POD)
+        return ((int64_t)KEY_POD << KEY_SHIFT) + L->node_pod[node];
+    return ((int64_t)KEY_NODE << KEY_SHIFT) + node;
+}
+
+static void track_name(char *name, size_t len, const IncCols *c, size_t i, int64_t key)
+{
+    int64_t kind = key >> KEY_SHIFT, id = key & (((int64_t)1 << KEY_SHIFT) - 1);
+    if (kind == KEY_NODE)
+        snprintf(name, len, "node %lld", (long long)id);
+    else if (kind == KEY_POD)
+        snprintf(name, len, "pod %lld", (long long)id);
+    else if (id == 0)
+        snprintf(name, len, "%s (all)", wk_schema_fail_class_names[c->cls->i[i]]);
+    else
+        snprintf(name, len, "%s %lld", wk_schema_fail_class_names[c->cls->i[i]], (long long)c->comp->i[i]);
+}
+
+static size_t distinct_keys(const int64_t *key, const size_t *idx, size_t n)
+{
+    size_t d = 0;
+    for (size_t k = 0; k < n; k++)
+        d += k == 0 || key[idx[k]] != key[idx[k - 1]];
+    return d;
+}
+
+static int hardware(Out *o, const Run *R, const IncCols *c, size_t max_tracks, const WkExportLayout *L,
+                    Lanes *h, WkExportLevel *level, WkError *err)
+{
+    size_t n = R->inc.n, one = n ? n : 1;
+    int64_t *key = malloc(one * sizeof *key), *end = malloc(one * sizeof *end), *node = malloc(one * sizeof *node);
+    uint32_t *tid = malloc(one * sizeof *tid);
     size_t *idx = NULL;
     int rc = 0;
-    if (!key || !end || !tid) {
+    if (!key || !end || !node || !tid) {
         rc = wk_error_nomem(err, "export");
         goto done;
     }
-    /* distinct components: count them on the (class, component) order */
     for (size_t i = 0; i < n; i++) {
-        key[i] = hw_key(c, i, 0);
         end[i] = c->en->i[i] >= 0 ? c->en->i[i] : R->t_end;
+        node[i] = node_of(c, i, L);
     }
-    if (!(idx = sorted_rows(n, key, c->st->i))) {
-        rc = wk_error_nomem(err, "export");
-        goto done;
-    }
-    size_t distinct = 0;
-    for (size_t k = 0; k < n; k++)
-        distinct += k == 0 || key[idx[k]] != key[idx[k - 1]];
-    *aggregated = distinct > max_tracks;
-    if (*aggregated) {
+    /* the finest level whose tracks fit max_tracks (counted on the key order) */
+    for (int lv = WK_EXPORT_LEVEL_NODE; lv <= WK_EXPORT_LEVEL_CLASS; lv++) {
+        if (lv == WK_EXPORT_LEVEL_POD && !L)
+            continue;
         for (size_t i = 0; i < n; i++)
-            key[i] = hw_key(c, i, 1);
+            key[i] = hw_key(c, i, node[i], L, (WkExportLevel)lv);
         free(idx);
         if (!(idx = sorted_rows(n, key, c->st->i))) {
             rc = wk_error_nomem(err, "export");
             goto done;
         }
+        *level = (WkExportLevel)lv;
+        if (distinct_keys(key, idx, n) <= max_tracks)
+            break;
     }
     meta_process(o, PID_HARDWARE, "hardware");
     /* lanes within each key; tids numbered across keys in order */
@@ -423,14 +465,9 @@ static int hardware(Out *o, const Run *R, const IncCols *c, size_t max_tracks, L
             }
             tid[i] = next_tid + (uint32_t)l;
         }
-        size_t i0 = idx[a];
         for (uint32_t l = 0; l < h->nlanes; l++) {
             char name[96];
-            const char *cls = wk_schema_fail_class_names[c->cls->i[i0]];
-            if (*aggregated)
-                snprintf(name, sizeof name, "%s (all)", cls);
-            else
-                snprintf(name, sizeof name, "%s %lld", cls, (long long)c->comp->i[i0]);
+            track_name(name, sizeof name, c, idx[a], key[idx[a]]);
             if (h->nlanes > 1) {
                 size_t len = strlen(name);
                 snprintf(name + len, sizeof name - len, " #%u", l);
@@ -447,6 +484,8 @@ static int hardware(Out *o, const Run *R, const IncCols *c, size_t max_tracks, L
                  wk_schema_incident_kind_names[c->kind->i[i]]);
         slice_open(o, PID_HARDWARE, tid[i], name, "incident", c->st->i[i], end[i] - c->st->i[i]);
         incident_args(o->f, c, i);
+        if (node[i] >= 0)
+            fprintf(o->f, ",\"node\":%lld,\"pod\":%lu", (long long)node[i], (unsigned long)L->node_pod[node[i]]);
         fputs("}}", o->f);
         if (isfinite(c->det->d[i]) && c->hit->i[i] > 0) {
             int64_t t = c->st->i[i] + ns_of(c->det->d[i]);
@@ -463,6 +502,7 @@ static int hardware(Out *o, const Run *R, const IncCols *c, size_t max_tracks, L
 done:
     free(key);
     free(end);
+    free(node);
     free(tid);
     free(idx);
     return rc;
@@ -613,7 +653,7 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *opt
                 wk_ex_col(&R.inc, WK_SCHEMA_INC_RESTART),   wk_ex_col(&R.inc, WK_SCHEMA_INC_RECOVERY),
                 wk_ex_col(&R.inc, WK_SCHEMA_INC_LOST_WORK), wk_ex_col(&R.inc, WK_SCHEMA_INC_CLOCK),
             };
-            rc = hardware(&o, &R, &c, max_tracks, &h, &s.aggregated, err);
+            rc = hardware(&o, &R, &c, max_tracks, opts ? opts->layout : NULL, &h, &s.level, err);
             if (rc == 0)
                 rc = recovery(&o, &R, &c, &h, err);
         }

@@ -8,8 +8,12 @@
 #include <string.h>
 
 #include "analysis/export.h"
+#include "models/fail/fail_class.h"
+#include "models/topo/cluster.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/scenario/node.h"
+#include "sim/trace/trace_read.h"
 
 const char wk_cli_export_usage_export[] =
     "usage: wanka export TRACE.h5 --format chrome|csv -o OUT [--max-tracks N] [-q]\n"
@@ -20,9 +24,10 @@ const char wk_cli_export_usage_export[] =
     "           Perfetto (ui.perfetto.dev: Open trace file) and chrome://tracing\n"
     "           load: the cluster's utilization, power and queue as counters,\n"
     "           every job as a slice (args: GPUs, status, model figures) on\n"
-    "           lanes of the \"jobs\" process, incidents on a track per failed\n"
-    "           component (\"node 17\"), detection as an instant, and each\n"
-    "           recovery's detection, wait and restart phases. Times in us.\n"
+    "           lanes of the \"jobs\" process, incidents on a track per node\n"
+    "           hit (\"node 17\"; links, switches and events per component),\n"
+    "           detection as an instant, and each recovery's detection, wait\n"
+    "           and restart phases. Times in microseconds.\n"
     "  csv      one CSV file per table in the folder OUT (created if missing):\n"
     "           jobs.csv, incidents.csv, timeseries.csv, summary.csv, run.csv;\n"
     "           a header row, units in the column names (submit_ns, power_w),\n"
@@ -34,9 +39,9 @@ const char wk_cli_export_usage_export[] =
     "options:\n"
     "  -f, --format F          chrome or csv (required)\n"
     "  -o, --output OUT        the file (chrome) or folder (csv) to write (required)\n"
-    "      --max-tracks N      chrome: components with a track of their own before\n"
-    "                          incidents are gathered into one track group per\n"
-    "                          failure class (default 256)\n"
+    "      --max-tracks N      chrome: hardware tracks at most (default 256): past\n"
+    "                          it, one track per pod (links, switches and events\n"
+    "                          per failure class), past it again all per class\n"
     "  -q, --quiet             no closing line on stderr\n"
     "\n"
     "Each file is written under a temporary name and renamed when complete: on\n"
@@ -109,6 +114,80 @@ static int export_args(int argc, char **argv, ExportArgs *a)
     return 0;
 }
 
+/* The cluster of the run, rebuilt from the scenario text and the --set
+ * overrides the trace holds, into *c and *L (which borrows c's arrays). 0, or
+ * an error (a scenario with include: cannot be rebuilt from its text alone):
+ * the export then falls back to a track per component. */
+static int layout_of(const char *trace, WkCluster *c, WkExportLayout *L, WkError *err)
+{
+    WkTraceRead *r = NULL;
+    WkDoc *doc = NULL;
+    char *text = NULL, *sets = NULL, *file = NULL;
+    int rc = wk_trace_read_open(&r, trace, err);
+    if (rc == 0)
+        rc = wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_SCENARIO, &text, err);
+    if (rc == 0)
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_OVERRIDES, &sets, err);
+    if (rc == 0)
+        rc = wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SCENARIO_FILE, &file, err);
+    if (rc == 0)
+        rc = wk_doc_load_string(&doc, file[0] ? file : "scenario", text, strlen(text), err);
+    long k = 0;
+    for (char *line = sets; rc == 0 && line && *line; k++) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (*line)
+            rc = wk_doc_set(doc, line, k + 1, err);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    if (rc == 0)
+        rc = wk_cluster_parse(doc->root ? wk_node_get(doc->root, "cluster") : NULL, c, err);
+    if (rc == 0) {
+        *L = (WkExportLayout){.gpus = c->gpus, .nodes = c->nodes, .gpu_node = c->gpu_node, .node_pod = c->node_pod};
+        for (int cls = 0; cls < WK_SCHEMA_CLASS_EVENT && cls < WK_FC_N; cls++) {
+            WkScope sc = wk_fail_class_scope(wk_fail_class_get((WkFailClass)cls));
+            L->class_scope[cls] = sc == WK_SCOPE_GPU    ? WK_EXPORT_SCOPE_GPU
+                                  : sc == WK_SCOPE_NODE ? WK_EXPORT_SCOPE_NODE
+                                                        : WK_EXPORT_SCOPE_OTHER;
+        }
+    }
+    wk_doc_free(doc);
+    free(text);
+    free(sets);
+    free(file);
+    wk_trace_read_close(r);
+    return rc;
+}
+
+static const char *const level_text[] = {
+    [WK_EXPORT_LEVEL_NODE] = "",
+    [WK_EXPORT_LEVEL_POD] = " (hardware per pod: a track per node would need more than --max-tracks)",
+    [WK_EXPORT_LEVEL_CLASS] = " (hardware per failure class: a track per pod would need more than --max-tracks)",
+};
+
+/* The Chrome export, with the cluster's layout when it can be rebuilt. */
+static int export_chrome(const ExportArgs *a, WkError *err)
+{
+    WkCluster c;
+    memset(&c, 0, sizeof c);
+    WkExportLayout L;
+    WkError lerr;
+    wk_error_clear(&lerr);
+    int have = layout_of(a->trace, &c, &L, &lerr) == 0;
+    if (!have && !a->quiet)
+        fprintf(stderr, "wanka export: note: a hardware track per component, not per node: the cluster could "
+                        "not be rebuilt from the trace's scenario (%s)\n", lerr.msg);
+    WkExportOpts o = {.max_tracks = a->max_tracks, .layout = have ? &L : NULL};
+    WkExportStats st = {0};
+    int rc = wk_export_chrome(a->trace, a->output, &o, &st, err);
+    if (rc == 0 && !a->quiet)
+        fprintf(stderr, "wrote %s: %zu events on %zu tracks%s\n", a->output, st.events, st.tracks,
+                level_text[st.level]);
+    wk_cluster_fini(&c);
+    return rc;
+}
+
 int wk_cli_export_export(int argc, char **argv)
 {
     ExportArgs a = {0};
@@ -117,16 +196,11 @@ int wk_cli_export_export(int argc, char **argv)
         return status;
     WkError err;
     wk_error_clear(&err);
-    WkExportStats st = {0};
     int rc;
     if (strcmp(a.format, "chrome") == 0) {
-        WkExportOpts o = {.max_tracks = a.max_tracks};
-        rc = wk_export_chrome(a.trace, a.output, &o, &st, &err);
-        if (rc == 0 && !a.quiet)
-            fprintf(stderr, "wrote %s: %zu events on %zu tracks%s\n", a.output, st.events, st.tracks,
-                    st.aggregated ? " (incidents gathered per failure class: more components than --max-tracks)"
-                                  : "");
+        rc = export_chrome(&a, &err);
     } else {
+        WkExportStats st = {0};
         rc = wk_export_csv(a.trace, a.output, &st, &err);
         if (rc == 0 && !a.quiet)
             fprintf(stderr, "wrote %zu files, %zu rows, to %s/\n", st.files, st.rows, a.output);

@@ -16,18 +16,30 @@ expect 0 "" "$W" run "$SRC/tests/scenario/export-failures.yaml" -q -o "$T/run.h5
 expect 0 "wrote $T/run.json" "$W" export "$T/run.h5" --format chrome -o "$T/run.json"
 expect 0 "incident slices match the trace" "$PY" "$CHK" "$T/run.json" "$T/run.h5"
 expect 0 "" "$PY" -m json.tool "$T/run.json"
-# every incident on a track of its own component, or gathered per class past --max-tracks
-expect 0 "gathered per failure class" "$W" export "$T/run.h5" -f chrome -o "$T/agg.json" --max-tracks 1
+# hardware tracks per node hit; per pod past --max-tracks; per class past it again
+expect 0 "hardware per pod" "$W" export "$T/run.h5" -f chrome -o "$T/pod.json" --max-tracks 8
+expect 0 "match the trace" "$PY" "$CHK" "$T/pod.json" "$T/run.h5"
+expect 0 "hardware per failure class" "$W" export "$T/run.h5" -f chrome -o "$T/agg.json" --max-tracks 1
 expect 0 "match the trace" "$PY" "$CHK" "$T/agg.json" "$T/run.h5"
-"$PY" - "$T/run.json" "$T/agg.json" <<'EOF' && ok || bad "hardware tracks: one per component, then per class"
+# a scenario that cannot be rebuilt from the trace: a track per component, and a note
+cp "$T/run.h5" "$T/noclu.h5"
+"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); f.attrs["scenario"] = "include: [elsewhere.yaml]\n"' "$T/noclu.h5"
+expect 0 "could not be rebuilt" "$W" export "$T/noclu.h5" -f chrome -o "$T/comp.json"
+expect 0 "match the trace" "$PY" "$CHK" "$T/comp.json" "$T/noclu.h5"
+"$PY" - "$T/run.json" "$T/pod.json" "$T/agg.json" "$T/comp.json" <<'EOF' && ok || bad "hardware tracks per node, pod, class, component"
 import json, sys
 def hw(p):
     ev = json.load(open(p))["traceEvents"]
     pid = [e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name" and e["args"]["name"] == "hardware"][0]
-    return sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == pid)
-one, agg = hw(sys.argv[1]), hw(sys.argv[2])
-assert len(one) > 1 and not any("(all)" in n for n in one), one
-assert all("(all)" in n for n in agg) and len(agg) < len(one), agg
+    return [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == pid]
+node, pod, agg, comp = (hw(p) for p in sys.argv[1:])
+# export-failures.yaml: GPU failures (placed on their node) and scripted events (unknown scope: per component)
+assert any(n.startswith("node ") for n in node) and any(n.startswith("event 17") for n in node), node
+assert not any(n.startswith(("pod", "gpu")) or "(all)" in n for n in node), node
+assert any(n.startswith("pod ") for n in pod) and any(n.startswith("event (all)") for n in pod), pod
+assert not any(n.startswith("node") for n in pod), pod
+assert all("(all)" in n for n in agg) and len(agg) < len(node), agg
+assert any(n.startswith("gpu ") for n in comp) and not any(n.startswith(("node", "pod")) for n in comp), comp
 EOF
 # the checker fails on what breaks the format's rules
 "$PY" - "$T" <<'EOF'

@@ -280,19 +280,6 @@ static void render_json(WkStrBuf *b, const WkCompare *c)
     wk_strbuf_printf(b, "]}\n");
 }
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(WkStrBuf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        wk_strbuf_printf(b, "%s", s);
-        return;
-    }
-    wk_strbuf_printf(b, "\"");
-    for (; *s; s++)
-        wk_strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    wk_strbuf_printf(b, "\"");
-}
-
 static void csv_num(WkStrBuf *b, double v)
 {
     if (!isnan(v) && !isinf(v))
@@ -304,7 +291,7 @@ static void csv_header(WkStrBuf *b, const char *label, const char *suffix)
     char h[sizeof ((WkCompareColumn *)0)->label + 16];
     snprintf(h, sizeof h, "%s%s", label, suffix);
     wk_strbuf_printf(b, ",");
-    csv_field(b, h);
+    wk_strbuf_csv_field(b, h);
 }
 
 /* metric, then per column: value [, ci95] and from the second on rel_change [, overlap]. */
@@ -323,7 +310,7 @@ static void render_csv(WkStrBuf *b, const WkCompare *c)
     wk_strbuf_printf(b, "\r\n");
     for (size_t r = 0; r < c->nrows; r++) {
         const WkCompareRow *row = &c->rows[r];
-        csv_field(b, row->name);
+        wk_strbuf_csv_field(b, row->name);
         for (size_t k = 0; k < c->ncols; k++) {
             const WkCompareCell *cell = &row->cells[k];
             wk_strbuf_printf(b, ",");

@@ -13,6 +13,7 @@
 #include <hdf5.h>
 
 #include "analysis/compare.h"
+#include "sim/core/strbuf.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 
@@ -379,6 +380,29 @@ static void test_latex_markdown_and_csv_tables_escape_what_their_format_needs(vo
     wk_compare_free(c);
 }
 
+/* The text helpers the tables share: every LaTeX special character and
+ * sign, and RFC 4180 quoting. */
+static void test_strbuf_latex_and_csv_escape_every_special_character(void **state)
+{
+    (void)state;
+    WkStrBuf b = {0};
+    wk_strbuf_latex(&b, "a_b%c&d#e$f{g}h~i^j\\k — ± − § · → ↓ … τ 下");
+    char *t = wk_strbuf_take(&b);
+    assert_string_equal(t, "a\\_b\\%c\\&d\\#e\\$f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k "
+                           "--- $\\pm$ $-$ \\S{} $\\cdot$ $\\to$ $\\downarrow$ \\ldots{} $\\tau$ 下");
+    free(t);
+    wk_strbuf_csv_field(&b, "plain");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "a,b");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "say \"hi\"");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "two\nlines");
+    t = wk_strbuf_take(&b);
+    assert_string_equal(t, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"");
+    free(t);
+}
+
 static void test_json_escapes_quotes_backslashes_and_control_characters(void **state)
 {
     TraceDir *d = *state;
@@ -575,6 +599,7 @@ int main(void)
         TEST(test_three_seeds_give_mean_and_student_t_half_width),
         TEST(test_overlap_flag_marks_overlapping_intervals),
         TEST(test_latex_markdown_and_csv_tables_escape_what_their_format_needs),
+        TEST(test_strbuf_latex_and_csv_escape_every_special_character),
         TEST(test_json_escapes_quotes_backslashes_and_control_characters),
         TEST(test_schema_major_2_is_refused_with_a_clear_message),
         TEST(test_reader_gives_attributes_and_columns),

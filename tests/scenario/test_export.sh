@@ -102,6 +102,21 @@ chmod 0755 "$T/csv"
 expect 2 "junk.h5" "$W" export "$T/junk.h5" --format chrome -o "$T/keep.json"
 [ "$(cat "$T/keep.json")" = old ] && ok || bad "an older output was changed on error"
 [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "a temporary file left: $(ls "$T")"
+# a trace the schema does not describe: an enum value without a name, a missing table
+cp "$T/run.h5" "$T/badenum.h5"
+"$PY" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+a = f["jobs"][:]
+a["status"][0] = 9
+f["jobs"][...] = a
+' "$T/badenum.h5"
+expect 2 "jobs.status row 0: value 9 is not one of completed" "$W" export "$T/badenum.h5" --format csv -o "$T/be"
+expect 2 "value 9 is not one of" "$W" export "$T/badenum.h5" --format chrome -o "$T/be.json"
+cp "$T/run.h5" "$T/nots.h5"
+"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); del f["timeseries/cluster"]' "$T/nots.h5"
+expect 2 "no table 'timeseries/cluster'" "$W" export "$T/nots.h5" --format chrome -o "$T/nots.json"
+[ ! -e "$T/be.json" ] && [ ! -e "$T/nots.json" ] && [ -z "$(ls "$T/be" 2>/dev/null)" ] && ok || bad "a broken trace left an output"
 printf 'x' > "$T/file"
 expect 2 "not a directory" "$W" export "$T/run.h5" --format csv -o "$T/file"
 expect 0 "wanka export run.h5 --format chrome -o run.json" "$W" export --help

@@ -79,7 +79,8 @@ const char wk_cli_analysis_usage_plot[] =
 
 const char wk_cli_analysis_usage_report[] =
     "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
-    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
+    "         [--throttle-scenario T.yaml] [-o DIR] [-j N]\n"
+    "         [--format text|markdown|latex|csv] [-q]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5]\n"
     "         [--format text|markdown|latex|csv|json]\n"
@@ -127,9 +128,9 @@ const char wk_cli_analysis_usage_report[] =
     "95 % confidence half-width over the seeds beside the published value.\n"
     "  wanka report paper-sci                    # the whole table, 5 seeds\n"
     "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n"
-    "The run form prints text or markdown (--format text|markdown); for LaTeX\n"
-    "or CSV, report the traces it wrote: wanka report paper-sci\n"
-    "DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --format latex\n";
+    "The run form takes --format text|markdown|latex|csv (CSV: each simulated\n"
+    "column as mean, ci95 and n over the seeds); for JSON, report the traces it\n"
+    "wrote: wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
 
 /* ---- compare ---- */
 

@@ -140,7 +140,7 @@ expect 2 "choose one of" "$W" compare "$T/run.h5" --format latex --json
 cmp -s "$T/r-default.txt" "$T/r-text.txt" && ok || bad "report --format text differs from the default"
 expect 0 "\multicolumn{3}{c}{published}" "$W" report paper-sci "$T/fifo.h5" "$T/run.h5" --format latex
 expect 0 "section,key,metric,kind," "$W" report paper-sci "$T/fifo.h5" "$T/run.h5" --format csv
-expect 2 "run form: --format is text or markdown" "$W" report paper-sci --format latex
+expect 2 "run form: --format is text, markdown, latex or csv" "$W" report paper-sci --format html
 
 echo "export: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

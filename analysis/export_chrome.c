@@ -192,9 +192,29 @@ typedef struct Run {
     double gpus;          /* root attribute gpus */
 } Run;
 
+/* Times the timeline accepts: -1 (did not happen) to 2^62 ns (146 years),
+ * so that a time plus a duration (at most 2^61 ns) cannot overflow. */
+#define TIME_MAX ((int64_t)1 << 62)
+#define DUR_MAX ((int64_t)1 << 61)
+
+/* Seconds as ns, 0 for NaN or negative, at most DUR_MAX. */
 static int64_t ns_of(double s)
 {
-    return isfinite(s) && s > 0 ? (int64_t)llround(s * 1e9) : 0;
+    if (!(s > 0))
+        return 0;
+    return s * 1e9 >= (double)DUR_MAX ? DUR_MAX : (int64_t)llround(s * 1e9);
+}
+
+/* Every value of column name of t is in [lo, hi]: else WK_E_INVAL naming it. */
+static int check_range(WkTraceRead *r, const ExTable *t, const char *name, int64_t lo, int64_t hi, WkError *err)
+{
+    const ExCol *c = wk_ex_col(t, name);
+    for (size_t i = 0; c && i < t->n; i++)
+        if (c->i[i] < lo || c->i[i] > hi)
+            return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: %s.%s row %zu: %lld is out of range (%lld to %lld)",
+                                wk_trace_read_path(r), t->spec->path, name, i, (long long)c->i[i], (long long)lo,
+                                (long long)hi);
+    return 0;
 }
 
 /* Order of rows by (key, start): the key array may be NULL (start only). */
@@ -583,6 +603,20 @@ static int load(WkTraceRead *r, Run *R, WkError *err)
         (rc = wk_ex_table_load(r, &wk_ex_incidents, 1, &R->inc, err)) < 0 ||
         (rc = wk_ex_table_load(r, &wk_ex_timeseries, 0, &R->ts, err)) < 0)
         return rc;
+    static const struct {
+        size_t table;
+        const char *col;
+        int64_t lo, hi;
+    } ranges[] = {
+        {0, WK_SCHEMA_JOB_SUBMIT, -1, TIME_MAX},   {0, WK_SCHEMA_JOB_START, -1, TIME_MAX},
+        {0, WK_SCHEMA_JOB_END, -1, TIME_MAX},      {1, WK_SCHEMA_INC_START, 0, TIME_MAX},
+        {1, WK_SCHEMA_INC_END, -1, TIME_MAX},      {1, WK_SCHEMA_INC_COMPONENT, 0, UINT32_MAX},
+        {2, WK_SCHEMA_CLUSTER_TIME, 0, TIME_MAX},
+    };
+    const ExTable *tabs[] = {&R->jobs, &R->inc, &R->ts};
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++)
+        if ((rc = check_range(r, tabs[ranges[k].table], ranges[k].col, ranges[k].lo, ranges[k].hi, err)) < 0)
+            return rc;
     int64_t g = 0;
     WkError e2;
     wk_error_clear(&e2);

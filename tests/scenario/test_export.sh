@@ -113,10 +113,21 @@ f["jobs"][...] = a
 ' "$T/badenum.h5"
 expect 2 "jobs.status row 0: value 9 is not one of completed" "$W" export "$T/badenum.h5" --format csv -o "$T/be"
 expect 2 "value 9 is not one of" "$W" export "$T/badenum.h5" --format chrome -o "$T/be.json"
+cp "$T/run.h5" "$T/far.h5"
+"$PY" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+a = f["jobs"][:]
+a["start"][0] = 2**63 - 1
+f["jobs"][...] = a
+' "$T/far.h5"
+expect 2 "jobs.start row 0: 9223372036854775807 is out of range" "$W" export "$T/far.h5" --format chrome -o "$T/far.json"
+expect 0 "wrote 5 files" "$W" export "$T/far.h5" --format csv -o "$T/farcsv"
+grep -q "^0,[0-9]*,9223372036854775807," "$T/farcsv/jobs.csv" && ok || bad "csv: an int64 time not written exactly"
 cp "$T/run.h5" "$T/nots.h5"
 "$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); del f["timeseries/cluster"]' "$T/nots.h5"
 expect 2 "no table 'timeseries/cluster'" "$W" export "$T/nots.h5" --format chrome -o "$T/nots.json"
-[ ! -e "$T/be.json" ] && [ ! -e "$T/nots.json" ] && [ -z "$(ls "$T/be" 2>/dev/null)" ] && ok || bad "a broken trace left an output"
+[ ! -e "$T/be.json" ] && [ ! -e "$T/nots.json" ] && [ ! -e "$T/far.json" ] && [ -z "$(ls "$T/be" 2>/dev/null)" ] && ok || bad "a broken trace left an output"
 printf 'x' > "$T/file"
 expect 2 "not a directory" "$W" export "$T/run.h5" --format csv -o "$T/file"
 expect 0 "wanka export run.h5 --format chrome -o run.json" "$W" export --help

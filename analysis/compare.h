@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* compare.h — `wanka compare`: the summary metrics of several traces side by
  * side, runs of one configuration over several seeds pooled into mean ± 95 %
- * confidence half-width, rendered as text, JSON, CSV or Markdown. Reads
+ * confidence half-width, rendered as text, JSON, CSV, Markdown or LaTeX. Reads
  * traces through sim/trace_read.h; the library formats, only main prints. */
 #ifndef WK_COMPARE_H
 #define WK_COMPARE_H
@@ -15,6 +15,7 @@ typedef enum WkCompareFormat {
     WK_COMPARE_JSON,     /* one JSON object */
     WK_COMPARE_CSV,      /* RFC 4180 CSV, one header line */
     WK_COMPARE_MARKDOWN, /* a GitHub-flavoured Markdown table */
+    WK_COMPARE_LATEX,    /* a LaTeX tabular with booktabs rules; notes as % comments */
 } WkCompareFormat;
 
 /* One configuration: a single trace, or several seeds of the same
@@ -68,7 +69,8 @@ typedef struct WkCompare {
 int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int group, WkError *err);
 
 /** Render c (malloc'd, caller frees), or NULL when out of memory. Missing
- * values print "—" (text, Markdown), null (JSON) or nothing (CSV), never 0. */
+ * values print "—" (text, Markdown; LaTeX "---"), null (JSON) or nothing (CSV),
+ * never 0. LaTeX escapes _ % & # $ { } ~ ^ \\ in labels and metric names. */
 char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt);
 
 /** The row for metric name, or NULL. */

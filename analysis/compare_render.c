@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* compare_render.c — rendering a `wanka compare` result (analysis/compare.h)
- * as an aligned text table, Markdown, JSON or CSV. Formats into strings only;
+ * as an aligned text table, Markdown, LaTeX (booktabs), JSON or CSV. Formats into strings only;
  * loading and the statistics live in compare.c. */
 #include "analysis/compare.h"
 #include "sim/core/strbuf.h"
@@ -196,6 +196,27 @@ static void render_markdown(WkStrBuf *b, const WkCompare *c, const Grid *g)
     footnotes(b, c, "- ");
 }
 
+/* LaTeX: a booktabs tabular (\\usepackage{booktabs}); the footnotes as
+ * comment lines after it, so the table pastes into a paper as it is. */
+static void render_latex(WkStrBuf *b, const WkCompare *c, const Grid *g)
+{
+    wk_strbuf_printf(b, "\\begin{tabular}{l");
+    for (size_t x = 1; x < g->nc; x++)
+        wk_strbuf_printf(b, "r");
+    wk_strbuf_printf(b, "}\n\\toprule\n");
+    for (size_t r = 0; r < g->nr; r++) {
+        for (size_t x = 0; x < g->nc; x++) {
+            wk_strbuf_printf(b, "%s", x ? " & " : "");
+            wk_strbuf_latex(b, g->cell[r * g->nc + x]);
+        }
+        wk_strbuf_printf(b, " \\\\\n");
+        if (r == 0)
+            wk_strbuf_printf(b, "\\midrule\n");
+    }
+    wk_strbuf_printf(b, "\\bottomrule\n\\end{tabular}\n");
+    footnotes(b, c, "% ");
+}
+
 /* ---- rendering: JSON and CSV ---------------------------------------------------------------- */
 
 typedef enum CellField { F_MEAN, F_HALF, F_N, F_CHANGE, F_OVERLAP } CellField;
@@ -259,19 +280,6 @@ static void render_json(WkStrBuf *b, const WkCompare *c)
     wk_strbuf_printf(b, "]}\n");
 }
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(WkStrBuf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        wk_strbuf_printf(b, "%s", s);
-        return;
-    }
-    wk_strbuf_printf(b, "\"");
-    for (; *s; s++)
-        wk_strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    wk_strbuf_printf(b, "\"");
-}
-
 static void csv_num(WkStrBuf *b, double v)
 {
     if (!isnan(v) && !isinf(v))
@@ -283,7 +291,7 @@ static void csv_header(WkStrBuf *b, const char *label, const char *suffix)
     char h[sizeof ((WkCompareColumn *)0)->label + 16];
     snprintf(h, sizeof h, "%s%s", label, suffix);
     wk_strbuf_printf(b, ",");
-    csv_field(b, h);
+    wk_strbuf_csv_field(b, h);
 }
 
 /* metric, then per column: value [, ci95] and from the second on rel_change [, overlap]. */
@@ -302,7 +310,7 @@ static void render_csv(WkStrBuf *b, const WkCompare *c)
     wk_strbuf_printf(b, "\r\n");
     for (size_t r = 0; r < c->nrows; r++) {
         const WkCompareRow *row = &c->rows[r];
-        csv_field(b, row->name);
+        wk_strbuf_csv_field(b, row->name);
         for (size_t k = 0; k < c->ncols; k++) {
             const WkCompareCell *cell = &row->cells[k];
             wk_strbuf_printf(b, ",");
@@ -336,6 +344,7 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
         render_csv(&b, c);
         break;
     case WK_COMPARE_MARKDOWN:
+    case WK_COMPARE_LATEX:
     case WK_COMPARE_TEXT:
     default:
         if (grid_build(c, &g) < 0) {
@@ -344,6 +353,8 @@ char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt)
         }
         if (fmt == WK_COMPARE_MARKDOWN)
             render_markdown(&b, c, &g);
+        else if (fmt == WK_COMPARE_LATEX)
+            render_latex(&b, c, &g);
         else
             render_text(&b, c, &g);
         free(g.cell);

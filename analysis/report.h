@@ -15,6 +15,8 @@ typedef enum WkReportFormat {
     WK_REPORT_TEXT = 0, /* aligned tables for a terminal */
     WK_REPORT_MARKDOWN, /* GitHub-flavoured Markdown tables */
     WK_REPORT_JSON,     /* one JSON object */
+    WK_REPORT_LATEX,    /* LaTeX tabulars with booktabs rules; titles and notes as % comments */
+    WK_REPORT_CSV,      /* RFC 4180 CSV: one row per published row, numbers in its units */
 } WkReportFormat;
 
 /* The traces a report reads (paths borrowed; they must outlive the report). */
@@ -77,7 +79,8 @@ int wk_report_load(WkReport **out, const char *name, const WkReportInputs *in, W
 const WkReportRow *wk_report_row(const WkReport *r, const char *key);
 
 /** Render r (malloc'd, caller frees), or NULL when out of memory. Missing
- * values print "—" (text, Markdown) or null (JSON), never 0. */
+ * values print "—" (text, Markdown; LaTeX "---"), null (JSON) or nothing
+ * (CSV), never 0. */
 char *wk_report_render(const WkReport *r, WkReportFormat fmt);
 
 /** Release r. NULL is a no-op. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report_render.c — rendering a `wanka report` (analysis/report.h) as aligned
- * text, Markdown or JSON, in the paper's table layout: published, simulated,
+ * text, Markdown, LaTeX (booktabs), CSV or JSON, in the paper's table layout: published, simulated,
  * difference. Formats into strings only; the numbers come from report.c. */
 #include "analysis/report.h"
 
@@ -191,6 +191,50 @@ static void grid_markdown(WkStrBuf *b, Grid *g)
     }
 }
 
+/* LaTeX: a booktabs tabular; group labels as a \\multicolumn row over their
+ * columns with \\cmidrule under each. */
+static void grid_latex(WkStrBuf *b, Grid *g)
+{
+    wk_strbuf_printf(b, "\\begin{tabular}{");
+    for (size_t c = 0; c < g->nc; c++)
+        wk_strbuf_printf(b, c < g->left ? "l" : "r");
+    wk_strbuf_printf(b, "}\n\\toprule\n");
+    int groups = 0;
+    for (size_t c = 0; c < g->nc; c++)
+        groups |= g->group[c] != NULL;
+    if (groups) {
+        char rules[256] = "";
+        size_t rl = 0;
+        for (size_t c = 0; c < g->nc;) {
+            if (!g->group[c]) {
+                wk_strbuf_printf(b, "%s", c ? " & " : "");
+                c++;
+                continue;
+            }
+            size_t span = 1;
+            while (c + span < g->nc && !g->group[c + span])
+                span++;
+            wk_strbuf_printf(b, "%s\\multicolumn{%zu}{c}{", c ? " & " : "", span);
+            wk_strbuf_latex(b, g->group[c]);
+            wk_strbuf_printf(b, "}");
+            if (rl < sizeof rules)
+                rl += (size_t)snprintf(rules + rl, sizeof rules - rl, "\\cmidrule(lr){%zu-%zu}", c + 1, c + span);
+            c += span;
+        }
+        wk_strbuf_printf(b, " \\\\\n%s\n", rules);
+    }
+    for (size_t r = 0; r < g->nr; r++) {
+        for (size_t c = 0; c < g->nc; c++) {
+            wk_strbuf_printf(b, "%s", c ? " & " : "");
+            wk_strbuf_latex(b, at(g, r, c));
+        }
+        wk_strbuf_printf(b, " \\\\\n");
+        if (r == 0)
+            wk_strbuf_printf(b, "\\midrule\n");
+    }
+    wk_strbuf_printf(b, "\\bottomrule\n\\end{tabular}\n");
+}
+
 /* ---- the sections --------------------------------------------------------------------- */
 
 static size_t count_section(const WkReport *R, const char *section)
@@ -273,6 +317,49 @@ static const Section sections[] = {
     {"§3.1", "§3.1 — Self-organized load balancing: spread of utilization over GPUs"},
     {"§3.4", "§3.4 — Fault response: 32 GPUs of one rack throttled"},
 };
+
+/* A LaTeX comment line: "% " and text (escaping is not needed in comments). */
+static void tex_comment(WkStrBuf *b, const char *s)
+{
+    wk_strbuf_printf(b, "%% %s\n", s);
+}
+
+static void render_grid(WkStrBuf *b, Grid *g, WkReportFormat fmt)
+{
+    if (fmt == WK_REPORT_MARKDOWN)
+        grid_markdown(b, g);
+    else if (fmt == WK_REPORT_LATEX)
+        grid_latex(b, g);
+    else
+        grid_text(b, g);
+}
+
+/* LaTeX: the heading lines and notes as % comments, each table a tabular
+ * after a comment with its title. */
+static void render_latex(WkStrBuf *b, const WkReport *R)
+{
+    tex_comment(b, "wanka report paper-sci");
+    wk_strbuf_printf(b, "%% paper: %s\n", wk_paper_sci_citation());
+    tex_comment(b, "published: as printed in the paper; simulated: computed from the traces; difference: "
+                   "simulated - published, in percentage points");
+    for (size_t i = 0; i < R->ntraces; i++) {
+        const WkReportTrace *t = &R->traces[i];
+        wk_strbuf_printf(b, "%% %s: %s, scenario %s\n", t->role, t->label, t->scenario[0] ? t->scenario : "?");
+    }
+    for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
+        Grid g;
+        int rc = s == 0 ? grid_table52(R, &g) : grid_single(R, sections[s].name, &g);
+        if (rc < 0) {
+            b->oom = 1;
+            return;
+        }
+        wk_strbuf_printf(b, "\n%% %s\n", sections[s].title);
+        render_grid(b, &g, WK_REPORT_LATEX);
+        free(g.cell);
+    }
+    for (size_t i = 0; i < R->nnotes; i++)
+        wk_strbuf_printf(b, "%s%% - %s\n", i ? "" : "\n", R->notes[i]);
+}
 
 static void render_tables(WkStrBuf *b, const WkReport *R, int markdown)
 {
@@ -420,6 +507,47 @@ static void render_json(WkStrBuf *b, const WkReport *R)
     wk_strbuf_printf(b, "]}\n");
 }
 
+/* ---- CSV: one row per published row, numbers in the row's units ---------------------------- */
+
+static void csv_num(WkStrBuf *b, double v)
+{
+    wk_strbuf_printf(b, ",");
+    if (isfinite(v))
+        wk_strbuf_printf(b, "%.17g", v);
+}
+
+static void csv_text(WkStrBuf *b, const char *s)
+{
+    wk_strbuf_printf(b, ",");
+    wk_strbuf_csv_field(b, s);
+}
+
+static void render_csv(WkStrBuf *b, const WkReport *R)
+{
+    wk_strbuf_printf(b, "section,key,metric,kind,published_baseline,published_value,published_change,"
+                        "published_baseline_text,published_value_text,simulated_baseline,simulated_value,"
+                        "simulated_change,difference_pts,simulated_from\r\n");
+    for (size_t i = 0; i < R->nrows; i++) {
+        const WkReportRow *r = &R->rows[i];
+        const WkPaperSciRow *p = r->paper;
+        wk_strbuf_csv_field(b, p->section);
+        csv_text(b, p->key);
+        csv_text(b, p->label);
+        csv_text(b, kind_name(p->kind));
+        csv_num(b, p->baseline);
+        csv_num(b, p->value);
+        csv_num(b, p->change);
+        csv_text(b, p->baseline_text ? p->baseline_text : "");
+        csv_text(b, p->value_text);
+        csv_num(b, r->sim_baseline);
+        csv_num(b, r->sim_value);
+        csv_num(b, r->sim_change);
+        csv_num(b, r->difference);
+        csv_text(b, r->source);
+        wk_strbuf_printf(b, "\r\n");
+    }
+}
+
 char *wk_report_render(const WkReport *r, WkReportFormat fmt)
 {
     if (!r)
@@ -427,6 +555,10 @@ char *wk_report_render(const WkReport *r, WkReportFormat fmt)
     WkStrBuf b = {0};
     if (fmt == WK_REPORT_JSON)
         render_json(&b, r);
+    else if (fmt == WK_REPORT_CSV)
+        render_csv(&b, r);
+    else if (fmt == WK_REPORT_LATEX)
+        render_latex(&b, r);
     else
         render_tables(&b, r, fmt == WK_REPORT_MARKDOWN);
     return wk_strbuf_take(&b);

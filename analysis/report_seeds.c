@@ -95,22 +95,71 @@ static void put(WkStrBuf *b, const char *s, int w, const char *sep)
 
 static const char *unit_of(WkPaperSciKind k) { return k == WK_PAPER_SCI_UTIL ? " pts" : " %"; }
 
-char *wk_report_seeds_render(WkReport *const *reps, size_t n, const char *what, int markdown)
+/* A CSV number field (empty when missing). */
+static void csv_num(WkStrBuf *b, double v)
 {
-    if (n == 0)
+    wk_strbuf_printf(b, ",");
+    if (isfinite(v))
+        wk_strbuf_printf(b, "%.17g", v);
+}
+
+/* CSV: one row per published row, each simulated column as mean, ci95, n. */
+static char *render_csv(WkReport *const *reps, size_t n, double *scratch)
+{
+    WkStrBuf b = {0};
+    static const char *const cols[] = {"simulated_baseline", "simulated_value", "simulated_change", "difference_pts"};
+    wk_strbuf_printf(&b, "section,key,metric,published_baseline_text,published_value_text");
+    for (size_t k = 0; k < 4; k++)
+        wk_strbuf_printf(&b, ",%s_mean,%s_ci95,%s_n", cols[k], cols[k], cols[k]);
+    wk_strbuf_printf(&b, "\r\n");
+    for (size_t i = 0; i < reps[0]->nrows; i++) {
+        const WkPaperSciRow *p = reps[0]->rows[i].paper;
+        RowStats s = row_stats(reps, n, i, scratch);
+        const WkSeedStat st[] = {s.base, s.value, s.change, s.diff};
+        const char *texts[] = {p->section, p->key, p->label, p->baseline_text ? p->baseline_text : "", p->value_text};
+        for (size_t k = 0; k < 5; k++) {
+            wk_strbuf_printf(&b, "%s", k ? "," : "");
+            wk_strbuf_csv_field(&b, texts[k]);
+        }
+        for (size_t k = 0; k < 4; k++) {
+            csv_num(&b, st[k].mean);
+            csv_num(&b, st[k].ci95);
+            wk_strbuf_printf(&b, ",%zu", st[k].n);
+        }
+        wk_strbuf_printf(&b, "\r\n");
+    }
+    return wk_strbuf_take(&b);
+}
+
+char *wk_report_seeds_render(WkReport *const *reps, size_t n, const char *what, WkReportFormat fmt)
+{
+    if (n == 0 || fmt == WK_REPORT_JSON)
         return NULL;
+    int markdown = fmt == WK_REPORT_MARKDOWN, latex = fmt == WK_REPORT_LATEX;
     double *scratch = malloc(n * sizeof *scratch);
     if (!scratch)
         return NULL;
+    if (fmt == WK_REPORT_CSV) {
+        char *csv = render_csv(reps, n, scratch);
+        free(scratch);
+        return csv;
+    }
     WkStrBuf b = {0};
     const WkReport *r0 = reps[0];
     const char *sep = markdown ? " | " : "  ";
-    wk_strbuf_printf(&b, "%s%s\n%s\n\n", markdown ? "" : "", what, wk_paper_sci_citation());
+    if (latex) {
+        wk_strbuf_printf(&b, "%% %s\n%% %s\n\\begin{tabular}{lllrrrrr}\n\\toprule\n"
+                             "section & row & published & simulated baseline & simulated SCI & simulated change & "
+                             "difference (pts) & seeds \\\\\n\\midrule\n",
+                         what, wk_paper_sci_citation());
+    } else {
+        wk_strbuf_printf(&b, "%s%s\n%s\n\n", markdown ? "" : "", what, wk_paper_sci_citation());
+    }
     if (markdown)
         wk_strbuf_printf(&b, "| section | row | published | simulated baseline | simulated SCI | simulated change |"
                              " difference (pts) | seeds |\n|---|---|---|---|---|---|---|---|\n");
     static const int w[] = {10, 44, 22, 18, 18, 18, 14};
-    if (!markdown) {
+    if (!markdown && !latex) {
         static const char *const head[] = {"section", "row", "published", "sim. baseline", "sim. SCI / value",
                                            "sim. change", "difference"};
         for (int k = 0; k < 7; k++)
@@ -138,17 +187,28 @@ char *wk_report_seeds_render(WkReport *const *reps, size_t n, const char *what, 
             cell(cc, sizeof cc, s.change, unit_of(p->kind), 1);
         cell(cd, sizeof cd, s.diff, "", 1);
         size_t nseeds = one ? s.value.n : s.change.n;
-        if (markdown)
+        if (markdown) {
             wk_strbuf_printf(&b, "| %s | %s | %s | %s | %s | %s | %s | %zu |\n", p->section, p->label, pub, cb, cv, cc,
                              cd, nseeds);
-        else {
+        } else if (latex) {
+            const char *cells[] = {p->section, p->label, pub, cb, cv, cc, cd};
+            for (int k = 0; k < 7; k++) {
+                wk_strbuf_latex(&b, cells[k]);
+                wk_strbuf_printf(&b, " & ");
+            }
+            wk_strbuf_printf(&b, "%zu \\\\\n", nseeds);
+        } else {
             const char *cells[] = {p->section, p->label, pub, cb, cv, cc, cd};
             for (int k = 0; k < 7; k++)
                 put(&b, cells[k], w[k], sep);
             wk_strbuf_printf(&b, "%zu\n", nseeds);
         }
     }
-    wk_strbuf_printf(&b, "\nmean ± 95 %% confidence half-width over the seeds (Student's t); the published column is the "
+    if (latex)
+        wk_strbuf_printf(&b, "\\bottomrule\n\\end{tabular}\n%% ");
+    else
+        wk_strbuf_printf(&b, "\n");
+    wk_strbuf_printf(&b, "mean ± 95 %% confidence half-width over the seeds (Student's t); the published column is the "
                          "paper's, nothing is fitted to it.\n");
     free(scratch);
     if (b.oom) {

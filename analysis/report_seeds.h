@@ -22,9 +22,12 @@ typedef struct WkSeedStat {
 WkSeedStat wk_seed_stat(const double *v, size_t n);
 
 /** Render the rows of reps[0..n) (reports of the same name, one per seed,
- * rows in the same order) as text or Markdown tables; `what` is a heading
- * line naming the runs (borrowed). malloc'd, caller frees; NULL when out of
- * memory or n == 0. JSON is not offered here. */
-char *wk_report_seeds_render(WkReport *const *reps, size_t n, const char *what, int markdown);
+ * rows in the same order) as text, Markdown, LaTeX (one booktabs tabular,
+ * `what`, the citation and the footnote as % comments) or CSV (RFC 4180:
+ * per simulated column its mean, ci95 and n, numbers in the row's units);
+ * `what` is a heading line naming the runs (borrowed). malloc'd, caller
+ * frees; NULL when out of memory, n == 0 or fmt is WK_REPORT_JSON (not
+ * offered here). */
+char *wk_report_seeds_render(WkReport *const *reps, size_t n, const char *what, WkReportFormat fmt);
 
 #endif

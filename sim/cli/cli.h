@@ -71,6 +71,9 @@ int wk_cli_analysis_html(const char *html, const char *title, const char *tables
  * NULL with err filled (missing file, not a trace, out of memory);
  * malloc'd, caller frees. */
 char *wk_cli_analysis_compare_markdown(const char *const *paths, size_t n, WkError *err);
+/** cli_export.c: a trace in other formats (Chrome trace-event JSON, CSV). */
+int wk_cli_export_export(int argc, char **argv);
+extern const char wk_cli_export_usage_export[];
 
 /** cli_paper.c: `report paper-sci` without traces (argv after "paper-sci"):
  * runs the experiments over seeds, prints the rows as mean ± 95 % CI. */

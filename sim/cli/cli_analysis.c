@@ -19,7 +19,7 @@
 #include "wk_config.h"
 
 const char wk_cli_analysis_usage_compare[] =
-    "usage: wanka compare TRACE.h5... [--json|--csv|--markdown] [--no-group]\n"
+    "usage: wanka compare TRACE.h5... [--format text|markdown|latex|csv|json] [--no-group]\n"
     "\n"
     "Print the summary metrics of several traces side by side: one row per\n"
     "metric (every summary attribute any trace has), one column per run labelled\n"
@@ -36,9 +36,13 @@ const char wk_cli_analysis_usage_compare[] =
     "sweep that ran: wanka compare DIR/sweep.h5 pools each configuration's seeds.\n"
     "\n"
     "options:\n"
-    "      --json              one JSON object (values, ci95, n, rel_change, overlap)\n"
-    "      --csv               CSV, one row per metric\n"
-    "      --markdown          a Markdown table\n"
+    "      --format F          text (the default: an aligned table), markdown (a\n"
+    "                          GitHub table), latex (a booktabs tabular; notes as\n"
+    "                          % comments; needs \\usepackage{booktabs}), csv\n"
+    "                          (RFC 4180, one row per metric) or json (one object:\n"
+    "                          values, ci95, n, rel_change, overlap)\n"
+    "      --json, --csv, --markdown\n"
+    "                          short for --format json, csv, markdown\n"
     "      --no-group          one column per trace, even for seeds of one configuration\n"
     "\n"
     "exit status: 0 success, 2 missing file, not a trace or unknown schema version.\n"
@@ -49,6 +53,7 @@ const char wk_cli_analysis_usage_compare[] =
     "  wanka compare fifo.h5 big.h5\n"
     "  for s in 1 2 3; do wanka run scenarios/quickstart.yaml -q --seed $s -o a$s.h5; done\n"
     "  wanka compare a1.h5 a2.h5 a3.h5 b1.h5 b2.h5 b3.h5 --markdown\n"
+    "  wanka compare a1.h5 a2.h5 a3.h5 b1.h5 b2.h5 b3.h5 --format latex > table.tex\n"
     "\n"
     "More in docs/analysis.md.\n";
 
@@ -89,11 +94,11 @@ const char wk_cli_analysis_usage_plot[] =
 
 const char wk_cli_analysis_usage_report[] =
     "usage: wanka report paper-sci [SCENARIO.yaml] [--seeds N] [--baseline POLICY]\n"
-    "         [--throttle-scenario T.yaml] [-o DIR] [-j N] [--markdown] [-q]\n"
-    "         [--html FILE]\n"
+    "         [--throttle-scenario T.yaml] [-o DIR] [-j N]\n"
+    "         [--format text|markdown|latex|csv] [--html FILE] [-q]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
-    "         [--throttle-naive N.h5] [--throttle-baseline T0.h5] [--markdown|--json]\n"
-    "         [--html FILE]\n"
+    "         [--throttle-naive N.h5] [--throttle-baseline T0.h5]\n"
+    "         [--format text|markdown|latex|csv|json] [--html FILE]\n"
     "\n"
     "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
     "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
@@ -112,8 +117,12 @@ const char wk_cli_analysis_usage_report[] =
     "                                the paper's predicted -25 %\n"
     "      --throttle-baseline T0.h5 the same scenario without the throttle: the\n"
     "                                reference speed (needed for §3.4)\n"
-    "      --markdown                Markdown tables\n"
-    "      --json                    one JSON object\n"
+    "      --format F                text (the default), markdown (GitHub tables),\n"
+    "                                latex (booktabs tabulars; titles and notes as\n"
+    "                                % comments), csv (RFC 4180: one row per\n"
+    "                                published row, numbers in the row's units) or\n"
+    "                                json (one object)\n"
+    "      --markdown, --json        short for --format markdown, json\n"
     "      --html FILE               also write an experiment report page: one\n"
     "                                self-contained HTML file (inline CSS and SVG, no\n"
     "                                script, nothing fetched) with the runs, the tables\n"
@@ -132,6 +141,7 @@ const char wk_cli_analysis_usage_report[] =
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
     "  wanka report paper-sci fifo.h5 sci.h5\n"
     "  wanka report paper-sci fifo.h5 sci.h5 --html report.html\n"
+    "  wanka report paper-sci fifo.h5 sci.h5 --format latex > table52.tex\n"
     "\n"
     "Without traces, report runs the experiments itself: SCENARIO (default: the\n"
     "shipped scenarios/paper-sci-10k.yaml) under --baseline (default slurm, else\n"
@@ -143,7 +153,10 @@ const char wk_cli_analysis_usage_report[] =
     "95 % confidence half-width over the seeds beside the published value.\n"
     "  wanka report paper-sci                    # the whole table, 5 seeds\n"
     "  wanka report paper-sci --seeds 10 --baseline backfill --markdown\n"
-    "  wanka report paper-sci --seeds 3 --html report.html\n";
+    "  wanka report paper-sci --seeds 3 --html report.html\n"
+    "The run form takes --format text|markdown|latex|csv (CSV: each simulated\n"
+    "column as mean, ci95 and n over the seeds); for JSON, report the traces it\n"
+    "wrote: wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
 
 /* ---- compare ---- */
 
@@ -153,6 +166,13 @@ static const WkCliFormat compare_formats[] = {
     {"--markdown", WK_COMPARE_MARKDOWN},
 };
 #define NCOMPARE_FORMATS (sizeof compare_formats / sizeof compare_formats[0])
+
+/* --format NAME (the flags above stay as short forms) */
+static const WkCliFormat compare_format_names[] = {
+    {"text", WK_COMPARE_TEXT},       {"markdown", WK_COMPARE_MARKDOWN}, {"latex", WK_COMPARE_LATEX},
+    {"csv", WK_COMPARE_CSV},         {"json", WK_COMPARE_JSON},
+};
+#define NCOMPARE_FORMAT_NAMES (sizeof compare_format_names / sizeof compare_format_names[0])
 
 /* compare's arguments: the traces, grouping, the format. */
 typedef struct {
@@ -167,6 +187,12 @@ static int compare_args(int argc, char **argv, CompareArgs *c)
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (wk_cli_common_format(s, compare_formats, NCOMPARE_FORMATS, &c->fmt, &c->nfmt))
+            continue;
+        int st = wk_cli_common_format_opt("compare", argc, argv, &i, compare_format_names, NCOMPARE_FORMAT_NAMES,
+                                          &c->fmt, &c->nfmt);
+        if (st > 0)
+            return st;
+        if (st == 0)
             continue;
         if (strcmp(s, "--no-group") == 0)
             c->group = 0;
@@ -214,6 +240,12 @@ static const WkCliFormat report_formats[] = {
 };
 #define NREPORT_FORMATS (sizeof report_formats / sizeof report_formats[0])
 
+static const WkCliFormat report_format_names[] = {
+    {"text", WK_REPORT_TEXT}, {"markdown", WK_REPORT_MARKDOWN}, {"latex", WK_REPORT_LATEX},
+    {"csv", WK_REPORT_CSV},   {"json", WK_REPORT_JSON},
+};
+#define NREPORT_FORMAT_NAMES (sizeof report_format_names / sizeof report_format_names[0])
+
 /* report's arguments: the report name, the traces, the format. */
 typedef struct {
     const char *name;
@@ -250,6 +282,9 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         const char *s = argv[i];
         int st = report_trace_opt(argc, argv, &i, r);
         if (st > 0)
+            return st;
+        if (st < 0 && (st = wk_cli_common_format_opt("report", argc, argv, &i, report_format_names,
+                                                     NREPORT_FORMAT_NAMES, &r->fmt, &r->nfmt)) > 0)
             return st;
         if (st == 0 || wk_cli_common_format(s, report_formats, NREPORT_FORMATS, &r->fmt, &r->nfmt))
             continue;

@@ -121,6 +121,27 @@ int wk_cli_common_format_error(const char *cmd, const WkCliFormat *fmts, size_t 
     return wk_cli_common_usage_error(cmd, "choose one of %s", list);
 }
 
+int wk_cli_common_format_opt(const char *cmd, int argc, char **argv, int *i, const WkCliFormat *names, size_t n,
+                             int *fmt, int *nfmt)
+{
+    if (!wk_cli_common_is_opt(argv[*i], "--format", NULL))
+        return -1;
+    char list[256] = "";
+    size_t l = 0;
+    for (size_t k = 0; k < n && l < sizeof list; k++)
+        l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", k ? ", " : "", names[k].flag);
+    const char *v = wk_cli_common_opt_value(argc, argv, i, "--format", NULL);
+    if (!v)
+        return wk_cli_common_usage_error(cmd, "--format needs a value (%s)", list);
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(v, names[k].flag) == 0) {
+            *fmt = names[k].value;
+            ++*nfmt;
+            return 0;
+        }
+    return wk_cli_common_usage_error(cmd, "unknown format '%s' (known: %s)", v, list);
+}
+
 /* --seed's value: a non-negative integer. */
 static int seed_value(const char *cmd, const char *v, WkRunOpts *ro)
 {

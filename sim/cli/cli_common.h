@@ -76,6 +76,14 @@ int wk_cli_common_format(const char *a, const WkCliFormat *fmts, size_t n, int *
  * cmd. Returns WK_CLI_EXIT_USAGE. */
 int wk_cli_common_format_error(const char *cmd, const WkCliFormat *fmts, size_t n);
 
+/** When argv[*i] is --format (as "--format NAME" or "--format=NAME"): the
+ * value of the entry of names (flag = the NAME, e.g. "latex") into *fmt,
+ * counted in *nfmt, *i moved past a separate value; returns 0. A missing or
+ * unknown NAME prints a usage error for cmd listing the names and returns
+ * WK_CLI_EXIT_USAGE. -1 when argv[*i] is not --format. */
+int wk_cli_common_format_opt(const char *cmd, int argc, char **argv, int *i, const WkCliFormat *names, size_t n,
+                             int *fmt, int *nfmt);
+
 /* The arguments of the commands that take one scenario (run, validate,
  * topo, perf). Zero-initialise, parse, and release with _args_fini. */
 typedef struct WkCliArgs {

@@ -25,7 +25,7 @@ static const char *const run_file[R_N] = {"baseline.h5", "sci.h5", "throttle-res
 
 typedef struct {
     const char *scenario, *throttle, *baseline, *out, *html;
-    int seeds, threads, markdown, quiet;
+    int seeds, threads, format, quiet; /* format: WkReportFormat */
 } PaperArgs;
 
 static int parse(int argc, char **argv, PaperArgs *a)
@@ -56,12 +56,25 @@ static int parse(int argc, char **argv, PaperArgs *a)
             if (tst > 0)
                 return tst;
         } else if (wk_cli_common_is_opt(s, "--markdown", NULL)) {
-            a->markdown = 1;
+            a->format = WK_REPORT_MARKDOWN;
+        } else if (wk_cli_common_is_opt(s, "--format", NULL)) {
+            const char *v = wk_cli_common_opt_value(argc, argv, &i, "--format", NULL);
+            static const char *const fmts[] = {[WK_REPORT_TEXT] = "text", [WK_REPORT_MARKDOWN] = "markdown",
+                                                [WK_REPORT_LATEX] = "latex", [WK_REPORT_CSV] = "csv"};
+            int f = -1;
+            for (int k = 0; v && k < (int)(sizeof fmts / sizeof fmts[0]); k++)
+                if (fmts[k] && strcmp(v, fmts[k]) == 0)
+                    f = k;
+            if (f < 0)
+                return wk_cli_common_usage_error("report", "run form: --format is text, markdown, latex or csv (JSON: "
+                                                           "report the traces it writes, DIR/seed1/baseline.h5 "
+                                                           "DIR/seed1/sci.h5 --json)");
+            a->format = f;
         } else if (wk_cli_common_is_opt(s, "--quiet", "-q")) {
             a->quiet = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s' (run form: [SCENARIO.yaml] --seeds N "
-                                                       "--baseline POLICY --out DIR --markdown --html FILE)", s);
+                                                       "--baseline POLICY --out DIR --format F --html FILE)", s);
         } else if (!a->scenario) {
             a->scenario = s;
         } else {
@@ -223,7 +236,7 @@ int wk_cli_paper_run(int argc, char **argv)
     snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci, seeds 1..%d; §3.4 from %s; traces in %s/ "
              "(%.1f s wall, %d thread%s)", a.scenario, a.baseline, a.seeds, a.throttle, a.out, wall, threads,
              threads == 1 ? "" : "s");
-    char *text = wk_report_seeds_render(reps, (size_t)a.seeds, what, a.markdown);
+    char *text = wk_report_seeds_render(reps, (size_t)a.seeds, what, (WkReportFormat)a.format);
     if (!text) {
         status = wk_cli_common_nomem();
         goto done;
@@ -235,8 +248,8 @@ int wk_cli_paper_run(int argc, char **argv)
     char png[4096];
     snprintf(png, sizeof png, "%s/utilization.png", a.out);
     char *pargv[] = {paths[R_BASE], paths[R_SCI], "-o", png, "--what", "utilization"};
-    if (wk_cli_analysis_plot(6, pargv) == 0)
-        printf("figure: %s\n", png);
+    if (wk_cli_analysis_plot(6, pargv) == 0) /* LaTeX and CSV keep stdout to the table alone */
+        fprintf(a.format == WK_REPORT_LATEX || a.format == WK_REPORT_CSV ? stderr : stdout, "figure: %s\n", png);
     else
         fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");
     if (status == 0 && a.html)

@@ -62,6 +62,56 @@ void wk_strbuf_json_number(WkStrBuf *b, double v)
         wk_strbuf_printf(b, "%.17g", v);
 }
 
+void wk_strbuf_csv_field(WkStrBuf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        wk_strbuf_printf(b, "%s", s);
+        return;
+    }
+    wk_strbuf_printf(b, "\"");
+    for (; *s; s++)
+        wk_strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    wk_strbuf_printf(b, "\"");
+}
+
+void wk_strbuf_latex(WkStrBuf *b, const char *s)
+{
+    static const struct {
+        const char *utf8, *tex;
+    } signs[] = {
+        {"\u2014", "---"},          {"\u2212", "$-$"},   {"\u00b1", "$\\pm$"},     {"\u00a7", "\\S{}"},
+        {"\u00b7", "$\\cdot$"},     {"\u2192", "$\\to$"}, {"\u2193", "$\\downarrow$"}, {"\u2026", "\\ldots{}"},
+        {"\u03c4", "$\\tau$"},
+    };
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch >= 0x80) {
+            size_t k = 0, nk = sizeof signs / sizeof signs[0];
+            for (; k < nk; k++)
+                if (strncmp(s, signs[k].utf8, strlen(signs[k].utf8)) == 0)
+                    break;
+            if (k < nk) {
+                wk_strbuf_printf(b, "%s", signs[k].tex);
+                s += strlen(signs[k].utf8) - 1;
+                continue;
+            }
+            wk_strbuf_printf(b, "%c", ch);
+        } else if (strchr("_%&#${}", ch)) {
+            wk_strbuf_printf(b, "\\%c", ch);
+        } else if (ch == '\\') {
+            wk_strbuf_printf(b, "\\textbackslash{}");
+        } else if (ch == '~') {
+            wk_strbuf_printf(b, "\\textasciitilde{}");
+        } else if (ch == '^') {
+            wk_strbuf_printf(b, "\\textasciicircum{}");
+        } else {
+            wk_strbuf_printf(b, "%c", ch);
+        }
+    }
+}
+
 char *wk_strbuf_take(WkStrBuf *b)
 {
     char *p = b->p;

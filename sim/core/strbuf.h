@@ -31,6 +31,18 @@ void wk_strbuf_json_string(WkStrBuf *b, const char *s);
  * identical text), or null when v is NaN or infinite. */
 void wk_strbuf_json_number(WkStrBuf *b, double v);
 
+/** Append s as one CSV field (RFC 4180): as it is, or in double quotes
+ * with each '"' doubled when it holds a comma, quote, CR or LF. NULL
+ * appends nothing. */
+void wk_strbuf_csv_field(WkStrBuf *b, const char *s);
+
+/** Append s as LaTeX text: \ { } _ % & # $ ~ ^ escaped, and the few
+ * non-ASCII signs the reports print in forms any LaTeX reads (— as ---,
+ * − as $-$, ± as $\pm$, § as \S{}, · as $\cdot$, → as $\to$, ↓ as
+ * $\downarrow$, … as \ldots{}, τ as $\tau$); other UTF-8 as it is.
+ * NULL appends nothing. */
+void wk_strbuf_latex(WkStrBuf *b, const char *s);
+
 /** Hand the text to the caller (who frees it), or NULL after an allocation
  * failure (the buffer is released) or when nothing was appended. b is reset. */
 char *wk_strbuf_take(WkStrBuf *b);

@@ -1157,3 +1157,51 @@ done:
     quiet_end(q);
     return rc;
 }
+
+int wk_trace_read_column_i64(WkTraceRead *r, const char *table, const char *column, int64_t **out, size_t *n,
+                             WkError *err)
+{
+    if (!r || !table || !column || !out || !n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "trace: column read without a trace or names");
+    *out = NULL;
+    *n = 0;
+    Quiet q = quiet_begin();
+    hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+    int64_t *vals = NULL;
+    int rc = 0;
+    if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
+        goto done;
+    if (member < 0 || H5Tget_class(member) != H5T_INTEGER) {
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s: table '%s': column '%s' is not an integer column",
+                          r->path, table, column);
+        goto done;
+    }
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    if (np < 0) {
+        rc = io_fail(r, err, "cannot read table '%s'", table);
+        goto done;
+    }
+    if (np == 0)
+        goto done;
+    if (!(vals = malloc((size_t)np * sizeof *vals))) {
+        rc = wk_error_nomem(err, "trace");
+        goto done;
+    }
+    if ((mtype = H5Tcreate(H5T_COMPOUND, sizeof(int64_t))) < 0 ||
+        H5Tinsert(mtype, column, 0, H5T_NATIVE_INT64) < 0 ||
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+        rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
+        goto done;
+    }
+    *out = vals;
+    *n = (size_t)np;
+    vals = NULL;
+done:
+    free(vals);
+    if (mtype >= 0)
+        H5Tclose(mtype);
+    close_column(dset, ftype, space, member);
+    quiet_end(q);
+    return rc;
+}

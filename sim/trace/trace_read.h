@@ -104,4 +104,12 @@ int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, 
 int wk_trace_read_column_str(WkTraceRead *r, const char *table, const char *column, char ***out, size_t *n,
                              WkError *err);
 
+/** Column `column` of the compound table at `table`, an integer column
+ * (not an enum), as exact int64 values (times in ns beyond 2^53, which
+ * wk_trace_read_column would round): a malloc'd array in *out (caller frees;
+ * NULL when the table has no rows) of *n values. Errors as
+ * wk_trace_read_column; WK_E_INVAL when the column is not an integer. */
+int wk_trace_read_column_i64(WkTraceRead *r, const char *table, const char *column, int64_t **out, size_t *n,
+                             WkError *err);
+
 #endif

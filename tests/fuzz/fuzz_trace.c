@@ -3,8 +3,9 @@
  * that opens traces in C: arbitrary bytes become a .h5 file that
  * `wanka compare` (wk_compare_load, every format rendered; a sweep index
  * too), `wanka report paper-sci` (wk_report_load with the file in every
- * role, every format rendered) and `wanka sweep-merge` (wk_sweep_index_read,
- * wk_sweep_index_merge into a scratch file) read, and whose tables
+ * role, every format rendered), `wanka sweep-merge` (wk_sweep_index_read,
+ * wk_sweep_index_merge into a scratch file) and `wanka export` (both
+ * formats, written then removed) read, and whose tables
  * wk_trace_read_column and wk_trace_read_column_str read. Any input must end
  * in 0 or a WK_E_* error with a message. Crashes inside HDF5 itself are
  * HDF5's (docs/limits.md says what a malformed trace can do). */
@@ -16,6 +17,7 @@
 #include "analysis/compare.h"
 #include "analysis/report.h"
 #include "sim/trace/sweep_index.h"
+#include "analysis/export.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 #include "tests/fuzz/fuzz.h"
@@ -86,7 +88,7 @@ static void report(const char *path)
     int rc = wk_report_load(&rep, "paper-sci", &in, &err);
     check(rc, &err);
     if (rc == 0)
-        for (int f = WK_REPORT_TEXT; f <= WK_REPORT_JSON; f++)
+        for (int f = WK_REPORT_TEXT; f <= WK_REPORT_CSV; f++)
             free(wk_report_render(rep, (WkReportFormat)f));
     wk_report_free(rep);
 }
@@ -112,6 +114,27 @@ static void sweep_merge(const char *path)
     unlink(out);
 }
 
+/* Both exports of the trace at path: 0 or an error with a message, and
+ * nothing left behind. */
+static void exports(const char *path)
+{
+    static const char *const files[] = {"jobs.csv", "incidents.csv", "timeseries.csv", "summary.csv", "run.csv"};
+    char out[4096], f[4200];
+    WkError err;
+    snprintf(out, sizeof out, "%s.json", path);
+    wk_error_clear(&err);
+    check(wk_export_chrome(path, out, &(WkExportOpts){.max_tracks = 4}, NULL, &err), &err);
+    unlink(out);
+    snprintf(out, sizeof out, "%s.csv", path);
+    wk_error_clear(&err);
+    check(wk_export_csv(path, out, NULL, &err), &err);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(f, sizeof f, "%s/%s", out, files[i]);
+        unlink(f);
+    }
+    rmdir(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = wk_fuzz_file(data, size, ".h5");
@@ -124,9 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = wk_compare_load(&c, paths, 2, 1, &err);
     check(rc, &err);
     if (rc == 0) {
-        for (int f = WK_COMPARE_TEXT; f <= WK_COMPARE_MARKDOWN; f++)
+        for (int f = WK_COMPARE_TEXT; f <= WK_COMPARE_LATEX; f++)
             free(wk_compare_render(c, (WkCompareFormat)f));
         read_columns(path);
+        exports(path);
     }
     wk_compare_free(c);
     report(path);

@@ -13,6 +13,7 @@
 #include <hdf5.h>
 
 #include "analysis/compare.h"
+#include "sim/core/strbuf.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 
@@ -336,6 +337,72 @@ static void test_overlap_flag_marks_overlapping_intervals(void **state)
     wk_compare_free(c);
 }
 
+/* The paper formats: LaTeX (booktabs, _ % & # $ escaped), Markdown ('|'
+ * escaped) and CSV (a label with a comma quoted), from the same comparison. */
+static void test_latex_markdown_and_csv_tables_escape_what_their_format_needs(void **state)
+{
+    TraceDir *d = *state;
+    static const char *const m[] = {WK_SCHEMA_M_UTILIZATION};
+    static const char *const sched[] = {"p_1", "q&r#%$", "a,b|c"};
+    const char *paths[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "t%d.h5", i);
+        paths[i] = trace_fixture_file(d, name);
+        double v = 0.5 + 0.25 * i;
+        write_fake(paths[i], NULL, "fake", sched[i], i + 1, m, &v, 1);
+    }
+    WkCompare *c = load(paths, 3, 1);
+    char *tex = wk_compare_render(c, WK_COMPARE_LATEX);
+    assert_non_null(tex);
+    assert_string_equal(tex, "\\begin{tabular}{lrrrrr}\n"
+                             "\\toprule\n"
+                             "metric & p\\_1/1 & q\\&r\\#\\%\\$/2 & change & a,b|c/3 & change \\\\\n"
+                             "\\midrule\n"
+                             "utilization & 0.5000 & 0.7500 & +50.0 \\% & 1 & +100.0 \\% \\\\\n"
+                             "\\bottomrule\n"
+                             "\\end{tabular}\n"
+                             "% change: relative to the first column, p_1/1\n");
+    free(tex);
+    char *md = wk_compare_render(c, WK_COMPARE_MARKDOWN);
+    assert_non_null(strstr(md, "| metric | p_1/1 | q&r#%$/2 | change | a,b\\|c/3 | change |\n"));
+    assert_non_null(strstr(md, "| utilization | 0.5000 | 0.7500 | +50.0 % | 1 | +100.0 % |\n"));
+    free(md);
+    char *csv = wk_compare_render(c, WK_COMPARE_CSV);
+    assert_non_null(strstr(csv, "metric,p_1/1,q&r#%$/2,q&r#%$/2 rel_change,\"a,b|c/3\",\"a,b|c/3 rel_change\"\r\n"));
+    assert_non_null(strstr(csv, "utilization,0.5,0.75,0.5,1,1\r\n"));
+    free(csv);
+    /* text, the default, is what it was: no LaTeX in it */
+    char *text = wk_compare_render(c, WK_COMPARE_TEXT);
+    assert_null(strstr(text, "\\\\"));
+    assert_non_null(strstr(text, "q&r#%$/2"));
+    free(text);
+    wk_compare_free(c);
+}
+
+/* The text helpers the tables share: every LaTeX special character and
+ * sign, and RFC 4180 quoting. */
+static void test_strbuf_latex_and_csv_escape_every_special_character(void **state)
+{
+    (void)state;
+    WkStrBuf b = {0};
+    wk_strbuf_latex(&b, "a_b%c&d#e$f{g}h~i^j\\k — ± − § · → ↓ … τ 下");
+    char *t = wk_strbuf_take(&b);
+    assert_string_equal(t, "a\\_b\\%c\\&d\\#e\\$f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k "
+                           "--- $\\pm$ $-$ \\S{} $\\cdot$ $\\to$ $\\downarrow$ \\ldots{} $\\tau$ 下");
+    free(t);
+    wk_strbuf_csv_field(&b, "plain");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "a,b");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "say \"hi\"");
+    wk_strbuf_printf(&b, "|");
+    wk_strbuf_csv_field(&b, "two\nlines");
+    t = wk_strbuf_take(&b);
+    assert_string_equal(t, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"");
+    free(t);
+}
+
 static void test_json_escapes_quotes_backslashes_and_control_characters(void **state)
 {
     TraceDir *d = *state;
@@ -531,6 +598,8 @@ int main(void)
         TEST(test_metric_one_trace_lacks_prints_dash_never_zero),
         TEST(test_three_seeds_give_mean_and_student_t_half_width),
         TEST(test_overlap_flag_marks_overlapping_intervals),
+        TEST(test_latex_markdown_and_csv_tables_escape_what_their_format_needs),
+        TEST(test_strbuf_latex_and_csv_escape_every_special_character),
         TEST(test_json_escapes_quotes_backslashes_and_control_characters),
         TEST(test_schema_major_2_is_refused_with_a_clear_message),
         TEST(test_reader_gives_attributes_and_columns),

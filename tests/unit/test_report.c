@@ -257,6 +257,70 @@ static void test_published_column_is_the_paper_table(void **state)
 
 /* ---- "—" for missing data --------------------------------------------------------- */
 
+static size_t count(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* LaTeX: one booktabs tabular per table, the group labels over their
+ * columns, every % _ & # outside comments escaped; CSV: one row per
+ * published row with the numbers, a label with a comma quoted. */
+static void test_latex_and_csv_render_the_tables_for_a_paper(void **state)
+{
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5");
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "paper_sci#1", .scheduler = "fifo_x", .seed = 1,
+                                         .names = t52_names, .values = t52_base, .nm = NT52});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "paper_sci#1", .scheduler = "sci", .seed = 1,
+                                         .names = t52_names, .values = t52_sci, .nm = NT52});
+    WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
+    char *tex = wk_report_render(r, WK_REPORT_LATEX);
+    assert_non_null(tex);
+    assert_int_equal(count(tex, "\\begin{tabular}"), 3);
+    assert_int_equal(count(tex, "\\end{tabular}"), 3);
+    assert_int_equal(count(tex, "\\toprule"), 3);
+    assert_int_equal(count(tex, "\\midrule"), 3);
+    assert_int_equal(count(tex, "\\bottomrule"), 3);
+    assert_non_null(strstr(tex, "\\begin{tabular}{lrrrrrrr}\n\\toprule\n"
+                                " & \\multicolumn{3}{c}{published} & \\multicolumn{3}{c}{simulated} & "
+                                "\\multicolumn{1}{c}{difference} \\\\\n"
+                                "\\cmidrule(lr){2-4}\\cmidrule(lr){5-7}\\cmidrule(lr){8-8}\n"
+                                "metric & traditional & SCI & change & baseline & SCI & change & of the change \\\\\n"));
+    assert_non_null(strstr(tex, "mean GPU utilization & 72 \\% & 91 \\% & +19 pts & 70.0 \\% & 84.0 \\% & "
+                                "+14.0 pts & -5.0 pts \\\\\n"));
+    assert_non_null(strstr(tex, "baseline fifo\\_x/1 [base.h5]"));
+    /* outside comment lines, no bare % _ # and no UTF-8 dash or section sign */
+    for (const char *line = tex; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (line[0] != '%')
+            for (size_t i = 0; i < len; i++) {
+                if (strchr("%_#$", line[i]) && (i == 0 || line[i - 1] != '\\'))
+                    fail_msg("unescaped '%c' in: %.*s", line[i], (int)len, line);
+                if ((unsigned char)line[i] == 0xE2 || (unsigned char)line[i] == 0xC2)
+                    fail_msg("UTF-8 sign left in: %.*s", (int)len, line);
+            }
+        line += len + (end != NULL);
+    }
+    free(tex);
+    char *csv = wk_report_render(r, WK_REPORT_CSV);
+    assert_non_null(csv);
+    assert_int_equal(count(csv, "\r\n"), r->nrows + 1);
+    assert_true(strncmp(csv, "section,key,metric,kind,published_baseline,published_value,published_change,"
+                             "published_baseline_text,published_value_text,simulated_baseline,simulated_value,"
+                             "simulated_change,difference_pts,simulated_from\r\n", 200) == 0);
+    assert_non_null(strstr(csv, "\r\nTable 5.2,utilization,mean GPU utilization,utilization,72,91,19,72 %,91 %,"));
+    assert_non_null(strstr(csv, "\r\nTable 5.2,energy,\"energy (total, same period)\",relative,100,85,-15,"));
+    /* a missing value is an empty field, never 0: §3.4 has no throttle trace */
+    assert_non_null(strstr(csv, "\r\n§3.4,throttle,\"training speed, 32 GPUs of a rack throttled\",speed,,-8,,,"
+                                "-8 %,,,,,\r\n"));
+    free(csv);
+    wk_report_free(r);
+}
+
 static void test_what_a_trace_lacks_prints_a_dash_never_zero(void **state)
 {
     TraceDir *d = *state;
@@ -518,6 +582,7 @@ int main(void)
         TEST(test_recovery_falls_back_to_the_incidents_table),
         TEST(test_published_column_is_the_paper_table),
         TEST(test_what_a_trace_lacks_prints_a_dash_never_zero),
+        TEST(test_latex_and_csv_render_the_tables_for_a_paper),
         TEST(test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run),
         TEST(test_throttle_speed_is_extra_running_time_over_the_throttled_window),
         TEST(test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note),

@@ -111,8 +111,8 @@ a = f["jobs"][:]
 a["status"][0] = 9
 f["jobs"][...] = a
 ' "$T/badenum.h5"
-expect 2 "jobs.status row 0: value 9 is not one of completed" "$W" export "$T/badenum.h5" --format csv -o "$T/be"
-expect 2 "value 9 is not one of" "$W" export "$T/badenum.h5" --format chrome -o "$T/be.json"
+expect 2 "badenum.h5: jobs/status: row 0: value 9 is none of the enum's values" "$W" export "$T/badenum.h5" --format csv -o "$T/be"
+expect 2 "jobs/status: row 0: value 9 is none of" "$W" export "$T/badenum.h5" --format chrome -o "$T/be.json"
 cp "$T/run.h5" "$T/far.h5"
 "$PY" -c '
 import h5py, sys

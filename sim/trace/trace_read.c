@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "sim/trace/h5util.h"
@@ -632,9 +633,14 @@ static int check_file(WkTraceRead *r, WkError *err)
 
 /* A crafted file can make the HDF5 library loop (found by fuzzing: a global
  * heap collection that H5HG_read never leaves while reading a string
- * attribute). Opening and checking a genuine trace takes milliseconds, so a
- * process that is still inside open after WK_TRACE_OPEN_LIMIT_S seconds
- * prints which file and exits with status 2: a message instead of a hang.
+ * attribute). Opening and checking a genuine trace takes milliseconds of
+ * CPU, so a process that has spent WK_TRACE_OPEN_LIMIT_S seconds of CPU
+ * time (user + system) inside open prints which file and exits with status
+ * 2: a message instead of a hang. CPU time, not wall time: a loaded machine
+ * cannot make a genuine open look like a loop, and SIGALRM stays the
+ * caller's (libFuzzer's per-input timer is a SIGALRM interval timer, which
+ * a wall-clock watch here used to take over). The profiling timer
+ * (ITIMER_PROF, SIGPROF) is saved and restored around open.
  * WANKA_TRACE_OPEN_LIMIT (whole seconds, 1 to 3600) overrides the limit.
  * The handler may only use async-signal-safe calls. */
 #define WK_TRACE_OPEN_LIMIT_S 20
@@ -651,7 +657,7 @@ static void watch_fire(int sig)
 
 typedef struct Watch {
     struct sigaction old;
-    unsigned old_alarm;
+    struct itimerval old_timer;
     int armed;
 } Watch;
 
@@ -667,17 +673,20 @@ static Watch watch_begin(const char *path)
             limit = (unsigned)v;
     }
     int n = snprintf(watch_msg, sizeof watch_msg,
-                     "wanka: %s: the HDF5 library did not finish opening this file in %u s; a damaged or crafted "
-                     "trace can make it loop (not a wanka trace?)\n",
+                     "wanka: %s: the HDF5 library did not finish opening this file in %u s of CPU time; a damaged "
+                     "or crafted trace can make it loop (not a wanka trace?)\n",
                      path, limit);
     watch_len = n < 0 ? 0 : (size_t)n < sizeof watch_msg ? (size_t)n : sizeof watch_msg - 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = watch_fire;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGALRM, &sa, &w.old) == 0) {
-        w.old_alarm = alarm(limit);
-        w.armed = 1;
+    if (sigaction(SIGPROF, &sa, &w.old) == 0) {
+        struct itimerval t = {.it_interval = {0, 0}, .it_value = {(time_t)limit, 0}};
+        if (setitimer(ITIMER_PROF, &t, &w.old_timer) == 0)
+            w.armed = 1;
+        else
+            sigaction(SIGPROF, &w.old, NULL);
     }
     return w;
 }
@@ -686,10 +695,11 @@ static void watch_end(Watch *w)
 {
     if (!w->armed)
         return;
-    alarm(0);
-    sigaction(SIGALRM, &w->old, NULL);
-    if (w->old_alarm)
-        alarm(w->old_alarm);
+    struct itimerval off = {.it_interval = {0, 0}, .it_value = {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    sigaction(SIGPROF, &w->old, NULL);
+    if (w->old_timer.it_value.tv_sec || w->old_timer.it_value.tv_usec)
+        setitimer(ITIMER_PROF, &w->old_timer, NULL);
 }
 
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err)

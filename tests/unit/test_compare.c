@@ -7,7 +7,10 @@
 #include "tests/unit/trace_fixture.h"
 
 #include <math.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -587,6 +590,78 @@ static void test_jobs_table_gpus_final_is_the_count_held_at_the_end(void **state
     wk_trace_read_close(r);
 }
 
+/* The summary comes sorted by name whatever order the file holds, so a
+ * lookup (a binary search) finds every metric; a hand-built array is
+ * sorted by wk_trace_read_metrics_sort. */
+static void test_summary_is_sorted_and_lookup_is_a_binary_search(void **state)
+{
+    TraceDir *d = *state;
+    const char *path = trace_fixture_file(d, "sorted.h5");
+    const char *const names[] = {"zeta", "alpha", "mid", "beta_2", "beta"};
+    const double values[] = {5, 1, 3, 4, 2};
+    write_fake(path, NULL, "s", "fifo", 1, names, values, 5);
+    WkTraceRead *r = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_trace_read_open(&r, path, &err), 0);
+    WkTraceMetric *m = NULL;
+    size_t nm = 0;
+    assert_int_equal(wk_trace_read_summary(r, &m, &nm, &err), 0);
+    wk_trace_read_close(r);
+    assert_int_equal(nm, 5);
+    for (size_t i = 1; i < nm; i++)
+        assert_true(strcmp(m[i - 1].name, m[i].name) < 0);
+    for (size_t i = 0; i < 5; i++)
+        assert_true(wk_trace_read_metric(m, nm, names[i])->value == values[i]);
+    assert_null(wk_trace_read_metric(m, nm, "gamma"));
+    WkTraceMetric by_hand[3] = {{"c", 3}, {"a", 1}, {"b", 2}};
+    wk_trace_read_metrics_sort(by_hand, 3);
+    assert_true(wk_trace_read_metric(by_hand, 3, "a")->value == 1);
+    assert_true(wk_trace_read_metric(by_hand, 3, "c")->value == 3);
+    free(m);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void count_alarm(int sig)
+{
+    (void)sig;
+    alarms++;
+}
+
+/* SIGALRM and its interval timer stay the caller's across open (libFuzzer
+ * times each input with one): an alarm arriving during an open is the
+ * caller's, not a "did not finish opening" exit, and the timer still runs. */
+static void test_open_leaves_sigalrm_and_its_timer_to_the_caller(void **state)
+{
+    TraceDir *d = *state;
+    const char *path = trace_fixture_file(d, "alarm.h5");
+    const char *const names[] = {"utilization"};
+    const double values[] = {0.5};
+    write_fake(path, NULL, "s", "fifo", 1, names, values, 1);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = count_alarm;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+    struct itimerval t = {.it_interval = {0, 1000}, .it_value = {0, 1000}}, now;
+    assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+    alarms = 0;
+    for (int i = 0; i < 200 && alarms < 20; i++) {
+        WkTraceRead *r = NULL;
+        WkError err;
+        wk_error_clear(&err);
+        assert_int_equal(wk_trace_read_open(&r, path, &err), 0);
+        wk_trace_read_close(r);
+    }
+    assert_int_equal(getitimer(ITIMER_REAL, &now), 0);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old, NULL);
+    assert_true(alarms > 0);
+    assert_int_equal(now.it_interval.tv_usec, 1000); /* the caller's timer is still armed */
+}
+
 /* Every test gets its own temporary directory of traces. */
 #define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
 
@@ -604,6 +679,8 @@ int main(void)
         TEST(test_schema_major_2_is_refused_with_a_clear_message),
         TEST(test_reader_gives_attributes_and_columns),
         TEST(test_jobs_table_gpus_final_is_the_count_held_at_the_end),
+        TEST(test_summary_is_sorted_and_lookup_is_a_binary_search),
+        TEST(test_open_leaves_sigalrm_and_its_timer_to_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "models/run/run_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,7 +156,56 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
         name = o->scheduler;
         where = NULL;
     }
-    return wk_sched_host_lookup(NULL, name, where, &r->sched, err);
+    return wk_sched_host_lookup(wk_sched_plugins_table(&r->plugins), name, where, &r->sched, err);
+}
+
+/* Load the policies of opts->plugins (relative to the working directory)
+ * and of the scenario's `plugins:` list (relative to the scenario's
+ * directory, dir) into r->plugins. */
+static int load_plugins(WkRun *r, const WkNode *root, const char *dir, const WkRunOpts *o, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; o && rc == 0 && i < o->nplugins; i++)
+        rc = wk_sched_plugins_add(&r->plugins, o->plugins[i], NULL, err);
+    const WkNode *pl = wk_node_get(root, "plugins");
+    if (rc < 0 || !pl || pl->type == WK_NODE_NULL)
+        return rc;
+    if (pl->type != WK_NODE_SEQ)
+        return wk_node_error(pl, WK_E_INVAL, err, "expected a list of shared-object paths");
+    for (size_t i = 0; rc == 0 && i < pl->nkids; i++) {
+        const WkNode *it = pl->kids[i];
+        if (it->type != WK_NODE_SCALAR || !it->str[0])
+            return wk_node_error(it, WK_E_INVAL, err, "expected a shared-object path");
+        size_t n = strlen(dir) + strlen(it->str) + 2;
+        char *path = malloc(n);
+        if (!path)
+            return wk_error_nomem(err, "plugin path");
+        if (it->str[0] == '/')
+            snprintf(path, n, "%s", it->str);
+        else
+            snprintf(path, n, "%s/%s", dir, it->str);
+        rc = wk_sched_plugins_add(&r->plugins, path, it, err);
+        free(path);
+    }
+    return rc;
+}
+
+/* The policy's init failed: say which plugin file it came from. */
+static int init_failed(const WkRun *r, int rc, WkError *err)
+{
+    for (size_t i = 0; i < r->plugins.n; i++)
+        if (r->plugins.items[i].ops == r->sched) {
+            WkError inner = *err;
+            wk_error_clear(err);
+            if (!inner.code)
+                return wk_error_set(err, rc, r->plugins.items[i].path, 0, 0,
+                                    "scheduler plugin: init of policy '%s' failed (code %d, no message)",
+                                    r->sched->name, rc);
+            return wk_error_set(err, inner.code, r->plugins.items[i].path, 0, 0,
+                                "scheduler plugin: init of policy '%s' failed: %s%s%s", r->sched->name,
+                                inner.where, inner.where[0] ? ": " : "", inner.msg);
+        }
+    return rc;
 }
 
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
@@ -214,10 +264,13 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
         rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
         goto fail;
     }
-    if ((rc = parse_sched(r, root, o, err)) < 0)
+    if ((rc = load_plugins(r, root, doc->dir ? doc->dir : ".", o, err)) < 0 ||
+        (rc = parse_sched(r, root, o, err)) < 0)
         goto fail;
-    if ((rc = wk_sched_host_open(&r->si, r->sched, r->sched_params, &wk_run_sched_host, r, err)) < 0)
+    if ((rc = wk_sched_host_open(&r->si, r->sched, r->sched_params, &wk_run_sched_host, r, err)) < 0) {
+        rc = init_failed(r, rc, err);
         goto fail;
+    }
     *out = r;
     return 0;
 fail:
@@ -324,6 +377,7 @@ void wk_run_free(WkRun *r)
     if (!r)
         return;
     wk_sched_host_close(&r->si);
+    wk_sched_plugins_fini(&r->plugins); /* after the instance: its code lives there */
     if (r->rt)
         for (size_t i = 0; i < r->wl.n; i++) {
             free(r->rt[i].gpus);

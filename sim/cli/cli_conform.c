@@ -210,11 +210,14 @@ int wk_cli_conform(int argc, char **argv)
             signal_text(v.sig, sig, sizeof sig);
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
                     t.plugin ? t.plugin : t.name, t.name, sig);
-        } else {
-            fprintf(stderr, "wanka: %s\n", v.msg[0] ? v.msg : "the policy cannot be opened");
+        } else if (v.status == 2 && v.msg[0]) {
+            fprintf(stderr, "wanka: %s\n", v.msg);
+        } else { /* ended otherwise: exit() in the policy, or a sanitizer's report */
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
+                    t.plugin ? t.plugin : t.name, t.name, v.status);
         }
         wk_sched_plugins_fini(&set);
-        return v.sig || v.status == 2 ? 2 : 1;
+        return 2;
     }
     if (t.plugin)
         printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, t.plugin, wk_conform_count());

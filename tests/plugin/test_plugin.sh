@@ -60,6 +60,10 @@ expect 2 "lib/missing.so" "$W" run "$T/sc/missing.yaml" -q -o "$T/sc/missing.h5"
 { cat "$T/order.yaml"; echo "plugins: lib/lf.so"; } > "$T/sc/notlist.yaml"
 expect 2 "expected a list of shared-object paths" "$W" validate "$T/sc/notlist.yaml"
 
+# a sweep whose base scenario lists plugins: loads them for every point
+printf 'base: with.yaml\nseeds: [1, 2]\n' > "$T/sc/sweep.yaml"
+expect 0 "2 points, 2 ok, 0 failed" "$W" sweep "$T/sc/sweep.yaml" -o "$T/sweep-out" -q -j 2
+
 # listing
 expect 0 "largest-first" "$W" list schedulers --plugin "$LF"
 expect 0 "(plugin $LF)" "$W" list schedulers --plugin "$LF"

@@ -23,7 +23,24 @@ HDR=$(find "$ST" -path '*/include/wanka/sched.h' | head -n 1)
 [ -x "$W" ] && ok || bad "no installed wanka under $ST"
 [ -f "$PC" ] && ok || bad "no installed wanka-sched.pc under $ST"
 [ -f "$HDR" ] && [ -f "$(dirname "$HDR")/error.h" ] && ok || bad "no installed wanka/sched.h and wanka/error.h"
-[ "$fail" = 0 ] || { echo "$pass passed, $fail failed"; exit 1; }
+[ "$fail" = 0 ] || { # a plugin calling a function this wanka does not export is refused at load
+cat > "$T/undef.c" <<'C'
+#include <wanka/sched.h>
+int wk_sched_not_in_this_wanka(void);
+static int init(void *p, const WkNode *n, const WkSchedCtx *c, WkError *e) { (void)p; (void)n; (void)c; (void)e; return wk_sched_not_in_this_wanka(); }
+static int sub(void *p, WkSchedCtx *c, uint32_t j, WkError *e) { (void)p; return wk_sched_reject(c, j, "x", e); }
+static int rel(void *p, WkSchedCtx *c, WkError *e) { (void)p; (void)c; (void)e; return 0; }
+static size_t q(const void *p) { (void)p; return 0; }
+static const WkSchedOps ops = {.abi = WK_SCHED_ABI, .name = "undef", .init = init,
+                               .on_submit = sub, .on_release = rel, .queued = q};
+const WkSchedOps *wk_sched_plugin(void);
+const WkSchedOps *wk_sched_plugin(void) { return &ops; }
+C
+expect 0 "" cc -std=c11 -shared -fPIC $(pkg-config --cflags wanka-sched) "$T/undef.c" -o "$T/undef.so"
+expect 2 "$T/undef.so: scheduler plugin: cannot load: $T/undef.so: undefined symbol: wk_sched_not_in_this_wanka" \
+  "$W" conformance "$T/undef.so"
+
+echo "$pass passed, $fail failed"; exit 1; }
 export PKG_CONFIG_PATH="$(dirname "$PC")"
 export PKG_CONFIG_SYSROOT_DIR="$ST"
 expect 0 "$ST" pkg-config --cflags wanka-sched
@@ -76,6 +93,23 @@ expect 0 "" cc -std=c11 -shared -fPIC $(pkg-config --cflags wanka-sched) "$T/wro
 expect 2 "$T/wrong.so: scheduler plugin: ABI $((ABI + 1)), this wanka speaks ABI $ABI" \
   "$W" run "$T/small.yaml" --plugin "$T/wrong.so" -q --no-trace
 expect 2 "ABI $((ABI + 1)), this wanka speaks ABI $ABI" "$W" conformance "$T/wrong.so"
+
+# a plugin calling a function this wanka does not export is refused at load
+cat > "$T/undef.c" <<'C'
+#include <wanka/sched.h>
+int wk_sched_not_in_this_wanka(void);
+static int init(void *p, const WkNode *n, const WkSchedCtx *c, WkError *e) { (void)p; (void)n; (void)c; (void)e; return wk_sched_not_in_this_wanka(); }
+static int sub(void *p, WkSchedCtx *c, uint32_t j, WkError *e) { (void)p; return wk_sched_reject(c, j, "x", e); }
+static int rel(void *p, WkSchedCtx *c, WkError *e) { (void)p; (void)c; (void)e; return 0; }
+static size_t q(const void *p) { (void)p; return 0; }
+static const WkSchedOps ops = {.abi = WK_SCHED_ABI, .name = "undef", .init = init,
+                               .on_submit = sub, .on_release = rel, .queued = q};
+const WkSchedOps *wk_sched_plugin(void);
+const WkSchedOps *wk_sched_plugin(void) { return &ops; }
+C
+expect 0 "" cc -std=c11 -shared -fPIC $(pkg-config --cflags wanka-sched) "$T/undef.c" -o "$T/undef.so"
+expect 2 "$T/undef.so: scheduler plugin: cannot load: $T/undef.so: undefined symbol: wk_sched_not_in_this_wanka" \
+  "$W" conformance "$T/undef.so"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

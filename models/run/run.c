@@ -167,27 +167,7 @@ static int load_plugins(WkRun *r, const WkNode *root, const char *dir, const WkR
     int rc = 0;
     for (size_t i = 0; o && rc == 0 && i < o->nplugins; i++)
         rc = wk_sched_plugins_add(&r->plugins, o->plugins[i], NULL, err);
-    const WkNode *pl = wk_node_get(root, "plugins");
-    if (rc < 0 || !pl || pl->type == WK_NODE_NULL)
-        return rc;
-    if (pl->type != WK_NODE_SEQ)
-        return wk_node_error(pl, WK_E_INVAL, err, "expected a list of shared-object paths");
-    for (size_t i = 0; rc == 0 && i < pl->nkids; i++) {
-        const WkNode *it = pl->kids[i];
-        if (it->type != WK_NODE_SCALAR || !it->str[0])
-            return wk_node_error(it, WK_E_INVAL, err, "expected a shared-object path");
-        size_t n = strlen(dir) + strlen(it->str) + 2;
-        char *path = malloc(n);
-        if (!path)
-            return wk_error_nomem(err, "plugin path");
-        if (it->str[0] == '/')
-            snprintf(path, n, "%s", it->str);
-        else
-            snprintf(path, n, "%s/%s", dir, it->str);
-        rc = wk_sched_plugins_add(&r->plugins, path, it, err);
-        free(path);
-    }
-    return rc;
+    return rc < 0 ? rc : wk_sched_plugins_add_list(&r->plugins, wk_node_get(root, "plugins"), dir, err);
 }
 
 /* The policy's init failed: say which plugin file it came from. */

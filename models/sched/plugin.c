@@ -149,6 +149,33 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
     return rc;
 }
 
+int wk_sched_plugins_add_list(WkSchedPlugins *set, const WkNode *pl, const char *dir, WkError *err)
+{
+    if (!pl || pl->type == WK_NODE_NULL)
+        return 0;
+    if (pl->type != WK_NODE_SEQ)
+        return wk_node_error(pl, WK_E_INVAL, err, "expected a list of shared-object paths");
+    if (!dir || !dir[0])
+        dir = ".";
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pl->nkids; i++) {
+        const WkNode *it = pl->kids[i];
+        if (it->type != WK_NODE_SCALAR || !it->str[0])
+            return wk_node_error(it, WK_E_INVAL, err, "expected a shared-object path");
+        size_t n = strlen(dir) + strlen(it->str) + 2;
+        char *path = malloc(n);
+        if (!path)
+            return wk_error_nomem(err, "plugin path");
+        if (it->str[0] == '/')
+            snprintf(path, n, "%s", it->str);
+        else
+            snprintf(path, n, "%s/%s", dir, it->str);
+        rc = wk_sched_plugins_add(set, path, it, err);
+        free(path);
+    }
+    return rc;
+}
+
 const WkSchedOps *const *wk_sched_plugins_table(const WkSchedPlugins *set)
 {
     return set && set->table ? set->table : wk_sched_registry();

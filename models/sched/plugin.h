@@ -38,6 +38,12 @@ typedef struct WkSchedPlugins {
  * set is unchanged. */
 int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at, WkError *err);
 
+/** Add the shared objects of a scenario's `plugins:` list (a sequence of
+ * paths; NULL or null: none) to set, each path relative to dir (absolute
+ * paths as they are). Errors are positioned at the list or its entry and
+ * name the file (see wk_sched_plugins_add). */
+int wk_sched_plugins_add_list(WkSchedPlugins *set, const WkNode *list, const char *dir, WkError *err);
+
 /** The lookup table of set (built-ins first; NULL-terminated), for
  * wk_sched_host_lookup. Borrowed: valid until the next add or fini. */
 const WkSchedOps *const *wk_sched_plugins_table(const WkSchedPlugins *set);

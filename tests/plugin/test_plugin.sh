@@ -63,6 +63,12 @@ expect 2 "expected a list of shared-object paths" "$W" validate "$T/sc/notlist.y
 # a sweep whose base scenario lists plugins: loads them for every point
 printf 'base: with.yaml\nseeds: [1, 2]\n' > "$T/sc/sweep.yaml"
 expect 0 "2 points, 2 ok, 0 failed" "$W" sweep "$T/sc/sweep.yaml" -o "$T/sweep-out" -q -j 2
+# and its policy is a value of the schedulers: axis, beside built-ins
+printf 'base: with.yaml\nschedulers: [fifo, largest-first]\n' > "$T/sc/sweep2.yaml"
+printf 'base: with.yaml\nschedulers: [largest-first, nope]\n' > "$T/sc/sweep3.yaml"
+expect 0 "2 points, 2 ok, 0 failed" "$W" sweep "$T/sc/sweep2.yaml" -o "$T/sweep2-out" -q -j 2
+expect 0 '"name":"makespan_s","values":[2400,1800]' "$W" compare "$T/sweep2-out/sweep.h5" --json
+expect 2 "unknown scheduler 'nope' (known: fifo," "$W" validate "$T/sc/sweep3.yaml"
 
 # listing
 expect 0 "largest-first" "$W" list schedulers --plugin "$LF"

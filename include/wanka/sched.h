@@ -89,7 +89,7 @@ typedef const WkSchedOps *(*WkSchedPluginFn)(void);
 
 /** The cluster's shape: GPUs, nodes and pods are numbered from 0; a node's
  * GPUs are consecutive (wk_sched_node_first_gpu .. + wk_sched_node_gpus),
- * and nodes_per_pod consecutive nodes form a pod. */
+ * and a pod's nodes are consecutive (wk_sched_node_pod). */
 uint32_t wk_sched_gpus(const WkSchedCtx *ctx);
 uint32_t wk_sched_nodes(const WkSchedCtx *ctx);
 uint32_t wk_sched_pods(const WkSchedCtx *ctx);
@@ -102,7 +102,8 @@ uint32_t wk_sched_node_gpus(const WkSchedCtx *ctx, uint32_t node);
 /** Current simulated time. */
 WkTime wk_sched_now(const WkSchedCtx *ctx);
 /** The run's scenario seed (valid from init on): a policy that draws random
- * numbers creates its own named stream, wk_rng_new(seed, "sched.NAME"). */
+ * numbers seeds its own generator from it, so that runs stay reproducible
+ * (built-ins create the named stream wk_rng_new(seed, "sched.NAME")). */
 uint64_t wk_sched_seed(const WkSchedCtx *ctx);
 /** GPUs not allocated to any job. */
 uint32_t wk_sched_free_gpus(const WkSchedCtx *ctx);

@@ -170,7 +170,8 @@ static int load_plugins(WkRun *r, const WkNode *root, const char *dir, const WkR
     return rc < 0 ? rc : wk_sched_plugins_add_list(&r->plugins, wk_node_get(root, "plugins"), dir, err);
 }
 
-/* The policy's init failed: say which plugin file it came from. */
+/* The policy's init failed: when it is a plugin's, say which file it came
+ * from (an error positioned in the scenario stays there). */
 static int init_failed(const WkRun *r, int rc, WkError *err)
 {
     for (size_t i = 0; i < r->plugins.n; i++)
@@ -181,9 +182,15 @@ static int init_failed(const WkRun *r, int rc, WkError *err)
                 return wk_error_set(err, rc, r->plugins.items[i].path, 0, 0,
                                     "scheduler plugin: init of policy '%s' failed (code %d, no message)",
                                     r->sched->name, rc);
+            if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
+                *err = inner;
+                size_t len = strlen(err->msg);
+                snprintf(err->msg + len, sizeof err->msg - len, " (policy '%s' of scheduler plugin %s)",
+                         r->sched->name, r->plugins.items[i].path);
+                return inner.code;
+            }
             return wk_error_set(err, inner.code, r->plugins.items[i].path, 0, 0,
-                                "scheduler plugin: init of policy '%s' failed: %s%s%s", r->sched->name,
-                                inner.where, inner.where[0] ? ": " : "", inner.msg);
+                                "scheduler plugin: init of policy '%s' failed: %s", r->sched->name, inner.msg);
         }
     return rc;
 }

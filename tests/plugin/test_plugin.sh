@@ -38,6 +38,8 @@ expect 0 '"makespan_s":1800' "$W" run "$T/order.yaml" --no-trace --json -q --plu
   --set 'scheduler={name: largest-first, skip: true}'
 expect 2 "unknown key 'frob'" "$W" run "$T/order.yaml" --no-trace -q --plugin "$LF" \
   --set 'scheduler={name: largest-first, frob: 1}'
+expect 2 "(policy 'largest-first' of scheduler plugin $LF)" "$W" run "$T/order.yaml" --no-trace -q --plugin "$LF" \
+  --set 'scheduler={name: largest-first, skip: maybe}'
 # without the plugin the name is unknown
 expect 2 "unknown scheduler 'largest-first'" "$W" run "$T/order.yaml" --no-trace -q --scheduler largest-first
 

@@ -79,6 +79,9 @@ expect 0 "fifo" "$W" list schedulers --plugin "$LF"
 expect 2 "--plugin goes with: list schedulers" "$W" list skus --plugin "$LF"
 
 # conformance: the example passes every check; a contract breaker fails
+expect 0 "conformance PLUGIN.so" "$W" help
+expect 0 "usage: wanka conformance PLUGIN.so|NAME" "$W" help conformance
+expect 2 "missing PLUGIN.so or a policy name" "$W" conformance
 expect 0 "6 passed, 0 failed" "$W" conformance "$LF"
 expect 0 "pass  conservation" "$W" conformance "$LF"
 expect 0 "6 passed, 0 failed" "$W" conformance fifo

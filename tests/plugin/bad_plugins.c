@@ -4,7 +4,8 @@
  * the macro BAD. Built against the public header only. Variants: abi (a
  * table of ABI 99), noname, nocallback (no on_release), nullops (the
  * function returns NULL), clash (a built-in's name), initerr (init returns
- * an error), crash (init dereferences NULL), nosym (exports a misspelt symbol), reject (loads and
+ * an error), crash (init dereferences NULL), crashrun (on_submit
+ * dereferences NULL at job 3), nosym (exports a misspelt symbol), reject (loads and
  * inits, then rejects every job: fails conformance). */
 #include <stddef.h>
 
@@ -34,9 +35,18 @@ static int bad_init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkE
 #endif
 }
 
+#if defined(BAD_crashrun) && defined(__GNUC__)
+__attribute__((no_sanitize("undefined")))
+#endif
 static int bad_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
     (void)priv;
+#if defined(BAD_crashrun)
+    if (job == 3) {
+        volatile int *volatile nowhere = NULL;
+        return *nowhere;
+    }
+#endif
     return wk_sched_reject(ctx, job, "test plugin", err);
 }
 

@@ -12,6 +12,7 @@ SRC=$2
 P=$3
 NAME=plugin
 . "$SRC/tests/scenario/lib.sh"
+ulimit -c 0 2>/dev/null # the crashing test plugins leave no core files
 
 LF="$P/largest_first.so"
 
@@ -117,6 +118,10 @@ expect 2 "init of policy 'bad-initerr' failed" "$W" conformance "$P/bad_initerr.
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 export ASAN_OPTIONS
 expect 2 "$P/bad_crash.so: scheduler plugin: init of policy 'bad-crash' crashed (signal 11" "$W" conformance "$P/bad_crash.so"
+# a callback crashing during the checks: each check's child dies, each is a
+# FAIL naming the signal, and conformance itself finishes with exit 1
+expect 1 "FAIL  allocation    crashed (signal 11" "$W" conformance "$P/bad_crashrun.so"
+expect 1 "0 passed, 6 failed" "$W" conformance "$P/bad_crashrun.so"
 # `wanka run` loads the policy into its own process (docs/writing-a-scheduler.md):
 # a crashing init ends it by the signal, with no trace written
 sh -c 'ulimit -c 0; exec "$@" >/dev/null 2>&1' sh "$W" run "$T/order.yaml" -q -o "$T/crash.h5" \

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* hooks.h — the one door tests use into a run's private state: read-only
  * views of jobs, counts, the pool, the time series and the incidents, and
- * the policy instance (the conformance suite puts a guard in front of it).
- * Tests include this header, never run_impl.h, so the run's internals can
- * change without touching them. Not for the CLI or batch code. */
+ * the policy instance (the conformance checks, conform.c, put a guard in
+ * front of it). Tests and conform.c include this header, never run_impl.h,
+ * so the run's internals can change without touching them. Not for the CLI
+ * or batch code (they reach the checks through conform.h). */
 #ifndef WK_RUN_HOOKS_H
 #define WK_RUN_HOOKS_H
 

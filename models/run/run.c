@@ -7,6 +7,7 @@
 #include "models/run/run_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,7 +156,43 @@ static int parse_sched(WkRun *r, const WkNode *root, const WkRunOpts *o, WkError
         name = o->scheduler;
         where = NULL;
     }
-    return wk_sched_host_lookup(NULL, name, where, &r->sched, err);
+    return wk_sched_host_lookup(wk_sched_plugins_table(&r->plugins), name, where, &r->sched, err);
+}
+
+/* Load the policies of opts->plugins (relative to the working directory)
+ * and of the scenario's `plugins:` list (relative to the scenario's
+ * directory, dir) into r->plugins. */
+static int load_plugins(WkRun *r, const WkNode *root, const char *dir, const WkRunOpts *o, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; o && rc == 0 && i < o->nplugins; i++)
+        rc = wk_sched_plugins_add(&r->plugins, o->plugins[i], NULL, err);
+    return rc < 0 ? rc : wk_sched_plugins_add_list(&r->plugins, wk_node_get(root, "plugins"), dir, err);
+}
+
+/* The policy's init failed: when it is a plugin's, say which file it came
+ * from (an error positioned in the scenario stays there). */
+static int init_failed(const WkRun *r, int rc, WkError *err)
+{
+    for (size_t i = 0; i < r->plugins.n; i++)
+        if (r->plugins.items[i].ops == r->sched) {
+            WkError inner = *err;
+            wk_error_clear(err);
+            if (!inner.code)
+                return wk_error_set(err, rc, r->plugins.items[i].path, 0, 0,
+                                    "scheduler plugin: init of policy '%s' failed (code %d, no message)",
+                                    r->sched->name, rc);
+            if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
+                *err = inner;
+                size_t len = strlen(err->msg);
+                snprintf(err->msg + len, sizeof err->msg - len, " (policy '%s' of scheduler plugin %s)",
+                         r->sched->name, r->plugins.items[i].path);
+                return inner.code;
+            }
+            return wk_error_set(err, inner.code, r->plugins.items[i].path, 0, 0,
+                                "scheduler plugin: init of policy '%s' failed: %s", r->sched->name, inner.msg);
+        }
+    return rc;
 }
 
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
@@ -214,10 +251,13 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
         rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
         goto fail;
     }
-    if ((rc = parse_sched(r, root, o, err)) < 0)
+    if ((rc = load_plugins(r, root, doc->dir ? doc->dir : ".", o, err)) < 0 ||
+        (rc = parse_sched(r, root, o, err)) < 0)
         goto fail;
-    if ((rc = wk_sched_host_open(&r->si, r->sched, r->sched_params, &wk_run_sched_host, r, err)) < 0)
+    if ((rc = wk_sched_host_open(&r->si, r->sched, r->sched_params, &wk_run_sched_host, r, err)) < 0) {
+        rc = init_failed(r, rc, err);
         goto fail;
+    }
     *out = r;
     return 0;
 fail:
@@ -324,6 +364,7 @@ void wk_run_free(WkRun *r)
     if (!r)
         return;
     wk_sched_host_close(&r->si);
+    wk_sched_plugins_fini(&r->plugins); /* after the instance: its code lives there */
     if (r->rt)
         for (size_t i = 0; i < r->wl.n; i++) {
             free(r->rt[i].gpus);

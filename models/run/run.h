@@ -24,6 +24,10 @@ typedef struct WkRunOpts {
     int has_seed;              /* 1: seed overrides the scenario's */
     uint64_t seed;
     const char *scheduler;     /* overrides `scheduler:` when non-NULL */
+    const char *const *plugins; /* shared objects of policies to load (paths as
+                                   given: relative to the working directory),
+                                   besides the scenario's `plugins:` */
+    size_t nplugins;
     WkProgressFn progress;     /* optional progress hook */
     void *progress_user;
     const char *const *sets;   /* the --set overrides applied, for the trace */

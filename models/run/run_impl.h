@@ -13,6 +13,7 @@
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "models/sched/host.h"
+#include "models/sched/plugin.h"
 #include "models/fail/fail.h"
 #include "models/net/flow.h"
 #include "models/topo/cluster.h"
@@ -112,6 +113,7 @@ struct WkRun {
     WkShare share;          /* flows on the fabric, links down (share.h) */
     WkPool pool;            /* GPUs: owners, free bitmap and counts, spares (pool.h) */
     WkWorkload wl;
+    WkSchedPlugins plugins;    /* policies loaded from shared objects (closed last) */
     const WkSchedOps *sched;   /* the policy (looked up, ABI checked) */
     const WkNode *sched_params;
     WkSchedInst si;            /* its instance; si.ctx is the context it sees */

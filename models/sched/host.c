@@ -4,13 +4,33 @@
  * own the optional-method checks. Not a policy, not the run. */
 #include "models/sched/host.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* the public health values (wanka/sched.h) are the model's */
+static_assert(WK_SCHED_GPU_UP == (int)WK_GPU_UP && WK_SCHED_GPU_DOWN == (int)WK_GPU_DOWN &&
+                  WK_SCHED_GPU_THROTTLED == (int)WK_GPU_THROTTLED,
+              "WkSchedHealth differs from WkGpuHealth");
+
 /* ---- the context calls of sched.h ---- */
 
 const WkCluster *wk_sched_cluster(const WkSchedCtx *c) { return c->ops->cluster(c->host); }
+uint32_t wk_sched_gpus(const WkSchedCtx *c) { return c->ops->cluster(c->host)->gpus; }
+uint32_t wk_sched_nodes(const WkSchedCtx *c) { return c->ops->cluster(c->host)->nodes; }
+uint32_t wk_sched_pods(const WkSchedCtx *c) { return c->ops->cluster(c->host)->pods; }
+uint32_t wk_sched_gpu_node(const WkSchedCtx *c, uint32_t gpu) { return c->ops->cluster(c->host)->gpu_node[gpu]; }
+uint32_t wk_sched_node_pod(const WkSchedCtx *c, uint32_t node) { return c->ops->cluster(c->host)->node_pod[node]; }
+uint32_t wk_sched_node_first_gpu(const WkSchedCtx *c, uint32_t node)
+{
+    return c->ops->cluster(c->host)->node_first_gpu[node];
+}
+uint32_t wk_sched_node_gpus(const WkSchedCtx *c, uint32_t node)
+{
+    const WkCluster *cl = c->ops->cluster(c->host);
+    return cl->node_first_gpu[node + 1] - cl->node_first_gpu[node];
+}
 WkTime wk_sched_now(const WkSchedCtx *c) { return c->ops->now(c->host); }
 uint64_t wk_sched_seed(const WkSchedCtx *c) { return c->ops->seed(c->host); }
 uint32_t wk_sched_free_gpus(const WkSchedCtx *c) { return c->ops->free_gpus(c->host); }

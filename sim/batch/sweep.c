@@ -152,20 +152,21 @@ static int expand_range(WkSweep *s, const WkNode *range, WkSweepAxis *ax, WkErro
 
 static int parse_schedulers(WkSweep *s, const WkNode *n, WkError *err)
 {
-    WkPluginInfo info[64];
-    long known = wk_run_plugins("schedulers", info, 64);
-    if (known > 64)
-        known = 64;
-    char list[512] = "";
+    /* the built-ins and the base scenario's plugins (loaded by wk_sweep_load) */
+    const WkSchedOps *const *table = wk_sched_plugins_table(&s->plugins);
+    size_t known = 0;
+    while (table[known])
+        known++;
+    char list[1024] = "";
     size_t used = 0;
-    for (long i = 0; i < known && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", info[i].name);
+    for (size_t i = 0; i < known && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", table[i]->name);
     if (n->type == WK_NODE_SCALAR && strcmp(n->str, "all") == 0) {
-        s->scheds = calloc((size_t)known, sizeof *s->scheds);
+        s->scheds = calloc(known, sizeof *s->scheds);
         if (!s->scheds)
             return wk_error_nomem(err, "sweep");
-        for (long i = 0; i < known; i++)
-            s->scheds[s->nsched++] = info[i].name;
+        for (size_t i = 0; i < known; i++)
+            s->scheds[s->nsched++] = table[i]->name;
         return 0;
     }
     size_t count;
@@ -180,9 +181,9 @@ static int parse_schedulers(WkSweep *s, const WkNode *n, WkError *err)
         if (it->type != WK_NODE_SCALAR)
             return wk_node_error(it, WK_E_INVAL, err, "expected a scheduler name");
         const char *name = NULL;
-        for (long k = 0; k < known && !name; k++)
-            if (strcmp(info[k].name, it->str) == 0)
-                name = info[k].name;
+        for (size_t k = 0; k < known && !name; k++)
+            if (strcmp(table[k]->name, it->str) == 0)
+                name = table[k]->name;
         if (!name)
             return wk_node_error(it, WK_E_NOTFOUND, err, "unknown scheduler '%s' (known: %s)", it->str, list);
         for (size_t k = 0; k < s->nsched; k++)
@@ -402,6 +403,8 @@ int wk_sweep_load(WkSweep **out, const char *path, WkError *err)
         goto fail;
     if ((rc = wk_compose_put_all(s->base, wk_node_get(root, "set"), &s->fixed, &s->nfixed, err)) < 0)
         goto fail;
+    if ((rc = wk_sched_plugins_add_list(&s->plugins, wk_node_get(s->base->root, "plugins"), s->base->dir, err)) < 0)
+        goto fail;
     const WkNode *n;
     if ((n = wk_node_get(root, "schedulers")) && (rc = parse_schedulers(s, n, err)) < 0)
         goto fail;
@@ -444,6 +447,7 @@ void wk_sweep_free(WkSweep *s)
         free(s->fixed[f]);
     free(s->fixed);
     free(s->scheds);
+    wk_sched_plugins_fini(&s->plugins); /* after scheds: it borrowed their names */
     free(s->seeds);
     free(s->name);
     free(s->file);

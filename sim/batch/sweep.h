@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/sched/plugin.h"
 #include "sim/batch/batch.h"
 #include "sim/core/error.h"
 #include "sim/scenario/node.h"
@@ -46,7 +47,9 @@ typedef struct WkSweep {
     WkDoc *gen;            /* nodes generated from ranges (owned) */
     char *name;            /* `name:` or the file's base name (owned) */
     char id[24];           /* fingerprint of the sweep and base texts (hex) */
-    const char **scheds;   /* `schedulers:` (borrowed names), nsched 0: the scenario's */
+    WkSchedPlugins plugins; /* the base's `plugins:`, for the names in `schedulers:` */
+    const char **scheds;   /* `schedulers:` (names borrowed from the table of
+                              built-ins and plugins), nsched 0: the scenario's */
     size_t nsched;
     uint64_t *seeds;       /* `seeds:` (owned), nseeds 0: the scenario's */
     size_t nseeds;

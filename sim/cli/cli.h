@@ -38,6 +38,10 @@ extern const char wk_cli_run_usage_topo[];
 extern const char wk_cli_run_usage_perf[];
 extern const char wk_cli_run_usage_list[];
 
+/* cli_conform.c */
+int wk_cli_conform(int argc, char **argv);
+extern const char wk_cli_conform_usage[];
+
 /** cli_analysis.c: reading traces. */
 int wk_cli_analysis_compare(int argc, char **argv);
 int wk_cli_analysis_plot(int argc, char **argv);

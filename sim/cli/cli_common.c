@@ -183,6 +183,11 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--scheduler", NULL)))
                 return wk_cli_common_usage_error(cmd, "%s needs a name", s);
             a->ro.scheduler = v;
+        } else if (wk_cli_common_is_opt(s, "--plugin", NULL) &&
+                   (strcmp(cmd, "run") == 0 || strcmp(cmd, "validate") == 0)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--plugin", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs a shared-object path", s);
+            a->plugins[a->nplugins++] = v;
         } else if (wk_cli_common_is_opt(s, "--set", NULL)) {
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--set", NULL)))
                 return wk_cli_common_usage_error(cmd, "%s needs KEY.PATH=VALUE", s);
@@ -199,6 +204,8 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
         return wk_cli_common_usage_error(cmd, "missing SCENARIO.yaml");
     a->ro.sets = a->sets;
     a->ro.nsets = a->nsets;
+    a->ro.plugins = a->plugins;
+    a->ro.nplugins = a->nplugins;
     return 0;
 }
 
@@ -206,8 +213,9 @@ int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, 
                         WkCliArgs *a)
 {
     a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    a->plugins = calloc((size_t)argc + 1, sizeof *a->plugins);
     a->rest = calloc((size_t)argc + 1, sizeof *a->rest);
-    if (!a->sets || !a->rest)
+    if (!a->sets || !a->plugins || !a->rest)
         return wk_cli_common_nomem();
     int nrest = 0;
     for (int i = 0; i < argc; i++) {
@@ -223,8 +231,10 @@ int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, 
 void wk_cli_common_args_fini(WkCliArgs *a)
 {
     free(a->sets);
+    free(a->plugins);
     free(a->rest);
     a->sets = NULL;
+    a->plugins = NULL;
     a->rest = NULL;
 }
 

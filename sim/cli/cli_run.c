@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_run.c — the commands that take one scenario or job file: run,
  * validate, topo, perf, and list (the plugins a scenario can name). Each
- * reaches the models only through models/run/run.h. */
+ * reaches the models through models/run/run.h; list loads scheduler
+ * plugins itself (models/sched/plugin.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "models/run/eval.h"
 #include "models/run/run.h"
+#include "models/sched/plugin.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "sim/scenario/compose.h"
@@ -31,6 +33,10 @@ const char wk_cli_run_usage_run[] =
     "                          TRACE.partial.h5 (root attribute complete = 0)\n"
     "      --seed N            override the scenario's seed (non-negative integer)\n"
     "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers)\n"
+    "      --plugin FILE.so    load a scheduling policy from a shared object (as the\n"
+    "                          scenario's plugins: list does); repeatable. Its policy\n"
+    "                          is then a scheduler name like the built-ins; see\n"
+    "                          docs/writing-a-scheduler.md and wanka conformance\n"
     "      --set KEY.PATH=VALUE\n"
     "                          override one scenario value; repeatable.\n"
     "                          e.g. --set cluster.nodes=64 --set workload.jobs=500\n"
@@ -48,10 +54,12 @@ const char wk_cli_run_usage_run[] =
     "\n"
     "example:\n"
     "  wanka run scenarios/quickstart.yaml --seed 7 -o q7.h5\n"
-    "  wanka run scenarios/philly.yaml --set workload.trace=/data/philly.csv\n";
+    "  wanka run scenarios/philly.yaml --set workload.trace=/data/philly.csv\n"
+    "  wanka run scenarios/quickstart.yaml --plugin ./largest_first.so --scheduler largest-first\n";
 
 const char wk_cli_run_usage_validate[] =
-    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--set KEY.PATH=VALUE]...\n"
+    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--plugin FILE.so]...\n"
+    "                      [--set KEY.PATH=VALUE]...\n"
     "\n"
     "Read and check the whole scenario as `wanka run` would (unknown keys,\n"
     "types, ranges, trace files, workload rows) without simulating. Prints\n"
@@ -103,9 +111,10 @@ const char wk_cli_run_usage_perf[] =
     "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n";
 
 const char wk_cli_run_usage_list[] =
-    "usage: wanka list schedulers|sources|skus\n"
+    "usage: wanka list schedulers|sources|skus [--plugin FILE.so]...\n"
     "\n"
-    "  schedulers  scheduling policies for `scheduler:` or --scheduler\n"
+    "  schedulers  scheduling policies for `scheduler:` or --scheduler; with\n"
+    "              --plugin, also the policies of those shared objects\n"
     "  sources     workload sources for `workload.source`\n"
     "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
 
@@ -415,13 +424,49 @@ int wk_cli_run_perf(int argc, char **argv)
 
 int wk_cli_run_list(int argc, char **argv)
 {
-    if (argc != 1)
-        return wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
-    WkPluginInfo info[64];
-    long n = wk_run_plugins(argv[0], info, 64);
-    if (n < 0)
-        return wk_cli_common_usage_error("list", "unknown kind '%s' (known: schedulers, sources, skus)", argv[0]);
-    for (long i = 0; i < n && i < 64; i++)
-        printf("%-14s %s\n", info[i].name, info[i].description);
-    return 0;
+    const char *kind = NULL;
+    WkSchedPlugins set = {0};
+    WkError err;
+    wk_error_clear(&err);
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        const char *v;
+        if (wk_cli_common_is_opt(argv[i], "--plugin", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--plugin", NULL)))
+                status = wk_cli_common_usage_error("list", "--plugin needs a shared-object path");
+            else if (wk_sched_plugins_add(&set, v, NULL, &err) < 0)
+                status = wk_cli_common_report(&err);
+        } else if (wk_cli_common_is_dash(argv[i])) {
+            status = wk_cli_common_usage_error("list", "unknown option '%s'", argv[i]);
+        } else if (!kind) {
+            kind = argv[i];
+        } else {
+            status = wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
+        }
+    }
+    if (status == 0 && !kind)
+        status = wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
+    if (status == 0 && set.n && strcmp(kind, "schedulers") != 0)
+        status = wk_cli_common_usage_error("list", "--plugin goes with: list schedulers");
+    if (status == 0 && strcmp(kind, "schedulers") == 0) {
+        for (const WkSchedOps *const *p = wk_sched_plugins_table(&set); *p; p++) {
+            const char *from = NULL;
+            for (size_t k = 0; k < set.n; k++)
+                if (set.items[k].ops == *p)
+                    from = set.items[k].path;
+            if (from)
+                printf("%-14s %s (plugin %s)\n", (*p)->name, (*p)->description ? (*p)->description : "", from);
+            else
+                printf("%-14s %s\n", (*p)->name, (*p)->description);
+        }
+    } else if (status == 0) {
+        WkPluginInfo info[64];
+        long n = wk_run_plugins(kind, info, 64);
+        if (n < 0)
+            status = wk_cli_common_usage_error("list", "unknown kind '%s' (known: schedulers, sources, skus)", kind);
+        for (long i = 0; i < n && i < 64; i++)
+            printf("%-14s %s\n", info[i].name, info[i].description);
+    }
+    wk_sched_plugins_fini(&set);
+    return status;
 }

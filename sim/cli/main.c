@@ -23,6 +23,8 @@ static const WkCliCommand table[] = {
      "iteration time, throughput, MFU and memory of one training job"},
     {"list", "KIND", wk_cli_run_list, wk_cli_run_usage_list,
      "list schedulers, sources (workload) or skus (GPUs)"},
+    {"conformance", "PLUGIN.so", wk_cli_conform, wk_cli_conform_usage,
+     "check a scheduler plugin (or a built-in) against the policy contract"},
     {"compare", "A.h5 B.h5 ...", wk_cli_analysis_compare, wk_cli_analysis_usage_compare,
      "summary metrics of several traces side by side"},
     {"export", "TRACE.h5 -o OUT", wk_cli_export_export, wk_cli_export_usage_export,

@@ -14,6 +14,7 @@ static const WkSection table[] = {
     {"cluster", S | P, "GPU SKUs in node groups, pods, NVLink domains, fabric, power"},
     {"workload", S, "inline jobs, a synthetic generator or a trace importer"},
     {"scheduler", S, "a policy name, or a map with name and its options"},
+    {"plugins", S, "shared objects of scheduling policies to load (paths relative to the scenario)"},
     {"perf", S | P, "choices of the performance model"},
     {"models", S | P, "named model specifications jobs refer to"},
     {"failures", S, "failure classes, random processes, scripted incidents"},

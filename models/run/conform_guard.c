@@ -1,10 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* guard.c — the conformance guard (guard.h): forwarding callbacks that check
- * the whole allocation after each one, injected incidents, and GPU-time
- * books kept from the starts and preemptions it sees in the host table. */
-#include "tests/conformance/guard.h"
+/* conform_guard.c — the conformance guard (conform_impl.h): forwarding
+ * callbacks that check the whole allocation after each one, injected
+ * incidents, and GPU-time books kept from the starts and preemptions it
+ * sees in the host table. The method is described in conform.c. */
+#include "models/run/conform_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define NONE UINT32_MAX
+
+
+
+static void violation(Guard *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 static void violation(Guard *g, const char *fmt, ...)
 {
@@ -17,10 +31,8 @@ static void violation(Guard *g, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- the guard's GPU-time books ---- */
-
 /* Job stops holding its GPUs at now: each was allocated since its start. */
-static void close_hold(Guard *g, uint32_t job, WkTime now)
+void wk_conform_guard_close_hold(Guard *g, uint32_t job, WkTime now)
 {
     for (uint32_t i = 0; i < g->nheld[job]; i++) {
         uint32_t gpu = g->held[g->at[job] + i];
@@ -33,7 +45,10 @@ static void close_hold(Guard *g, uint32_t job, WkTime now)
 /* Job got gpus[0..n) at now. */
 static void open_hold(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now)
 {
-    assert_true(n <= g->at[job + 1] - g->at[job]); /* a job restarts on at most its request */
+    if (n > g->at[job + 1] - g->at[job]) { /* a job restarts on at most its request */
+        violation(g, "start of job %u on %u GPUs, more than it asks for", job, n);
+        return;
+    }
     memcpy(g->held + g->at[job], gpus, (size_t)n * sizeof *gpus);
     g->nheld[job] = n;
     g->since[job] = now;
@@ -49,10 +64,12 @@ static void open_hold(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n, 
 static void classify(Guard *g, const char *where)
 {
     const WkRun *r = g->run;
+    const WkCluster *c = wk_run_hooks_cluster(r);
+    const WkPool *pl = wk_run_hooks_pool(r);
     memset(g->nstate, 0, sizeof g->nstate);
-    for (uint32_t gpu = 0; gpu < wk_run_hooks_cluster(r)->gpus; gpu++) {
-        int held = g->holder[gpu] != NONE, free_ = (wk_run_hooks_pool(r)->freebits[gpu >> 6] >> (gpu & 63)) & 1;
-        int down = wk_run_hooks_cluster(r)->health[gpu] == WK_GPU_DOWN, spare = wk_run_hooks_pool(r)->reserved[wk_run_hooks_cluster(r)->gpu_node[gpu]];
+    for (uint32_t gpu = 0; gpu < c->gpus; gpu++) {
+        int held = g->holder[gpu] != NONE, free_ = (pl->freebits[gpu >> 6] >> (gpu & 63)) & 1;
+        int down = c->health[gpu] == WK_GPU_DOWN, spare = pl->reserved[c->gpu_node[gpu]];
         if (held && free_)
             violation(g, "%s: GPU %u is held by job %u and free", where, gpu, g->holder[gpu]);
         else if (free_ && (down || spare))
@@ -68,7 +85,7 @@ static void classify(Guard *g, const char *where)
 
 /* An observation at now: the classes since the last one, the allocations of
  * jobs that no longer run, the classes from now on. */
-static void observe(Guard *g, WkTime now, const char *where)
+void wk_conform_guard_observe(Guard *g, WkTime now, const char *where)
 {
     const WkRun *r = g->run;
     if (!g->observed) /* nothing is held before the first start */
@@ -81,14 +98,14 @@ static void observe(Guard *g, WkTime now, const char *where)
     g->last_t = now;
     for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
         if (g->since[j] >= 0 && wk_run_hooks_job(r, j).state != WK_JOB_RUNNING)
-            close_hold(g, j, now);
+            wk_conform_guard_close_hold(g, j, now);
     classify(g, where);
 }
 
 /* The allocation rule of node-granular placement (the default, and the only
- * one `topo` and `slurm` use): a job smaller than the largest node sits in one node; a
- * larger one takes nodes whole, each node's GPUs consecutive in rank order,
- * with at most one node (the remainder) shared. */
+ * one `topo` and `slurm` use): a job smaller than the largest node sits in
+ * one node; a larger one takes nodes whole, each node's GPUs consecutive in
+ * rank order, with at most one node (the remainder) shared. */
 static void check_shape(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n)
 {
     const WkRun *r = g->run;
@@ -99,18 +116,22 @@ static void check_shape(Guard *g, uint32_t job, const uint32_t *gpus, uint32_t n
         return;
     uint32_t partial = 0;
     for (uint32_t i = 0; i < n;) {
+        if (gpus[i] >= c->gpus) {
+            violation(g, "start: job %u given GPU %u of %u", job, gpus[i], c->gpus);
+            return;
+        }
         uint32_t nd = c->gpu_node[gpus[i]], k = i;
-        while (k < n && c->gpu_node[gpus[k]] == nd)
+        while (k < n && gpus[k] < c->gpus && c->gpu_node[gpus[k]] == nd)
             k++;
         for (uint32_t m = k; m < n; m++)
-            if (c->gpu_node[gpus[m]] == nd)
+            if (gpus[m] < c->gpus && c->gpu_node[gpus[m]] == nd)
                 violation(g, "start: job %u has node %u's GPUs apart in its rank order", job, nd);
         uint32_t size = c->node_first_gpu[nd + 1] - c->node_first_gpu[nd];
         if (n < pl->max_node && k - i != n)
             violation(g, "start: job %u of %u GPUs (nodes of %u) spans nodes", job, n, pl->max_node);
         if (k - i < size && ++partial > 1)
             violation(g, "start: job %u of %u GPUs shares more than one node (not node-exclusive)", job, n);
-        i = k;
+        i = k == i ? i + 1 : k;
     }
 }
 
@@ -119,12 +140,12 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
     WkRun *r = host;
     Guard *g = wk_run_hooks_sched(r)->priv;
     WkTime now = wk_run_hooks_now(r);
-    observe(g, now, "start");
+    wk_conform_guard_observe(g, now, "start");
     check_shape(g, job, gpus, n);
     int rc = g->base.start(host, job, gpus, n, err);
     if (rc == 0)
         open_hold(g, job, gpus, n, now);
-    observe(g, now, "start");
+    wk_conform_guard_observe(g, now, "start");
     return rc;
 }
 
@@ -133,7 +154,7 @@ static int host_preempt(void *host, uint32_t job, WkError *err)
     WkRun *r = host;
     Guard *g = wk_run_hooks_sched(r)->priv;
     int rc = g->base.preempt(host, job, err);
-    observe(g, wk_run_hooks_now(r), "preempt");
+    wk_conform_guard_observe(g, wk_run_hooks_now(r), "preempt");
     return rc;
 }
 
@@ -141,31 +162,31 @@ static int host_preempt(void *host, uint32_t job, WkError *err)
 static void check(Guard *g, const char *where)
 {
     const WkRun *r = g->run;
+    const WkPool *pl = wk_run_hooks_pool(r);
     uint32_t G = wk_run_hooks_cluster(r)->gpus;
     g->callbacks++;
-    observe(g, wk_run_hooks_now(r), where);
+    wk_conform_guard_observe(g, wk_run_hooks_now(r), where);
     for (uint32_t i = 0; i < G; i++)
         g->owner[i] = NONE;
     uint64_t alloc = 0;
     size_t waiting = 0;
     for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) {
-        WkRunJobView rtv = wk_run_hooks_job(r, (uint32_t)j);
-        const WkRunJobView *rt = &rtv;
+        WkRunJobView rt = wk_run_hooks_job(r, (uint32_t)j);
         const WkJobSpec *js = &wk_run_hooks_workload(r)->jobs[j];
-        if (rt->state == WK_JOB_QUEUED)
+        if (rt.state == WK_JOB_QUEUED)
             waiting++;
-        if (rt->state == WK_JOB_REJECTED && (!rt->reject_reason || !rt->reject_reason[0]))
+        if (rt.state == WK_JOB_REJECTED && (!rt.reject_reason || !rt.reject_reason[0]))
             violation(g, "%s: job %zu rejected without a reason", where, j);
-        if (rt->state != WK_JOB_RUNNING)
+        if (rt.state != WK_JOB_RUNNING)
             continue;
-        if (!rt->gpus) {
+        if (!rt.gpus) {
             violation(g, "%s: running job %zu holds no GPU list", where, j);
             continue;
         }
-        if (rt->start < js->submit)
+        if (rt.start < js->submit)
             violation(g, "%s: job %zu started before its submit", where, j);
         for (uint32_t i = 0; i < js->gpus; i++) {
-            uint32_t gpu = rt->gpus[i];
+            uint32_t gpu = rt.gpus[i];
             if (gpu >= G) {
                 violation(g, "%s: job %zu holds GPU %u of %u", where, j, gpu, G);
                 continue;
@@ -173,20 +194,20 @@ static void check(Guard *g, const char *where)
             if (g->owner[gpu] != NONE)
                 violation(g, "%s: GPU %u held by jobs %u and %zu", where, gpu, g->owner[gpu], j);
             g->owner[gpu] = (uint32_t)j;
-            if ((wk_run_hooks_pool(r)->freebits[gpu >> 6] >> (gpu & 63)) & 1)
+            if ((pl->freebits[gpu >> 6] >> (gpu & 63)) & 1)
                 violation(g, "%s: GPU %u of running job %zu is in the free pool", where, gpu, j);
         }
         alloc += js->gpus;
     }
     uint64_t nfree = 0;
     for (size_t w = 0; w < ((size_t)G + 63) / 64; w++)
-        nfree += (uint64_t)__builtin_popcountll(wk_run_hooks_pool(r)->freebits[w]);
-    if (alloc != wk_run_hooks_pool(r)->alloc)
+        nfree += (uint64_t)__builtin_popcountll(pl->freebits[w]);
+    if (alloc != pl->alloc)
         violation(g, "%s: running jobs hold %llu GPUs, the run counts %u", where, (unsigned long long)alloc,
-                  wk_run_hooks_pool(r)->alloc);
-    if (nfree != wk_run_hooks_pool(r)->nfree)
+                  pl->alloc);
+    if (nfree != pl->nfree)
         violation(g, "%s: %llu GPUs in the free bitmap, the run counts %u", where, (unsigned long long)nfree,
-                  wk_run_hooks_pool(r)->nfree);
+                  pl->nfree);
     if (waiting != wk_run_hooks_counts(r).queued)
         violation(g, "%s: %zu jobs waiting, the run counts %zu", where, waiting, wk_run_hooks_counts(r).queued);
     size_t q = g->inner->queued(g->inner_priv);
@@ -216,8 +237,8 @@ static int guard_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
 }
 
 /* Stop the lowest-numbered running job (not one already hung by a failure)
- * and report it as hit by an incident;
- * sometimes report an incident that hit no job (a repair). */
+ * and report it as hit by an incident; sometimes report an incident that hit
+ * no job (a repair). */
 static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
 {
     const WkRun *r = g->run;
@@ -277,12 +298,8 @@ static size_t guard_queued(const void *priv)
     return g->inner->queued(g->inner_priv);
 }
 
-static void guard_fini(void *priv)
+static void guard_free(Guard *g)
 {
-    Guard *g = priv;
-    if (g->inner->fini)
-        g->inner->fini(g->inner_priv);
-    free(g->inner_priv);
     free(g->owner);
     free(g->held);
     free(g->at);
@@ -292,23 +309,39 @@ static void guard_fini(void *priv)
     free(g->busy_ns);
 }
 
-/* A guard for prepared run r: its books sized for r's GPUs and jobs. */
-static Guard *guard_new(WkRun *r, unsigned inject_every)
+static void guard_fini(void *priv)
+{
+    Guard *g = priv;
+    if (g->inner->fini)
+        g->inner->fini(g->inner_priv);
+    free(g->inner_priv);
+    guard_free(g);
+}
+
+/* A guard for prepared run r, its books sized for r's GPUs and jobs, or
+ * NULL when out of memory. */
+Guard *wk_conform_guard_new(WkRun *r, unsigned inject_every)
 {
     Guard *g = calloc(1, sizeof *g);
-    assert_non_null(g);
-    size_t G = wk_run_hooks_cluster(r)->gpus, n = wk_run_hooks_workload(r)->n ? wk_run_hooks_workload(r)->n : 1;
+    if (!g)
+        return NULL;
+    const WkWorkload *wl = wk_run_hooks_workload(r);
+    size_t G = wk_run_hooks_cluster(r)->gpus, n = wl->n ? wl->n : 1;
     g->owner = malloc(G * sizeof *g->owner);
     g->holder = malloc(G * sizeof *g->holder);
     g->busy_ns = calloc(G, sizeof *g->busy_ns);
     g->since = malloc(n * sizeof *g->since);
     g->at = calloc(n + 1, sizeof *g->at);
     g->nheld = calloc(n, sizeof *g->nheld);
-    assert_true(g->owner && g->holder && g->busy_ns && g->since && g->at && g->nheld);
-    for (size_t j = 0; j < wk_run_hooks_workload(r)->n; j++) /* a job larger than the cluster never starts */
-        g->at[j + 1] = g->at[j] + (wk_run_hooks_workload(r)->jobs[j].gpus <= G ? wk_run_hooks_workload(r)->jobs[j].gpus : 0);
-    g->held = malloc((g->at[wk_run_hooks_workload(r)->n] ? g->at[wk_run_hooks_workload(r)->n] : 1) * sizeof *g->held);
-    assert_non_null(g->held);
+    if (g->at)
+        for (size_t j = 0; j < wl->n; j++) /* a job larger than the cluster never starts */
+            g->at[j + 1] = g->at[j] + (wl->jobs[j].gpus <= G ? wl->jobs[j].gpus : 0);
+    g->held = g->at ? malloc((g->at[wl->n] ? g->at[wl->n] : 1) * sizeof *g->held) : NULL;
+    if (!g->owner || !g->holder || !g->busy_ns || !g->since || !g->at || !g->nheld || !g->held) {
+        guard_free(g);
+        free(g);
+        return NULL;
+    }
     for (size_t i = 0; i < G; i++)
         g->holder[i] = NONE;
     for (size_t j = 0; j < n; j++)
@@ -320,11 +353,13 @@ static Guard *guard_new(WkRun *r, unsigned inject_every)
 
 /* Put g in front of r's policy (callbacks) and in its context (host table);
  * the run owns g from now on (guard_fini). */
-static void guard_install(Guard *g, WkRun *r)
+void wk_conform_guard_install(Guard *g, WkRun *r)
 {
-    g->inner = wk_run_hooks_sched(r)->ops;
-    g->inner_priv = wk_run_hooks_sched(r)->priv;
-    g->ops = *wk_run_hooks_sched(r)->ops;
+    WkSchedInst *si = wk_run_hooks_sched(r);
+    g->inner = si->ops;
+    g->inner_priv = si->priv;
+    g->ops = *si->ops;
+    g->ops.priv_size = sizeof *g;
     g->ops.init = guard_init;
     g->ops.on_submit = guard_submit;
     g->ops.on_release = guard_release;
@@ -332,42 +367,11 @@ static void guard_install(Guard *g, WkRun *r)
     g->ops.fini = guard_fini;
     g->ops.on_tick = g->inner->on_tick ? guard_tick : NULL;
     g->ops.on_incident = g->inner->on_incident ? guard_incident : NULL;
-    g->base = *wk_run_hooks_sched(r)->ctx.ops;
+    g->base = *si->ctx.ops;
     g->host = g->base;
     g->host.start = host_start;
     g->host.preempt = host_preempt;
-    wk_run_hooks_sched(r)->ops = &g->ops;
-    wk_run_hooks_sched(r)->priv = g;
-    wk_run_hooks_sched(r)->ctx.ops = &g->host;
-}
-
-void run_guarded(Guarded *t, const char *yaml, unsigned inject_every, const WkRunOpts *opts)
-{
-    WkError err;
-    wk_error_clear(&err);
-    memset(t, 0, sizeof *t);
-    if (wk_doc_load_string(&t->doc, "conformance.yaml", yaml, strlen(yaml), &err) < 0 ||
-        wk_run_prepare(&t->run, t->doc, opts, &err) < 0)
-        fail_msg("prepare failed: %s: %s", err.where, err.msg);
-    WkRun *r = t->run;
-    Guard *g = guard_new(r, inject_every);
-    guard_install(g, r);
-    t->guard = g;
-    int rc = wk_run_execute(r, &err);
-    if (rc == 0) { /* the books close at the end of the run */
-        observe(g, wk_run_hooks_end(r), "end");
-        for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
-            if (g->since[j] >= 0)
-                close_hold(g, j, wk_run_hooks_end(r));
-        rc = wk_run_summary(r, &t->sum, &err);
-    }
-    if (rc != 0)
-        fail_msg("%s: run failed: %s: %s", g->inner->name, err.where, err.msg);
-}
-
-void guarded_free(Guarded *t)
-{
-    wk_run_free(t->run);
-    wk_doc_free(t->doc);
-    memset(t, 0, sizeof *t);
+    si->ops = &g->ops;
+    si->priv = g;
+    si->ctx.ops = &g->host;
 }

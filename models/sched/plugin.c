@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plugin.c — policies from shared objects (plugin.h): dlopen, the exported
+ * table, its checks, and the built-ins-plus-plugins lookup table. */
+#include "models/sched/plugin.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An error about the plugin at path: positioned at the scenario's entry when
+ * there is one (the message then names the file), else at path itself. */
+static int plugin_error(const char *path, const WkNode *at, int code, WkError *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int plugin_error(const char *path, const WkNode *at, int code, WkError *err, const char *fmt, ...)
+{
+    char msg[WK_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (at)
+        return wk_node_error(at, code, err, "scheduler plugin %s: %s", path, msg);
+    return wk_error_set(err, code, path, 0, 0, "scheduler plugin: %s", msg);
+}
+
+static int is_builtin_name(const char *name)
+{
+    for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++)
+        if (strcmp((*p)->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The table's fields: NULL when they will do, else what is missing. */
+static const char *missing_field(const WkSchedOps *ops)
+{
+    if (!ops->name || !ops->name[0])
+        return "name";
+    if (!ops->init)
+        return "init";
+    if (!ops->on_submit)
+        return "on_submit";
+    if (!ops->on_release)
+        return "on_release";
+    if (!ops->queued)
+        return "queued";
+    return NULL;
+}
+
+static int rebuild_table(WkSchedPlugins *set, WkError *err)
+{
+    size_t nb = 0;
+    for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++)
+        nb++;
+    const WkSchedOps **t = malloc((nb + set->n + 1) * sizeof *t);
+    if (!t)
+        return wk_error_nomem(err, "scheduler table");
+    for (size_t i = 0; i < nb; i++)
+        t[i] = wk_sched_registry()[i];
+    for (size_t i = 0; i < set->n; i++)
+        t[nb + i] = set->items[i].ops;
+    t[nb + set->n] = NULL;
+    free(set->table);
+    set->table = t;
+    return 0;
+}
+
+int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at, WkError *err)
+{
+    /* a bare name would make dlopen search the library path: load files only */
+    char *dup = NULL;
+    if (!strchr(path, '/')) {
+        dup = malloc(strlen(path) + 3);
+        if (!dup)
+            return wk_error_nomem(err, "plugin path");
+        snprintf(dup, strlen(path) + 3, "./%s", path);
+    }
+    dlerror();
+    void *h = dlopen(dup ? dup : path, RTLD_NOW | RTLD_LOCAL);
+    free(dup);
+    if (!h) {
+        const char *e = dlerror();
+        return plugin_error(path, at, WK_E_IO, err, "cannot load: %s", e ? e : "dlopen failed");
+    }
+    WkSchedPluginFn fn;
+    dlerror();
+    void *sym = dlsym(h, WK_SCHED_PLUGIN_SYMBOL);
+    const char *e = dlerror();
+    if (e || !sym) {
+        dlclose(h);
+        return plugin_error(path, at, WK_E_NOTFOUND, err,
+                            "no symbol '" WK_SCHED_PLUGIN_SYMBOL "' (a policy exports "
+                            "const WkSchedOps *" WK_SCHED_PLUGIN_SYMBOL "(void); see docs/writing-a-scheduler.md)");
+    }
+    memcpy(&fn, &sym, sizeof fn); /* POSIX: a function's address comes back as void * */
+    const WkSchedOps *ops = fn();
+    int rc = 0;
+    const char *miss = NULL;
+    if (!ops)
+        rc = plugin_error(path, at, WK_E_INVAL, err, WK_SCHED_PLUGIN_SYMBOL "() returned NULL");
+    else if (ops->abi != WK_SCHED_ABI)
+        rc = plugin_error(path, at, WK_E_INVAL, err, "ABI %d, this wanka speaks ABI %d: rebuild it against this wanka's wanka/sched.h",
+                          ops->abi, WK_SCHED_ABI);
+    else if ((miss = missing_field(ops)))
+        rc = plugin_error(path, at, WK_E_INVAL, err, "its WkSchedOps has no %s", miss);
+    else if (is_builtin_name(ops->name))
+        rc = plugin_error(path, at, WK_E_INVAL, err, "policy '%s' has the name of a built-in scheduler", ops->name);
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        if (set->items[i].ops == ops) { /* the same object again: one entry */
+            dlclose(h);
+            return 0;
+        }
+        if (strcmp(set->items[i].ops->name, ops->name) == 0)
+            rc = plugin_error(path, at, WK_E_INVAL, err, "policy '%s' is also the name of plugin %s", ops->name,
+                              set->items[i].path);
+    }
+    if (rc < 0) {
+        dlclose(h);
+        return rc;
+    }
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 4;
+        WkSchedPlugin *it = realloc(set->items, cap * sizeof *it);
+        if (!it) {
+            dlclose(h);
+            return wk_error_nomem(err, "scheduler plugins");
+        }
+        set->items = it;
+        set->cap = cap;
+    }
+    char *p = malloc(strlen(path) + 1);
+    if (!p) {
+        dlclose(h);
+        return wk_error_nomem(err, "scheduler plugins");
+    }
+    memcpy(p, path, strlen(path) + 1);
+    set->items[set->n++] = (WkSchedPlugin){.path = p, .handle = h, .ops = ops};
+    if ((rc = rebuild_table(set, err)) < 0) {
+        set->n--;
+        free(p);
+        dlclose(h);
+    }
+    return rc;
+}
+
+int wk_sched_plugins_add_list(WkSchedPlugins *set, const WkNode *pl, const char *dir, WkError *err)
+{
+    if (!pl || pl->type == WK_NODE_NULL)
+        return 0;
+    if (pl->type != WK_NODE_SEQ)
+        return wk_node_error(pl, WK_E_INVAL, err, "expected a list of shared-object paths");
+    if (!dir || !dir[0])
+        dir = ".";
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pl->nkids; i++) {
+        const WkNode *it = pl->kids[i];
+        if (it->type != WK_NODE_SCALAR || !it->str[0])
+            return wk_node_error(it, WK_E_INVAL, err, "expected a shared-object path");
+        size_t n = strlen(dir) + strlen(it->str) + 2;
+        char *path = malloc(n);
+        if (!path)
+            return wk_error_nomem(err, "plugin path");
+        if (it->str[0] == '/')
+            snprintf(path, n, "%s", it->str);
+        else
+            snprintf(path, n, "%s/%s", dir, it->str);
+        rc = wk_sched_plugins_add(set, path, it, err);
+        free(path);
+    }
+    return rc;
+}
+
+const WkSchedOps *const *wk_sched_plugins_table(const WkSchedPlugins *set)
+{
+    return set && set->table ? set->table : wk_sched_registry();
+}
+
+void wk_sched_plugins_fini(WkSchedPlugins *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->n; i++) {
+        dlclose(set->items[i].handle);
+        free(set->items[i].path);
+    }
+    free(set->items);
+    free(set->table);
+    *set = (WkSchedPlugins){0};
+}

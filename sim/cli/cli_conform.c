@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_conform.c — `wanka conformance`: the checks of models/run/conform.h
+ * on a scheduler plugin (or a built-in), each in a forked child so that a
+ * policy that crashes fails its check instead of taking wanka down. The
+ * plugin is loaded and its init tried (in a child too) before any check:
+ * a load or init failure is exit 2, like `wanka run`. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "models/run/conform.h"
+#include "models/run/run.h"
+#include "models/sched/plugin.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cli_common.h"
+
+const char wk_cli_conform_usage[] =
+    "usage: wanka conformance PLUGIN.so|NAME [--policy NAME] [-v]\n"
+    "\n"
+    "Run the scheduler conformance checks on the policy of a plugin (a shared\n"
+    "object as `wanka run --plugin` loads it) or on a built-in policy NAME,\n"
+    "and print pass or FAIL per check with the first violation found. Each\n"
+    "check runs small built-in scenarios (plain jobs, inline jobs larger than\n"
+    "the cluster, model jobs on a two-SKU fabric, failures) behind a guard that\n"
+    "verifies the allocation after every callback. Each check runs in a child\n"
+    "process: a policy that crashes fails that check (\"crashed: signal ...\").\n"
+    "\n"
+    "  --policy NAME   the policy to check (default: the plugin's one policy)\n"
+    "  -v, --verbose   also print what each check holds\n"
+    "\n"
+    "Checks: allocation, outcome, determinism, conservation, incidents, keys;\n"
+    "docs/writing-a-scheduler.md describes each.\n"
+    "\n"
+    "exit status: 0 every check passed, 1 a check failed, 2 the plugin cannot\n"
+    "be loaded or its init fails or crashes (the message names the file).\n"
+    "\n"
+    "example:\n"
+    "  wanka conformance ./largest_first.so\n"
+    "  wanka conformance fifo\n";
+
+/* What a child reports through its pipe. */
+typedef struct Verdict {
+    int status;      /* the child's exit status, or -1 */
+    int sig;         /* the signal that ended it, or 0 */
+    char msg[1536];  /* what it wrote */
+} Verdict;
+
+/* Run fn(arg, msg, n) in a child; its return value (0..125) is the exit
+ * status and msg what it writes back. 0, or -1 when no child could run. */
+static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void *arg, Verdict *v)
+{
+    int fd[2];
+    memset(v, 0, sizeof *v);
+    v->status = -1;
+    fflush(stdout);
+    fflush(stderr);
+    if (pipe(fd) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        char msg[sizeof v->msg];
+        msg[0] = '\0';
+        int st = fn(arg, msg, sizeof msg);
+        size_t len = strlen(msg), off = 0;
+        while (off < len) {
+            ssize_t w = write(fd[1], msg + off, len - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        _exit(st);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd[0], v->msg + got, sizeof v->msg - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        if (got == sizeof v->msg - 1)
+            break;
+    }
+    v->msg[got] = '\0';
+    close(fd[0]);
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFEXITED(ws))
+        v->status = WEXITSTATUS(ws);
+    else if (WIFSIGNALED(ws))
+        v->sig = WTERMSIG(ws);
+    return 0;
+}
+
+typedef struct Target {
+    const char *name;   /* the policy */
+    const char *plugin; /* its shared object, or NULL for a built-in */
+    size_t check;
+} Target;
+
+/* In the child: open the policy on a tiny scenario (init runs). */
+static int probe_init(const void *arg, char *msg, size_t n)
+{
+    const Target *t = arg;
+    char y[512];
+    snprintf(y, sizeof y,
+             "name: probe\ncluster: {nodes: 1, gpus_per_node: 8}\n"
+             "workload: {source: inline, jobs: [{submit: 0, gpus: 1, duration: 1m}]}\n"
+             "scheduler: \"%s\"\n",
+             t->name);
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    WkRunOpts o = {.plugins = t->plugin ? &t->plugin : NULL, .nplugins = t->plugin ? 1 : 0};
+    int rc = wk_doc_load_string(&doc, "probe.yaml", y, strlen(y), &err);
+    if (rc == 0)
+        rc = wk_run_prepare(&run, doc, &o, &err);
+    if (rc < 0)
+        wk_error_format(&err, msg, n);
+    wk_run_free(run);
+    wk_doc_free(doc);
+    return rc < 0 ? 2 : 0;
+}
+
+/* In the child: one check. Exit 0 pass, 1 fail, 3 could not run. */
+static int one_check(const void *arg, char *msg, size_t n)
+{
+    const Target *t = arg;
+    WkError err;
+    wk_error_clear(&err);
+    int rc = wk_conform_run(t->check, t->name, t->plugin ? &t->plugin : NULL, t->plugin ? 1 : 0, msg, n, &err);
+    if (rc < 0) {
+        wk_error_format(&err, msg, n);
+        return 3;
+    }
+    return rc ? 1 : 0;
+}
+
+static void signal_text(int sig, char *buf, size_t n)
+{
+    const char *s = strsignal(sig);
+    snprintf(buf, n, "signal %d%s%s", sig, s ? ": " : "", s ? s : "");
+}
+
+int wk_cli_conform(int argc, char **argv)
+{
+    const char *what = NULL, *policy = NULL;
+    int verbose = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (wk_cli_common_is_opt(argv[i], "--policy", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--policy", NULL)))
+                return wk_cli_common_usage_error("conformance", "--policy needs a name");
+            policy = v;
+        } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+            verbose = 1;
+        } else if (wk_cli_common_is_dash(argv[i])) {
+            return wk_cli_common_usage_error("conformance", "unknown option '%s'", argv[i]);
+        } else if (!what) {
+            what = argv[i];
+        } else {
+            return wk_cli_common_usage_error("conformance", "unexpected argument '%s' (one plugin)", argv[i]);
+        }
+    }
+    if (!what)
+        return wk_cli_common_usage_error("conformance", "missing PLUGIN.so or a policy name");
+    Target t = {.name = what};
+    WkSchedPlugins set = {0};
+    WkError err;
+    wk_error_clear(&err);
+    int is_builtin = 0;
+    for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++)
+        is_builtin |= strcmp((*p)->name, what) == 0;
+    if (!is_builtin) { /* a file: load it here first, so load errors are exit 2 */
+        if (wk_sched_plugins_add(&set, what, NULL, &err) < 0)
+            return wk_cli_common_report(&err);
+        t.plugin = what;
+        t.name = set.items[0].ops->name;
+        if (policy && strcmp(policy, t.name) != 0) {
+            wk_error_set(&err, WK_E_NOTFOUND, what, 0, 0, "scheduler plugin: its policy is '%s', not '%s'", t.name,
+                         policy);
+            wk_sched_plugins_fini(&set);
+            return wk_cli_common_report(&err);
+        }
+    }
+    Verdict v;
+    if (in_child(probe_init, &t, &v) < 0) {
+        wk_sched_plugins_fini(&set);
+        fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
+        return 1;
+    }
+    if (v.sig || v.status != 0) {
+        char sig[128];
+        if (v.sig) {
+            signal_text(v.sig, sig, sizeof sig);
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
+                    t.plugin ? t.plugin : t.name, t.name, sig);
+        } else if (v.status == 2 && v.msg[0]) {
+            fprintf(stderr, "wanka: %s\n", v.msg);
+        } else { /* ended otherwise: exit() in the policy, or a sanitizer's report */
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
+                    t.plugin ? t.plugin : t.name, t.name, v.status);
+        }
+        wk_sched_plugins_fini(&set);
+        return 2;
+    }
+    if (t.plugin)
+        printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, t.plugin, wk_conform_count());
+    else
+        printf("conformance of built-in policy '%s': %zu checks\n", t.name, wk_conform_count());
+    size_t pass = 0, fail = 0;
+    int internal = 0;
+    for (size_t i = 0; i < wk_conform_count(); i++) {
+        t.check = i;
+        const char *name = wk_conform_name(i);
+        if (in_child(one_check, &t, &v) < 0) {
+            fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
+            internal = 1;
+            break;
+        }
+        if (v.status == 0 && !v.sig) {
+            pass++;
+            if (verbose)
+                printf("  pass  %-13s %s\n", name, wk_conform_description(i));
+            else
+                printf("  pass  %s\n", name);
+            continue;
+        }
+        fail++;
+        if (v.sig) {
+            char sig[128];
+            signal_text(v.sig, sig, sizeof sig);
+            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", v.msg);
+        } else if (v.status == 3) {
+            printf("  FAIL  %-13s could not run: %s\n", name, v.msg);
+            internal = 1;
+        } else {
+            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? v.msg : "(no message)");
+        }
+        if (verbose)
+            printf("        (holds: %s)\n", wk_conform_description(i));
+    }
+    printf("%zu passed, %zu failed\n", pass, fail);
+    fflush(stdout);
+    wk_sched_plugins_fini(&set);
+    return fail || internal ? 1 : 0;
+}

@@ -555,6 +555,9 @@ void wk_doc_free(WkDoc *doc)
     if (!doc)
         return;
     wk_node_free(doc->root);
+    for (size_t i = 0; i < doc->ninputs; i++)
+        free(doc->inputs[i]);
+    free(doc->inputs);
     free(doc->file);
     free(doc->text);
     free(doc->dir);

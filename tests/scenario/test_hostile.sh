@@ -88,7 +88,7 @@ printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: t.csv}\n' > csv.y
 printf 'timestamp,num_gpus\n2017-10-09 07:01:55,1\n' > t.csv
 expect 2 "t.csv:1: duration: missing column" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60,eight\n' > t.csv
-expect 2 "t.csv:2: num_gpus: expected an integer" "$W" validate csv.yaml
+expect 2 "t.csv:2:24: num_gpus: expected an integer" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60\n' > t.csv
 expect 2 "t.csv:2: row: expected 3 fields, got 2" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n0001-01-01 00:00:00,60,1\n2017-10-09 07:01:55,60,1\n' > t.csv
@@ -136,6 +136,72 @@ out=$( (ulimit -f 64; trap '' XFSZ; exec "$W" run "$Q" -q -o full.h5) 2>&1); st=
 case "$out" in *"full.h5"*"File too large"*) ok ;; *) bad "full disk: message lacks the path and the reason: $out" ;; esac
 cmp -s full.h5 full.copy && ok || bad "full disk: the old trace was changed"
 ls | grep -q '\.tmp\.' && bad "full disk: temporary file left: $(ls)" || ok
+
+# ---- outputs: never onto an input, nothing left behind ----
+"$W" run "$Q" -q -o full.h5 > /dev/null 2>&1 || bad "cannot write the reference trace (2)"
+cp full.h5 full.copy
+# a full disk while --keep-partial writes the run so far: no half-written
+# TRACE.partial.h5, no temporary file
+t0=$(date +%s)
+out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((60 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q -o full.h5 --keep-partial) 2>&1); st=$?
+echo "full disk + --keep-partial: $(( $(date +%s) - t0 )) s"
+[ "$st" = 130 ] && ok || bad "full disk + --keep-partial: status $st, want 130: $out"
+case "$out" in *"full.partial.h5"*"File too large"*"could not be written"*) ok ;; *) bad "full disk + --keep-partial: message: $out" ;; esac
+[ -e full.partial.h5 ] && bad "full disk + --keep-partial: a half-written full.partial.h5 was left" || ok
+cmp -s full.h5 full.copy && ok || bad "full disk + --keep-partial: the old trace was changed"
+ls | grep -q '\.tmp\.' && bad "full disk + --keep-partial: temporary file left: $(ls)" || ok
+rm -f full.h5 full.copy
+
+mkdir outdir
+expect 2 "outdir: not a regular file (a directory)" "$W" run "$Q" -q -o outdir
+expect 2 "outdir/: names a directory" "$W" run "$Q" -q -o outdir/
+expect 2 "nodir/x.h5: cannot create: nodir is not an existing directory" "$W" run "$Q" -q -o nodir/x.h5
+[ -z "$(ls -A outdir)" ] && ok || bad "-o a directory: something was created in it: $(ls -A outdir)"
+ls | grep -q '\.tmp\.' && bad "-o a directory: temporary file left: $(ls)" || ok
+# -o onto an included file or the CSV trace is refused, both kept
+printf 'name: top\ninclude: inc.yaml\n' > top.yaml
+cp "$Q" inc.yaml
+cp inc.yaml inc.copy
+expect 2 "inc.yaml: is an input of the scenario (included as inc.yaml)" "$W" run top.yaml -q -o inc.yaml
+cmp -s inc.yaml inc.copy && ok || bad "-o the included file: it was changed"
+printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60,1\n' > t.csv
+cp t.csv t.copy
+expect 2 "is the workload's trace" "$W" run csv.yaml -q -o t.csv
+expect 2 "is the workload's trace" "$W" run csv.yaml -q -o ./t.csv --keep-partial
+cmp -s t.csv t.copy && ok || bad "-o the CSV trace: it was changed"
+# a SIGKILLed run leaves TRACE.tmp.PID (its process gone); the next run
+# writing there removes it
+sh -c 'exit 0' &
+kp=$!
+wait $kp
+echo "half a trace" > killed.h5.tmp.$kp
+expect 0 "removed killed.h5.tmp.$kp, left by process $kp that no longer runs" "$W" run "$Q" -q -o killed.h5
+ls | grep -q '\.tmp\.' && bad "SIGKILL: temporary file still there: $(ls)" || ok
+# a live process's temporary file is not touched
+sleep 30 &
+lp=$!
+echo x > killed.h5.tmp.$lp
+expect 0 "trace: killed.h5" "$W" run "$Q" -q -o killed.h5
+[ -e killed.h5.tmp.$lp ] && ok || bad "the temporary file of a live process was removed"
+kill $lp; rm -f killed.h5.tmp.$lp killed.h5
+
+# ---- inputs that are not regular files, or not UTF-8 ----
+mkfifo fifo.yaml
+expect 2 "fifo.yaml: not a regular file (a FIFO)" "$W" validate fifo.yaml
+expect 2 "fifo.yaml: not a regular file (a FIFO)" "$W" run fifo.yaml -q -o "$T/out.h5"
+printf 'include: fifo.yaml\n%s\nworkload: {source: inline, jobs: []}\n' "$C" > incfifo.yaml
+expect 2 "not a regular file (a FIFO); a scenario is read only from a regular file (included from incfifo.yaml:1:10)" "$W" validate incfifo.yaml
+rm -f t.csv; mkfifo t.csv
+expect 2 "t.csv: not a regular file (a FIFO); a CSV trace is read only from a regular file" "$W" validate csv.yaml
+rm -f t.csv fifo.yaml
+printf '%s\nworkload: {source: inline, jobs: []}\n' "$C" | iconv -f UTF-8 -t UTF-16 > u16.yaml
+refuse u16.yaml "u16.yaml:1:1: the file is encoded as UTF-16 (byte-order mark); a scenario must be UTF-8"
+printf '\357\273\277timestamp,duration,num_gpus\n\n2017-10-09 07:01:55,60,1\n' > t.csv
+expect 0 "1 jobs" "$W" validate csv.yaml
+printf 'timestamp,duration,num_gpus\n2017-02-29 07:01:55,60,1\n' > t.csv
+expect 2 "t.csv:2:1: timestamp: expected a date" "$W" validate csv.yaml
+printf 'timestamp,duration,num_gpus\n2017-02-28 07:01:55,0x10,1\n' > t.csv
+expect 2 "t.csv:2:21: duration: expected decimal seconds" "$W" validate csv.yaml
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -12,11 +12,14 @@ WHAT is one of:
   jct-cdf      CDF of job completion time of completed jobs, hours (jobs)
   incidents    cumulative incidents over time (incidents; exit 2 if absent)
 
-Exit status: 0 written, 2 bad arguments / missing file / trace lacking the
-dataset, 1 missing Python packages or an unexpected error.
+Exit status: 0 written, 2 bad arguments / missing file / a trace lacking
+the dataset or malformed (one line: "wanka: FILE: what is wrong", never a
+traceback), 1 missing Python packages or an unexpected error. The image is
+written under a temporary name and renamed, so no partial image is left.
 """
 import argparse
 import os
+import signal
 import sys
 
 PROG = "wanka plot"
@@ -36,8 +39,27 @@ WHATS = {
 }
 
 
+# --what -> the columns of its dataset that it reads
+COLUMNS = {
+    "utilization": ("time", "allocated_gpus"),
+    "queue": ("time", "queued_jobs"),
+    "power": ("time", "power"),
+    "jct-cdf": ("submit", "end"),
+    "incidents": (),
+}
+
+# The trace being read, named in the message when reading it fails.
+READING = [None]
+
+
 def die(msg, status=EXIT_USAGE):
     print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+def die_file(path, msg, status=EXIT_USAGE):
+    """One line naming the file, as wanka's own messages do."""
+    print(f"wanka: {path}: {msg}", file=sys.stderr)
     sys.exit(status)
 
 
@@ -93,38 +115,57 @@ class Trace:
     """One trace, opened and checked; its label is 'scheduler/seed'."""
 
     def __init__(self, h5py, path):
+        READING[0] = path
         if not os.path.exists(path):
-            die(f"{path}: no such file")
-        if os.path.isdir(path):
-            die(f"{path}: is a directory, not a trace")
+            die_file(path, "no such file")
+        if not os.path.isfile(path):
+            die_file(path, "not a regular file, not a trace")
+        self.h5py = h5py
         try:
             self.f = h5py.File(path, "r")
         except OSError as e:
-            die(f"{path}: not a readable HDF5 file ({e})")
+            die_file(path, f"not a readable HDF5 file ({one_line(e)})")
         version = attr_str(self.f, "schema_version", None)
         if version is None:
-            die(f"{path}: not a wanka trace: no root attribute 'schema_version'")
+            die_file(path, "not a wanka trace: no root attribute 'schema_version'")
         try:
             major = int(version.split(".")[0])
         except ValueError:
-            die(f"{path}: malformed schema_version '{version}'")
+            die_file(path, f"malformed schema_version '{version}'")
         if major != SCHEMA_MAJOR:
-            die(f"{path}: trace schema version {version} is not supported: "
-                f"this plot.py reads schema {SCHEMA_MAJOR}.x")
+            die_file(path, f"trace schema version {version} is not supported: "
+                     f"this plot.py reads schema {SCHEMA_MAJOR}.x")
         self.path = path
         sched = attr_str(self.f, "scheduler") or "?"
         seed = self.f.attrs.get("seed")
         self.label = f"{sched}/{seed if seed is not None else '?'}"
         self.scenario = attr_str(self.f, "scenario_name")
-        self.gpus = int(self.f.attrs.get("gpus", 0))
+        try:
+            self.gpus = int(self.f.attrs.get("gpus", 0))
+        except (TypeError, ValueError):
+            die_file(path, "root attribute 'gpus': not an integer")
 
     def need(self, dataset, what):
+        """The dataset --what reads: a one-dimensional table with its columns, numeric."""
+        READING[0] = self.path
         if dataset not in self.f:
             if dataset == "incidents":
-                die(f"{self.path}: no 'incidents' table: this run recorded no incidents "
-                    f"(failures are off or this wanka does not write them); nothing to plot for --what {what}")
-            die(f"{self.path}: the trace lacks the dataset '{dataset}' needed by --what {what}")
-        return self.f[dataset]
+                die_file(self.path, "no 'incidents' table: this run recorded no incidents "
+                         f"(failures are off or this wanka does not write them); nothing to plot for --what {what}")
+            die_file(self.path, f"the trace lacks the dataset '{dataset}' needed by --what {what}")
+        ds = self.f[dataset]
+        if not isinstance(ds, self.h5py.Dataset):
+            die_file(self.path, f"{dataset}: not a dataset")
+        names = ds.dtype.names or ()
+        if len(ds.shape) != 1 or not names:
+            die_file(self.path, f"{dataset}: not a table (shape {ds.shape}, columns {', '.join(names) or 'none'})")
+        for c in COLUMNS[what]:
+            if c not in names:
+                die_file(self.path, f"{dataset}: no column '{c}' (columns: {', '.join(names)})")
+            kind = ds.dtype[c].kind
+            if kind not in "iuf" or ds.dtype[c].shape != ():
+                die_file(self.path, f"{dataset}: column '{c}' is not a number (type {ds.dtype[c]})")
+        return ds
 
 
 def disambiguate(traces):
@@ -145,7 +186,7 @@ def series(ax, np, traces, dataset, what):
         days = ts["time"].astype(np.float64) / NS_PER_DAY
         if what == "utilization":
             if t.gpus <= 0:
-                die(f"{t.path}: root attribute 'gpus' is missing or 0; cannot compute utilization")
+                die_file(t.path, "root attribute 'gpus' is missing or 0; cannot compute utilization")
             y = ts["allocated_gpus"].astype(np.float64) / t.gpus
         elif what == "queue":
             y = ts["queued_jobs"].astype(np.float64)
@@ -211,7 +252,7 @@ def incidents(ax, np, h5py, traces):
         ds = t.need("incidents", "incidents")
         col = time_column(ds)
         if col is None:
-            die(f"{t.path}: the 'incidents' table has no time column (columns: {', '.join(ds.dtype.names or ())})")
+            die_file(t.path, f"the 'incidents' table has no time column (columns: {', '.join(ds.dtype.names or ())})")
         rows = ds[:]
         kind_col = next((c for c in ("kind", "type", "cause") if c in (ds.dtype.names or ())), None)
         names = enum_names(h5py, ds.dtype, kind_col) if kind_col else {}
@@ -253,15 +294,52 @@ def main(argv):
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
+    READING[0] = None
+    tmp = f"{a.output}.tmp.{os.getpid()}"
     try:
-        fig.savefig(a.output)
+        fig.savefig(tmp, format=os.path.splitext(a.output)[1][1:].lower())
+        os.replace(tmp, a.output)
     except OSError as e:
-        die(f"{a.output}: cannot write: {e}")
+        remove_quietly(tmp)
+        die_file(a.output, f"cannot write: {one_line(e)}")
+    except BaseException:
+        remove_quietly(tmp)
+        raise
     plt.close(fig)
     for t in traces:
         t.f.close()
     return 0
 
 
+def one_line(e):
+    """An exception's message on one line."""
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def run(argv):
+    """main(), with every failure a one-line message: a malformed trace
+    (whatever h5py or numpy raise while reading it) is status 2 naming it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends quietly, like SIGTERM
+    try:
+        return main(argv)
+    except SystemExit:
+        raise
+    except MemoryError:
+        if READING[0] is not None:
+            die_file(READING[0], "out of memory reading the trace (malformed row counts?)")
+        die("out of memory", EXIT_ENV)
+    except Exception as e:  # noqa: BLE001 (the point: no traceback)
+        if READING[0] is not None:
+            die_file(READING[0], f"malformed trace: {type(e).__name__}: {one_line(e)}")
+        die(f"unexpected error: {type(e).__name__}: {one_line(e)}", EXIT_ENV)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(sys.argv[1:]))

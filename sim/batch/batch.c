@@ -20,6 +20,12 @@ static void run_one(WkBatchJob *j)
     WkRun *run = NULL;
     wk_error_clear(&j->err);
     memset(&j->sum, 0, sizeof j->sum);
+    j->interrupted = 0;
+    j->rc = 0;
+    if (j->opts.interrupt && *j->opts.interrupt) { /* stopping: start nothing new */
+        j->interrupted = 1;
+        return;
+    }
     WkRunOpts o = j->opts;
     o.progress = NULL;
     o.progress_user = NULL;
@@ -30,6 +36,13 @@ static void run_one(WkBatchJob *j)
         rc = wk_run_prepare(&run, doc, &o, &j->err);
     if (rc == 0 && !j->prepare_only) {
         rc = wk_run_execute(run, &j->err);
+        if (rc == 0 && wk_run_interrupted(run)) { /* no summary, no trace of a cut-short run */
+            j->interrupted = 1;
+            j->rc = 0;
+            wk_run_free(run);
+            wk_doc_free(doc);
+            return;
+        }
         if (rc == 0)
             rc = wk_run_summary(run, &j->sum, &j->err);
         if (rc == 0 && j->trace) {

@@ -24,13 +24,17 @@ typedef struct WkBatchJob {
     const WkDoc *base;       /* the scenario (read only; each job runs on its own copy) */
     const WkBatchPut *puts;  /* applied to the copy in order */
     size_t nputs;
-    WkRunOpts opts;          /* seed, scheduler, sets recorded in the trace; progress is ignored */
+    WkRunOpts opts;          /* seed, scheduler, sets recorded in the trace; progress is ignored;
+                                opts.interrupt (may be NULL) non-zero: the job stops at its next
+                                event, or does not start, and writes no trace */
     const char *trace;       /* write the trace here (atomically); NULL: no trace */
     int prepare_only;        /* 1: read and check the scenario, do not simulate */
     /* output */
     int rc;                  /* 0, or the negative WK_E_* code of the job's first error */
     WkError err;             /* that error */
     WkSummary sum;           /* the summary when rc == 0 and !prepare_only */
+    int interrupted;         /* 1: stopped or never started on opts.interrupt (rc 0, no
+                                summary, no trace): neither done nor failed */
 } WkBatchJob;
 
 /** Called after each job, serialized (never two at once), from the thread
@@ -42,6 +46,7 @@ typedef void (*WkBatchProgressFn)(void *user, size_t done, size_t failed, size_t
  * time as threads free up (long jobs do not hold up the rest). A job's
  * failure is recorded in the job; the others go on. Traces are written one
  * at a time (the HDF5 library is not thread-safe). progress may be NULL.
+ * Interrupted jobs (opts.interrupt) are not counted as failed.
  * Returns the number of failed jobs. */
 size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn progress, void *user);
 

@@ -164,7 +164,7 @@ int wk_sweep_run_prepare(const WkSweep *s, const WkSweepRunOpts *o, const WkSwee
 
 void wk_sweep_run_take(WkSweepPoint *p, const WkBatchJob *j)
 {
-    p->status = j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
+    p->status = j->interrupted ? WK_SWEEP_NOT_RUN : j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
     p->error[0] = '\0';
     if (j->rc != 0)
         wk_error_format(&j->err, p->error, sizeof p->error);
@@ -173,7 +173,14 @@ void wk_sweep_run_take(WkSweepPoint *p, const WkBatchJob *j)
 
 int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
 {
+    return wk_sweep_run_stoppable(s, o, failed, NULL, err);
+}
+
+int wk_sweep_run_stoppable(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, int *interrupted, WkError *err)
+{
     *failed = 0;
+    if (interrupted)
+        *interrupted = 0;
     int shard_n = o->shard_n > 1 ? o->shard_n : 1;
     if (o->shard_i < 0 || o->shard_i >= shard_n)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--shard %d/%d: expected I/N with 0 <= I < N", o->shard_i,
@@ -195,10 +202,17 @@ int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *e
         if ((rc = wk_sweep_run_prepare(s, o, &s->points[sel[i]], &jobs[i], puts + i * (s->naxes ? s->naxes : 1),
                                        &traces[i], err)) < 0)
             goto done;
-    *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
     for (size_t i = 0; i < nsel; i++)
+        jobs[i].opts.interrupt = o->interrupt;
+    *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
+    int stopped = 0;
+    for (size_t i = 0; i < nsel; i++) {
         wk_sweep_run_take(&s->points[sel[i]], &jobs[i]);
-    if (!o->dry_run)
+        stopped |= jobs[i].interrupted;
+    }
+    if (interrupted)
+        *interrupted = stopped;
+    if (!o->dry_run && !stopped)
         rc = wk_sweep_run_index(s, o, sel, nsel, err);
 done:
     for (size_t i = 0; traces && i < nsel; i++)

@@ -388,8 +388,9 @@ static long stale_pid(const char *name, const char *base)
 }
 
 /* Remove, in dir, the regular files "<base>.tmp.<pid>" (base NULL: any)
- * whose process no longer runs; a note for each on stderr. */
-static size_t clean_stale(const char *dir, const char *base)
+ * whose process no longer runs (own: this process's instead); a note for
+ * each stale one on stderr. */
+static size_t clean_tmp(const char *dir, const char *base, int own)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -398,7 +399,9 @@ static size_t clean_stale(const char *dir, const char *base)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         long pid = stale_pid(e->d_name, base);
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        if (pid <= 0 || (own && pid != (long)getpid()))
+            continue;
+        if (!own && (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH))
             continue; /* not ours to judge, or its process still runs (EPERM: another user's) */
         char path[4096];
         struct stat st;
@@ -407,7 +410,8 @@ static size_t clean_stale(const char *dir, const char *base)
             lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         if (unlink(path) == 0) {
-            fprintf(stderr, "wanka: removed %s, left by process %ld that no longer runs\n", path, pid);
+            if (!own)
+                fprintf(stderr, "wanka: removed %s, left by process %ld that no longer runs\n", path, pid);
             n++;
         }
     }
@@ -426,7 +430,9 @@ size_t wk_cli_common_clean_stale(const char *path)
     else
         snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
     const char *base = slash ? slash + 1 : path;
-    return base[0] ? clean_stale(dir, base) : 0;
+    return base[0] ? clean_tmp(dir, base, 0) : 0;
 }
 
-size_t wk_cli_common_clean_stale_dir(const char *dir) { return clean_stale(dir, NULL); }
+size_t wk_cli_common_clean_stale_dir(const char *dir) { return clean_tmp(dir, NULL, 0); }
+
+size_t wk_cli_common_clean_own_dir(const char *dir) { return clean_tmp(dir, NULL, 1); }

@@ -172,6 +172,10 @@ size_t wk_cli_common_clean_stale(const char *path);
  * directory). Returns how many were removed. */
 size_t wk_cli_common_clean_stale_dir(const char *dir);
 
+/** Remove this process's own temporary files "*.tmp.<getpid()>" in dir
+ * (after an interrupted sweep), silently. Returns how many were removed. */
+size_t wk_cli_common_clean_own_dir(const char *dir);
+
 /* ---- default output paths ---- */
 
 /** The base name of path without .yaml/.yml, plus ".h5" (malloc'd; NULL

@@ -83,6 +83,17 @@ out=$(timeout $((20 * slow)) "$W" validate random.yaml 2>&1); st=$?
 expect 2 "146 years of simulated time, the limit" "$W" run long.yaml -q -o "$T/out.h5"
 [ -e "$T/out.h5" ] && bad "trace written for a run past the time limit" || ok
 
+# 80,000 SKU overrides (6.5 MB): linear, a few seconds (a lookup by scanning
+# the catalog made this quadratic: 20,000 took 9 s, 80,000 over two minutes); the
+# last entries override one defined earlier and build on another
+awk 'BEGIN { print "cluster:\n  nodes: 2\n  sku: S1\n  skus:"
+  for (i = 0; i < 80000; i++) printf "    - {name: S%d, base: H100-SXM-80G, bf16_tflops: %d, tdp_w: 700}\n", i, 900 + i % 100
+  print "    - {name: S1, bf16_tflops: 1234}\n    - {name: T, base: S79999}"
+  print "workload: {source: inline, jobs: []}" }' > skus.yaml
+expect 0 "skus.yaml: ok" "$W" validate skus.yaml
+out=$("$W" topo skus.yaml --set cluster.sku=S1 2>&1)
+case "$out" in *S1*) ok ;; *) bad "80,000 SKUs: topo does not show S1: $(echo "$out" | head -c 300)" ;; esac
+
 # ---- the Philly CSV importer ----
 printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: t.csv}\n' > csv.yaml
 printf 'timestamp,num_gpus\n2017-10-09 07:01:55,1\n' > t.csv

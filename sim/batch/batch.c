@@ -4,6 +4,7 @@
  * progress callbacks in critical sections. The one file with OpenMP pragmas. */
 #include "sim/batch/batch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/scenario/compose.h"
@@ -87,6 +88,52 @@ size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn p
             failed += jobs[i].rc != 0;
             if (progress)
                 progress(user, done, failed, n);
+        }
+    }
+    (void)threads;
+    return failed;
+}
+
+size_t wk_batch_run_each(size_t n, int threads, WkBatchMakeFn make, WkBatchTakeFn take, void *user,
+                         WkBatchProgressFn progress, void *progress_user)
+{
+    size_t done = 0, failed = 0;
+    if (threads <= 0)
+        threads = wk_batch_default_threads();
+    long count = (long)n;
+#if WK_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#endif
+    for (long i = 0; i < count; i++) {
+        WkBatchJob *j = calloc(1, sizeof *j); /* ~15 KB: on the heap, not a thread's stack */
+        int bad;
+        if (!j) {
+            WkBatchJob oom;
+            memset(&oom, 0, sizeof oom);
+            oom.rc = wk_error_nomem(&oom.err, "batch");
+            take(user, (size_t)i, &oom);
+            bad = 1;
+        } else {
+            int rc = make(user, (size_t)i, j);
+            if (rc < 0) {
+                j->rc = rc;
+                if (j->err.code == 0)
+                    wk_error_set(&j->err, rc, NULL, 0, 0, "%s", wk_error_code_name(rc));
+            } else {
+                run_one(j);
+            }
+            bad = j->rc != 0;
+            take(user, (size_t)i, j);
+            free(j);
+        }
+#if WK_HAVE_OPENMP
+#pragma omp critical(wk_batch_progress)
+#endif
+        {
+            done++;
+            failed += bad;
+            if (progress)
+                progress(progress_user, done, failed, n);
         }
     }
     (void)threads;

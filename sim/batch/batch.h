@@ -50,6 +50,22 @@ typedef void (*WkBatchProgressFn)(void *user, size_t done, size_t failed, size_t
  * Returns the number of failed jobs. */
 size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn progress, void *user);
 
+/* Fill job i into *j (zeroed; its input borrowed until take) for
+ * wk_batch_run_each. Returns 0, or a negative WK_E_* code with j->err
+ * filled: the job then fails without running. */
+typedef int (*WkBatchMakeFn)(void *user, size_t i, WkBatchJob *j);
+
+/* Take job i's outcome from *j (and release what make allocated for it);
+ * called from the thread that ran it, for each i once. */
+typedef void (*WkBatchTakeFn)(void *user, size_t i, const WkBatchJob *j);
+
+/** Like wk_batch_run over n jobs, but each is made just before it runs and
+ * taken right after, on the thread that runs it: the jobs in memory at any
+ * time are one per thread, whatever n is (a sweep of a million points
+ * does not hold a million jobs). Returns the number of failed jobs. */
+size_t wk_batch_run_each(size_t n, int threads, WkBatchMakeFn make, WkBatchTakeFn take, void *user,
+                         WkBatchProgressFn progress, void *progress_user);
+
 /** Threads wk_batch_run(…, 0, …) would use: OpenMP's default, 1 without OpenMP. */
 int wk_batch_default_threads(void);
 

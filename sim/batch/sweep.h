@@ -36,9 +36,15 @@ typedef struct WkSweepPoint {
     char *label;           /* "scheduler=fifo seed=3 cluster.nodes=64" (owned) */
     char trace[64];        /* trace file name within the output directory, "" for none */
     int status;            /* WkSweepStatus */
-    char error[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4]; /* "where: message" of a failed point */
-    WkSummary sum;         /* when status is WK_SWEEP_OK */
+    char *error;           /* "where: message" of a failed point (owned; NULL when none:
+                              read it through wk_sweep_point_error) */
+    WkSummary *sum;        /* when status is WK_SWEEP_OK and the point ran (owned; NULL for
+                              --dry-run): only the points' outcomes are kept per point, so
+                              a sweep's memory grows by about 200 bytes per point */
 } WkSweepPoint;
+
+/** The error text of point p, "" when it has none. */
+const char *wk_sweep_point_error(const WkSweepPoint *p);
 
 typedef struct WkSweep {
     char *file;            /* the sweep file as given (owned) */

@@ -180,7 +180,7 @@ static int sweep_summary(const WkSweep *s, const WkSweepRunOpts *o, int rc, cons
                    p->status == WK_SWEEP_OK ? "ok" : "FAILED");
         if (p->status == WK_SWEEP_FAILED)
             fprintf(stderr, "wanka sweep: point %zu (%s) failed: %s\n", p->id, p->label[0] ? p->label : "base",
-                    p->error);
+                    wk_sweep_point_error(p));
     }
     int status;
     if (rc < 0) {

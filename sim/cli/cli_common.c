@@ -251,7 +251,7 @@ int wk_cli_common_validate_sweep(const char *path)
         for (size_t i = 0; i < sw->npoints; i++)
             if (sw->points[i].status != WK_SWEEP_OK)
                 fprintf(stderr, "wanka: %s: point p%04zu (%s): %s\n", path, sw->points[i].id,
-                        sw->points[i].label, sw->points[i].error);
+                        sw->points[i].label, wk_sweep_point_error(&sw->points[i]));
         status = 2;
     } else {
         const char *base = "unnamed";

@@ -89,7 +89,8 @@ static int read_file(const char *path, char **buf, size_t *len, WkError *err)
     wk_error_clear(&oerr);
     int rc = wk_file_open_regular(&f, &size, path, "a CSV trace", &oerr);
     if (rc < 0)
-        return wk_error_set(err, rc, path, 0, 0, "%s%s", rc == WK_E_IO ? "cannot open trace: " : "", oerr.msg);
+        return wk_error_set(err, rc, path, 0, 0, "%s%s", strncmp(oerr.msg, "not a regular", 13) ? "cannot open trace: " : "",
+                            oerr.msg);
     if (size > MAX_FILE_BYTES) {
         fclose(f);
         return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 1 GiB (%lld bytes; docs/limits.md)",
@@ -194,7 +195,7 @@ static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_
     const Field *fts = &f[tr->col_ts];
     if (parse_timestamp(fts->p, fts->len, t) < 0)
         return wk_error_set(err, WK_E_INVAL, tr->path, line, column(f, fts),
-                            "timestamp: expected a date 'YYYY-MM-DD HH:MM:SS' that exists, got '%.*s'", (int)fts->len, fts->p);
+                            "timestamp: expected 'YYYY-MM-DD HH:MM:SS', a date that exists, got '%.*s'", (int)fts->len, fts->p);
     char tmp[64], *e;
     const Field *fd = &f[tr->col_dur];
     double dur = -1;

@@ -33,7 +33,7 @@ int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return wk_error_set(err, WK_E_INVAL, path, 0, 0, "not a regular file (%s); %s is read only from a regular file",
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "not a regular file (%s); %s is read only from a regular file",
                             wk_file_kind((unsigned)st.st_mode), what);
     }
     int fl = fcntl(fd, F_GETFL);

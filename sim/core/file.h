@@ -14,7 +14,7 @@
  * anything that is not a regular file before a byte is read. On success
  * returns 0, *out an open stream the caller closes, *size the file's size
  * in bytes (size may be NULL). Errors, positioned at path: WK_E_IO with
- * strerror when it cannot be opened or examined; WK_E_INVAL "not a regular
+ * strerror when it cannot be opened or examined, and "not a regular
  * file (a FIFO); WHAT is read only from a regular file" (what: e.g. "a
  * scenario"). *out is NULL on error. */
 int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char *what, WkError *err);

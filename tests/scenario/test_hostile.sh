@@ -219,7 +219,7 @@ refuse u16.yaml "u16.yaml:1:1: the file is encoded as UTF-16 (byte-order mark); 
 printf '\357\273\277timestamp,duration,num_gpus\n\n2017-10-09 07:01:55,60,1\n' > t.csv
 expect 0 "1 jobs" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-02-29 07:01:55,60,1\n' > t.csv
-expect 2 "t.csv:2:1: timestamp: expected a date" "$W" validate csv.yaml
+expect 2 "t.csv:2:1: timestamp: expected 'YYYY-MM-DD HH:MM:SS', a date that exists" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-02-28 07:01:55,0x10,1\n' > t.csv
 expect 2 "t.csv:2:21: duration: expected decimal seconds" "$W" validate csv.yaml
 

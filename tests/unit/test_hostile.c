@@ -331,11 +331,11 @@ static void test_fifo_scenario_is_refused_without_blocking(void **state)
     alarm(0);
     unlink(path);
     rmdir(dir);
-    if (rc != WK_E_INVAL || !strstr(err.msg, "not a regular file (a FIFO)"))
+    if (rc != WK_E_IO || !strstr(err.msg, "not a regular file (a FIFO)"))
         fail_msg("rc %d: %s: %s", rc, err.where, err.msg);
     assert_null(doc);
     wk_error_clear(&err);
-    assert_int_equal(wk_doc_load_file(&doc, "/tmp", &err), WK_E_INVAL);
+    assert_int_equal(wk_doc_load_file(&doc, "/tmp", &err), WK_E_IO);
     assert_non_null(strstr(err.msg, "a directory"));
 }
 
@@ -456,7 +456,7 @@ static void test_csv_quirks(void **state)
     alarm(20);
     int rc = test_prepare_yaml(t->yaml, &err);
     alarm(0);
-    if (rc != WK_E_INVAL || !strstr(err.msg, "not a regular file (a FIFO)"))
+    if (rc != WK_E_IO || !strstr(err.msg, "not a regular file (a FIFO)"))
         fail_msg("FIFO trace: rc %d: %s: %s", rc, err.where, err.msg);
 }
 

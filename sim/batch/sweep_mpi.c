@@ -6,6 +6,7 @@
 #include "sim/batch/sweep_impl.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

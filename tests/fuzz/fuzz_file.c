@@ -59,7 +59,7 @@ static int scratch_nnames;
 
 static void scratch_dir_remove(void)
 {
-    char p[400];
+    char p[1024];
     for (int i = 0; i < scratch_nnames; i++) {
         snprintf(p, sizeof p, "%s/%s", scratch_dir, scratch_names[i]);
         unlink(p);
@@ -93,7 +93,7 @@ int wk_fuzz_dir_file(const char *name, const uint8_t *data, size_t size)
             return -1;
         snprintf(scratch_names[scratch_nnames++], sizeof scratch_names[0], "%s", name);
     }
-    char p[400];
+    char p[1024];
     snprintf(p, sizeof p, "%s/%s", scratch_dir, name);
     FILE *f = fopen(p, "wb");
     if (!f)

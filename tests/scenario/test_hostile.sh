@@ -128,10 +128,13 @@ echo "an older trace" > old.h5
 cp old.h5 old.copy
 # interrupt INTERVAL SIGNAL STATUS PATTERN ARGS...: signal the run after INTERVAL s
 # (--foreground: only wanka gets the signal; without it timeout signals the
-# process group too, and a second signal has its default effect by design)
+# process group too, and a second signal has its default effect by design).
+# The signal arrives while the 4-million-job workload is still being
+# prepared (not interruptible; 4 s of CPU, over 30 s on a loaded machine):
+# a hang is what outlasts 120 s.
 interrupt() {
   secs=$1 sig=$2 want=$3 pat=$4; shift 4
-  out=$(timeout --foreground -k $((30 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q -o old.h5 "$@" 2>&1); st=$?
+  out=$(timeout --foreground -k $((120 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q -o old.h5 "$@" 2>&1); st=$?
   [ "$st" = "$want" ] && ok || bad "$sig: status $st, want $want: $out"
   case "$out" in *"$pat"*) ok ;; *) bad "$sig: output lacks '$pat': $out" ;; esac
   cmp -s old.h5 old.copy && ok || bad "$sig: the existing trace old.h5 was changed"
@@ -163,7 +166,7 @@ cp full.h5 full.copy
 # a full disk while --keep-partial writes the run so far: no half-written
 # TRACE.partial.h5, no temporary file
 t0=$(date +%s)
-out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((60 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q -o full.h5 --keep-partial) 2>&1); st=$?
+out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((120 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q -o full.h5 --keep-partial) 2>&1); st=$?
 echo "full disk + --keep-partial: $(( $(date +%s) - t0 )) s"
 [ "$st" = 130 ] && ok || bad "full disk + --keep-partial: status $st, want 130: $out"
 case "$out" in *"full.partial.h5"*"File too large"*"could not be written"*) ok ;; *) bad "full disk + --keep-partial: message: $out" ;; esac

@@ -348,6 +348,7 @@ static pid_t plot_spawn(const char *python, char **args)
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     static const int sigs[] = {SIGINT, SIGTERM};
+    int caught[2] = {0, 0}; /* a signal ignored at start stays ignored, in the child too */
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old, sa;
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -355,7 +356,7 @@ static pid_t plot_spawn(const char *python, char **args)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = plot_forward;
         sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
+        caught[i] = sigaction(sigs[i], &sa, NULL) == 0;
     }
     /* blocked until plot_child is set: a signal in between is passed on too */
     sigset_t block, was;
@@ -375,8 +376,9 @@ static pid_t plot_spawn(const char *python, char **args)
     }
     if (pid == 0) {
         close(fds[0]);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            if (caught[i])
+                signal(sigs[i], SIG_DFL);
         sigprocmask(SIG_SETMASK, &was, NULL);
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
             _exit(127); /* wanka is already gone */

@@ -23,11 +23,14 @@ WHAT is one of:
 
 gantt, heatmap and recovery draw one panel per trace.
 
-Exit status: 0 written, 2 bad arguments / missing file / trace lacking the
-dataset, 1 missing Python packages or an unexpected error.
+Exit status: 0 written, 2 bad arguments / missing file / a trace lacking
+the dataset or malformed (one line: "wanka: FILE: what is wrong", never a
+traceback), 1 missing Python packages or an unexpected error. The image is
+written under a temporary name and renamed, so no partial image is left.
 """
 import argparse
 import os
+import signal
 import sys
 
 PROG = "wanka plot"
@@ -57,8 +60,34 @@ class PlotError(Exception):
     """Bad input (exit status 2): the message names the file."""
 
 
+# --what -> the columns of its dataset that it reads
+COLUMNS = {
+    "utilization": ("time", "allocated_gpus"),
+    "queue": ("time", "queued_jobs"),
+    "power": ("time", "power"),
+    "jct-cdf": ("submit", "end"),
+    "incidents": (),
+}
+
+# The trace being read, named in the message when reading it fails.
+READING = [None]
+
+
 def die(msg, status=EXIT_USAGE):
     print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+def die_file(path, msg):
+    """Bad input naming its file: raised as PlotError, so that `wanka plot`
+    prints it as one line ("wanka: FILE: what is wrong", status 2) and
+    html_report.py can put the reason in place of the figure."""
+    raise PlotError(f"{path}: {msg}")
+
+
+def fail(msg, status=EXIT_USAGE):
+    """One line as wanka's own messages are ("wanka: FILE: ..."), then exit."""
+    print(f"wanka: {msg}", file=sys.stderr)
     sys.exit(status)
 
 
@@ -121,42 +150,57 @@ class Trace:
     """One trace, opened and checked; its label is 'scheduler/seed'."""
 
     def __init__(self, h5py, path):
+        READING[0] = path
         if not os.path.exists(path):
-            raise PlotError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise PlotError(f"{path}: is a directory, not a trace")
+            die_file(path, "no such file")
+        if not os.path.isfile(path):
+            die_file(path, "not a regular file, not a trace")
+        self.h5py = h5py
         try:
             self.f = h5py.File(path, "r")
         except OSError as e:
-            raise PlotError(f"{path}: not a readable HDF5 file ({e})") from None
+            die_file(path, f"not a readable HDF5 file ({one_line(e)})")
         version = attr_str(self.f, "schema_version", None)
         if version is None:
-            raise PlotError(f"{path}: not a wanka trace: no root attribute 'schema_version'")
+            die_file(path, "not a wanka trace: no root attribute 'schema_version'")
         try:
             major = int(version.split(".")[0])
         except ValueError:
-            raise PlotError(f"{path}: malformed schema_version '{version}'") from None
+            die_file(path, f"malformed schema_version '{version}'")
         if major != SCHEMA_MAJOR:
-            raise PlotError(f"{path}: trace schema version {version} is not supported: "
-                            f"this plot.py reads schema {SCHEMA_MAJOR}.x")
+            die_file(path, f"trace schema version {version} is not supported: "
+                     f"this plot.py reads schema {SCHEMA_MAJOR}.x")
         self.path = path
         sched = attr_str(self.f, "scheduler") or "?"
         seed = self.f.attrs.get("seed")
         self.label = f"{sched}/{seed if seed is not None else '?'}"
         self.scenario = attr_str(self.f, "scenario_name")
-        self.gpus = int(self.f.attrs.get("gpus", 0))
+        try:
+            self.gpus = int(self.f.attrs.get("gpus", 0))
+        except (TypeError, ValueError):
+            die_file(path, "root attribute 'gpus': not an integer")
 
     def need(self, dataset, what):
+        """The dataset --what reads: a one-dimensional table with its columns, numeric."""
+        READING[0] = self.path
         if dataset not in self.f:
             if dataset == "incidents":
-                raise PlotError(f"{self.path}: no 'incidents' table: this run recorded no incidents "
-                                f"(failures are off or this wanka does not write them); "
-                                f"nothing to plot for --what {what}")
-            if dataset == "timeseries/pods":
-                raise PlotError(f"{self.path}: the trace lacks the dataset 'timeseries/pods' needed by "
-                                f"--what {what} (written by wanka from trace schema 1.2 on; run it again)")
-            raise PlotError(f"{self.path}: the trace lacks the dataset '{dataset}' needed by --what {what}")
-        return self.f[dataset]
+                die_file(self.path, "no 'incidents' table: this run recorded no incidents "
+                         f"(failures are off or this wanka does not write them); nothing to plot for --what {what}")
+            die_file(self.path, f"the trace lacks the dataset '{dataset}' needed by --what {what}")
+        ds = self.f[dataset]
+        if not isinstance(ds, self.h5py.Dataset):
+            die_file(self.path, f"{dataset}: not a dataset")
+        names = ds.dtype.names or ()
+        if len(ds.shape) != 1 or not names:
+            die_file(self.path, f"{dataset}: not a table (shape {ds.shape}, columns {', '.join(names) or 'none'})")
+        for c in COLUMNS.get(what, ()):
+            if c not in names:
+                die_file(self.path, f"{dataset}: no column '{c}' (columns: {', '.join(names)})")
+            kind = ds.dtype[c].kind
+            if kind not in "iuf" or ds.dtype[c].shape != ():
+                die_file(self.path, f"{dataset}: column '{c}' is not a number (type {ds.dtype[c]})")
+        return ds
 
 
 def disambiguate(traces):
@@ -177,7 +221,7 @@ def series(ax, np, traces, dataset, what):
         days = ts["time"].astype(np.float64) / NS_PER_DAY
         if what == "utilization":
             if t.gpus <= 0:
-                raise PlotError(f"{t.path}: root attribute 'gpus' is missing or 0; cannot compute utilization")
+                die_file(t.path, "root attribute 'gpus' is missing or 0; cannot compute utilization")
             y = ts["allocated_gpus"].astype(np.float64) / t.gpus
         elif what == "queue":
             y = ts["queued_jobs"].astype(np.float64)
@@ -243,8 +287,7 @@ def incidents(ax, np, h5py, traces):
         ds = t.need("incidents", "incidents")
         col = time_column(ds)
         if col is None:
-            raise PlotError(f"{t.path}: the 'incidents' table has no time column "
-                            f"(columns: {', '.join(ds.dtype.names or ())})")
+            die_file(t.path, f"the 'incidents' table has no time column (columns: {', '.join(ds.dtype.names or ())})")
         rows = ds[:]
         kind_col = next((c for c in ("kind", "type", "cause") if c in (ds.dtype.names or ())), None)
         names = enum_names(h5py, ds.dtype, kind_col) if kind_col else {}
@@ -491,16 +534,55 @@ def main(argv):
             disambiguate(traces)
         fig = figure(mods, a.what, traces, a.top, a.traces)
     except PlotError as e:
-        die(str(e))
+        fail(str(e))
+    READING[0] = None
+    tmp = f"{a.output}.tmp.{os.getpid()}"
     try:
-        fig.savefig(a.output)
+        fig.savefig(tmp, format=os.path.splitext(a.output)[1][1:].lower())
+        os.replace(tmp, a.output)
     except OSError as e:
-        die(f"{a.output}: cannot write: {e}")
+        remove_quietly(tmp)
+        die_file(a.output, f"cannot write: {one_line(e)}")
+    except BaseException:
+        remove_quietly(tmp)
+        raise
     mods["plt"].close(fig)
     for t in traces:
         t.f.close()
     return 0
 
 
+def one_line(e):
+    """An exception's message on one line."""
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def run(argv):
+    """main(), with every failure a one-line message: a malformed trace
+    (whatever h5py or numpy raise while reading it) is status 2 naming it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends quietly, like SIGTERM
+    try:
+        return main(argv)
+    except SystemExit:
+        raise
+    except PlotError as e:
+        fail(str(e))
+    except MemoryError:
+        if READING[0] is not None:
+            fail(f"{READING[0]}: out of memory reading the trace (malformed row counts?)")
+        die("out of memory", EXIT_ENV)
+    except Exception as e:  # noqa: BLE001 (the point: no traceback)
+        if READING[0] is not None:
+            fail(f"{READING[0]}: malformed trace: {type(e).__name__}: {one_line(e)}")
+        die(f"unexpected error: {type(e).__name__}: {one_line(e)}", EXIT_ENV)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(sys.argv[1:]))

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,13 +71,54 @@ size_t wk_catalog_count(void) { return NSKU; }
 
 const WkGpuSku *wk_catalog_at(size_t i) { return i < NSKU ? &skus[i] : NULL; }
 
+/* FNV-1a of a name. */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static size_t slot_of(const WkGpuCatalog *c, const char *name)
+{
+    size_t mask = c->nslot - 1, i = name_hash(name) & mask;
+    while (c->slot[i] && strcmp(c->skus[c->slot[i] - 1].name, name) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Rebuild the hash with at least 2 x want slots. Returns 0 or -1 (out of memory, c unchanged). */
+static int rehash(WkGpuCatalog *c, size_t want)
+{
+    size_t ns = 16;
+    while (ns < 2 * want)
+        ns *= 2;
+    size_t *sl = calloc(ns, sizeof *sl);
+    if (!sl)
+        return -1;
+    free(c->slot);
+    c->slot = sl;
+    c->nslot = ns;
+    for (size_t i = 0; i < c->n; i++)
+        c->slot[slot_of(c, c->skus[i].name)] = i + 1;
+    return 0;
+}
+
 int wk_catalog_init(WkGpuCatalog *c, WkError *err)
 {
     c->skus = malloc(sizeof skus);
+    c->slot = NULL;
+    c->nslot = 0;
     if (!c->skus)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
     memcpy(c->skus, skus, sizeof skus);
-    c->n = NSKU;
+    c->n = c->cap = NSKU;
+    if (rehash(c, NSKU) < 0) {
+        wk_catalog_fini(c);
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
+    }
     for (size_t i = 0; i < NSKU; i++)
         c->skus[i].eff = wk_eff_find(skus[i].name);
     return 0;
@@ -93,16 +135,22 @@ const WkGpuEff *wk_catalog_eff(const WkGpuSku *sku)
 void wk_catalog_fini(WkGpuCatalog *c)
 {
     free(c->skus);
+    free(c->slot);
     c->skus = NULL;
-    c->n = 0;
+    c->slot = NULL;
+    c->n = c->cap = c->nslot = 0;
 }
 
 const WkGpuSku *wk_catalog_lookup(const WkGpuCatalog *c, const char *name)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->skus[i].name, name) == 0)
-            return &c->skus[i];
-    return NULL;
+    if (!c->nslot) { /* not from wk_catalog_init: a plain scan */
+        for (size_t i = 0; i < c->n; i++)
+            if (strcmp(c->skus[i].name, name) == 0)
+                return &c->skus[i];
+        return NULL;
+    }
+    size_t i = c->slot[slot_of(c, name)];
+    return i ? &c->skus[i - 1] : NULL;
 }
 
 const char *wk_catalog_list(const WkGpuCatalog *c, char *buf, size_t n)
@@ -189,11 +237,19 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
             return wk_node_error(wk_node_get(e, "idle_w") ? wk_node_get(e, "idle_w") : e, WK_E_RANGE, err,
                                  "idle power %.0f W exceeds TDP %.0f W", sku.idle_w, sku.tdp_w);
         if (is_new) {
-            WkGpuSku *n = realloc(c->skus, (c->n + 1) * sizeof *n);
-            if (!n)
+            if (c->n == c->cap) {
+                size_t nc = c->cap ? 2 * c->cap : 16;
+                WkGpuSku *n = realloc(c->skus, nc * sizeof *n);
+                if (!n)
+                    return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
+                c->skus = n;
+                c->cap = nc;
+            }
+            if (c->nslot && 2 * (c->n + 1) > c->nslot && rehash(c, c->n + 1) < 0)
                 return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
-            c->skus = n;
             c->skus[c->n++] = sku;
+            if (c->nslot)
+                c->slot[slot_of(c, name)] = c->n;
         } else {
             *target = sku;
         }

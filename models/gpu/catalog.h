@@ -42,7 +42,10 @@ const WkGpuSku *wk_catalog_at(size_t i);
 /* A run's catalog: the built-ins plus the scenario's SKUs. */
 typedef struct WkGpuCatalog {
     WkGpuSku *skus; /* owned array; names borrowed from static storage or the scenario document */
-    size_t n;
+    size_t n, cap;
+    size_t *slot;   /* owned: open-addressing hash of names, index + 1 into skus (0 = empty),
+                       so a lookup is O(1) and tens of thousands of SKUs load in linear time */
+    size_t nslot;   /* a power of two, more than twice n */
 } WkGpuCatalog;
 
 /** Fill c with copies of the built-in SKUs. Returns 0 or WK_E_NOMEM. */

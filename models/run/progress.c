@@ -106,7 +106,9 @@ static WkTime plain_wall(const WkJobRt *rt)
     if (rt->speed == 1.0)
         return rt->left_ns;
     double w = ceil((double)rt->left_ns / rt->speed);
-    return w < (double)(WK_TIME_NEVER / 4) ? (WkTime)w : WK_TIME_NEVER / 4;
+    /* Past the limit of a run: the end is never reached, and the run stops
+     * at WK_RUN_MAX_TIME with the job unfinished (never completed early). */
+    return w <= (double)WK_RUN_MAX_TIME ? (WkTime)w : WK_RUN_MAX_TIME + 1;
 }
 
 void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
@@ -200,7 +202,9 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     if (rt->hung) /* hit by a failure: it ends only after a restart */
         return 0;
     double end_ns = (double)from + ceil(left_s * 1e9);
-    WkTime end = end_ns < 9e18 ? (WkTime)end_ns : WK_TIME_NEVER / 2;
+    /* An end past the limit of a run is posted just past it: never reached,
+     * the job is unfinished when the run stops there (not completed at it). */
+    WkTime end = end_ns <= (double)WK_RUN_MAX_TIME ? (WkTime)end_ns : WK_RUN_MAX_TIME + 1;
     return wk_engine_post_e(r->eng, end, WK_EV_END, job, 0, 0, rt->token, err);
 }
 

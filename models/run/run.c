@@ -265,6 +265,33 @@ fail:
     return rc;
 }
 
+/* The run reached WK_RUN_MAX_TIME without sim.end and with jobs unfinished:
+ * the range error of docs/limits.md, naming the first job still running (a
+ * job needing more than the limit), else the first still waiting. */
+static int limit_error(const WkRun *r, WkError *err)
+{
+    size_t n = r->wl.n, pick = n;
+    for (size_t i = 0; i < n && pick == n; i++)
+        if (r->rt[i].state == WK_JOB_RUNNING)
+            pick = i;
+    for (size_t i = 0; i < n && pick == n; i++)
+        if (r->rt[i].state == WK_JOB_QUEUED)
+            pick = i;
+    double years = wk_time_to_s(WK_RUN_MAX_TIME) / (365.25 * 86400);
+    if (pick == n)
+        return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
+                            "the run reached %.0f years of simulated time, the limit (docs/limits.md), with jobs "
+                            "unfinished: set sim.end to stop it earlier", years);
+    const WkJobSpec *js = &r->wl.jobs[pick];
+    const char *model = js->model ? r->wl.models[js->model - 1].name : NULL;
+    return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
+                        "the run reached %.0f years of simulated time, the limit (docs/limits.md), with jobs "
+                        "unfinished: job %zu (%s%s, %u GPUs) %s; set sim.end to stop it earlier",
+                        years, pick, model ? "model " : "no model", model ? model : "", (unsigned)js->gpus,
+                        r->rt[pick].state == WK_JOB_RUNNING ? "was still running (its end lies past the limit)"
+                                                            : "was still waiting");
+}
+
 int wk_run_execute(WkRun *r, WkError *err)
 {
     if (r->executed)
@@ -326,10 +353,7 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     r->interrupted = wk_engine_interrupted(r->eng);
     if (!r->finished && !r->interrupted && r->horizon == WK_TIME_NEVER && wk_engine_now(r->eng) >= until)
-        return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
-                            "the run reached %.0f years of simulated time, the limit (docs/limits.md), with jobs "
-                            "unfinished: set sim.end to stop it earlier",
-                            wk_time_to_s(WK_RUN_MAX_TIME) / (365.25 * 86400));
+        return limit_error(r, err);
     if (!r->finished) {
         /* The horizon was reached, or nothing is left to happen while jobs
          * still wait (a policy that never starts them), or an interrupt

@@ -3,9 +3,13 @@
  * (columns timestamp, duration, num_gpus, gpu_time, cluster; see
  * ../shared/traces/README.md). Columns are found by header name, so their
  * order may vary; timestamp, duration and num_gpus are required, others are
- * ignored. Submit times become seconds from the earliest submit. Errors are
- * "file:line: column: message". */
+ * ignored. Submit times become seconds from the earliest submit. A UTF-8
+ * byte-order mark and blank lines (before the header too) are skipped.
+ * Errors are "file:line:col: column: message" for a bad field (dates must
+ * exist, durations are plain decimal), "file:line: message" for a row. */
 #include "models/workload/workload.h"
+
+#include "sim/core/file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,8 +52,10 @@ static int parse_timestamp(const char *s, size_t len, int64_t *out)
         s[16] != ':' || digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
         digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &se))
         return -1;
-    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    int64_t dmax = mdays[mo >= 1 && mo <= 12 ? mo - 1 : 0] + (mo == 2 && leap);
+    if (mo < 1 || mo > 12 || d < 1 || d > dmax || h > 23 || mi > 59 || se > 60)
         return -1;
     *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
     return 0;
@@ -60,16 +66,35 @@ typedef struct {
     size_t len;
 } Field;
 
+/* 1 when s[0..len) is a plain decimal number: digits, a point, an exponent
+ * and signs only (strtod alone would also take "0x10", "inf" and "nan"). */
+static int decimal(const char *s, size_t len)
+{
+    int digit = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            digit = 1;
+        else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
+            return 0;
+    }
+    return digit;
+}
+
 static int read_file(const char *path, char **buf, size_t *len, WkError *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return wk_error_set(err, WK_E_IO, path, 0, 0, "cannot open trace: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_size > MAX_FILE_BYTES) {
+    FILE *f = NULL;
+    int64_t size = 0;
+    WkError oerr;
+    wk_error_clear(&oerr);
+    int rc = wk_file_open_regular(&f, &size, path, "a CSV trace", &oerr);
+    if (rc < 0)
+        return wk_error_set(err, rc, path, 0, 0, "%s%s", strncmp(oerr.msg, "not a regular", 13) ? "cannot open trace: " : "",
+                            oerr.msg);
+    if (size > MAX_FILE_BYTES) {
         fclose(f);
         return wk_error_set(err, WK_E_RANGE, path, 0, 0, "trace file larger than 1 GiB (%lld bytes; docs/limits.md)",
-                            (long long)st.st_size);
+                            (long long)size);
     }
     char *b = NULL;
     size_t n = 0, cap = 0;
@@ -144,7 +169,7 @@ typedef struct Trace {
 } Trace;
 
 /* The header row: where timestamp, duration and num_gpus are. */
-static int header(Trace *tr, const Field *f, size_t nf, WkError *err)
+static int header(Trace *tr, const Field *f, size_t nf, long line, WkError *err)
 {
     tr->ncols = nf;
     for (size_t i = 0; i < nf && i < MAXF; i++) {
@@ -154,10 +179,13 @@ static int header(Trace *tr, const Field *f, size_t nf, WkError *err)
     }
     const char *miss = tr->col_ts < 0 ? "timestamp" : tr->col_dur < 0 ? "duration" : tr->col_gpus < 0 ? "num_gpus" : NULL;
     if (miss)
-        return wk_error_set(err, WK_E_INVAL, tr->path, 1, 0,
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
                             "%s: missing column in the header (expected timestamp, duration, num_gpus)", miss);
     return 0;
 }
+
+/* The column (1-based, in bytes) of field fd of the row whose fields are f. */
+static long column(const Field *f, const Field *fd) { return (long)(fd->p - f[0].p) + 1; }
 
 /* A data row at line: its submit time (*t, seconds) and its job. */
 static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_t *t, WkJobSpec *js, WkError *err)
@@ -166,12 +194,12 @@ static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_
         return wk_error_set(err, WK_E_INVAL, tr->path, line, 0, "row: expected %zu fields, got %zu", tr->ncols, nf);
     const Field *fts = &f[tr->col_ts];
     if (parse_timestamp(fts->p, fts->len, t) < 0)
-        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
-                            "timestamp: expected 'YYYY-MM-DD HH:MM:SS', got '%.*s'", (int)fts->len, fts->p);
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, column(f, fts),
+                            "timestamp: expected 'YYYY-MM-DD HH:MM:SS', a date that exists, got '%.*s'", (int)fts->len, fts->p);
     char tmp[64], *e;
     const Field *fd = &f[tr->col_dur];
     double dur = -1;
-    if (fd->len > 0 && fd->len < sizeof tmp) {
+    if (fd->len > 0 && fd->len < sizeof tmp && decimal(fd->p, fd->len)) {
         memcpy(tmp, fd->p, fd->len);
         tmp[fd->len] = '\0';
         errno = 0;
@@ -180,8 +208,8 @@ static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_
             dur = -1;
     }
     if (!(dur >= 0 && dur <= (double)MAX_SPAN_S))
-        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
-                            "duration: expected seconds from 0 to %lld (73 years), got '%.*s'",
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, column(f, fd),
+                            "duration: expected decimal seconds from 0 to %lld (73 years), got '%.*s'",
                             (long long)MAX_SPAN_S, (int)fd->len, fd->p);
     const Field *fg = &f[tr->col_gpus];
     long long g = 0;
@@ -194,7 +222,7 @@ static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_
             g = 0;
     }
     if (g < 1 || g > (long long)WK_JOB_MAX_GPUS)
-        return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
+        return wk_error_set(err, WK_E_INVAL, tr->path, line, column(f, fg),
                             "num_gpus: expected an integer between 1 and %u, got '%.*s'",
                             (unsigned)WK_JOB_MAX_GPUS, (int)fg->len, fg->p);
     *js = (WkJobSpec){.submit = 0, .duration = wk_time_from_s(dur), .gpus = (uint32_t)g};
@@ -256,7 +284,10 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     Field f[MAXF];
     Trace tr = {.path = path, .col_ts = -1, .col_dur = -1, .col_gpus = -1, .t0 = INT64_MAX, .t1 = INT64_MIN};
     long line = 0;
+    int have_header = 0;
     const char *p = buf, *end = buf + len;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        p += 3; /* a UTF-8 byte-order mark (spreadsheets write one) */
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
@@ -272,14 +303,16 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         size_t nf = split(row, le, f, MAXF);
         int64_t t = 0;
         WkJobSpec js;
-        if (line == 1)
-            rc = header(&tr, f, nf, err);
+        if (!have_header) {
+            rc = header(&tr, f, nf, line, err);
+            have_header = 1;
+        }
         else if ((rc = row_job(&tr, f, nf, line, &t, &js, err)) == 0)
             rc = keep_job(&tr, out, t, &js, line, err);
         if (rc < 0)
             goto fail;
     }
-    if (line == 0) {
+    if (!have_header) {
         rc = wk_error_set(err, WK_E_INVAL, path, 0, 0, "empty trace file (no header)");
         goto fail;
     }

@@ -4,6 +4,7 @@
  * progress callbacks in critical sections. The one file with OpenMP pragmas. */
 #include "sim/batch/batch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/scenario/compose.h"
@@ -20,6 +21,12 @@ static void run_one(WkBatchJob *j)
     WkRun *run = NULL;
     wk_error_clear(&j->err);
     memset(&j->sum, 0, sizeof j->sum);
+    j->interrupted = 0;
+    j->rc = 0;
+    if (j->opts.interrupt && *j->opts.interrupt) { /* stopping: start nothing new */
+        j->interrupted = 1;
+        return;
+    }
     WkRunOpts o = j->opts;
     o.progress = NULL;
     o.progress_user = NULL;
@@ -30,6 +37,13 @@ static void run_one(WkBatchJob *j)
         rc = wk_run_prepare(&run, doc, &o, &j->err);
     if (rc == 0 && !j->prepare_only) {
         rc = wk_run_execute(run, &j->err);
+        if (rc == 0 && wk_run_interrupted(run)) { /* no summary, no trace of a cut-short run */
+            j->interrupted = 1;
+            j->rc = 0;
+            wk_run_free(run);
+            wk_doc_free(doc);
+            return;
+        }
         if (rc == 0)
             rc = wk_run_summary(run, &j->sum, &j->err);
         if (rc == 0 && j->trace) {
@@ -74,6 +88,52 @@ size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn p
             failed += jobs[i].rc != 0;
             if (progress)
                 progress(user, done, failed, n);
+        }
+    }
+    (void)threads;
+    return failed;
+}
+
+size_t wk_batch_run_each(size_t n, int threads, WkBatchMakeFn make, WkBatchTakeFn take, void *user,
+                         WkBatchProgressFn progress, void *progress_user)
+{
+    size_t done = 0, failed = 0;
+    if (threads <= 0)
+        threads = wk_batch_default_threads();
+    long count = (long)n;
+#if WK_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#endif
+    for (long i = 0; i < count; i++) {
+        WkBatchJob *j = calloc(1, sizeof *j); /* ~15 KB: on the heap, not a thread's stack */
+        int bad;
+        if (!j) {
+            WkBatchJob oom;
+            memset(&oom, 0, sizeof oom);
+            oom.rc = wk_error_nomem(&oom.err, "batch");
+            take(user, (size_t)i, &oom);
+            bad = 1;
+        } else {
+            int rc = make(user, (size_t)i, j);
+            if (rc < 0) {
+                j->rc = rc;
+                if (j->err.code == 0)
+                    wk_error_set(&j->err, rc, NULL, 0, 0, "%s", wk_error_code_name(rc));
+            } else {
+                run_one(j);
+            }
+            bad = j->rc != 0;
+            take(user, (size_t)i, j);
+            free(j);
+        }
+#if WK_HAVE_OPENMP
+#pragma omp critical(wk_batch_progress)
+#endif
+        {
+            done++;
+            failed += bad;
+            if (progress)
+                progress(progress_user, done, failed, n);
         }
     }
     (void)threads;

@@ -24,13 +24,17 @@ typedef struct WkBatchJob {
     const WkDoc *base;       /* the scenario (read only; each job runs on its own copy) */
     const WkBatchPut *puts;  /* applied to the copy in order */
     size_t nputs;
-    WkRunOpts opts;          /* seed, scheduler, sets recorded in the trace; progress is ignored */
+    WkRunOpts opts;          /* seed, scheduler, sets recorded in the trace; progress is ignored;
+                                opts.interrupt (may be NULL) non-zero: the job stops at its next
+                                event, or does not start, and writes no trace */
     const char *trace;       /* write the trace here (atomically); NULL: no trace */
     int prepare_only;        /* 1: read and check the scenario, do not simulate */
     /* output */
     int rc;                  /* 0, or the negative WK_E_* code of the job's first error */
     WkError err;             /* that error */
     WkSummary sum;           /* the summary when rc == 0 and !prepare_only */
+    int interrupted;         /* 1: stopped or never started on opts.interrupt (rc 0, no
+                                summary, no trace): neither done nor failed */
 } WkBatchJob;
 
 /** Called after each job, serialized (never two at once), from the thread
@@ -42,8 +46,25 @@ typedef void (*WkBatchProgressFn)(void *user, size_t done, size_t failed, size_t
  * time as threads free up (long jobs do not hold up the rest). A job's
  * failure is recorded in the job; the others go on. Traces are written one
  * at a time (the HDF5 library is not thread-safe). progress may be NULL.
+ * Interrupted jobs (opts.interrupt) are not counted as failed.
  * Returns the number of failed jobs. */
 size_t wk_batch_run(WkBatchJob *jobs, size_t n, int threads, WkBatchProgressFn progress, void *user);
+
+/* Fill job i into *j (zeroed; its input borrowed until take) for
+ * wk_batch_run_each. Returns 0, or a negative WK_E_* code with j->err
+ * filled: the job then fails without running. */
+typedef int (*WkBatchMakeFn)(void *user, size_t i, WkBatchJob *j);
+
+/* Take job i's outcome from *j (and release what make allocated for it);
+ * called from the thread that ran it, for each i once. */
+typedef void (*WkBatchTakeFn)(void *user, size_t i, const WkBatchJob *j);
+
+/** Like wk_batch_run over n jobs, but each is made just before it runs and
+ * taken right after, on the thread that runs it: the jobs in memory at any
+ * time are one per thread, whatever n is (a sweep of a million points
+ * does not hold a million jobs). Returns the number of failed jobs. */
+size_t wk_batch_run_each(size_t n, int threads, WkBatchMakeFn make, WkBatchTakeFn take, void *user,
+                         WkBatchProgressFn progress, void *progress_user);
 
 /** Threads wk_batch_run(…, 0, …) would use: OpenMP's default, 1 without OpenMP. */
 int wk_batch_default_threads(void);

@@ -433,6 +433,8 @@ void wk_sweep_free(WkSweep *s)
         free(p->sets);
         free(p->pick);
         free(p->label);
+        free(p->error);
+        free(p->sum);
     }
     free(s->points);
     for (size_t a = 0; a < s->naxes; a++) {

@@ -7,6 +7,7 @@
 #ifndef WK_SWEEP_H
 #define WK_SWEEP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,9 +37,15 @@ typedef struct WkSweepPoint {
     char *label;           /* "scheduler=fifo seed=3 cluster.nodes=64" (owned) */
     char trace[64];        /* trace file name within the output directory, "" for none */
     int status;            /* WkSweepStatus */
-    char error[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4]; /* "where: message" of a failed point */
-    WkSummary sum;         /* when status is WK_SWEEP_OK */
+    char *error;           /* "where: message" of a failed point (owned; NULL when none:
+                              read it through wk_sweep_point_error) */
+    WkSummary *sum;        /* when status is WK_SWEEP_OK and the point ran (owned; NULL for
+                              --dry-run): only the points' outcomes are kept per point, so
+                              a sweep's memory grows by about 200 bytes per point */
 } WkSweepPoint;
+
+/** The error text of point p, "" when it has none. */
+const char *wk_sweep_point_error(const WkSweepPoint *p);
 
 typedef struct WkSweep {
     char *file;            /* the sweep file as given (owned) */
@@ -76,14 +83,23 @@ typedef struct WkSweepRunOpts {
     int dry_run;              /* 1: check every point's scenario, run nothing, write nothing */
     WkBatchProgressFn progress;
     void *progress_user;
+    const volatile sig_atomic_t *interrupt; /* optional: non-zero stops every running point at its
+                                               next event, starts no new one, writes no index */
 } WkSweepRunOpts;
 
 /** Run the sweep's points (the shard's) and, unless dry_run, write their
  * traces ("p0007.h5") and the index into dir: "sweep.h5", or for a shard
  * "sweep-shard-I-of-N.h5" (the name wk_sweep_index_path gives). A failing
  * point is recorded (status, error) and the rest go on. *failed receives
- * the number of failed points. Returns 0, or WK_E_IO when dir or the index
- * cannot be written, WK_E_NOMEM. */
+ * the number of failed points. When o->interrupt turns non-zero, points
+ * still running stop and write no trace, the rest do not start (all of
+ * them WK_SWEEP_NOT_RUN), no index is written and *interrupted (may be
+ * NULL) is set to 1: the traces of points that finished stay. Returns 0, or
+ * WK_E_IO when dir or the index cannot be written, WK_E_NOMEM. */
+int wk_sweep_run_stoppable(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, int *interrupted, WkError *err);
+
+/** wk_sweep_run_stoppable without the interrupted flag (o->interrupt NULL
+ * or never raised). */
 int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err);
 
 /** Path of the index for dir and shard (shard_n <= 1: the whole sweep) into

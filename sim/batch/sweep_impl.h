@@ -21,6 +21,11 @@ int wk_sweep_run_prepare(const WkSweep *s, const WkSweepRunOpts *o, const WkSwee
 /** Record a finished job's outcome (status, error, summary) in p. */
 void wk_sweep_run_take(WkSweepPoint *p, const WkBatchJob *j);
 
+/** Set p's outcome: status, a copy of error (NULL or "": none) and, for
+ * WK_SWEEP_OK, a copy of sum (NULL: none, as for a dry run). Out of memory
+ * makes an OK point FAILED ("out of memory" when even that can be kept). */
+void wk_sweep_point_set(WkSweepPoint *p, int status, const char *error, const WkSummary *sum);
+
 /** Write the index of the points sel[0 .. nsel) (in id order) into o->dir.
  * Returns 0, WK_E_IO or WK_E_NOMEM. */
 int wk_sweep_run_index(const WkSweep *s, const WkSweepRunOpts *o, const size_t *sel, size_t nsel, WkError *err);

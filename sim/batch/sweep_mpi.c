@@ -6,6 +6,7 @@
 #include "sim/batch/sweep_impl.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,9 +68,8 @@ static int deal(WkSweep *s, const WkSweepRunOpts *o, int size, int batch, uint64
         MPI_Recv(in, bytes, MPI_BYTE, st.MPI_SOURCE, TAG_ASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int k = 0; k < bytes / (int)sizeof *in; k++) {
             WkSweepPoint *p = &s->points[in[k].id];
-            p->status = in[k].status;
-            memcpy(p->error, in[k].error, sizeof p->error);
-            p->sum = in[k].sum;
+            in[k].error[sizeof in[k].error - 1] = '\0';
+            wk_sweep_point_set(p, in[k].status, in[k].error, o->dry_run ? NULL : &in[k].sum);
             if (p->status == WK_SWEEP_FAILED)
                 (*failed)++;
         }
@@ -117,13 +117,16 @@ static int work(WkSweep *s, const WkSweepRunOpts *o, int threads, int batch, Mpi
             if (rc == 0)
                 wk_sweep_run_take(p, &jobs[k]);
             else {
-                p->status = WK_SWEEP_FAILED;
-                wk_error_format(err, p->error, sizeof p->error);
+                char buf[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4];
+                wk_sweep_point_set(p, WK_SWEEP_FAILED, wk_error_format(err, buf, sizeof buf), NULL);
             }
             res[k].id = ids[k];
             res[k].status = p->status;
-            memcpy(res[k].error, p->error, sizeof res[k].error);
-            res[k].sum = p->sum;
+            snprintf(res[k].error, sizeof res[k].error, "%s", wk_sweep_point_error(p));
+            if (p->sum)
+                res[k].sum = *p->sum;
+            else
+                memset(&res[k].sum, 0, sizeof res[k].sum);
             if (p->status == WK_SWEEP_FAILED)
                 (*failed)++;
             free(traces[k]);

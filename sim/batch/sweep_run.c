@@ -42,13 +42,13 @@ static void index_metrics(WkSweepIndex *ix, const WkSweep *s, const size_t *sel,
 {
     for (size_t i = 0; i < nsel; i++) {
         const WkSweepPoint *p = &s->points[sel[i]];
-        for (size_t m = 0; p->status == WK_SWEEP_OK && m < p->sum.n; m++) {
+        for (size_t m = 0; p->status == WK_SWEEP_OK && p->sum && m < p->sum->n; m++) {
             size_t k = 0;
-            while (k < ix->nmetrics && strcmp(ix->metrics[k], p->sum.m[m].name) != 0)
+            while (k < ix->nmetrics && strcmp(ix->metrics[k], p->sum->m[m].name) != 0)
                 k++;
             if (k == ix->nmetrics && k < mcap) {
-                ix->metrics[k] = (char *)p->sum.m[m].name;
-                ix->units[k] = (char *)p->sum.m[m].units;
+                ix->metrics[k] = (char *)p->sum->m[m].name;
+                ix->units[k] = (char *)p->sum->m[m].units;
                 ix->nmetrics++;
             }
         }
@@ -60,11 +60,11 @@ static int index_row(WkSweepRow *r, const WkSweepIndex *ix, const WkSweep *s, co
                      const WkSweepPoint *p, WkError *err)
 {
     static char blank[] = "";
-    int ok = p->status == WK_SWEEP_OK;
+    int ok = p->status == WK_SWEEP_OK && p->sum;
     r->id = (int64_t)p->id;
     r->status = (uint8_t)p->status;
-    r->seed = p->has_seed ? (int64_t)p->seed : ok ? (int64_t)p->sum.seed : -1;
-    r->scheduler = (char *)(p->scheduler ? p->scheduler : ok ? p->sum.scheduler : "");
+    r->seed = p->has_seed ? (int64_t)p->seed : ok ? (int64_t)p->sum->seed : -1;
+    r->scheduler = (char *)(p->scheduler ? p->scheduler : ok ? p->sum->scheduler : "");
     r->axis = calloc(s->naxes ? s->naxes : 1, sizeof *r->axis);
     r->metric = calloc(ix->nmetrics ? ix->nmetrics : 1, sizeof *r->metric);
     size_t olen = 1;
@@ -80,9 +80,9 @@ static int index_row(WkSweepRow *r, const WkSweepIndex *ix, const WkSweep *s, co
     for (size_t a = 0; a < s->naxes; a++)
         r->axis[a] = s->axes[a].text[p->pick[a]];
     r->trace = ok && !o->no_traces ? (char *)p->trace : blank;
-    r->error = (char *)p->error;
+    r->error = (char *)wk_sweep_point_error(p);
     for (size_t m = 0; m < ix->nmetrics; m++) {
-        const WkMetric *mm = ok ? wk_summary_get(&p->sum, ix->metrics[m]) : NULL;
+        const WkMetric *mm = ok ? wk_summary_get(p->sum, ix->metrics[m]) : NULL;
         r->metric[m] = mm ? mm->value : NAN;
     }
     return 0;
@@ -162,18 +162,82 @@ int wk_sweep_run_prepare(const WkSweep *s, const WkSweepRunOpts *o, const WkSwee
     return 0;
 }
 
+const char *wk_sweep_point_error(const WkSweepPoint *p) { return p->error ? p->error : ""; }
+
+void wk_sweep_point_set(WkSweepPoint *p, int status, const char *error, const WkSummary *sum)
+{
+    static const char oom[] = "out of memory keeping the point's outcome";
+    free(p->error);
+    free(p->sum);
+    p->error = NULL;
+    p->sum = NULL;
+    p->status = status;
+    if (status == WK_SWEEP_OK && sum) {
+        if (!(p->sum = malloc(sizeof *p->sum))) {
+            p->status = WK_SWEEP_FAILED;
+            error = oom;
+        } else {
+            *p->sum = *sum;
+        }
+    }
+    if (error && error[0])
+        p->error = strdup(error);
+}
+
 void wk_sweep_run_take(WkSweepPoint *p, const WkBatchJob *j)
 {
-    p->status = j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
-    p->error[0] = '\0';
+    char buf[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 4];
+    buf[0] = '\0';
     if (j->rc != 0)
-        wk_error_format(&j->err, p->error, sizeof p->error);
-    p->sum = j->sum;
+        wk_error_format(&j->err, buf, sizeof buf);
+    int status = j->interrupted ? WK_SWEEP_NOT_RUN : j->rc == 0 ? WK_SWEEP_OK : WK_SWEEP_FAILED;
+    wk_sweep_point_set(p, status, buf, status == WK_SWEEP_OK && !j->prepare_only ? &j->sum : NULL);
+}
+
+/* wk_batch_run_each's view of a sweep run: job i is point sel[i]. */
+typedef struct {
+    WkSweep *s;
+    const WkSweepRunOpts *o;
+    const size_t *sel;
+} Each;
+
+static int each_make(void *user, size_t i, WkBatchJob *j)
+{
+    const Each *c = user;
+    const WkSweep *s = c->s;
+    WkBatchPut *pp = calloc(s->naxes ? s->naxes : 1, sizeof *pp);
+    if (!pp)
+        return wk_error_nomem(&j->err, "sweep");
+    char *trace = NULL;
+    int rc = wk_sweep_run_prepare(s, c->o, &s->points[c->sel[i]], j, pp, &trace, &j->err);
+    j->opts.interrupt = c->o->interrupt;
+    if (rc < 0) {
+        free(pp);
+        free(trace);
+        j->puts = NULL;
+        j->trace = NULL;
+    }
+    return rc;
+}
+
+static void each_take(void *user, size_t i, const WkBatchJob *j)
+{
+    const Each *c = user;
+    wk_sweep_run_take(&c->s->points[c->sel[i]], j);
+    free((void *)j->puts);
+    free((void *)j->trace);
 }
 
 int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *err)
 {
+    return wk_sweep_run_stoppable(s, o, failed, NULL, err);
+}
+
+int wk_sweep_run_stoppable(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, int *interrupted, WkError *err)
+{
     *failed = 0;
+    if (interrupted)
+        *interrupted = 0;
     int shard_n = o->shard_n > 1 ? o->shard_n : 1;
     if (o->shard_i < 0 || o->shard_i >= shard_n)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--shard %d/%d: expected I/N with 0 <= I < N", o->shard_i,
@@ -182,30 +246,20 @@ int wk_sweep_run(WkSweep *s, const WkSweepRunOpts *o, size_t *failed, WkError *e
         return wk_error_set(err, WK_E_IO, o->dir, 0, 0, "cannot create the output directory: %s", strerror(errno));
     size_t *sel = NULL, nsel = 0;
     int rc = wk_sweep_run_select(s, o, &sel, &nsel, err);
-    WkBatchJob *jobs = calloc(s->npoints ? s->npoints : 1, sizeof *jobs);
-    WkBatchPut *puts = calloc(s->npoints * (s->naxes ? s->naxes : 1) + 1, sizeof *puts);
-    char **traces = calloc(s->npoints ? s->npoints : 1, sizeof *traces);
     if (rc < 0)
         goto done;
-    if (!jobs || !puts || !traces) {
-        rc = wk_error_nomem(err, "sweep");
-        goto done;
-    }
+    /* each point's job is made when a thread takes it and dropped when it
+     * ends: memory holds one job per thread, not one per point */
+    Each ctx = {.s = s, .o = o, .sel = sel};
+    *failed = wk_batch_run_each(nsel, o->threads, each_make, each_take, &ctx, o->progress, o->progress_user);
+    int stopped = 0;
     for (size_t i = 0; i < nsel; i++)
-        if ((rc = wk_sweep_run_prepare(s, o, &s->points[sel[i]], &jobs[i], puts + i * (s->naxes ? s->naxes : 1),
-                                       &traces[i], err)) < 0)
-            goto done;
-    *failed = wk_batch_run(jobs, nsel, o->threads, o->progress, o->progress_user);
-    for (size_t i = 0; i < nsel; i++)
-        wk_sweep_run_take(&s->points[sel[i]], &jobs[i]);
-    if (!o->dry_run)
+        stopped |= s->points[sel[i]].status == WK_SWEEP_NOT_RUN;
+    if (interrupted)
+        *interrupted = stopped;
+    if (!o->dry_run && !stopped)
         rc = wk_sweep_run_index(s, o, sel, nsel, err);
 done:
-    for (size_t i = 0; traces && i < nsel; i++)
-        free(traces[i]);
-    free(traces);
-    free(puts);
-    free(jobs);
     free(sel);
     return rc;
 }

@@ -3,11 +3,13 @@
  * by side), report (the seed paper's tables) and plot (analysis/plot.py).
  * They run no simulation; analysis/ does the reading. */
 #include <errno.h>
-#include <spawn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "sim/core/strbuf.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/trace/trace_read.h"
 #include "wk_config.h"
 
 const char wk_cli_analysis_usage_compare[] =
@@ -396,10 +399,22 @@ static const char *analysis_script(const char *name, char *buf, size_t n)
     return NULL;
 }
 
-extern char **environ;
+/* The plot process while wanka waits for it, 0 otherwise, and the signal
+ * wanka received meanwhile: a signal handler can reach nothing else. */
+static volatile sig_atomic_t plot_child, plot_signal;
+
+/* SIGINT/SIGTERM to wanka plot: passed on to the plot process, which ends;
+ * wanka then reports the signal. */
+static void plot_forward(int sig)
+{
+    plot_signal = sig;
+    if (plot_child > 0)
+        kill((pid_t)plot_child, sig);
+}
 
 /* Wait for the script process pid (python names it) and pass its exit
- * status through: 128 + the signal that killed it, 1 when waiting fails. */
+ * status through: 128 + the signal that killed it (or that wanka passed on
+ * to it), 1 when waiting fails. */
 static int python_wait(pid_t pid, const char *prog, const char *python)
 {
     int st;
@@ -409,6 +424,12 @@ static int python_wait(pid_t pid, const char *prog, const char *python)
             return 1;
         }
     }
+    plot_child = 0;
+    if (plot_signal) {
+        fprintf(stderr, "wanka %s: interrupted by %s; %s ended, nothing written\n", prog,
+                wk_cli_common_signal_name(plot_signal), python);
+        return 128 + plot_signal;
+    }
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
     if (WIFSIGNALED(st)) {
@@ -416,6 +437,127 @@ static int python_wait(pid_t pid, const char *prog, const char *python)
         return 128 + WTERMSIG(st);
     }
     return 1;
+}
+
+/* Start `python script args...` as a child that ends with wanka: SIGINT and
+ * SIGTERM to wanka are passed on to it (plot_forward), and if wanka dies
+ * without a chance to pass anything on (SIGKILL) the kernel sends it SIGTERM
+ * (PR_SET_PDEATHSIG). Returns its pid, or -1 with errno from fork or exec. */
+static pid_t plot_spawn(const char *python, char **args)
+{
+    int fds[2]; /* exec's errno comes back through it; closed on exec */
+    if (pipe(fds) != 0)
+        return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    static const int sigs[] = {SIGINT, SIGTERM};
+    int caught[2] = {0, 0}; /* a signal ignored at start stays ignored, in the child too */
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = plot_forward;
+        sigemptyset(&sa.sa_mask);
+        caught[i] = sigaction(sigs[i], &sa, NULL) == 0;
+    }
+    /* blocked until plot_child is set: a signal in between is passed on too */
+    sigset_t block, was;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &was);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sigprocmask(SIG_SETMASK, &was, NULL);
+        close(fds[0]);
+        close(fds[1]);
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            if (caught[i])
+                signal(sigs[i], SIG_DFL);
+        sigprocmask(SIG_SETMASK, &was, NULL);
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+            _exit(127); /* wanka is already gone */
+        execvp(python, args);
+        int e = errno;
+        ssize_t w = write(fds[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    plot_child = pid;
+    sigprocmask(SIG_SETMASK, &was, NULL);
+    close(fds[1]);
+    int e = 0;
+    ssize_t got;
+    while ((got = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    if (got == (ssize_t)sizeof e) { /* exec failed */
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        plot_child = 0;
+        errno = e;
+        return -1;
+    }
+    return pid;
+}
+
+/* Before python reads them, each trace named in args is opened and the
+ * columns --what reads are read by wanka's own checked reader, so a
+ * malformed trace is a one-line "wanka: FILE: ..." and exit 2, never a
+ * crash of the HDF5 library inside python. A table the trace lacks is left
+ * to plot.py, which says what --what needs; `--what scaling` reads JSON and
+ * is not checked here. Returns 0 or the exit status. */
+static int plot_precheck(int argc, char **argv)
+{
+    static const char *const cols[][3] = {
+        {"utilization", "timeseries/cluster", "allocated_gpus"}, {"queue", "timeseries/cluster", "queued_jobs"},
+        {"power", "timeseries/cluster", "power"}, {"jct-cdf", "jobs", "end"}, {"jct-cdf", "jobs", "submit"},
+        {"utilization", "timeseries/cluster", "time"}, {"queue", "timeseries/cluster", "time"},
+        {"power", "timeseries/cluster", "time"}};
+    const char *what = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v = wk_cli_common_opt_value(argc, argv, &i, "--what", NULL);
+        if (v)
+            what = v;
+    }
+    if (what && strcmp(what, "scaling") == 0)
+        return 0; /* its inputs are `wanka perf --scale --json` files, not traces */
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        if (wk_cli_common_is_opt(argv[i], "--what", NULL) || wk_cli_common_is_opt(argv[i], "--output", "-o")) {
+            if (!strchr(argv[i], '='))
+                i++; /* its value */
+            continue;
+        }
+        if (wk_cli_common_is_dash(argv[i]) || access(argv[i], F_OK) != 0)
+            continue; /* an option, or a missing file: plot.py says so */
+        WkError err;
+        wk_error_clear(&err);
+        WkTraceRead *r = NULL;
+        int rc = wk_trace_read_open(&r, argv[i], &err);
+        for (size_t k = 0; rc == 0 && what && k < sizeof cols / sizeof cols[0]; k++) {
+            if (strcmp(cols[k][0], what) != 0 || !wk_trace_read_has(r, cols[k][1]))
+                continue;
+            double *col = NULL;
+            size_t n = 0;
+            rc = wk_trace_read_column(r, cols[k][1], cols[k][2], &col, &n, &err);
+            free(col);
+        }
+        wk_trace_read_close(r);
+        if (rc < 0) {
+            wk_cli_common_report(&err);
+            status = 2;
+        }
+    }
+    return status;
 }
 
 int wk_cli_analysis_python(const char *prog, const char *script_name, int argc, char **argv)
@@ -437,10 +579,11 @@ int wk_cli_analysis_python(const char *prog, const char *script_name, int argc, 
     for (int i = 0; i < argc; i++)
         args[i + 2] = argv[i];
     fflush(stdout);
-    pid_t pid;
-    int e = posix_spawnp(&pid, python, NULL, NULL, args, environ);
+    fflush(stderr);
+    pid_t pid = plot_spawn(python, args);
+    int e = errno;
     free(args);
-    if (e != 0) {
+    if (pid < 0) {
         fprintf(stderr,
                 "wanka %s: cannot run %s: %s\n"
                 "wanka %s: it needs python3 with h5py and matplotlib; on Debian/Ubuntu:\n"
@@ -456,6 +599,9 @@ int wk_cli_analysis_plot(int argc, char **argv)
 {
     if (argc == 0)
         return wk_cli_common_usage_error("plot", "missing TRACE.h5 -o OUT.png --what WHAT");
+    int bad = plot_precheck(argc, argv);
+    if (bad)
+        return bad;
     return wk_cli_analysis_python("plot", "plot.py", argc, argv);
 }
 

@@ -47,8 +47,13 @@ const char wk_cli_batch_usage_sweep[] =
     "\n"
     "A progress line goes to stderr when it is a terminal. Compare the results\n"
     "with: wanka compare DIR/sweep.h5 (seeds of one configuration pooled).\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops the running points at their next event and\n"
+    "starts no new one: the traces of finished points stay, no temporary file\n"
+    "and no index are left. Temporary traces of a killed sweep (pNNNN.h5.tmp.PID,\n"
+    "the process gone) are removed by the next sweep into DIR.\n"
     "\n"
-    "exit status: 0 every point ran, 1 a point failed, 2 bad sweep file or arguments.\n"
+    "exit status: 0 every point ran, 1 a point failed, 2 bad sweep file or arguments,\n"
+    "130 interrupted by SIGINT, 143 by SIGTERM.\n"
     "More in docs/batch.md.\n";
 
 const char wk_cli_batch_usage_sweep_merge[] =
@@ -175,7 +180,7 @@ static int sweep_summary(const WkSweep *s, const WkSweepRunOpts *o, int rc, cons
                    p->status == WK_SWEEP_OK ? "ok" : "FAILED");
         if (p->status == WK_SWEEP_FAILED)
             fprintf(stderr, "wanka sweep: point %zu (%s) failed: %s\n", p->id, p->label[0] ? p->label : "base",
-                    p->error);
+                    wk_sweep_point_error(p));
     }
     int status;
     if (rc < 0) {
@@ -210,7 +215,7 @@ static int sweep_execute(WkSweep *s, WkSweepRunOpts *o, WkCliProgress *prog)
     WkError err;
     wk_error_clear(&err);
     size_t failed = 0;
-    int rc, mpi_rank = 0, mpi_size = 1;
+    int rc, mpi_rank = 0, mpi_size = 1, stopped = 0;
 #if WK_HAVE_MPI
     if (wk_sweep_mpi_begin(&mpi_rank, &mpi_size) < 0) {
         fputs("wanka sweep: MPI could not start\n", stderr);
@@ -221,7 +226,26 @@ static int sweep_execute(WkSweep *s, WkSweepRunOpts *o, WkCliProgress *prog)
         rc = wk_sweep_run_mpi(s, o, &failed, &err);
     } else
 #endif
-        rc = wk_sweep_run(s, o, &failed, &err);
+    {
+        volatile sig_atomic_t *stop = wk_cli_common_catch_interrupts();
+        o->interrupt = stop;
+        if (!o->dry_run)
+            wk_cli_common_clean_stale_dir(o->dir);
+        rc = wk_sweep_run_stoppable(s, o, &failed, &stopped, &err);
+        if (rc == 0 && stopped) {
+            wk_cli_common_progress_end(prog);
+            size_t done = 0;
+            for (size_t i = 0; i < s->npoints; i++)
+                done += s->points[i].status == WK_SWEEP_OK;
+            if (!o->dry_run)
+                wk_cli_common_clean_own_dir(o->dir);
+            fprintf(stderr, "wanka sweep: interrupted by %s: %zu point%s finished%s%s%s; no index written\n",
+                    wk_cli_common_signal_name(*stop), done, done == 1 ? "" : "s",
+                    o->dry_run || o->no_traces || !done ? "" : " (their traces are in ",
+                    o->dry_run || o->no_traces || !done ? "" : o->dir, o->dry_run || o->no_traces || !done ? "" : ")");
+            return 128 + *stop;
+        }
+    }
     wk_cli_common_progress_end(prog);
     int status;
     if (mpi_rank != 0) /* workers: rank 0 reports for the whole sweep */

@@ -4,11 +4,13 @@
  * progress lines, SIGINT/SIGTERM and default output paths. No command here. */
 #include "sim/cli/cli_common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/batch/sweep.h"
@@ -280,7 +282,7 @@ int wk_cli_common_validate_sweep(const char *path)
         for (size_t i = 0; i < sw->npoints; i++)
             if (sw->points[i].status != WK_SWEEP_OK)
                 fprintf(stderr, "wanka: %s: point p%04zu (%s): %s\n", path, sw->points[i].id,
-                        sw->points[i].label, sw->points[i].error);
+                        sw->points[i].label, wk_sweep_point_error(&sw->points[i]));
         status = 2;
     } else {
         const char *base = "unnamed";
@@ -395,3 +397,73 @@ static char *base_with(const char *path, const char *suffix)
 char *wk_cli_common_trace_path(const char *path) { return base_with(path, ".h5"); }
 
 char *wk_cli_common_dir_path(const char *path) { return base_with(path, ""); }
+
+/* ---- temporary files of killed runs ---- */
+
+/* The pid of a name "<base>.tmp.<pid>" (base NULL: any base), else 0. */
+static long stale_pid(const char *name, const char *base)
+{
+    const char *t = strstr(name, ".tmp.");
+    while (t && strstr(t + 1, ".tmp."))
+        t = strstr(t + 1, ".tmp.");
+    if (!t || t == name || (base && ((size_t)(t - name) != strlen(base) || strncmp(name, base, strlen(base)) != 0)))
+        return 0;
+    const char *d = t + 5;
+    long pid = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9' || pid > 99999999)
+            return 0;
+        pid = pid * 10 + (*d - '0');
+    }
+    return d == t + 5 ? 0 : pid;
+}
+
+/* Remove, in dir, the regular files "<base>.tmp.<pid>" (base NULL: any)
+ * whose process no longer runs (own: this process's instead); a note for
+ * each stale one on stderr. */
+static size_t clean_tmp(const char *dir, const char *base, int own)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = stale_pid(e->d_name, base);
+        if (pid <= 0 || (own && pid != (long)getpid()))
+            continue;
+        if (!own && (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+            continue; /* not ours to judge, or its process still runs (EPERM: another user's) */
+        char path[4096];
+        struct stat st;
+        int here = strcmp(dir, ".") == 0;
+        if ((size_t)snprintf(path, sizeof path, "%s%s%s", here ? "" : dir, here ? "" : "/", e->d_name) >= sizeof path ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (unlink(path) == 0) {
+            if (!own)
+                fprintf(stderr, "wanka: removed %s, left by process %ld that no longer runs\n", path, pid);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+size_t wk_cli_common_clean_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if ((size_t)(slash - path) >= sizeof dir)
+        return 0;
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    const char *base = slash ? slash + 1 : path;
+    return base[0] ? clean_tmp(dir, base, 0) : 0;
+}
+
+size_t wk_cli_common_clean_stale_dir(const char *dir) { return clean_tmp(dir, NULL, 0); }
+
+size_t wk_cli_common_clean_own_dir(const char *dir) { return clean_tmp(dir, NULL, 1); }

@@ -168,6 +168,24 @@ volatile sig_atomic_t *wk_cli_common_catch_interrupts(void);
 /** "SIGTERM" or "SIGINT". */
 const char *wk_cli_common_signal_name(int sig);
 
+/* ---- temporary files of killed runs ---- */
+
+/** A run or sweep killed by SIGKILL (or a crash) leaves its trace under the
+ * temporary name "<path>.tmp.<pid>". Remove the regular files
+ * "<base of path>.tmp.<pid>" beside path whose process <pid> no longer runs
+ * (a live process, or one of another user, is left alone), printing
+ * "wanka: removed FILE, left by process PID that no longer runs" for each.
+ * Returns how many were removed. */
+size_t wk_cli_common_clean_stale(const char *path);
+
+/** The same for every "*.tmp.<pid>" in directory dir (a sweep's output
+ * directory). Returns how many were removed. */
+size_t wk_cli_common_clean_stale_dir(const char *dir);
+
+/** Remove this process's own temporary files "*.tmp.<getpid()>" in dir
+ * (after an interrupted sweep), silently. Returns how many were removed. */
+size_t wk_cli_common_clean_own_dir(const char *dir);
+
 /* ---- default output paths ---- */
 
 /** The base name of path without .yaml/.yml, plus ".h5" (malloc'd; NULL

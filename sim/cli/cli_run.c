@@ -13,6 +13,8 @@
 #include "models/run/eval.h"
 #include "models/run/run.h"
 #include "models/sched/plugin.h"
+#include "models/workload/workload.h"
+#include "sim/core/file.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "sim/scenario/compose.h"
@@ -213,9 +215,19 @@ static int run_output(const WkCliArgs *a, const WkRun *run, int rc, WkError *err
     return status;
 }
 
-/* The trace path may not destroy what is there: an existing path that is
- * not a regular file (FIFO, device, socket, directory) or that is the
- * scenario itself is refused before anything runs. Returns 0 or 2. */
+/* 1 when path and st name the same file (st from a successful stat). */
+static int same_file(const char *path, const struct stat *st)
+{
+    struct stat in;
+    return path && stat(path, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino;
+}
+
+/* The trace path may not destroy what is there, nor fail after the run: an
+ * existing path that is not a regular file (FIFO, device, socket,
+ * directory), a path ending in '/', one whose directory does not exist, or
+ * the scenario itself is refused before anything runs or is created.
+ * Then temporary files of killed runs at the path (and its .partial.h5)
+ * are removed. Returns 0 or 2. */
 static int check_output(const WkCliArgs *a)
 {
     if (a->no_trace)
@@ -225,21 +237,75 @@ static int check_output(const WkCliArgs *a)
     if (!path) {
         if (!scen)
             return 0;
-        path = def = wk_cli_common_trace_path(scen);
+        if (!(path = def = wk_cli_common_trace_path(scen)))
+            return wk_cli_common_nomem();
     }
-    struct stat o, in;
+    struct stat o, dir;
     int status = 0;
-    if (path && stat(path, &o) == 0) {
+    size_t len = strlen(path);
+    const char *slash = strrchr(path, '/');
+    char *parent = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+    if (len && path[len - 1] == '/') {
+        fprintf(stderr, "wanka: %s: names a directory; the trace is written only to a new or regular file\n", path);
+        status = 2;
+    } else if (stat(path, &o) == 0) {
         if (!S_ISREG(o.st_mode)) {
             fprintf(stderr, "wanka: %s: not a regular file (%s); the trace is written only to a new or regular file\n",
-                    path, S_ISDIR(o.st_mode) ? "a directory" : S_ISFIFO(o.st_mode) ? "a FIFO"
-                          : S_ISCHR(o.st_mode) || S_ISBLK(o.st_mode) ? "a device" : "not a file");
+                    path, wk_file_kind((unsigned)o.st_mode));
             status = 2;
-        } else if (scen && stat(scen, &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+        } else if (same_file(scen, &o)) {
             fprintf(stderr, "wanka: %s: is the scenario itself; choose another -o\n", path);
             status = 2;
         }
+    } else if (slash && (!parent || stat(parent, &dir) != 0 || !S_ISDIR(dir.st_mode))) {
+        fprintf(stderr, "wanka: %s: cannot create: %s is not an existing directory\n", path, parent ? parent : "its directory");
+        status = 2;
     }
+    if (status == 0) {
+        char *partial = partial_trace_path(path);
+        wk_cli_common_clean_stale(path);
+        if (partial)
+            wk_cli_common_clean_stale(partial);
+        free(partial);
+    }
+    free(parent);
+    free(def);
+    return status;
+}
+
+/* The trace (and with --keep-partial its .partial.h5) may not be one of the
+ * scenario's other inputs: a file read through include: (doc->inputs) or
+ * the CSV trace of workload.trace. Returns 0 or 2 after a message. */
+static int check_inputs(const WkCliArgs *a, const WkDoc *doc)
+{
+    if (a->no_trace)
+        return 0;
+    char *def = a->output ? NULL : wk_cli_common_trace_path(a->scenario);
+    const char *path = a->output ? a->output : def;
+    char *partial = path && a->keep_partial ? partial_trace_path(path) : NULL;
+    const char *outs[2] = {path, partial};
+    int status = 0;
+    for (int k = 0; k < 2 && status == 0; k++) {
+        struct stat o;
+        if (!outs[k] || stat(outs[k], &o) != 0)
+            continue; /* a new file cannot be an input */
+        for (size_t i = 0; i < doc->ninputs && status == 0; i++) {
+            if (same_file(doc->inputs[i], &o)) {
+                fprintf(stderr, "wanka: %s: is an input of the scenario (included as %s); choose another -o\n", outs[k],
+                        doc->inputs[i]);
+                status = 2;
+            }
+        }
+        const WkNode *wl = wk_node_get(doc->root, "workload");
+        const WkNode *tr = wl ? wk_node_get(wl, "trace") : NULL;
+        char csv[4096];
+        if (status == 0 && tr && tr->type == WK_NODE_SCALAR &&
+            wk_workload_resolve(doc->dir, tr->str, csv, sizeof csv) && same_file(csv, &o)) {
+            fprintf(stderr, "wanka: %s: is the workload's trace %s; choose another -o\n", outs[k], csv);
+            status = 2;
+        }
+    }
+    free(partial);
     free(def);
     return status;
 }
@@ -264,6 +330,10 @@ static int run_body(WkCliArgs *a, void *ctx)
         a->ro.progress_user = &prog;
     }
     int rc = wk_cli_common_load(a, &doc, 0, &err);
+    if (rc == 0 && (bad = check_inputs(a, doc)) != 0) {
+        wk_doc_free(doc);
+        return bad;
+    }
     if (rc == 0)
         rc = wk_run_prepare(&run, doc, &a->ro, &err);
     if (rc == 0)

@@ -310,6 +310,22 @@ static int resolve_tree(Ctx *c, const WkDoc *doc, WkNode **out, WkError *err)
     return 0;
 }
 
+/* The names of the files c read (c->keep), as a new array of c->nkeep
+ * malloc'd strings; NULL when out of memory (or nothing was read). */
+static char **input_names(const Ctx *c)
+{
+    char **in = c->nkeep ? calloc(c->nkeep, sizeof *in) : NULL;
+    for (size_t i = 0; in && i < c->nkeep; i++) {
+        if (!(in[i] = dup_s(c->keep[i]->file))) {
+            for (size_t k = 0; k < i; k++)
+                free(in[k]);
+            free(in);
+            in = NULL;
+        }
+    }
+    return in;
+}
+
 int wk_compose_resolve(WkDoc *doc, WkError *err)
 {
     if (!doc || !doc->root || doc->root->type != WK_NODE_MAP || !wk_node_get(doc->root, "include"))
@@ -330,14 +346,23 @@ int wk_compose_resolve(WkDoc *doc, WkError *err)
             rc = wk_error_nomem(err, "include");
         } else {
             snprintf(text, n, "# %s with its includes (%s) merged by wanka\n%s", doc->file, c.list, yaml);
+            char **in = input_names(&c);
             WkNode *old = doc->root;
             doc->root = tree;
-            if (wk_compose_copy_pool(doc, text, strlen(text)) < 0) {
+            if ((c.nkeep && !in) || wk_compose_copy_pool(doc, text, strlen(text)) < 0) {
                 doc->root = old;
+                for (size_t i = 0; in && i < c.nkeep; i++)
+                    free(in[i]);
+                free(in);
                 rc = wk_error_nomem(err, "include");
             } else {
                 wk_node_free(old);
                 tree = NULL;
+                for (size_t i = 0; i < doc->ninputs; i++) /* a document resolves once; be safe */
+                    free(doc->inputs[i]);
+                free(doc->inputs);
+                doc->inputs = in;
+                doc->ninputs = c.nkeep;
             }
         }
     }

@@ -27,7 +27,9 @@ int wk_compose_load_file(WkDoc **out, const char *path, WkError *err);
  * deeper), any other value (scalar, sequence, null) replaces the earlier one
  * whole. The `include` key is removed. With includes, doc->text becomes the
  * resolved document as YAML (a comment line, then wk_emit_yaml), so a trace
- * records what ran; without, the document is untouched. Errors (WK_E_INVAL
+ * records what ran, and doc->inputs lists the files read (each as opened,
+ * repeats kept), so a caller can refuse to write over one; without, the
+ * document is untouched. Errors (WK_E_INVAL
  * unless said): an include value that is not a non-empty string or a list of
  * them, an included file that is missing (WK_E_IO), not YAML or not a
  * mapping (positioned in that file, with "(included from FILE:LINE:COL)"),
@@ -36,7 +38,7 @@ int wk_compose_load_file(WkDoc **out, const char *path, WkError *err);
  * is unchanged. */
 int wk_compose_resolve(WkDoc *doc, WkError *err);
 
-/** A deep copy of src (borrowed): tree, positions, text, file and dir; the
+/** A deep copy of src (borrowed): tree, positions, text, file, dir and inputs; the
  * copy owns everything it points to. Returns 0 or WK_E_NOMEM. */
 int wk_compose_copy(WkDoc **out, const WkDoc *src, WkError *err);
 

@@ -145,6 +145,18 @@ int wk_compose_copy(WkDoc **out, const WkDoc *src, WkError *err)
         wk_doc_free(d);
         return wk_error_nomem(err, "include");
     }
+    if (src->ninputs) {
+        if (!(d->inputs = calloc(src->ninputs, sizeof *d->inputs))) {
+            wk_doc_free(d);
+            return wk_error_nomem(err, "include");
+        }
+        for (; d->ninputs < src->ninputs; d->ninputs++) {
+            if (!(d->inputs[d->ninputs] = dup_s(src->inputs[d->ninputs]))) {
+                wk_doc_free(d);
+                return wk_error_nomem(err, "include");
+            }
+        }
+    }
     *out = d;
     return 0;
 }

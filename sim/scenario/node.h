@@ -42,6 +42,9 @@ typedef struct WkDoc {
     char *text;        /* the document's text as read (NUL-terminated) */
     size_t text_len;
     char *dir;         /* directory of file, for resolving relative paths ("." if none) */
+    char **inputs;     /* the files include: read into it, as opened (owned; set by
+                          wk_compose_resolve, NULL without includes) */
+    size_t ninputs;
 } WkDoc;
 
 /** Parse a YAML file. Returns 0 and a new document the caller owns

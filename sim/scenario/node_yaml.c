@@ -4,6 +4,7 @@
  * aliases, tags, several documents, non-scalar or duplicate keys). The
  * typed readers live in node.c, `--set` overrides in doc_set.c. */
 #include "sim/scenario/node_impl.h"
+#include "sim/core/file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -430,6 +431,26 @@ static char *dir_of(const char *path)
     return dup_n(path, (size_t)(slash - path));
 }
 
+/* A scenario is UTF-8 (YAML allows UTF-16 and UTF-32, which libyaml would
+ * decode from a byte-order mark; the trace stores the text as UTF-8): text
+ * starting with a UTF-16 or UTF-32 byte-order mark, or with a NUL byte in
+ * its first two (UTF-16 or UTF-32 without a mark), is refused by name. */
+static int check_utf8_bom(const char *file, const unsigned char *t, size_t len, WkError *err)
+{
+    const char *enc = NULL;
+    if (len >= 4 && ((t[0] == 0 && t[1] == 0 && t[2] == 0xFE && t[3] == 0xFF) ||
+                     (t[0] == 0xFF && t[1] == 0xFE && t[2] == 0 && t[3] == 0)))
+        enc = "UTF-32 (byte-order mark)";
+    else if (len >= 2 && ((t[0] == 0xFE && t[1] == 0xFF) || (t[0] == 0xFF && t[1] == 0xFE)))
+        enc = "UTF-16 (byte-order mark)";
+    else if ((len >= 1 && t[0] == 0) || (len >= 2 && t[1] == 0))
+        enc = "UTF-16 or UTF-32 (NUL bytes)";
+    if (!enc)
+        return 0;
+    return wk_error_set(err, WK_E_INVAL, file, 1, 1,
+                        "the file is encoded as %s; a scenario must be UTF-8 (convert it, e.g. iconv -t UTF-8)", enc);
+}
+
 /* Build a document around text (taken: freed on failure too). */
 static int load(WkDoc **out, const char *name, char *text, size_t len, WkError *err)
 {
@@ -446,8 +467,13 @@ static int load(WkDoc **out, const char *name, char *text, size_t len, WkError *
         wk_doc_free(doc);
         return wk_error_set(err, WK_E_NOMEM, name, 0, 0, "out of memory");
     }
+    int rc = check_utf8_bom(doc->file, (const unsigned char *)text, len, err);
+    if (rc < 0) {
+        wk_doc_free(doc);
+        return rc;
+    }
     Build b = {.file = doc->file, .text = (const unsigned char *)text, .len = len};
-    int rc = parse_tree(&b, err);
+    rc = parse_tree(&b, err);
     if (rc < 0) {
         wk_doc_free(doc);
         return rc;
@@ -480,14 +506,14 @@ int wk_doc_load_string(WkDoc **out, const char *name, const char *text, size_t l
 int wk_doc_load_file(WkDoc **out, const char *path, WkError *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return wk_error_set(err, WK_E_IO, path, 0, 0, "%s", strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > MAX_FILE_BYTES) {
+    FILE *f = NULL;
+    int64_t size = 0;
+    int rc = wk_file_open_regular(&f, &size, path, "a scenario", err);
+    if (rc < 0)
+        return rc;
+    if ((uint64_t)size > MAX_FILE_BYTES) {
         fclose(f);
-        return wk_error_set(err, WK_E_RANGE, path, 0, 0,
-                            "file is larger than 64 MiB (%lld bytes)", (long long)st.st_size);
+        return wk_error_set(err, WK_E_RANGE, path, 0, 0, "file is larger than 64 MiB (%lld bytes)", (long long)size);
     }
     size_t len = 0, cap = 0;
     char *text = NULL;
@@ -529,6 +555,9 @@ void wk_doc_free(WkDoc *doc)
     if (!doc)
         return;
     wk_node_free(doc->root);
+    for (size_t i = 0; i < doc->ninputs; i++)
+        free(doc->inputs[i]);
+    free(doc->inputs);
     free(doc->file);
     free(doc->text);
     free(doc->dir);

@@ -15,4 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * is kept, e.g. ".h5"). Returns NULL when the file cannot be written. */
 const char *wk_fuzz_file(const uint8_t *data, size_t size, const char *suffix);
 
+/** The target's scratch directory (made on first use in $TMPDIR, else /tmp,
+ * removed with its files at exit), or NULL when it cannot be made. */
+const char *wk_fuzz_dir(void);
+
+/** Write data[0..size) as the file `name` (no slash; at most 8 distinct
+ * names) in wk_fuzz_dir(), replacing it. Returns 0, or -1 on any failure. */
+int wk_fuzz_dir_file(const char *name, const uint8_t *data, size_t size);
+
 #endif

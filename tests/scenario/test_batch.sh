@@ -77,6 +77,27 @@ expect 1 "point 1 (cluster.nodes=0) failed: $T/fail.yaml:3:27: cluster.nodes" "$
 [ -f "$T/f/sweep.h5" ] && ok || bad "no index after a failed point"
 printf 'base: %s\nschedulers: [fifo, nope]\n' "$Q" > "$T/badsw.yaml"
 expect 2 "badsw.yaml:2:20: schedulers[1]: unknown scheduler 'nope'" "$W" sweep "$T/badsw.yaml"
+# SIGINT/SIGTERM during a sweep: points running stop, none starts, no
+# temporary trace and no index is left, the finished point's trace stays,
+# exit 130/143 with a message; a stale temporary file of a killed sweep in
+# the directory is removed by the next sweep there
+cat > "$T/long.yaml" <<YAML
+base: $Q
+set: {cluster.nodes: 200, workload.interarrival.mean: 10s}
+axes:
+  workload.jobs: [50, 2000000, 2000000]
+YAML
+sh -c 'exit 0' & dead=$!; wait $dead
+for sig in INT TERM; do
+  rm -rf "$T/lg"; mkdir "$T/lg"; echo partial > "$T/lg/p0009.h5.tmp.$dead"
+  out=$(timeout --foreground -k 60 --preserve-status -s $sig 4 "$W" sweep "$T/long.yaml" -j 1 -o "$T/lg" -q 2>&1); st=$?
+  want=130; [ $sig = TERM ] && want=143
+  [ "$st" = $want ] && ok || bad "sweep SIG$sig: status $st, want $want: $out"
+  case "$out" in *"interrupted by SIG$sig: 1 point finished (their traces are in $T/lg); no index written"*) ok ;;
+    *) bad "sweep SIG$sig: message: $out" ;; esac
+  case "$out" in *"removed $T/lg/p0009.h5.tmp.$dead"*) ok ;; *) bad "sweep SIG$sig: stale file not removed: $out" ;; esac
+  [ "$(ls "$T/lg")" = "p0000.h5" ] && ok || bad "sweep SIG$sig: left in the directory: $(ls "$T/lg")"
+done
 expect 2 "--shard: expected I/N" "$W" sweep "$T/sw.yaml" --shard 3/3
 expect 0 "2 points" "$W" sweep "$T/sw.yaml" --dry-run --shard 1/4
 

@@ -55,9 +55,9 @@ expect 2 "--seed: expected a non-negative integer" "$W" run "$Q" --seed=-1
 expect 2 "unknown option '--frob'" "$W" run "$Q" --frob
 printf 'timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,a\n2017-10-09 07:01:55,oops,1,66.0,a\n' > "$T/bad.csv"
 printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: bad.csv}\n' > "$T/csv.yaml"
-expect 2 "bad.csv:3: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
+expect 2 "bad.csv:3:21: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
 [ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
-expect 2 "bad.csv:3: duration:" "$W" validate "$T/csv.yaml"
+expect 2 "bad.csv:3:21: duration:" "$W" validate "$T/csv.yaml"
 
 # topo: counts of the shipped SuperPOD build (REFERENCES.md rule: 8 leaves per SU)
 expect 0 '"leaf_switches":320' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json

@@ -83,12 +83,32 @@ out=$(timeout $((20 * slow)) "$W" validate random.yaml 2>&1); st=$?
 expect 2 "146 years of simulated time, the limit" "$W" run long.yaml -q -o "$T/out.h5"
 [ -e "$T/out.h5" ] && bad "trace written for a run past the time limit" || ok
 
+# 80,000 SKU overrides (6.5 MB): linear, a few seconds (a lookup by scanning
+# the catalog made this quadratic: 20,000 took 9 s, 80,000 over two minutes); the
+# last entries override one defined earlier and build on another
+awk 'BEGIN { print "cluster:\n  nodes: 2\n  sku: S1\n  skus:"
+  for (i = 0; i < 80000; i++) printf "    - {name: S%d, base: H100-SXM-80G, bf16_tflops: %d, tdp_w: 700}\n", i, 900 + i % 100
+  print "    - {name: S1, bf16_tflops: 1234}\n    - {name: T, base: S79999}"
+  print "workload: {source: inline, jobs: []}" }' > skus.yaml
+expect 0 "skus.yaml: ok" "$W" validate skus.yaml
+out=$("$W" topo skus.yaml --set cluster.sku=S1 2>&1)
+case "$out" in *S1*) ok ;; *) bad "80,000 SKUs: topo does not show S1: $(echo "$out" | head -c 300)" ;; esac
+
+# a 118-byte sweep of 200,000 points: points are expanded and run one per
+# thread, each keeping only its outcome (about 200 bytes), so a dry run
+# fits in 1 GiB of address space (it took 31 KB per point: 6 GB)
+printf 'base: {cluster: {nodes: 1}, workload: {source: inline, jobs: [{gpus: 1, duration: 1h}]}}\nseeds: {from: 1, to: 200000}\n' > lazy.yaml
+if [ "$slow" = 1 ]; then
+  out=$( (ulimit -v 1048576; exec timeout 120 "$W" sweep lazy.yaml --dry-run -q -j 2 -o lazy) 2>&1 | tail -n 1); st=$?
+  case "$out" in *"200000 points, 200000 ok, 0 failed"*) ok ;; *) bad "200,000-point sweep in 1 GiB: $out" ;; esac
+fi
+
 # ---- the Philly CSV importer ----
 printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: t.csv}\n' > csv.yaml
 printf 'timestamp,num_gpus\n2017-10-09 07:01:55,1\n' > t.csv
 expect 2 "t.csv:1: duration: missing column" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60,eight\n' > t.csv
-expect 2 "t.csv:2: num_gpus: expected an integer" "$W" validate csv.yaml
+expect 2 "t.csv:2:24: num_gpus: expected an integer" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60\n' > t.csv
 expect 2 "t.csv:2: row: expected 3 fields, got 2" "$W" validate csv.yaml
 printf 'timestamp,duration,num_gpus\n0001-01-01 00:00:00,60,1\n2017-10-09 07:01:55,60,1\n' > t.csv
@@ -108,10 +128,13 @@ echo "an older trace" > old.h5
 cp old.h5 old.copy
 # interrupt INTERVAL SIGNAL STATUS PATTERN ARGS...: signal the run after INTERVAL s
 # (--foreground: only wanka gets the signal; without it timeout signals the
-# process group too, and a second signal has its default effect by design)
+# process group too, and a second signal has its default effect by design).
+# The signal arrives while the 4-million-job workload is still being
+# prepared (not interruptible; 4 s of CPU, over 30 s on a loaded machine):
+# a hang is what outlasts 120 s.
 interrupt() {
   secs=$1 sig=$2 want=$3 pat=$4; shift 4
-  out=$(timeout --foreground -k $((30 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q -o old.h5 "$@" 2>&1); st=$?
+  out=$(timeout --foreground -k $((120 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q -o old.h5 "$@" 2>&1); st=$?
   [ "$st" = "$want" ] && ok || bad "$sig: status $st, want $want: $out"
   case "$out" in *"$pat"*) ok ;; *) bad "$sig: output lacks '$pat': $out" ;; esac
   cmp -s old.h5 old.copy && ok || bad "$sig: the existing trace old.h5 was changed"
@@ -136,6 +159,72 @@ out=$( (ulimit -f 64; trap '' XFSZ; exec "$W" run "$Q" -q -o full.h5) 2>&1); st=
 case "$out" in *"full.h5"*"File too large"*) ok ;; *) bad "full disk: message lacks the path and the reason: $out" ;; esac
 cmp -s full.h5 full.copy && ok || bad "full disk: the old trace was changed"
 ls | grep -q '\.tmp\.' && bad "full disk: temporary file left: $(ls)" || ok
+
+# ---- outputs: never onto an input, nothing left behind ----
+"$W" run "$Q" -q -o full.h5 > /dev/null 2>&1 || bad "cannot write the reference trace (2)"
+cp full.h5 full.copy
+# a full disk while --keep-partial writes the run so far: no half-written
+# TRACE.partial.h5, no temporary file
+t0=$(date +%s)
+out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((120 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q -o full.h5 --keep-partial) 2>&1); st=$?
+echo "full disk + --keep-partial: $(( $(date +%s) - t0 )) s"
+[ "$st" = 130 ] && ok || bad "full disk + --keep-partial: status $st, want 130: $out"
+case "$out" in *"full.partial.h5"*"File too large"*"could not be written"*) ok ;; *) bad "full disk + --keep-partial: message: $out" ;; esac
+[ -e full.partial.h5 ] && bad "full disk + --keep-partial: a half-written full.partial.h5 was left" || ok
+cmp -s full.h5 full.copy && ok || bad "full disk + --keep-partial: the old trace was changed"
+ls | grep -q '\.tmp\.' && bad "full disk + --keep-partial: temporary file left: $(ls)" || ok
+rm -f full.h5 full.copy
+
+mkdir outdir
+expect 2 "outdir: not a regular file (a directory)" "$W" run "$Q" -q -o outdir
+expect 2 "outdir/: names a directory" "$W" run "$Q" -q -o outdir/
+expect 2 "nodir/x.h5: cannot create: nodir is not an existing directory" "$W" run "$Q" -q -o nodir/x.h5
+[ -z "$(ls -A outdir)" ] && ok || bad "-o a directory: something was created in it: $(ls -A outdir)"
+ls | grep -q '\.tmp\.' && bad "-o a directory: temporary file left: $(ls)" || ok
+# -o onto an included file or the CSV trace is refused, both kept
+printf 'name: top\ninclude: inc.yaml\n' > top.yaml
+cp "$Q" inc.yaml
+cp inc.yaml inc.copy
+expect 2 "inc.yaml: is an input of the scenario (included as inc.yaml)" "$W" run top.yaml -q -o inc.yaml
+cmp -s inc.yaml inc.copy && ok || bad "-o the included file: it was changed"
+printf 'timestamp,duration,num_gpus\n2017-10-09 07:01:55,60,1\n' > t.csv
+cp t.csv t.copy
+expect 2 "is the workload's trace" "$W" run csv.yaml -q -o t.csv
+expect 2 "is the workload's trace" "$W" run csv.yaml -q -o ./t.csv --keep-partial
+cmp -s t.csv t.copy && ok || bad "-o the CSV trace: it was changed"
+# a SIGKILLed run leaves TRACE.tmp.PID (its process gone); the next run
+# writing there removes it
+sh -c 'exit 0' &
+kp=$!
+wait $kp
+echo "half a trace" > killed.h5.tmp.$kp
+expect 0 "removed killed.h5.tmp.$kp, left by process $kp that no longer runs" "$W" run "$Q" -q -o killed.h5
+ls | grep -q '\.tmp\.' && bad "SIGKILL: temporary file still there: $(ls)" || ok
+# a live process's temporary file is not touched
+sleep 30 &
+lp=$!
+echo x > killed.h5.tmp.$lp
+expect 0 "trace: killed.h5" "$W" run "$Q" -q -o killed.h5
+[ -e killed.h5.tmp.$lp ] && ok || bad "the temporary file of a live process was removed"
+kill $lp; rm -f killed.h5.tmp.$lp killed.h5
+
+# ---- inputs that are not regular files, or not UTF-8 ----
+mkfifo fifo.yaml
+expect 2 "fifo.yaml: not a regular file (a FIFO)" "$W" validate fifo.yaml
+expect 2 "fifo.yaml: not a regular file (a FIFO)" "$W" run fifo.yaml -q -o "$T/out.h5"
+printf 'include: fifo.yaml\n%s\nworkload: {source: inline, jobs: []}\n' "$C" > incfifo.yaml
+expect 2 "not a regular file (a FIFO); a scenario is read only from a regular file (included from incfifo.yaml:1:10)" "$W" validate incfifo.yaml
+rm -f t.csv; mkfifo t.csv
+expect 2 "t.csv: not a regular file (a FIFO); a CSV trace is read only from a regular file" "$W" validate csv.yaml
+rm -f t.csv fifo.yaml
+printf '%s\nworkload: {source: inline, jobs: []}\n' "$C" | iconv -f UTF-8 -t UTF-16 > u16.yaml
+refuse u16.yaml "u16.yaml:1:1: the file is encoded as UTF-16 (byte-order mark); a scenario must be UTF-8"
+printf '\357\273\277timestamp,duration,num_gpus\n\n2017-10-09 07:01:55,60,1\n' > t.csv
+expect 0 "1 jobs" "$W" validate csv.yaml
+printf 'timestamp,duration,num_gpus\n2017-02-29 07:01:55,60,1\n' > t.csv
+expect 2 "t.csv:2:1: timestamp: expected 'YYYY-MM-DD HH:MM:SS', a date that exists" "$W" validate csv.yaml
+printf 'timestamp,duration,num_gpus\n2017-02-28 07:01:55,0x10,1\n' > t.csv
+expect 2 "t.csv:2:21: duration: expected decimal seconds" "$W" validate csv.yaml
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

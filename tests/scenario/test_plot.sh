@@ -127,7 +127,64 @@ expect 2 "missing TRACE.h5" "$W" plot
 expect 2 "lacks the dataset 'timeseries/cluster'" "$W" plot "$T/a.h5" "$T/inc.h5" -o "$T/y.png" --what power
 [ -e "$T/y.png" ] && bad "y.png written although a trace lacks the data" || ok
 printf 'not a trace\n' > "$T/text.h5"
-expect 2 "$T/text.h5: not a readable HDF5 file" "$W" plot "$T/text.h5" -o "$T/x.png" --what queue
+expect 2 "wanka: $T/text.h5: not an HDF5 file" "$W" plot "$T/text.h5" -o "$T/x.png" --what queue
+# malformed traces: one line "wanka: FILE: ...", status 2, no traceback, no image
+"$PY" - "$T/a.h5" "$T" <<'PY' || bad "could not write the malformed traces"
+import shutil, sys, h5py, numpy as np
+src, d = sys.argv[1], sys.argv[2]
+def copy(name):
+    shutil.copy(src, f"{d}/{name}.h5")
+    return h5py.File(f"{d}/{name}.h5", "a")
+with copy("group") as f:          # timeseries/cluster a group, not a table
+    del f["timeseries/cluster"]; f.create_group("timeseries/cluster")
+with copy("strcol") as f:         # jobs.submit a string column
+    del f["jobs"]; f.create_dataset("jobs", data=np.zeros(5, dtype=[("submit", "S8"), ("end", "<i8")]))
+with copy("nocol") as f:          # jobs without the end column
+    del f["jobs"]; f.create_dataset("jobs", data=np.zeros(5, dtype=[("submit", "<i8")]))
+with copy("matrix") as f:         # timeseries/cluster a 2-D array of numbers
+    del f["timeseries/cluster"]; f.create_dataset("timeseries/cluster", data=np.zeros((3, 3)))
+with copy("gpus") as f:           # root attribute gpus a string
+    f.attrs["gpus"] = "many"
+PY
+malformed() {
+  out=$("$W" plot "$T/$1.h5" -o "$T/m.png" --what "$2" 2>&1); st=$?
+  [ "$st" = 2 ] && ok || bad "$1.h5 --what $2: status $st, want 2: $out"
+  case "$out" in "wanka: $T/$1.h5: "*"$3"*) ok ;; *) bad "$1.h5 --what $2: not one line naming the file with '$3': $out" ;; esac
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && ok || bad "$1.h5 --what $2: more than one line: $out"
+  case "$out" in *Traceback*) bad "$1.h5: a Python traceback: $out" ;; *) ok ;; esac
+  [ -e "$T/m.png" ] && { bad "$1.h5: an image was written"; rm -f "$T/m.png"; } || ok
+}
+malformed group utilization "timeseries/cluster"
+malformed matrix queue "timeseries/cluster"
+malformed strcol jct-cdf "'submit'"
+malformed nocol jct-cdf "'end'"
+malformed gpus utilization "'gpus'"
+
+# SIGTERM to wanka plot ends its python (here a stand-in that sleeps); after
+# SIGKILL the kernel ends it (PR_SET_PDEATHSIG)
+cat > "$T/fakepy" <<'SH'
+#!/bin/sh
+echo $$ > "$PLOT_PID_FILE"
+exec sleep 60
+SH
+chmod +x "$T/fakepy"
+alive() { [ -r /proc/$1/status ] && ! grep -q '^State:.*Z' /proc/$1/status; }
+for sig in TERM KILL; do
+  rm -f "$T/pid"
+  PLOT_PID_FILE=$T/pid WANKA_PYTHON=$T/fakepy "$W" plot "$T/a.h5" -o "$T/s.png" --what queue 2>"$T/sig.err" &
+  wp=$!
+  n=0; while [ ! -s "$T/pid" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  cp=$(cat "$T/pid" 2>/dev/null)
+  kill -$sig $wp; wait $wp; st=$?
+  sleep 0.5
+  if [ -z "$cp" ]; then bad "SIG$sig: the plot process never started"; continue; fi
+  alive "$cp" && { bad "SIG$sig: wanka plot's child $cp still runs"; kill "$cp"; } || ok
+  if [ $sig = TERM ]; then
+    [ "$st" = 143 ] && ok || bad "SIGTERM: status $st, want 143"
+    grep -q "interrupted by SIGTERM" "$T/sig.err" && ok || bad "SIGTERM: no message: $(cat "$T/sig.err")"
+  fi
+done
+
 expect 0 "--what WHAT" "$W" help plot
 expect 0 "jct-cdf" "$W" plot --help
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -258,6 +259,86 @@ static void test_sample_rows_past_the_limit_are_a_range_error(void **state)
 
 /* ---- the Philly CSV importer ---- */
 
+/* A model job whose iterations need more than 146 years: it is not reported
+ * completed at the limit; the run ends with the limit's range error naming
+ * the job (and with sim.end it is simply unfinished). */
+static void test_model_job_past_146_years_is_a_range_error_naming_it(void **state)
+{
+    (void)state;
+    static const char yaml[] = "cluster: {nodes: 1, gpus_per_node: 8}\n"
+                               "workload: {source: inline, jobs: [{gpus: 8, duration: 1h},\n"
+                               "  {gpus: 8, model: {base: llama3-8b, tp: 8}, iterations: 1e15}]}\n";
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_string(&doc, "long.yaml", yaml, strlen(yaml), &err), 0);
+    assert_int_equal(wk_run_prepare(&run, doc, NULL, &err), 0);
+    int rc = wk_run_execute(run, &err);
+    if (rc != WK_E_RANGE || !strstr(err.msg, "146 years") || !strstr(err.msg, "job 1 (model llama3-8b, 8 GPUs)"))
+        fail_msg("rc %d: %s", rc, err.msg);
+    wk_run_free(run);
+    wk_doc_free(doc);
+    TestRun t;
+    char cut[512];
+    snprintf(cut, sizeof cut, "sim: {end: 100d}\n%s", yaml);
+    test_run_yaml(&t, cut, NULL);
+    assert_true(test_metric(&t, "jobs_completed") == 1);
+    assert_true(test_metric(&t, "jobs_unfinished") == 1);
+    test_run_free(&t);
+}
+
+/* UTF-16 and UTF-32 (with or without a byte-order mark) are refused as an
+ * encoding error at 1:1; a UTF-8 byte-order mark is fine. */
+static void test_utf16_and_utf32_scenarios_are_refused(void **state)
+{
+    (void)state;
+    static const char u16be[] = "\xfe\xff\0c\0l\0u\0s";
+    static const char u16le[] = "\xff\xfe" "c\0l\0u\0s\0";
+    static const char u16nobom[] = "c\0l\0u\0s\0t\0";
+    static const char u32le[] = "\xff\xfe\0\0" "c\0\0\0";
+    static const char u32be[] = "\0\0\xfe\xff\0\0\0c";
+    const struct { const char *t; size_t n; const char *what; } cases[] = {
+        {u16be, sizeof u16be - 1, "UTF-16"}, {u16le, sizeof u16le - 1, "UTF-16"},
+        {u16nobom, sizeof u16nobom - 1, "UTF-16 or UTF-32"}, {u32le, sizeof u32le - 1, "UTF-32"},
+        {u32be, sizeof u32be - 1, "UTF-32"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        WkError err;
+        int rc = prepare_bytes(cases[i].t, cases[i].n, &err);
+        if (rc != WK_E_INVAL || !strstr(err.msg, cases[i].what) || !strstr(err.msg, "must be UTF-8") ||
+            strcmp(err.where, "bad.yaml:1:1") != 0)
+            fail_msg("case %zu: rc %d: %s: %s", i, rc, err.where, err.msg);
+    }
+    static const char bom8[] = "\xef\xbb\xbf" CLUSTER JOBS("");
+    WkError err;
+    assert_int_equal(prepare_bytes(bom8, sizeof bom8 - 1, &err), 0);
+}
+
+/* A FIFO (or any non-regular file) as a scenario is refused at once instead
+ * of blocking until a writer comes (alarm: a hang fails the test). */
+static void test_fifo_scenario_is_refused_without_blocking(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wk-fifo-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f.yaml", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(20);
+    WkDoc *doc = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    int rc = wk_doc_load_file(&doc, path, &err);
+    alarm(0);
+    unlink(path);
+    rmdir(dir);
+    if (rc != WK_E_IO || !strstr(err.msg, "not a regular file (a FIFO)"))
+        fail_msg("rc %d: %s: %s", rc, err.where, err.msg);
+    assert_null(doc);
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_file(&doc, "/tmp", &err), WK_E_IO);
+    assert_non_null(strstr(err.msg, "a directory"));
+}
+
 typedef struct {
     char dir[64];
     char csv[128];
@@ -346,6 +427,39 @@ static void test_csv_wrong_types_are_refused_with_the_line(void **state)
 
 /* Fuzz finding (fuzz_csv, UBSan): timestamps 2,000 years apart overflowed
  * the nanosecond submit times (signed overflow in philly.c). Now refused. */
+/* The quirks of CSV files met in the wild: a UTF-8 byte-order mark and blank
+ * lines before the header are skipped; dates that do not exist and durations
+ * that are not plain decimal are refused with line and column; a FIFO as the
+ * trace is refused without blocking. */
+static void test_csv_quirks(void **state)
+{
+    const Tmp *t = *state;
+    WkError err;
+    static const char bom[] = "\xef\xbb\xbf" HDR ROW;
+    assert_int_equal(csv_prepare(t, bom, sizeof bom - 1, &err), 0);
+    static const char blank[] = "\n\r\n" HDR ROW;
+    assert_int_equal(csv_prepare(t, blank, sizeof blank - 1, &err), 0);
+    expect_csv_refused(t, "\n\nduration,num_gpus\n", WK_E_INVAL, "t.csv:3", "timestamp: missing column");
+    expect_csv_refused(t, "\n\n", WK_E_INVAL, "t.csv", "empty trace file");
+    expect_csv_refused(t, HDR "2017-02-29 07:01:55,66.0,1,66.0,a\n", WK_E_INVAL, "t.csv:2:1", "that exists");
+    expect_csv_refused(t, HDR "1900-02-29 07:01:55,66.0,1,66.0,a\n", WK_E_INVAL, "t.csv:2:1", "that exists");
+    expect_csv_refused(t, HDR "2017-04-31 07:01:55,66.0,1,66.0,a\n", WK_E_INVAL, "t.csv:2:1", "that exists");
+    static const char leap[] = HDR "2016-02-29 07:01:55,66.0,1,66.0,a\n2000-02-29 07:01:55,66.0,1,66.0,a\n";
+    assert_int_equal(csv_prepare(t, leap, sizeof leap - 1, &err), 0);
+    expect_csv_refused(t, HDR "2017-10-09 07:01:55,0x10,1,66.0,a\n", WK_E_INVAL, "t.csv:2:21", "decimal seconds");
+    expect_csv_refused(t, HDR "2017-10-09 07:01:55,0x1p4,1,66.0,a\n", WK_E_INVAL, "t.csv:2:21", "duration:");
+    expect_csv_refused(t, HDR "2017-10-09 07:01:55,66.0,0x8,66.0,a\n", WK_E_INVAL, "t.csv:2:26", "num_gpus:");
+    static const char expo[] = HDR "2017-10-09 07:01:55,1.5e2,1,66.0,a\n";
+    assert_int_equal(csv_prepare(t, expo, sizeof expo - 1, &err), 0);
+    unlink(t->csv);
+    assert_int_equal(mkfifo(t->csv, 0600), 0);
+    alarm(20);
+    int rc = test_prepare_yaml(t->yaml, &err);
+    alarm(0);
+    if (rc != WK_E_IO || !strstr(err.msg, "not a regular file (a FIFO)"))
+        fail_msg("FIFO trace: rc %d: %s: %s", rc, err.where, err.msg);
+}
+
 static void test_csv_timestamps_spanning_centuries_are_refused(void **state)
 {
     const Tmp *t = *state;
@@ -453,10 +567,14 @@ int main(void)
         cmocka_unit_test(test_negative_durations_are_refused),
         cmocka_unit_test(test_jobs_past_the_workload_limit_are_refused),
         cmocka_unit_test(test_run_past_146_years_is_a_range_error),
+        cmocka_unit_test(test_model_job_past_146_years_is_a_range_error_naming_it),
+        cmocka_unit_test(test_utf16_and_utf32_scenarios_are_refused),
+        cmocka_unit_test(test_fifo_scenario_is_refused_without_blocking),
         cmocka_unit_test(test_sample_rows_past_the_limit_are_a_range_error),
         cmocka_unit_test_setup_teardown(test_csv_missing_columns_are_refused, tmp_setup, tmp_teardown),
         cmocka_unit_test_setup_teardown(test_csv_wrong_types_are_refused_with_the_line, tmp_setup, tmp_teardown),
         cmocka_unit_test_setup_teardown(test_csv_timestamps_spanning_centuries_are_refused, tmp_setup, tmp_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_quirks, tmp_setup, tmp_teardown),
         cmocka_unit_test(test_interrupt_stops_the_run_after_the_current_event),
         cmocka_unit_test_setup_teardown(test_trace_of_an_interrupted_run_says_complete_0, tmp_setup, tmp_teardown),
     };

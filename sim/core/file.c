@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* file.c — see file.h: inputs are opened with O_NONBLOCK (a FIFO without a
+ * writer does not wait), checked with fstat, and only then read. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* fdopen, O_CLOEXEC */
+#endif
+#include "sim/core/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *wk_file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char *what, WkError *err)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "%s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "%s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "not a regular file (%s); %s is read only from a regular file",
+                            wk_file_kind((unsigned)st.st_mode), what);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "%s", strerror(e));
+    }
+    if (size)
+        *size = (int64_t)st.st_size;
+    *out = f;
+    return 0;
+}

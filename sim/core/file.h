@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* file.h — opening an input file safely: only a regular file is read (a
+ * FIFO, terminal or device as a scenario, include or CSV trace would block
+ * forever or never end), and the check is made without blocking. */
+#ifndef WK_FILE_H
+#define WK_FILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/core/error.h"
+
+/** Open path for reading (binary) without blocking on a FIFO, and refuse
+ * anything that is not a regular file before a byte is read. On success
+ * returns 0, *out an open stream the caller closes, *size the file's size
+ * in bytes (size may be NULL). Errors, positioned at path: WK_E_IO with
+ * strerror when it cannot be opened or examined, and "not a regular
+ * file (a FIFO); WHAT is read only from a regular file" (what: e.g. "a
+ * scenario"). *out is NULL on error. */
+int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char *what, WkError *err);
+
+/** A short name for the kind of file of a stat mode: "a directory", "a
+ * FIFO", "a device", "a socket", "a regular file" or "not a file". */
+const char *wk_file_kind(unsigned mode);
+
+#endif

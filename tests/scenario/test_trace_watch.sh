@@ -13,6 +13,9 @@ NAME=trace-watch
 H="$SRC/tests/fuzz/hang-trace-attr.h5"
 WANKA_TRACE_OPEN_LIMIT=1 expect 2 "$H: the HDF5 library did not finish opening this file in 1 s" timeout 60 "$W" compare "$H"
 WANKA_TRACE_OPEN_LIMIT=1 expect 2 "$H: the HDF5 library did not finish" timeout 60 "$W" report paper-sci "$H" "$H"
+# a second loop found by the trace fuzzer (20 s of CPU in the release build)
+H2="$SRC/tests/fuzz/hang-trace-open-2.h5"
+WANKA_TRACE_OPEN_LIMIT=1 expect 2 "$H2: the HDF5 library did not finish opening this file in 1 s" timeout 60 "$W" compare "$H2"
 mkfifo "$T/fifo" && expect 2 "$T/fifo: not a regular file" timeout 60 "$W" compare "$T/fifo"
 
 echo "$pass passed, $fail failed"

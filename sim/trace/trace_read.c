@@ -879,7 +879,7 @@ const WkTraceMetric *wk_trace_read_metric(const WkTraceMetric *m, size_t n, cons
 {
     if (!m || !name || n == 0)
         return NULL;
-    WkTraceMetric key;
+    WkTraceMetric key = {0};
     if (strlen(name) >= sizeof key.name)
         return NULL; /* longer than any stored name */
     snprintf(key.name, sizeof key.name, "%s", name);

@@ -1056,6 +1056,38 @@ fail:
     return rc;
 }
 
+/* The rows of a column's table (its dataspace `space`) and a buffer of
+ * `elem` bytes per row: 0 with *buf NULL and *rows 0 for an empty table;
+ * WK_E_IO or out of memory with err filled. */
+static int column_buffer(WkTraceRead *r, hid_t space, const char *table, size_t elem, void **buf, size_t *rows,
+                         WkError *err)
+{
+    *buf = NULL;
+    *rows = 0;
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    if (np < 0)
+        return io_fail(r, err, "cannot read table '%s'", table);
+    if (np == 0)
+        return 0;
+    if (!(*buf = malloc((size_t)np * elem)))
+        return wk_error_nomem(err, "trace");
+    *rows = (size_t)np;
+    return 0;
+}
+
+/* Read member `column` of every row of dset, converted to the native type t
+ * of `size` bytes, into vals. Returns HDF5's status (< 0: failed). */
+static herr_t read_member(hid_t dset, const char *column, hid_t t, size_t size, void *vals)
+{
+    hid_t m = H5Tcreate(H5T_COMPOUND, size);
+    herr_t st = -1;
+    if (m >= 0 && H5Tinsert(m, column, 0, t) >= 0)
+        st = H5Dread(dset, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals);
+    if (m >= 0)
+        H5Tclose(m);
+    return st;
+}
+
 int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, double **out,
                          size_t *n, WkError *err)
 {
@@ -1065,7 +1097,7 @@ int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, 
     *n = 0;
     Quiet q = quiet_begin();
     hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
-    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID;
     double *vals = NULL;
     int rc = 0;
     if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
@@ -1076,33 +1108,20 @@ int wk_trace_read_column(WkTraceRead *r, const char *table, const char *column, 
                           table, column);
         goto done;
     }
-    hssize_t np = H5Sget_simple_extent_npoints(space);
-    if (np < 0) {
-        rc = io_fail(r, err, "cannot read table '%s'", table);
+    size_t rows = 0;
+    if ((rc = column_buffer(r, space, table, sizeof *vals, (void **)&vals, &rows, err)) < 0 || rows == 0)
         goto done;
-    }
-    if (np == 0)
-        goto done;
-    if (!(vals = malloc((size_t)np * sizeof *vals))) {
-        rc = wk_error_nomem(err, "trace");
-        goto done;
-    }
-    if (cls == H5T_ENUM) {
-        rc = read_enum_column(r, dset, table, column, member, vals, (size_t)np, err);
-    } else if ((mtype = H5Tcreate(H5T_COMPOUND, sizeof(double))) < 0 ||
-               H5Tinsert(mtype, column, 0, H5T_NATIVE_DOUBLE) < 0 ||
-               H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+    if (cls == H5T_ENUM)
+        rc = read_enum_column(r, dset, table, column, member, vals, rows, err);
+    else if (read_member(dset, column, H5T_NATIVE_DOUBLE, sizeof *vals, vals) < 0)
         rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
-    }
     if (rc == 0) {
         *out = vals;
-        *n = (size_t)np;
+        *n = rows;
         vals = NULL;
     }
 done:
     free(vals);
-    if (mtype >= 0)
-        H5Tclose(mtype);
     close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;
@@ -1177,7 +1196,7 @@ int wk_trace_read_column_i64(WkTraceRead *r, const char *table, const char *colu
     *n = 0;
     Quiet q = quiet_begin();
     hid_t dset = H5I_INVALID_HID, ftype = H5I_INVALID_HID, member = H5I_INVALID_HID;
-    hid_t space = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID;
     int64_t *vals = NULL;
     int rc = 0;
     if ((rc = find_column(r, table, column, &dset, &ftype, &space, &member, err)) < 0)
@@ -1187,30 +1206,18 @@ int wk_trace_read_column_i64(WkTraceRead *r, const char *table, const char *colu
                           r->path, table, column);
         goto done;
     }
-    hssize_t np = H5Sget_simple_extent_npoints(space);
-    if (np < 0) {
-        rc = io_fail(r, err, "cannot read table '%s'", table);
+    size_t rows = 0;
+    if ((rc = column_buffer(r, space, table, sizeof *vals, (void **)&vals, &rows, err)) < 0 || rows == 0)
         goto done;
-    }
-    if (np == 0)
-        goto done;
-    if (!(vals = malloc((size_t)np * sizeof *vals))) {
-        rc = wk_error_nomem(err, "trace");
-        goto done;
-    }
-    if ((mtype = H5Tcreate(H5T_COMPOUND, sizeof(int64_t))) < 0 ||
-        H5Tinsert(mtype, column, 0, H5T_NATIVE_INT64) < 0 ||
-        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+    if (read_member(dset, column, H5T_NATIVE_INT64, sizeof *vals, vals) < 0) {
         rc = io_fail(r, err, "table '%s': cannot read column '%s'", table, column);
         goto done;
     }
     *out = vals;
-    *n = (size_t)np;
+    *n = rows;
     vals = NULL;
 done:
     free(vals);
-    if (mtype >= 0)
-        H5Tclose(mtype);
     close_column(dset, ftype, space, member);
     quiet_end(q);
     return rc;

@@ -154,7 +154,7 @@ static const char *const no_groups[] = {NULL};
 
 const WkSchemaFile wk_schema_sweep_index = {
     .what = "sweep index",
-    .minor = 0, /* WK_SCHEMA_SWEEP_INDEX_VERSION */
+    .minor = 1, /* WK_SCHEMA_SWEEP_INDEX_VERSION */
     .attrs = sweep_attrs,
     .nattrs = sizeof sweep_attrs / sizeof sweep_attrs[0],
     .tables = sweep_tables,

@@ -12,13 +12,14 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 2
-#define WK_SCHEMA_VERSION "1.2" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
-                                   1.2 timeseries/pods */
+#define WK_SCHEMA_MINOR 3
+#define WK_SCHEMA_VERSION "1.3" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+                                   1.2 timeseries/pods, 1.3 fixed-length string attributes
+                                   (the reader refuses variable-length ones: docs/trace-format.md) */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
-#define WK_SCHEMA_SWEEP_INDEX_VERSION "1.0"
+#define WK_SCHEMA_SWEEP_INDEX_VERSION "1.1" /* 1.1: fixed-length string attributes */
 
 /* ---- root attributes ---------------------------------------------------------- */
 

@@ -152,6 +152,26 @@ static hssize_t attr_points(hid_t attr)
     return n;
 }
 
+/* Variable-length strings are read only when the user says the file is
+ * trusted (WANKA_TRACE_VLEN=1): to read one, HDF5 follows a global-heap
+ * reference stored in the file, and HDF5 1.10.8 writes past its buffer on a
+ * crafted one (H5HG_read; tests/fuzz/hdf5-h5hg-read-overflow.h5). wanka
+ * writes fixed-length strings since trace schema 1.3 (sweep index 1.1). */
+static int vlen_trusted(void)
+{
+    const char *env = getenv("WANKA_TRACE_VLEN");
+    return env && strcmp(env, "1") == 0;
+}
+
+static int vlen_refused(const WkTraceRead *r, const char *object, const char *name, WkError *err)
+{
+    return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                        "%s: %s%s%s: attribute is a variable-length string, which wanka reads only from a trusted "
+                        "file (files before trace schema 1.3 have them: write it again, or set WANKA_TRACE_VLEN=1 "
+                        "if you trust it)",
+                        r->path, object, object[0] ? "/" : "", name);
+}
+
 /* Read a one-element string attribute into a malloc'd copy. */
 static int read_str_attr(WkTraceRead *r, hid_t attr, const char *name, char **out, WkError *err)
 {
@@ -176,6 +196,10 @@ static int read_str_attr(WkTraceRead *r, hid_t attr, const char *name, char **ou
     }
     if (H5Tis_variable_str(ftype) > 0) {
         char *s = NULL;
+        if (!vlen_trusted()) {
+            rc = vlen_refused(r, "", name, err);
+            goto done;
+        }
         if (mtype < 0 || H5Tset_size(mtype, H5T_VARIABLE) < 0 || H5Aread(attr, mtype, &s) < 0) {
             rc = io_fail(r, err, "cannot read attribute '%s'", name);
             goto done;
@@ -311,6 +335,10 @@ static int check_attr(WkTraceRead *r, hid_t attr, const char *object, const char
         want = t == WK_SCHEMA_T_STR ? "a single string" : t == WK_SCHEMA_T_INT ? "a single integer" : "a single number";
     else if (t == WK_SCHEMA_T_STR && (cls != H5T_STRING || (H5Tis_variable_str(type) <= 0 && size > r->bytes)))
         want = "a single string";
+    else if (t == WK_SCHEMA_T_STR && H5Tis_variable_str(type) > 0 && !vlen_trusted()) {
+        rc = vlen_refused(r, object, name, err);
+        goto done;
+    }
     else if (t == WK_SCHEMA_T_INT && (cls != H5T_INTEGER || size > 8))
         want = "a single integer";
     else if (t == WK_SCHEMA_T_NUM && !((cls == H5T_INTEGER || cls == H5T_FLOAT) && size <= 8))

@@ -39,7 +39,9 @@ typedef struct WkTraceMetric {
  * is not an HDF5 file, has no or a malformed schema_version, a major
  * version other than WK_TRACE_READ_MAJOR ("path: trace schema version 2.0
  * is not supported: this wanka reads schema 1.x"), or fails a check
- * ("path: jobs/status: column enum value 9 'x' is not the schema's (...)").
+ * ("path: jobs/status: column enum value 9 'x' is not the schema's (...)")
+ * or has a variable-length string attribute the schema lists (refused
+ * unless WANKA_TRACE_VLEN=1: HDF5 1.10 can overflow a buffer reading one).
  * HDF5 prints nothing; nothing leaks on any error. */
 int wk_trace_read_open(WkTraceRead **out, const char *path, WkError *err);
 
@@ -52,9 +54,12 @@ const char *wk_trace_read_path(const WkTraceRead *r);
 /** The schema version found at open. */
 void wk_trace_read_version(const WkTraceRead *r, int *major, int *minor);
 
-/** Root string attribute `name` (variable- or fixed-length) as a malloc'd,
- * NUL-terminated string in *out (caller frees). WK_E_NOTFOUND when the
- * attribute is absent, WK_E_INVAL when it is not a scalar string. */
+/** Root string attribute `name` (fixed-length; variable-length only when
+ * the environment has WANKA_TRACE_VLEN=1, the user's word that the file is
+ * trusted) as a malloc'd, NUL-terminated string in *out (caller frees).
+ * WK_E_NOTFOUND when the attribute is absent, WK_E_INVAL when it is not a
+ * scalar string or is an untrusted variable-length one ("path: name:
+ * attribute is a variable-length string, ..."). */
 int wk_trace_read_attr_str(WkTraceRead *r, const char *name, char **out, WkError *err);
 
 /** Like wk_trace_read_attr_str, but an absent attribute gives *out a

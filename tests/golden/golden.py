@@ -36,8 +36,8 @@ def digest(value):
         else:
             h.update(np.ascontiguousarray(value).tobytes())
         h.update(str(value.shape).encode())
-    elif isinstance(value, bytes):
-        h.update(value)
+    elif isinstance(value, bytes):  # a fixed-length string attribute: digested by its text, as a
+        h.update(repr(value.decode("utf-8")).encode())  # variable-length one (a str) always was
     else:
         h.update(repr(value).encode())
     return h.hexdigest()[:16]

@@ -17,6 +17,7 @@ import tempfile
 import time
 
 import h5py
+import numpy as np
 
 WANKA = sys.argv[1]
 N = 50000
@@ -25,8 +26,9 @@ paths = []
 for k in range(2):
     p = os.path.join(d, f"t{k}.h5")
     with h5py.File(p, "w", libver="latest") as f:
-        f.attrs["schema_version"] = "1.1"
-        f.attrs["scheduler"] = f"s{k}"
+        # fixed-length strings, as wanka writes them (it refuses variable-length ones)
+        f.attrs["schema_version"] = np.bytes_(b"1.1")
+        f.attrs["scheduler"] = np.bytes_(f"s{k}".encode())
         g = f.create_group("summary")
         for i in range(N):
             g.attrs[f"metric_{i:06d}"] = float(i + k)

@@ -23,7 +23,7 @@ expect 0 "hardware per failure class" "$W" export "$T/run.h5" -f chrome -o "$T/a
 expect 0 "match the trace" "$PY" "$CHK" "$T/agg.json" "$T/run.h5"
 # a scenario that cannot be rebuilt from the trace: a track per component, and a note
 cp "$T/run.h5" "$T/noclu.h5"
-"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); f.attrs["scenario"] = "include: [elsewhere.yaml]\n"' "$T/noclu.h5"
+"$PY" -c 'import h5py, sys, numpy as np; f = h5py.File(sys.argv[1], "r+"); s = b"include: [elsewhere.yaml]\n"; f.attrs["scenario"] = np.bytes_(s)' "$T/noclu.h5"
 expect 0 "could not be rebuilt" "$W" export "$T/noclu.h5" -f chrome -o "$T/comp.json"
 expect 0 "match the trace" "$PY" "$CHK" "$T/comp.json" "$T/noclu.h5"
 "$PY" - "$T/run.json" "$T/pod.json" "$T/agg.json" "$T/comp.json" <<'EOF' && ok || bad "hardware tracks per node, pod, class, component"
@@ -125,7 +125,7 @@ expect 2 "jobs.start row 0: 9223372036854775807 is out of range" "$W" export "$T
 expect 0 "wrote 5 files" "$W" export "$T/far.h5" --format csv -o "$T/farcsv"
 grep -q "^0,[0-9]*,9223372036854775807," "$T/farcsv/jobs.csv" && ok || bad "csv: an int64 time not written exactly"
 cp "$T/run.h5" "$T/nots.h5"
-"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); del f["timeseries/cluster"]' "$T/nots.h5"
+"$PY" -c 'import h5py, sys, numpy as np; f = h5py.File(sys.argv[1], "r+"); del f["timeseries/cluster"]' "$T/nots.h5"
 expect 2 "no table 'timeseries/cluster'" "$W" export "$T/nots.h5" --format chrome -o "$T/nots.json"
 [ ! -e "$T/be.json" ] && [ ! -e "$T/nots.json" ] && [ ! -e "$T/far.json" ] && [ -z "$(ls "$T/be" 2>/dev/null)" ] && ok || bad "a broken trace left an output"
 printf 'x' > "$T/file"

@@ -35,7 +35,14 @@ def attr_dtype(obj, name):
 
 
 def is_str_attr(obj, name):
-    return h5py.check_string_dtype(attr_dtype(obj, name)) is not None
+    """A fixed-length UTF-8 string (schema 1.3: never variable-length)."""
+    info = h5py.check_string_dtype(attr_dtype(obj, name))
+    return info is not None and info.length is not None and info.encoding == "utf-8"
+
+
+def text(v):
+    """A string attribute's value as str (h5py gives fixed-length ones as bytes)."""
+    return v.decode("utf-8") if isinstance(v, bytes) else v
 
 
 def check_table(f, path, columns, units, nrows=None):
@@ -71,7 +78,7 @@ def check_table(f, path, columns, units, nrows=None):
     check(is_str_attr(ds, "description") and ds.attrs["description"], f"{path} has a description")
     for col, u in units.items():
         key = f"{col}_units"
-        check(key in ds.attrs and ds.attrs[key] == u, f"{path}.{key} == {u!r} (got {ds.attrs.get(key)!r})")
+        check(key in ds.attrs and text(ds.attrs[key]) == u, f"{path}.{key} == {u!r} (got {ds.attrs.get(key)!r})")
     if nrows is not None:
         check(ds.shape == (nrows,), f"{path} has {nrows} rows (got {ds.shape})")
     return ds
@@ -95,22 +102,22 @@ def main():
         for a in strings:
             check(a in f.attrs, f"root attribute {a} exists")
             if a in f.attrs:
-                check(is_str_attr(f, a), f"root attribute {a} is a string")
+                check(is_str_attr(f, a), f"root attribute {a} is a fixed-length UTF-8 string")
         for a in ints:
             check(a in f.attrs, f"root attribute {a} exists")
             if a in f.attrs:
                 check(attr_dtype(f, a) == np.dtype("<i8"), f"root attribute {a} is int64 (got {attr_dtype(f, a)})")
-        major, minor = f.attrs["schema_version"].split(".")
+        major, minor = text(f.attrs["schema_version"]).split(".")
         check(major == "1" and minor.isdigit() and int(minor) >= 1,
-              f"schema_version 1.x, x >= 1 (jobs.gpus_final) (got {f.attrs['schema_version']})")
+              f"schema_version 1.x, x >= 1 (jobs.gpus_final) (got {text(f.attrs['schema_version'])})")
         check(f.attrs["seed"] == 3, "seed is the --seed given")
-        check(f.attrs["scenario_name"] == "synthetic-384", "scenario_name")
-        check(f.attrs["scenario_file"] == SCENARIO, "scenario_file is the path as given")
+        check(text(f.attrs["scenario_name"]) == "synthetic-384", "scenario_name")
+        check(text(f.attrs["scenario_file"]) == SCENARIO, "scenario_file is the path as given")
         with open(SCENARIO, encoding="utf-8") as s:
-            check(f.attrs["scenario"] == s.read(), "scenario holds the file's text as read")
-        check(f.attrs["overrides"].splitlines() == ["cluster.nodes=40"], "overrides: one --set per line")
-        check(f.attrs["scheduler"] == "fifo", "scheduler")
-        check(f.attrs["gpu_sku"] == "H100-SXM-80G", "gpu_sku")
+            check(text(f.attrs["scenario"]) == s.read(), "scenario holds the file's text as read")
+        check(text(f.attrs["overrides"]).splitlines() == ["cluster.nodes=40"], "overrides: one --set per line")
+        check(text(f.attrs["scheduler"]) == "fifo", "scheduler")
+        check(text(f.attrs["gpu_sku"]) == "H100-SXM-80G", "gpu_sku")
         check(f.attrs["gpus"] == 320, "gpus is 40 nodes x 8")
         check(f.attrs["sample_interval_ns"] == 600 * 10**9, "sample_interval_ns is 10 min")
 

@@ -48,13 +48,19 @@ def expect(pattern, *args):
         passed += 1
 
 
+def fixed(text):
+    """A fixed-length UTF-8 string attribute value (what wanka writes; h5py's str is variable-length)."""
+    b = text.encode("utf-8")
+    return np.array(b, dtype=h5py.string_dtype("utf-8", max(len(b), 1)))
+
+
 def trace(name, jobs_dtype=None, shape=None, **kw):
     """A minimal trace: the root attributes, a summary, and a jobs table."""
     path = os.path.join(T, name)
     with h5py.File(path, "w") as f:
-        f.attrs["schema_version"] = "1.1"
-        f.attrs["scenario_name"] = "hostile"
-        f.attrs["scheduler"] = "fifo"
+        f.attrs["schema_version"] = fixed("1.1")
+        f.attrs["scenario_name"] = fixed("hostile")
+        f.attrs["scheduler"] = fixed("fifo")
         f.attrs["seed"] = np.int64(1)
         f.create_group("summary").attrs["utilization"] = 0.5
         if jobs_dtype is not None:
@@ -120,6 +126,19 @@ with h5py.File(p, "a") as f:
     f.attrs["schema_version"] = np.int64(1)
 expect(f"{p}: attribute 'schema_version' is not a single string", "compare", p)
 
+# 6b. variable-length string attributes (HDF5 1.10 overflows a buffer reading a
+#     crafted one): refused unless WANKA_TRACE_VLEN=1 says the file is trusted
+p = trace("attr-vlen.h5")
+with h5py.File(p, "a") as f:
+    f.attrs["scheduler"] = "fifo"  # h5py writes a str as a variable-length string
+expect(f"{p}: scheduler: attribute is a variable-length string", "compare", p)
+p = trace("attr-vlen-version.h5")
+with h5py.File(p, "a") as f:
+    f.attrs["schema_version"] = "1.1"
+expect(f"{p}: schema_version: attribute is a variable-length string", "report", "paper-sci", p, p)
+expect(f"{p}: schema_version: attribute is a variable-length string", "export", p, "-f", "csv", "-o",
+       os.path.join(T, "vlen-csv"))
+
 # 7. an external link (would open another file) and soft links (a loop)
 p = trace("external.h5")
 with h5py.File(p, "a") as f:
@@ -153,12 +172,14 @@ def sweep(name, edit):
 def fewer_units(f):
     u = f.attrs["metric_units"]
     u = u.decode() if isinstance(u, bytes) else u
-    f.attrs["metric_units"] = "\n".join(u.split("\n")[:-1])
+    f.attrs["metric_units"] = fixed("\n".join(u.split("\n")[:-1]))
 
 
 d, p = sweep("units", fewer_units)
 expect(f"{p}: metric_units: ", "sweep-merge", d)
 expect("metric units for", "compare", p)
+d, p = sweep("vlen", lambda f: f.attrs.__setitem__("sweep_name", "x"))
+expect(f"{p}: sweep_name: attribute is a variable-length string", "sweep-merge", d)
 d, p = sweep("npoints", lambda f: f.attrs.__setitem__("npoints", np.int64(2**62)))
 expect(f"{p}: npoints: 4611686018427387904 points is outside 0..1000000", "sweep-merge", d)
 

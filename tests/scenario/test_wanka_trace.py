@@ -55,7 +55,7 @@ def check_trace(h5, csvdir):
         check(dict(t.summary) == {k: float(v) for k, v in f["summary"].attrs.items()}
               or all((math.isnan(t.summary[k]) and math.isnan(v)) or t.summary[k] == v
                      for k, v in f["summary"].attrs.items()), f"{h5}: summary differs")
-        check(t.attrs["scenario_name"] == f.attrs["scenario_name"], f"{h5}: attrs.scenario_name")
+        check(t.attrs["scenario_name"] == f.attrs["scenario_name"].decode("utf-8"), f"{h5}: attrs.scenario_name")
         check(np.array_equal(t.jobs["end_ns"].to_numpy(), f["jobs"]["end"]), f"{h5}: end_ns differs from jobs.end")
     j = t.jobs
     # enums: categoricals of the schema's names, in value order

@@ -20,7 +20,9 @@
 
 #include <hdf5.h>
 
+#include "sim/trace/schema.h"
 #include "sim/trace/trace.h"
+#include "sim/trace/trace_read.h"
 #include "tests/unit/trace_fixture.h"
 
 /* ---- fixtures and helpers -------------------------------------------------- */
@@ -61,24 +63,24 @@ static hid_t open_ro(const char *path)
     return f;
 }
 
-/* A scalar string attribute of obj; must be variable-length UTF-8. The caller
- * frees the result. */
+/* A scalar string attribute of obj; must be fixed-length UTF-8 (the reader
+ * refuses variable-length ones). The caller frees the result. */
 static char *read_str_attr(hid_t obj, const char *name)
 {
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     assert_true(a >= 0);
     hid_t ft = H5Aget_type(a);
     assert_int_equal(H5Tget_class(ft), H5T_STRING);
-    assert_true(H5Tis_variable_str(ft) > 0);
+    assert_true(H5Tis_variable_str(ft) == 0);
     assert_int_equal(H5Tget_cset(ft), H5T_CSET_UTF8);
+    size_t size = H5Tget_size(ft);
     hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_size(mt, size + 1);
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
     H5Tset_cset(mt, H5T_CSET_UTF8);
-    char *v = NULL;
-    assert_true(H5Aread(a, mt, &v) >= 0);
-    assert_non_null(v);
-    char *copy = strdup(v);
-    H5free_memory(v);
+    char *copy = calloc(1, size + 1);
+    assert_non_null(copy);
+    assert_true(H5Aread(a, mt, copy) >= 0);
     H5Tclose(mt);
     H5Tclose(ft);
     H5Aclose(a);
@@ -662,6 +664,101 @@ static void test_trace_same_input_gives_identical_files(void **state)
     }
 }
 
+/* A string attribute past the 64 KiB of an object-header message (a long
+ * scenario) is written fixed-length and read back whole. */
+static void test_trace_string_attribute_past_64k_roundtrips(void **state)
+{
+    TraceDir *d = *state;
+    const char *path = trace_fixture_file(d, "long.h5");
+    size_t n = 200000;
+    char *text = malloc(n + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + i % 26);
+    text[n] = '\0';
+    WkTrace *t = NULL;
+    WkError err = {0};
+    assert_int_equal(wk_trace_open(&t, path, &err), 0);
+    assert_int_equal(wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_VERSION, &err), 0);
+    assert_int_equal(wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO, text, &err), 0);
+    assert_int_equal(wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_OVERRIDES, "", &err), 0);
+    assert_int_equal(wk_trace_close(t, &err), 0);
+    WkTraceRead *r = NULL;
+    assert_int_equal(wk_trace_read_open(&r, path, &err), 0);
+    char *got = NULL;
+    assert_int_equal(wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_SCENARIO, &got, &err), 0);
+    assert_string_equal(got, text);
+    free(got);
+    assert_int_equal(wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_OVERRIDES, &got, &err), 0);
+    assert_string_equal(got, "");
+    free(got);
+    wk_trace_read_close(r);
+    free(text);
+}
+
+/* Add a variable-length UTF-8 string attribute to the root of a file. */
+static void add_vlen_attr(const char *path, const char *name, const char *value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    assert_true(H5Tset_size(st, H5T_VARIABLE) >= 0);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    if (H5Aexists(f, name) > 0)
+        assert_true(H5Adelete(f, name) >= 0);
+    hid_t a = H5Acreate2(f, name, st, sp, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Awrite(a, st, &value) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(st);
+    H5Fclose(f);
+}
+
+/* HDF5 1.10 overflows a buffer reading a crafted variable-length string, so
+ * the reader refuses one by its type, before reading, at open (a schema
+ * attribute) and on request (any other); WANKA_TRACE_VLEN=1 reads them. */
+static void test_trace_reader_refuses_variable_length_strings_unless_trusted(void **state)
+{
+    TraceDir *d = *state;
+    const char *path = trace_fixture_file(d, "vlen.h5");
+    WkTrace *t = NULL;
+    WkError err = {0};
+    assert_int_equal(wk_trace_open(&t, path, &err), 0);
+    assert_int_equal(wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_VERSION, &err), 0);
+    assert_int_equal(wk_trace_close(t, &err), 0);
+    add_vlen_attr(path, "note", "kept");
+    unsetenv("WANKA_TRACE_VLEN");
+    WkTraceRead *r = NULL;
+    assert_int_equal(wk_trace_read_open(&r, path, &err), 0); /* not a schema attribute: read on request */
+    char *got = NULL;
+    assert_int_equal(wk_trace_read_attr_str(r, "note", &got, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "note: attribute is a variable-length string"));
+    assert_null(got);
+    wk_trace_read_close(r);
+
+    const char *path2 = trace_fixture_file(d, "vlen2.h5");
+    wk_error_clear(&err);
+    assert_int_equal(wk_trace_open(&t, path2, &err), 0);
+    assert_int_equal(wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_VERSION, &err), 0);
+    assert_int_equal(wk_trace_close(t, &err), 0);
+    add_vlen_attr(path2, WK_SCHEMA_ATTR_SCHEDULER, "fifo");
+    assert_int_equal(wk_trace_read_open(&r, path2, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "scheduler: attribute is a variable-length string"));
+    assert_non_null(strstr(err.msg, path2));
+
+    setenv("WANKA_TRACE_VLEN", "1", 1);
+    wk_error_clear(&err);
+    assert_int_equal(wk_trace_read_open(&r, path2, &err), 0);
+    wk_trace_read_close(r);
+    assert_int_equal(wk_trace_read_open(&r, path, &err), 0);
+    assert_int_equal(wk_trace_read_attr_str(r, "note", &got, &err), 0);
+    assert_string_equal(got, "kept");
+    free(got);
+    wk_trace_read_close(r);
+    unsetenv("WANKA_TRACE_VLEN");
+}
+
 /* Every test gets its own temporary directory of traces. */
 #define TEST(f) cmocka_unit_test_setup_teardown(f, trace_fixture_setup, trace_fixture_teardown)
 
@@ -677,6 +774,8 @@ int main(void)
         TEST(test_trace_rejects_bad_tables_without_spoiling_the_file),
         TEST(test_trace_write_failure_leaves_no_file),
         TEST(test_trace_same_input_gives_identical_files),
+        TEST(test_trace_string_attribute_past_64k_roundtrips),
+        TEST(test_trace_reader_refuses_variable_length_strings_unless_trusted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

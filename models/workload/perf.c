@@ -14,7 +14,7 @@
 
 WkPerfParams wk_perf_defaults(void)
 {
-    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 2e-6, .lat_inter_s = 8e-6};
+    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 0, .lat_inter_s = 8e-6};
 }
 
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
@@ -71,7 +71,8 @@ static double state_bytes(double params, int zero, double dp)
     return w + g + o;
 }
 
-/* The SKU's curves, with gemm_efficiency overriding the measured maximum. */
+/* The SKU's curves, with gemm_efficiency overriding the measured maximum
+ * and latency_intra (> 0) the measured collective step latencies. */
 static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
 {
     WkGpuEff e = *wk_catalog_eff(env->sku);
@@ -79,6 +80,8 @@ static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
         e.fp8_max *= p->gemm_eff / e.mat_max;
         e.mat_max = p->gemm_eff;
     }
+    if (p->lat_intra_s > 0)
+        e.ring_lat_s = e.nvls_lat_s = p->lat_intra_s;
     return e;
 }
 
@@ -243,9 +246,9 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
         while (n % n_intra)
             n_intra--;
         uint32_t n_inter = n / n_intra;
-        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, p->lat_intra_s, bytes, n_intra)
-                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, p->lat_intra_s) +
-                                  wk_coll_all_gather_s(bytes, n_intra, bwi, p->lat_intra_s) +
+        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, bytes, n_intra)
+                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e.ring_lat_s) +
+                                  wk_coll_all_gather_s(bytes, n_intra, bwi, e.ring_lat_s) +
                                   allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
     }
     /* gradient buckets overlap the backward pass (2/3 of the compute); the
@@ -253,10 +256,10 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double last = t_dp * min2(1, 25e6 / bytes);
     double hidden = p->dp_overlap * min2(t_dp - last, r->compute_s * 2 / 3);
     r->dp_s = t_dp - hidden;
-    r->interference_s = hidden * (double)e.coll_sms / e.sms;
+    r->interference_s = hidden * e.overlap_slowdown;
     if (m->kind == WK_MODEL_RECSYS && n > 1) {
         double bw = env->multi_domain ? bwx : bwi;
-        double lat = env->multi_domain ? p->lat_inter_s : p->lat_intra_s;
+        double lat = env->multi_domain ? p->lat_inter_s : e.ring_lat_s;
         r->ep_s = 2 * wk_coll_all_to_all_s(B * m->a2a_bytes_per_sample, n, bw, lat); /* forward + backward */
     }
     r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s;

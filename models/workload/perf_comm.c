@@ -15,10 +15,17 @@
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
 
-double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double lat, double bytes, uint32_t n)
+double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double bytes, uint32_t n)
 {
-    double nvls = e->nvls_algbw_eff > 0 ? env->nvlink_bw * e->nvls_algbw_eff : 0;
-    return wk_coll_allreduce_best_s(bytes, n, env->nvlink_bw * e->nvlink_eff, lat, nvls);
+    /* NCCL's tree is a chain inside a node (its double binary tree spans
+     * nodes), so no log n latency advantage here: ring, or NVLink SHARP */
+    double t = wk_coll_allreduce_ring_s(bytes, n, env->nvlink_bw * e->nvlink_eff, e->ring_lat_s);
+    if (e->nvls_algbw_eff > 0 && n > 1) {
+        /* NVLink SHARP has its own measured step latency */
+        double v = wk_coll_allreduce_nvls_s(bytes, n, env->nvlink_bw * e->nvls_algbw_eff, e->nvls_lat_s);
+        t = v < t ? v : t;
+    }
+    return t;
 }
 
 /* DP peers inside one NVLink domain, and the domains they span. */
@@ -46,9 +53,9 @@ static double dp_coll_s(const WkCommIn *in, double bytes, int half)
     uint32_t ni, nx;
     dp_split(env, in->m->tp, in->dp, &ni, &nx);
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
-    double li = in->p->lat_intra_s, lx = in->p->lat_inter_s;
+    double li = e->ring_lat_s, lx = in->p->lat_inter_s;
     if (nx <= 1)
-        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, li, bytes, ni);
+        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, bytes, ni);
     double intra = wk_coll_reduce_scatter_s(bytes, ni, bwi, li);
     if (half)
         return intra + wk_coll_reduce_scatter_s(bytes / ni, nx, bwx, lx);
@@ -100,9 +107,9 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     if (env->tp_cross)
         ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->net_bw * in->e->net_eff, in->p->lat_inter_s);
     else if (m->no_seq_parallel)
-        ar = wk_perf_allreduce_intra_s(in->e, env, in->p->lat_intra_s, bytes, m->tp);
+        ar = wk_perf_allreduce_intra_s(in->e, env, bytes, m->tp);
     else /* all-gather + reduce-scatter: no NVLink SHARP */
-        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->p->lat_intra_s);
+        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->e->ring_lat_s);
     /* two all-reduces (or their all-gather/reduce-scatter pairs) per layer in
      * forward and two in backward (Korthikanti et al. 2022): equal volumes */
     double fwd = 2 * ar;
@@ -130,7 +137,7 @@ static void pp_comm(const WkCommIn *in, WkPerfResult *r)
         return;
     double bytes = in->T * m->hidden * 2 / m->tp;
     double bw = env->multi_domain ? env->net_bw * in->e->net_eff : env->nvlink_bw * in->e->nvlink_eff;
-    double lat = env->multi_domain ? in->p->lat_inter_s : in->p->lat_intra_s;
+    double lat = env->multi_domain ? in->p->lat_inter_s : in->e->ring_lat_s;
     double p2p = wk_coll_p2p_s(bytes, bw, lat);
     double n = m->schedule == WK_PP_INTERLEAVED ? 2.0 * (m->pp - 1) * m->vp : 2.0 * (in->mb + m->pp - 1);
     r->pp_s = n * p2p;
@@ -146,7 +153,7 @@ static void ep_comm(const WkCommIn *in, WkPerfResult *r)
         return;
     int local = (double)m->ep * m->tp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
-    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
     double a2a = wk_coll_all_to_all_s(in->T * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
     r->ep_s = in->mb * in->layers * 4 * a2a;
@@ -164,7 +171,7 @@ static void cp_comm(const WkCommIn *in, WkPerfResult *r)
     double kv = in->T * 2.0 * m->hidden * m->kv_heads / m->heads / m->tp * 2;
     int local = (double)m->cp * m->tp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
-    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double ag = wk_coll_all_gather_s(kv * m->cp, m->cp, bw, lat);
     double n = 2 + (m->recompute == WK_RECOMPUTE_FULL);
     r->cp_s = in->mb * in->layers * n * ag;
@@ -179,7 +186,7 @@ void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
     ep_comm(in, r);
     if (in->dp > 1)
         dp_comm(in, r, &hidden);
-    /* a communication kernel runs on coll_sms of the GPU's SMs while it
-     * overlaps: compute loses that share for the overlapped time */
-    r->interference_s = hidden * (double)in->e->coll_sms / in->e->sms;
+    /* compute runs slower while a communication kernel overlaps it (the
+     * measured average slowdown, eff.c) for the overlapped time */
+    r->interference_s = hidden * in->e->overlap_slowdown;
 }

@@ -398,6 +398,38 @@ static void test_context_parallel_costs_kv_exchange(void **state)
     assert_true(r4.mfu < r1.mfu * 1.10);
 }
 
+/* Overlapped communication slows the compute it hides behind by the
+ * measured average (arXiv:2507.03114: 18.9 %): the interference equals that
+ * share of the DP reduction that overlap hides, and nothing without overlap.
+ * An explicit latency_intra replaces the SKU's fitted step latency. */
+static void test_overlap_costs_the_measured_slowdown_of_hidden_time(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 1, pp: 1, global_batch: 64, recompute: full}\n");
+    WkPerfEnv env = env_h100(64);
+    WkPerfParams p = wk_perf_defaults(), none = p;
+    none.dp_overlap = 0;
+    WkPerfResult r, x;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &env, &p, &r, &err), 0);
+    assert_int_equal(wk_perf_eval(&m, &env, &none, &x, &err), 0);
+    double hidden = x.dp_s - r.dp_s;
+    assert_true(hidden > 0);
+    assert_float_equal(x.interference_s, 0, 0);
+    assert_float_equal(r.interference_s, 0.189 * hidden, 1e-12);
+    /* latency_intra: 1 ms per step makes a single-node all-reduce slower */
+    WkPerfEnv one = env_h100(8);
+    WkModelSpec m8 = model("model: {base: llama3-8b, tp: 1, pp: 1, global_batch: 8, recompute: full,"
+                           " overlap_grad_reduce: false}\n");
+    WkPerfParams slow = wk_perf_defaults();
+    slow.lat_intra_s = 1e-3;
+    WkPerfResult a, b;
+    assert_int_equal(wk_perf_eval(&m8, &one, &p, &a, &err), 0);
+    assert_int_equal(wk_perf_eval(&m8, &one, &slow, &b, &err), 0);
+    assert_true(b.dp_s > a.dp_s + 1e-3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +450,7 @@ int main(void)
         cmocka_unit_test_teardown(test_resnet_step_pays_memory_bound_operators_and_keeps_activations, teardown),
         cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
+        cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

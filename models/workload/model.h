@@ -47,6 +47,7 @@ typedef struct WkModelSpec {
     int fp8;                /* 1: FP8 GEMMs (peak from fp8_flops) */
     WkRecompute recompute;
     uint32_t tp, pp, cp, ep;/* tensor, pipeline, context, expert parallel degrees */
+    uint32_t etp;           /* expert tensor parallelism, dividing tp (MoE parallel folding); 0 = tp */
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */

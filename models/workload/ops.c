@@ -108,17 +108,20 @@ static double stream_ops(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 }
 
 /* The MLP: dense, or routed to experts (router, permute, grouped GEMMs whose
- * per-expert size sets their efficiency, with the busiest expert bounding). */
+ * per-expert size sets their efficiency, with the busiest expert bounding).
+ * Experts split over etp ranks; with etp < t (MoE parallel folding) a rank
+ * routes its T etp / t tokens and holds whole-width experts of its EP group. */
 static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
-    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / sh->t, f = sh->ffn / sh->t;
+    double te = sh->experts > 0 && sh->etp > 0 ? sh->etp : sh->t;
+    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / te, f = sh->ffn / te;
     double M = sh->T, n = 1, t = 0;
     if (sh->experts > 0) {
-        double local = sh->experts / sh->ep;
-        M = sh->T * sh->top_k * sh->imbalance / local; /* tokens per local expert */
+        double local = sh->experts / sh->ep, Tm = sh->T * te / sh->t;
+        M = Tm * sh->top_k * sh->imbalance * sh->ep / sh->experts; /* tokens per local expert */
         n = local;
-        t += gemm_fb(c, sh->T, sh->h, sh->experts, 1, bwd); /* router */
-        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * sh->T * sh->top_k * sh->h * ELEM, 0);
+        t += gemm_fb(c, Tm, sh->h, sh->experts, 1, bwd); /* router */
+        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * Tm * sh->top_k * sh->h * ELEM, 0);
     }
     t += gemm_fb(c, M, sh->h, up, n, bwd);
     double a = n * M * f * ELEM;

@@ -92,7 +92,7 @@ static WkOpsShape llm_shape(const WkModelSpec *m)
         .h = m->hidden, .heads = m->heads, .kv_heads = m->kv_heads, .ffn = m->ffn, .vocab = m->vocab,
         .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout,
         .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
-        .experts = m->experts, .top_k = m->top_k, .ep = m->ep,
+        .experts = m->experts, .top_k = m->top_k, .ep = m->ep, .etp = m->etp ? m->etp : m->tp,
         .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1,
     };
 }
@@ -146,9 +146,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,
                             per_replica);
     uint32_t dp = env->gpus / per_replica;
-    if (m->ep > 1 && dp % m->ep)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the data-parallel degree %u", m->ep,
-                            dp);
+    uint32_t etp = m->etp ? m->etp : m->tp; /* experts fold over tp/etp x dp ranks */
+    if (m->ep > 1 && (dp * (m->tp / etp)) % m->ep)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the %u ranks experts fold over "
+                            "(dp %u x tp/etp %u)", m->ep, dp * (m->tp / etp), dp, m->tp / etp);
     uint32_t gb = m->global_batch ? m->global_batch : dp * m->micro_batch * 4 * m->pp;
     if (gb % (dp * m->micro_batch))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
@@ -174,7 +175,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
 
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
     double dense_params = m->params - expert_params;
-    double local = dense_params / (m->tp * m->pp) + expert_params / ((double)m->tp * m->pp * m->ep);
+    double local = dense_params / (m->tp * m->pp) + expert_params / ((double)etp * m->pp * m->ep);
     in.local_params = local;
     wk_perf_comm(&in, r);
     c.mult = 1;

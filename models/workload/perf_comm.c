@@ -111,8 +111,15 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     else /* all-gather + reduce-scatter: no NVLink SHARP */
         ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->e->ring_lat_s);
     /* two all-reduces (or their all-gather/reduce-scatter pairs) per layer in
-     * forward and two in backward (Korthikanti et al. 2022): equal volumes */
-    double fwd = 2 * ar;
+     * forward and two in backward (Korthikanti et al. 2022): equal volumes;
+     * experts folded to etp < tp exchange only over etp ranks (none at 1) */
+    double mlp = ar;
+    uint32_t etp = m->etp ? m->etp : m->tp;
+    if (m->experts && etp < m->tp)
+        mlp = etp > 1 ? wk_coll_allreduce_ring_s(bytes * etp / m->tp, etp, env->nvlink_bw * in->e->nvlink_eff,
+                                                 in->e->ring_lat_s)
+                      : 0;
+    double fwd = ar + mlp;
     double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;
     if (m->tp_overlap != WK_TP_OVERLAP_NONE)
@@ -144,18 +151,21 @@ static void pp_comm(const WkCommIn *in, WkPerfResult *r)
 }
 
 /* EP: dispatch and combine all-to-alls of T top_k h bytes (x imbalance),
- * forward and backward, per MoE layer and micro-batch; exposed. */
+ * forward and backward, per MoE layer and micro-batch; exposed. With etp <
+ * tp a rank sends its T etp / tp tokens, and the EP group (ep x etp ranks)
+ * stays in the NVLink domain when it fits (MoE parallel folding). */
 static void ep_comm(const WkCommIn *in, WkPerfResult *r)
 {
     const WkModelSpec *m = in->m;
     const WkPerfEnv *env = in->env;
     if (m->ep <= 1 || !m->experts)
         return;
-    int local = (double)m->ep * m->tp <= env->nvlink_gpus;
+    uint32_t etp = m->etp ? m->etp : m->tp;
+    int local = (double)m->ep * etp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
     double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
-    double a2a = wk_coll_all_to_all_s(in->T * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
+    double a2a = wk_coll_all_to_all_s(in->T * etp / m->tp * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
     r->ep_s = in->mb * in->layers * 4 * a2a;
 }
 

@@ -430,6 +430,34 @@ static void test_overlap_costs_the_measured_slowdown_of_hidden_time(void **state
     assert_true(b.dp_s > a.dp_s + 1e-3);
 }
 
+/* MoE parallel folding (Liu et al. 2025): experts without tensor
+ * parallelism (etp 1) under tp 2 keep the expert FLOPs per rank, hold whole
+ * experts (more state per rank), skip the MLP's tensor-parallel exchange and
+ * keep the ep x etp = 8 all-to-all inside the node; etp must divide tp. */
+static void test_expert_folding_moves_the_all_to_all_into_the_node(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: 8, global_batch: 256, seq_len: 4096";
+    char y[256];
+    snprintf(y, sizeof y, "%s}\n", base);
+    WkModelSpec m = model(y);
+    snprintf(y, sizeof y, "%s, etp: 1}\n", base);
+    WkModelSpec f = model(y);
+    WkPerfResult r = eval_ok(&m, env_h100(64)), x = eval_ok(&f, env_h100(64));
+    double flops_r = r.ops[WK_OP_GEMM].compute_s, flops_x = x.ops[WK_OP_GEMM].compute_s;
+    assert_true(fabs(flops_x / flops_r - 1) < 0.15);
+    assert_true(x.ep_s < r.ep_s / 4);
+    assert_true(x.tp_s < r.tp_s);
+    assert_true(x.mem_state_bytes > r.mem_state_bytes);
+    WkModelSpec bad;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(yaml_node("model: {base: mixtral-8x7b, tp: 2, ep: 8, etp: 3}\n", "model"), NULL,
+                                    &bad, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "etp = 3"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +479,7 @@ int main(void)
         cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
+        cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,19 +63,33 @@ static double dp_coll_s(const WkCommIn *in, double bytes, int half)
     return 2 * intra + min2(tree, ring);
 }
 
-/* DP: gradients (2 B per parameter; x1.5 with ZeRO-3) reduced in buckets as
- * the last micro-batch's backward produces them; with a distributed
- * optimizer the parameter all-gather overlaps the next forward. The window
- * is that pass on the stage plus half the bubble (warm-up or cool-down). */
+/* DP: gradients (2 B per parameter) reduced in buckets as the last
+ * micro-batch's backward produces them; with a distributed optimizer the
+ * parameter all-gather overlaps the next forward. The window is that pass on
+ * the stage plus half the bubble (warm-up or cool-down). ZeRO-3 (FSDP) keeps
+ * no full copy of the weights: every micro-batch all-gathers them before its
+ * forward and again before its backward and reduce-scatters its gradients,
+ * prefetched behind that micro-batch's pass (zero3_comm). */
+static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double ov, double *hidden)
+{
+    double ag = dp_coll_s(in, bytes, 1), first = dp_coll_s(in, bucket, 1); /* all-gather = reduce-scatter */
+    double hf = ov * min2(max2(ag - first, 0), in->layers * in->fwd_s);
+    double hb = ov * min2(max2(2 * ag - 2 * first, 0), in->layers * in->bwd_s);
+    *hidden += in->mb * (hf + hb);
+    return in->mb * (3 * ag - hf - hb);
+}
+
 static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
 {
     const WkModelSpec *m = in->m;
-    double bytes = 2 * in->local_params * (m->zero >= 3 ? 1.5 : 1.0);
+    double bytes = 2 * in->local_params;
     double bucket = 2 * min2(BUCKET_PARAMS, in->local_params);
     double win_b = in->layers * in->bwd_s + in->bubble_s / 2, win_f = in->layers * in->fwd_s + in->bubble_s / 2;
     double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
     double exposed = 0;
-    if (m->zero >= 1) {
+    if (m->zero >= 3) {
+        exposed = zero3_comm(in, bytes, bucket, ov, hidden);
+    } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1), 0), win_b);
         double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1), 0), win_f);

@@ -458,6 +458,35 @@ static void test_expert_folding_moves_the_all_to_all_into_the_node(void **state)
     assert_non_null(strstr(err.msg, "etp = 3"));
 }
 
+/* ZeRO-3 (FSDP) re-gathers the weights for every micro-batch's forward and
+ * backward and reduce-scatters every micro-batch's gradients: its data-parallel
+ * traffic grows with the micro-batches, the distributed optimizer's (ZeRO-1)
+ * does not. Exposed in full with dp_overlap 0. */
+static void test_zero3_communicates_per_micro_batch(void **state)
+{
+    (void)state;
+    WkPerfParams p = wk_perf_defaults();
+    p.dp_overlap = 0;
+    double dp[2][2];
+    for (int z = 0; z < 2; z++)
+        for (int k = 0; k < 2; k++) {
+            char y[160];
+            snprintf(y, sizeof y, "model: {base: llama3-8b, tp: 1, pp: 1, zero: %d, global_batch: %d, recompute: full}\n",
+                     z ? 3 : 1, k ? 32 : 16);
+            WkModelSpec m = model(y);
+            WkPerfEnv env = env_h100(8);
+            WkPerfResult r;
+            WkError err;
+            wk_error_clear(&err);
+            assert_int_equal(wk_perf_eval(&m, &env, &p, &r, &err), 0);
+            dp[z][k] = r.dp_s;
+        }
+    assert_float_equal(dp[0][1], dp[0][0], dp[0][0] * 1e-9);
+    assert_float_equal(dp[1][1], 2 * dp[1][0], dp[1][0] * 1e-9);
+    /* per micro-batch: two all-gathers and one reduce-scatter of the weights */
+    assert_float_equal(dp[1][0] / 2, 1.5 * dp[0][0], dp[0][0] * 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +509,7 @@ int main(void)
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
+        cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

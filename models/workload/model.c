@@ -174,7 +174,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
-        "overlap_grad_reduce", "dropout", "position", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
         "arch", "blocks", "width", "image", "patch", "classes", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
@@ -256,6 +256,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_enum(n, "tp_overlap", 0, tpov, &tpo, err)) < 0 ||
         (rc = wk_node_bool(n, "overlap_grad_reduce", 0, &gov, err)) < 0 ||
         (rc = wk_node_bool(n, "dropout", 0, &m.dropout, err)) < 0 ||
+        (rc = wk_node_bool(n, "parallel_block", 0, &m.parallel_block, err)) < 0 ||
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;

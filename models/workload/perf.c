@@ -93,7 +93,7 @@ static WkOpsShape llm_shape(const WkModelSpec *m)
         .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout,
         .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
         .experts = m->experts, .top_k = m->top_k, .ep = m->ep, .etp = m->etp ? m->etp : m->tp,
-        .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1,
+        .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1, .parallel = m->parallel_block,
     };
 }
 

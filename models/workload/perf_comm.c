@@ -133,6 +133,8 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
         mlp = etp > 1 ? wk_coll_allreduce_ring_s(bytes * etp / m->tp, etp, env->nvlink_bw * in->e->nvlink_eff,
                                                  in->e->ring_lat_s)
                       : 0;
+    if (m->parallel_block && !m->experts)
+        mlp = 0; /* one all-gather before both branches, one reduce-scatter after their sum */
     double fwd = ar + mlp;
     double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;

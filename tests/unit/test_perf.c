@@ -487,6 +487,26 @@ static void test_zero3_communicates_per_micro_batch(void **state)
     assert_float_equal(dp[1][0] / 2, 1.5 * dp[0][0], dp[0][0] * 1e-9);
 }
 
+/* The parallel block (MegaScale §3.1) runs attention and MLP on one norm:
+ * half the norm kernels, one tensor-parallel all-gather/reduce-scatter pair
+ * per pass instead of two, the same GEMM FLOPs in fewer, larger kernels. */
+static void test_parallel_block_halves_norms_and_tensor_parallel_traffic(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: gpt3-175b, tp: 8, pp: 8, global_batch: 64, tp_overlap: none";
+    char y[200];
+    snprintf(y, sizeof y, "%s}\n", base);
+    WkModelSpec m = model(y);
+    snprintf(y, sizeof y, "%s, parallel_block: true}\n", base);
+    WkModelSpec b = model(y);
+    WkPerfResult r = eval_ok(&m, env_h100(512)), x = eval_ok(&b, env_h100(512));
+    assert_float_equal(x.tp_s, r.tp_s / 2, r.tp_s * 1e-9);
+    assert_true(x.ops[WK_OP_NORM].kernels < 0.6 * r.ops[WK_OP_NORM].kernels);
+    assert_true(x.ops[WK_OP_GEMM].kernels < r.ops[WK_OP_GEMM].kernels);
+    assert_true(x.ops[WK_OP_GEMM].s <= r.ops[WK_OP_GEMM].s && x.ops[WK_OP_GEMM].s > 0.95 * r.ops[WK_OP_GEMM].s);
+    assert_true(x.iter_s < r.iter_s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +530,7 @@ int main(void)
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
+        cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,7 +98,8 @@ static const WkGpuEff table[] = {
         .nvls_lat_s = H100_NVLS_LAT_S, .measured = 0, .borrowed = "H100-SXM-80G",
         .source = "HBM: BabelStream triad 4.15 of 4.8 TB/s and launch gap 2.4 us measured on H200 (Azure ND "
                   "H200 v5; te42kyfo/gpu-benches); GEMM, attention and collectives: the H100's (same GH100 "
-                  "compute die and NVLink4; Azure's H200 FP8 sweep and NVLS curve are within 3 % of the H100's)",
+                  "compute die and NVLink4; Azure's H200 FP8 sweep from 2048^3 up and NVLS curve from 16 MiB up "
+                  "are within 3 % of the H100's)",
     },
     {
         .sku = "MI300X", .mat_max = 758.3 / 1307, .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * 758.3e12,

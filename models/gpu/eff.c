@@ -8,57 +8,117 @@
 #include <stddef.h>
 #include <string.h>
 
-/* GEMM time constant: XLA's measured cuBLAS sweep on sm_90 (H100 SXM,
- * xla/service/gpu/model/matmul_interpolator_data.h) fits
- * t = F / (0.81 peak) + 4.6 us within 3 % from 17 GFLOP to 275 GFLOP (20 %
- * at 2 GFLOP); 1 us of it is the launch gap (KERNEL_S), the remaining 3.6 us
- * is the tile/wave tail, F_half = 3.6 us x e_max x peak. */
-#define GEMM_TAIL_S 3.6e-6
-/* Launch gap between back-to-back kernels in a stream: 3.8 us per 2.9 us
- * kernel in NVIDIA's CUDA Graphs measurement (Gray, NVIDIA blog 2019), ~1 us. */
-#define KERNEL_S 1.0e-6
+/* Calibration sources (kernel- and collective-level only; docs/models.md):
+ * [AZ]   Azure/AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md
+ *        (A100-SXM4-80GB) and "Azure Results/NDv5 Results.md" (H100 80GB HBM3,
+ *        H200 141GB): cuBLASLt GEMM sweep with random inputs and 10,000
+ *        warm-up iterations (superbench cublaslt_gemm; FP16 on A100, FP8 on
+ *        H100), BabelStream HBM bandwidth, nccl-tests all-reduce busbw per
+ *        message size (8 GPUs, in place).
+ * [XLA]  XLA's measured cuBLAS BF16 sweep for sm_90,
+ *        xla/service/gpu/model/matmul_interpolator_data.h.
+ * [GB]   te42kyfo/gpu-benches, gpu-small-kernels/{a100_80,h200}.txt: 10,000
+ *        back-to-back launches of a streaming kernel per size in one stream.
+ * [OV]   "Characterizing Compute-Communication Overlap in GPU-Accelerated
+ *        Distributed Deep Learning", arXiv:2507.03114 (2025), abstract:
+ *        overlapped compute runs 18.9 % slower on average (max 40 %) over
+ *        GPT and LLaMA on 4 A100, H100, MI250 and MI210.
+ *
+ * GEMM: t = F / (e_max peak) + tau, least squares on relative time over the
+ * sweep. A100 [AZ] FP16 (m=n=k 1024..16384, 1024x2145x1024, 6144x12288x12288;
+ * 119.4 ... 256.5 TFLOP/s): 248.0 TFLOP/s and tau 10.7 us, rms 7 %, max 15 %
+ * (the 4096^3 wave-quantised point and the 1024x2145x1024 shape). H100 BF16
+ * [XLA]: 802 TFLOP/s, tau 4.6 us, within 3 % from 17 to 275 GFLOP. H100
+ * FP8 [AZ] (m=n=k 1024..32768, 274.1 ... 1382.2 TFLOP/s): 1363.5 TFLOP/s,
+ * tau 6.5 us, rms 6 %, max 12 %. tau includes the launch gap (KERNEL_*), so
+ * the tail is tau minus it, and F_half = tail x e_max x peak. The best-shape
+ * MAMF figures (Bekman, ml-engineering: A100 267.9-271.2, H100 792-794.5,
+ * H100 FP8 1402.6 TFLOP/s) are ceilings over a shape search, not used. */
+#define A100_GEMM_FLOPS 248.0e12
+#define A100_GEMM_TAU_S 10.7e-6
+#define H100_GEMM_FLOPS 802.0e12
+#define H100_GEMM_TAU_S 4.6e-6
+#define H100_FP8_FLOPS 1363.5e12
+#define H100_FP8_TAU_S 6.5e-6
+/* Launch-to-launch gap [GB]: the smallest (64 kB) streaming kernel runs every
+ * 2.6 us on A100-80GB and every 2.4 us on H200 (GH100, as the H100). */
+#define A100_KERNEL_S 2.6e-6
+#define H100_KERNEL_S 2.4e-6
+/* HBM [AZ] BabelStream triad: A100 1.70 of 2.0 TB/s, H100 2.97 of 3.35,
+ * H200 4.15 of 4.8 ([GB]: A100-80GB triad 1.76 TB/s at full occupancy). */
+#define A100_MEM (1.70 / 2.0)
+#define H100_MEM (2.97 / 3.35)
+#define H200_MEM (4.15 / 4.8)
+/* nccl-tests all-reduce on 8 GPUs [AZ], fitted from 16 MB to 8 GB: A100 ring
+ * busbw 232 GB/s and 11.7 us per ring step (rms 5 %, max 13 %: 109.2 GB/s
+ * at 16 MB, 132.8 at 32 MB, 213.9 at 256 MB, 231.6 at 8 GB); H100 NVLink
+ * SHARP algbw 275 GB/s (busbw 480, NVIDIA/nccl-tests#212) and 35.3 us per
+ * step (rms 4 %, max 6 %: 234.5 at 16 MB, 295.5 at 32 MB, 423.4 at 256 MB,
+ * 478.9 at 8 GB). Below 16 MB NCCL switches protocol and the fitted step is
+ * too slow (A100 4 MB: 37 GB/s modelled, 71 measured). No public H100 ring
+ * curve was found: its ring step is the A100's (marked in `source`). */
+#define A100_RING_LAT_S 11.7e-6
+#define H100_NVLS_LAT_S 35.3e-6
+/* [OV]: average compute slowdown while communication overlaps it. */
+#define OVERLAP_SLOWDOWN 0.189
 
 static const WkGpuEff table[] = {
     {
-        .sku = "A100-SXM-80G", .mat_max = 267.9 / 312, .mat_half_flops = GEMM_TAIL_S * 267.9e12,
-        .fp8_max = 0, .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = 0.90,
-        .kernel_s = KERNEL_S, .sms = 108, .coll_sms = 16, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0,
-        .net_eff = 0.94, .measured = 1,
-        .source = "GEMM: MAMF 267.9 TFLOP/s (Bekman, ml-engineering mamf-finder; mag-/gpu_benchmark); "
+        .sku = "A100-SXM-80G", .mat_max = A100_GEMM_FLOPS / 312e12,
+        .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
+        .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1,
+        .source = "GEMM: Azure ND A100 v4 cuBLASLt sweep (random inputs), fit 248.0 TFLOP/s + 10.7 us; "
+                  "HBM: BabelStream triad 1.70 TB/s (same); launch gap 2.6 us (te42kyfo/gpu-benches); "
                   "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s; "
-                  "all-reduce busbw ~232 GB/s on 8 GPUs (nccl-tests, REFERENCES.md); IB ring 47 of 50 GB/s",
+                  "all-reduce: nccl-tests busbw 232 GB/s, 11.7 us per ring step (Azure ND A100 v4); "
+                  "IB ring 47 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
     },
     {
-        .sku = "H100-SXM-80G", .mat_max = 802.0 / 989, .mat_half_flops = GEMM_TAIL_S * 802e12,
-        .fp8_max = 1350.0 / 1979, .attn_fwd = 0.60, .attn_bwd = 0.45, .vec_flops = 67e12, .mem_max = 0.90,
-        .kernel_s = KERNEL_S, .sms = 132, .coll_sms = 16, .nvlink_eff = 370.0 / 450,
-        .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .measured = 1,
-        .source = "GEMM: XLA cuBLAS sweep sm_90, 802 TFLOP/s at 4x2048x4096x4096, MAMF 792; FP8: DeepGEMM "
-                  "1350+ TFLOP/s on Hopper; attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16; "
-                  "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212); "
-                  "NDR ring 46-48 of 50 GB/s (REFERENCES.md)",
+        .sku = "H100-SXM-80G", .mat_max = H100_GEMM_FLOPS / 989e12,
+        .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
+        .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
+        .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
+        .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
+        .nvls_lat_s = H100_NVLS_LAT_S, .measured = 1,
+        .source = "GEMM: XLA cuBLAS sweep sm_90, 802 TFLOP/s + 4.6 us; FP8: Azure ND H100 v5 cuBLASLt sweep, "
+                  "fit 1363.5 TFLOP/s + 6.5 us; HBM: BabelStream triad 2.97 TB/s (Azure); launch gap: the "
+                  "H200's 2.4 us (GH100); attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16; "
+                  "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212), "
+                  "NVLS 35.3 us per step (Azure ND H100 v5); ring step: the A100's (no H100 ring curve used); "
+                  "NDR ring 46-48 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
     },
     {
-        .sku = "H200-SXM", .mat_max = 802.0 / 989, .mat_half_flops = GEMM_TAIL_S * 802e12,
-        .fp8_max = 1350.0 / 1979, .attn_fwd = 0.60, .attn_bwd = 0.45, .vec_flops = 67e12, .mem_max = 0.90,
-        .kernel_s = KERNEL_S, .sms = 132, .coll_sms = 16, .nvlink_eff = 370.0 / 450,
-        .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .measured = 0, .borrowed = "H100-SXM-80G",
-        .source = "no public kernel sweep used: the H100's (same GH100 compute die and NVLink4)",
+        .sku = "H200-SXM", .mat_max = H100_GEMM_FLOPS / 989e12,
+        .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
+        .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
+        .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
+        .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
+        .nvls_lat_s = H100_NVLS_LAT_S, .measured = 0, .borrowed = "H100-SXM-80G",
+        .source = "HBM: BabelStream triad 4.15 of 4.8 TB/s and launch gap 2.4 us measured on H200 (Azure ND "
+                  "H200 v5; te42kyfo/gpu-benches); GEMM, attention and collectives: the H100's (same GH100 "
+                  "compute die and NVLink4; Azure's H200 FP8 sweep from 2048^3 up and NVLS curve from 16 MiB up "
+                  "are within 3 % of the H100's)",
     },
     {
-        .sku = "MI300X", .mat_max = 758.3 / 1307, .mat_half_flops = GEMM_TAIL_S * 758.3e12,
-        .fp8_max = 758.3 / 1307 * (1350.0 / 1979) / (802.0 / 989), .attn_fwd = 0.60 * (758.3 / 1307) / (802.0 / 989),
-        .attn_bwd = 0.45 * (758.3 / 1307) / (802.0 / 989), .vec_flops = 163.4e12, .mem_max = 0.90,
-        .kernel_s = KERNEL_S, .sms = 304, .coll_sms = 16, .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 0,
-        .net_eff = 0.94, .measured = 0, .borrowed = "H100-SXM-80G",
-        .source = "GEMM: MAMF 758.3 TFLOP/s (mag-/gpu_benchmark); FP8, attention, memory and collectives: "
-                  "the H100's ratios (no public RCCL or attention sweep used)",
+        .sku = "MI300X", .mat_max = 758.3 / 1307, .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * 758.3e12,
+        .fp8_max = 758.3 / 1307 * (H100_FP8_FLOPS / 1979e12) / (H100_GEMM_FLOPS / 989e12),
+        .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * 758.3e12 * 2615 / 1307 * (H100_FP8_FLOPS / 1979e12) /
+                          (H100_GEMM_FLOPS / 989e12),
+        .attn_fwd = 0.60 * (758.3 / 1307) / (802.0 / 989), .attn_bwd = 0.45 * (758.3 / 1307) / (802.0 / 989),
+        .vec_flops = 163.4e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
+        .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 0, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
+        .nvls_lat_s = 0, .measured = 0, .borrowed = "H100-SXM-80G",
+        .source = "GEMM: MAMF 758.3 TFLOP/s (mag-/gpu_benchmark); FP8, attention, memory, launch gap and "
+                  "collectives: the H100's ratios (no public RCCL or attention sweep used)",
     },
     {
-        .sku = "Ascend-910B", .mat_max = 267.9 / 312, .mat_half_flops = GEMM_TAIL_S * 267.9e12, .fp8_max = 0,
-        .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = 0.90, .kernel_s = KERNEL_S,
-        .sms = 108, .coll_sms = 16, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
-        .measured = 0, .borrowed = "A100-SXM-80G",
+        .sku = "Ascend-910B", .mat_max = A100_GEMM_FLOPS / 312e12,
+        .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
+        .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 0, .borrowed = "A100-SXM-80G",
         .source = "no public kernel or HCCL measurements used: the A100's (nearest peak and generation)",
     },
 };
@@ -82,9 +142,8 @@ double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8)
 {
     if (!(flops > 0))
         return 0;
-    double emax = fp8 && e->fp8_max > 0 ? e->fp8_max : e->mat_max;
-    /* same time constant at either precision: F_half scales with the peak */
-    double half = e->mat_half_flops * (fp8 && e->fp8_max > 0 ? e->fp8_max * 2 / e->mat_max : 1.0);
+    int f8 = fp8 && e->fp8_max > 0;
+    double emax = f8 ? e->fp8_max : e->mat_max, half = f8 ? e->fp8_half_flops : e->mat_half_flops;
     return (flops + half) / (emax * peak);
 }
 

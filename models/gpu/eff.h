@@ -14,15 +14,17 @@ typedef struct WkGpuEff {
     double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached */
     double mat_half_flops;  /* FLOPs of a GEMM that reaches half of mat_max */
     double fp8_max;         /* FP8 GEMM: largest fraction of the FP8 peak (0 = no FP8) */
+    double fp8_half_flops;  /* FLOPs of an FP8 GEMM that reaches half of fp8_max */
     double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
     double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
     double mem_max;         /* memory-bound kernels: fraction of HBM bandwidth streamed */
-    double kernel_s;        /* per-kernel overhead (launch gap), s */
-    uint32_t sms;           /* streaming multiprocessors */
-    uint32_t coll_sms;      /* SMs a communication kernel occupies while it overlaps compute */
+    double kernel_s;        /* per-kernel overhead (launch-to-launch gap in a stream), s */
+    double overlap_slowdown; /* compute slowdown while a communication kernel overlaps it */
     double nvlink_eff;      /* ring collectives: busbw / NVLink line rate per direction */
     double nvls_algbw_eff;  /* NVLink SHARP all-reduce: algbw / line rate (0 = none) */
     double net_eff;         /* ring collectives over InfiniBand/RoCE: busbw / NIC rate */
+    double ring_lat_s;      /* NCCL ring/tree step latency inside an NVLink domain, s */
+    double nvls_lat_s;      /* NVLink SHARP all-reduce step latency (2 steps), s */
     int measured;           /* 1: curves measured on this SKU; 0: borrowed from `borrowed` */
     const char *borrowed;   /* the SKU whose measurements stand in, or NULL */
     const char *source;     /* the measurements */
@@ -36,8 +38,9 @@ const WkGpuEff *wk_eff_find(const char *name);
 const WkGpuEff *wk_eff_nearest(double bf16_flops);
 
 /** Time of a GEMM of `flops` at `peak` FLOP/s: flops / (peak * e(flops)),
- * e(F) = e_max * F / (F + F_half) (saturating fit of a GEMM size sweep);
- * fp8 uses fp8_max with the same time constant. Without the overhead. */
+ * e(F) = e_max * F / (F + F_half) (saturating fit of a GEMM size sweep),
+ * that is flops / (e_max * peak) + a fixed tail; fp8 uses fp8_max and
+ * fp8_half_flops. Without the per-kernel overhead. */
 double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8);
 
 /** Time of a memory-bound kernel moving `bytes` on HBM of bw bytes/s at

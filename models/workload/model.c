@@ -172,9 +172,9 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
 {
     static const char *const known[] = {
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
-        "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep",
+        "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
-        "overlap_grad_reduce", "dropout", "position", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
         "arch", "blocks", "width", "image", "patch", "classes", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
@@ -242,6 +242,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_enum(n, "recompute", 0, recs, &rec, err)) < 0 ||
         (rc = u32(n, "tp", 1, 1 << 20, &m.tp, err)) < 0 || (rc = u32(n, "pp", 1, 1 << 20, &m.pp, err)) < 0 ||
         (rc = u32(n, "cp", 1, 1 << 20, &m.cp, err)) < 0 || (rc = u32(n, "ep", 1, 1 << 20, &m.ep, err)) < 0 ||
+        (rc = u32(n, "etp", 0, 1 << 20, &m.etp, err)) < 0 ||
         (rc = wk_node_enum(n, "schedule", 0, scheds, &sch, err)) < 0 ||
         (rc = u32(n, "vp", 1, 1024, &m.vp, err)) < 0 || (rc = wk_node_int(n, "zero", 0, 0, 3, &zero, err)) < 0 ||
         (rc = wk_node_bool(n, "rebalance", 0, &m.rebalance, err)) < 0 ||
@@ -255,6 +256,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_enum(n, "tp_overlap", 0, tpov, &tpo, err)) < 0 ||
         (rc = wk_node_bool(n, "overlap_grad_reduce", 0, &gov, err)) < 0 ||
         (rc = wk_node_bool(n, "dropout", 0, &m.dropout, err)) < 0 ||
+        (rc = wk_node_bool(n, "parallel_block", 0, &m.parallel_block, err)) < 0 ||
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;
@@ -293,6 +295,9 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         if (m.ep > 1 && (!m.experts || m.experts % m.ep))
             return wk_node_error(wk_node_get(n, "ep") ? wk_node_get(n, "ep") : n, WK_E_INVAL, err,
                                  "ep = %u needs a number of experts divisible by it (experts: %u)", m.ep, m.experts);
+        if (m.etp && (m.etp > m.tp || m.tp % m.etp || !m.experts))
+            return wk_node_error(wk_node_get(n, "etp") ? wk_node_get(n, "etp") : n, WK_E_INVAL, err,
+                                 "etp = %u must divide tp = %u and needs experts", m.etp, m.tp);
         if (m.seq_len % m.cp)
             return wk_node_error(wk_node_get(n, "cp") ? wk_node_get(n, "cp") : n, WK_E_INVAL, err,
                                  "seq_len %u does not split over cp = %u", m.seq_len, m.cp);

@@ -47,6 +47,7 @@ typedef struct WkModelSpec {
     int fp8;                /* 1: FP8 GEMMs (peak from fp8_flops) */
     WkRecompute recompute;
     uint32_t tp, pp, cp, ep;/* tensor, pipeline, context, expert parallel degrees */
+    uint32_t etp;           /* expert tensor parallelism, dividing tp (MoE parallel folding); 0 = tp */
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
@@ -56,6 +57,7 @@ typedef struct WkModelSpec {
     int no_grad_overlap;    /* 1: the DP gradient reduction starts after the last backward */
     int dropout;            /* 1: dropout after attention and MLP (GPT-style) */
     int learned_pos;        /* 1: learned absolute positions (GPT); 0: rotary (Llama) */
+    int parallel_block;     /* 1: attention and MLP in parallel on one norm (GPT-J, PaLM, MegaScale) */
     double moe_imbalance;   /* busiest expert's tokens / mean; 0 = 1 (balanced) */
     int elastic;            /* 1: after a failure it may restart at once on its surviving
                                GPUs with fewer DP replicas (elastic training) */

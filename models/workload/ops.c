@@ -108,17 +108,20 @@ static double stream_ops(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 }
 
 /* The MLP: dense, or routed to experts (router, permute, grouped GEMMs whose
- * per-expert size sets their efficiency, with the busiest expert bounding). */
+ * per-expert size sets their efficiency, with the busiest expert bounding).
+ * Experts split over etp ranks; with etp < t (MoE parallel folding) a rank
+ * routes its T etp / t tokens and holds whole-width experts of its EP group. */
 static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
-    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / sh->t, f = sh->ffn / sh->t;
+    double te = sh->experts > 0 && sh->etp > 0 ? sh->etp : sh->t;
+    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / te, f = sh->ffn / te;
     double M = sh->T, n = 1, t = 0;
     if (sh->experts > 0) {
-        double local = sh->experts / sh->ep;
-        M = sh->T * sh->top_k * sh->imbalance / local; /* tokens per local expert */
+        double local = sh->experts / sh->ep, Tm = sh->T * te / sh->t;
+        M = Tm * sh->top_k * sh->imbalance * sh->ep / sh->experts; /* tokens per local expert */
         n = local;
-        t += gemm_fb(c, sh->T, sh->h, sh->experts, 1, bwd); /* router */
-        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * sh->T * sh->top_k * sh->h * ELEM, 0);
+        t += gemm_fb(c, Tm, sh->h, sh->experts, 1, bwd); /* router */
+        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * Tm * sh->top_k * sh->h * ELEM, 0);
     }
     t += gemm_fb(c, M, sh->h, up, n, bwd);
     double a = n * M * f * ELEM;
@@ -127,8 +130,35 @@ static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     return t;
 }
 
+/* The parallel block (GPT-J, PaLM; MegaScale §3.1): y = x + attn(norm x) +
+ * mlp(norm x). One norm; the two branches' dropouts; one residual add of
+ * three inputs (three reads, one write); the q/k/v and MLP-up GEMMs share
+ * their input and run fused, as do the output and MLP-down GEMMs (their
+ * outputs are summed). Dense MLPs only. */
+static double parallel_layer(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
+    double up = (sh->gated ? 2.0 : 1.0) * sh->ffn / sh->t, f = sh->ffn / sh->t;
+    double Ts = sh->sp && sh->t > 1 ? sh->T / sh->t : sh->T;
+    double x = Ts * sh->h * ELEM, k = bwd ? 2 : 1;
+    double t = memop(c, WK_OP_NORM, k * 2 * x, 8 * Ts * sh->h);
+    if (sh->dropout)
+        t += 2 * memop(c, WK_OP_DROPOUT, k * 2.5 * x, 0);
+    t += memop(c, WK_OP_RESIDUAL, k * 4 * x, 2 * Ts * sh->h);
+    t += gemm_fb(c, sh->T, sh->h, hq + 2 * hkv + up, 1, bwd);
+    if (sh->rotary)
+        t += memop(c, WK_OP_ROTARY, k * 2 * sh->T * (hq + hkv) * ELEM, 4 * sh->T * (hq + hkv));
+    t += attention(c, sh, bwd);
+    double a = sh->T * f * ELEM;
+    t += memop(c, WK_OP_ACT, k * (sh->gated ? 3 : 2) * a, (sh->gated ? 6 : 10) * sh->T * f);
+    t += gemm_fb(c, sh->T, hq + f, sh->h, 1, bwd);
+    return t;
+}
+
 static double layer(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
+    if (sh->parallel && !(sh->experts > 0))
+        return parallel_layer(c, sh, bwd);
     double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
     double t = stream_ops(c, sh, bwd); /* input norm + (previous) residual, dropout */
     t += gemm_fb(c, sh->T, sh->h, hq + 2 * hkv, 1, bwd);

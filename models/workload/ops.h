@@ -51,8 +51,10 @@ typedef struct WkOpsShape {
     int sp;           /* sequence parallelism: norms, dropout, residual on T/t tokens */
     int fp8;          /* FP8 GEMMs with casts */
     double experts, top_k, ep; /* MoE (experts 0 = dense) */
+    double etp;       /* expert tensor parallelism (divides t; t = experts split like the dense MLP) */
     double imbalance; /* tokens of the busiest expert / mean (>= 1) */
     int noncausal;    /* 1: every query attends every key (encoders: ViT); 0: causal */
+    int parallel;     /* 1: parallel attention and MLP block (one norm, fused GEMMs) */
 } WkOpsShape;
 
 /* Where the operators run and where their times are summed. */

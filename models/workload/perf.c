@@ -14,7 +14,7 @@
 
 WkPerfParams wk_perf_defaults(void)
 {
-    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 2e-6, .lat_inter_s = 8e-6};
+    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 0, .lat_inter_s = 8e-6};
 }
 
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
@@ -71,7 +71,8 @@ static double state_bytes(double params, int zero, double dp)
     return w + g + o;
 }
 
-/* The SKU's curves, with gemm_efficiency overriding the measured maximum. */
+/* The SKU's curves, with gemm_efficiency overriding the measured maximum
+ * and latency_intra (> 0) the measured collective step latencies. */
 static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
 {
     WkGpuEff e = *wk_catalog_eff(env->sku);
@@ -79,6 +80,8 @@ static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
         e.fp8_max *= p->gemm_eff / e.mat_max;
         e.mat_max = p->gemm_eff;
     }
+    if (p->lat_intra_s > 0)
+        e.ring_lat_s = e.nvls_lat_s = p->lat_intra_s;
     return e;
 }
 
@@ -89,8 +92,8 @@ static WkOpsShape llm_shape(const WkModelSpec *m)
         .h = m->hidden, .heads = m->heads, .kv_heads = m->kv_heads, .ffn = m->ffn, .vocab = m->vocab,
         .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout,
         .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
-        .experts = m->experts, .top_k = m->top_k, .ep = m->ep,
-        .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1,
+        .experts = m->experts, .top_k = m->top_k, .ep = m->ep, .etp = m->etp ? m->etp : m->tp,
+        .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1, .parallel = m->parallel_block,
     };
 }
 
@@ -143,9 +146,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,
                             per_replica);
     uint32_t dp = env->gpus / per_replica;
-    if (m->ep > 1 && dp % m->ep)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the data-parallel degree %u", m->ep,
-                            dp);
+    uint32_t etp = m->etp ? m->etp : m->tp; /* experts fold over tp/etp x dp ranks */
+    if (m->ep > 1 && (dp * (m->tp / etp)) % m->ep)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the %u ranks experts fold over "
+                            "(dp %u x tp/etp %u)", m->ep, dp * (m->tp / etp), dp, m->tp / etp);
     uint32_t gb = m->global_batch ? m->global_batch : dp * m->micro_batch * 4 * m->pp;
     if (gb % (dp * m->micro_batch))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
@@ -171,7 +175,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
 
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
     double dense_params = m->params - expert_params;
-    double local = dense_params / (m->tp * m->pp) + expert_params / ((double)m->tp * m->pp * m->ep);
+    double local = dense_params / (m->tp * m->pp) + expert_params / ((double)etp * m->pp * m->ep);
     in.local_params = local;
     wk_perf_comm(&in, r);
     c.mult = 1;
@@ -243,9 +247,9 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
         while (n % n_intra)
             n_intra--;
         uint32_t n_inter = n / n_intra;
-        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, p->lat_intra_s, bytes, n_intra)
-                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, p->lat_intra_s) +
-                                  wk_coll_all_gather_s(bytes, n_intra, bwi, p->lat_intra_s) +
+        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, bytes, n_intra)
+                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e.ring_lat_s) +
+                                  wk_coll_all_gather_s(bytes, n_intra, bwi, e.ring_lat_s) +
                                   allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
     }
     /* gradient buckets overlap the backward pass (2/3 of the compute); the
@@ -253,10 +257,10 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double last = t_dp * min2(1, 25e6 / bytes);
     double hidden = p->dp_overlap * min2(t_dp - last, r->compute_s * 2 / 3);
     r->dp_s = t_dp - hidden;
-    r->interference_s = hidden * (double)e.coll_sms / e.sms;
+    r->interference_s = hidden * e.overlap_slowdown;
     if (m->kind == WK_MODEL_RECSYS && n > 1) {
         double bw = env->multi_domain ? bwx : bwi;
-        double lat = env->multi_domain ? p->lat_inter_s : p->lat_intra_s;
+        double lat = env->multi_domain ? p->lat_inter_s : e.ring_lat_s;
         r->ep_s = 2 * wk_coll_all_to_all_s(B * m->a2a_bytes_per_sample, n, bw, lat); /* forward + backward */
     }
     r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s;

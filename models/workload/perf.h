@@ -20,12 +20,13 @@
 typedef struct WkPerfParams {
     double gemm_eff;    /* > 0: overrides the SKU's measured largest GEMM efficiency; 0: measured */
     double dp_overlap;  /* share of the modelled DP overlap applied: 1 as modelled, 0 fully exposed */
-    double lat_intra_s; /* per-step latency of a collective inside an NVLink domain */
+    double lat_intra_s; /* > 0: per-step collective latency inside an NVLink domain; 0: the SKU's measured */
     double lat_inter_s; /* per-step latency of a collective across the fabric */
 } WkPerfParams;
 
-/** Defaults: gemm_eff 0 (the SKU's measured curve), dp_overlap 1, 2 us
- * intra, 8 us inter (choices, docs/models.md). */
+/** Defaults: gemm_eff 0 (the SKU's measured curve), dp_overlap 1, intra 0
+ * (the SKU's measured step latencies, models/gpu/eff.c), 8 us inter (a
+ * choice, docs/models.md). */
 WkPerfParams wk_perf_defaults(void);
 
 /** Read the `perf:` section (NULL = defaults). Positioned errors. */

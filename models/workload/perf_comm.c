@@ -15,10 +15,17 @@
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
 
-double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double lat, double bytes, uint32_t n)
+double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double bytes, uint32_t n)
 {
-    double nvls = e->nvls_algbw_eff > 0 ? env->nvlink_bw * e->nvls_algbw_eff : 0;
-    return wk_coll_allreduce_best_s(bytes, n, env->nvlink_bw * e->nvlink_eff, lat, nvls);
+    /* NCCL's tree is a chain inside a node (its double binary tree spans
+     * nodes), so no log n latency advantage here: ring, or NVLink SHARP */
+    double t = wk_coll_allreduce_ring_s(bytes, n, env->nvlink_bw * e->nvlink_eff, e->ring_lat_s);
+    if (e->nvls_algbw_eff > 0 && n > 1) {
+        /* NVLink SHARP has its own measured step latency */
+        double v = wk_coll_allreduce_nvls_s(bytes, n, env->nvlink_bw * e->nvls_algbw_eff, e->nvls_lat_s);
+        t = v < t ? v : t;
+    }
+    return t;
 }
 
 /* DP peers inside one NVLink domain, and the domains they span. */
@@ -46,9 +53,9 @@ static double dp_coll_s(const WkCommIn *in, double bytes, int half)
     uint32_t ni, nx;
     dp_split(env, in->m->tp, in->dp, &ni, &nx);
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
-    double li = in->p->lat_intra_s, lx = in->p->lat_inter_s;
+    double li = e->ring_lat_s, lx = in->p->lat_inter_s;
     if (nx <= 1)
-        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, li, bytes, ni);
+        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, bytes, ni);
     double intra = wk_coll_reduce_scatter_s(bytes, ni, bwi, li);
     if (half)
         return intra + wk_coll_reduce_scatter_s(bytes / ni, nx, bwx, lx);
@@ -56,19 +63,33 @@ static double dp_coll_s(const WkCommIn *in, double bytes, int half)
     return 2 * intra + min2(tree, ring);
 }
 
-/* DP: gradients (2 B per parameter; x1.5 with ZeRO-3) reduced in buckets as
- * the last micro-batch's backward produces them; with a distributed
- * optimizer the parameter all-gather overlaps the next forward. The window
- * is that pass on the stage plus half the bubble (warm-up or cool-down). */
+/* DP: gradients (2 B per parameter) reduced in buckets as the last
+ * micro-batch's backward produces them; with a distributed optimizer the
+ * parameter all-gather overlaps the next forward. The window is that pass on
+ * the stage plus half the bubble (warm-up or cool-down). ZeRO-3 (FSDP) keeps
+ * no full copy of the weights: every micro-batch all-gathers them before its
+ * forward and again before its backward and reduce-scatters its gradients,
+ * prefetched behind that micro-batch's pass (zero3_comm). */
+static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double ov, double *hidden)
+{
+    double ag = dp_coll_s(in, bytes, 1), first = dp_coll_s(in, bucket, 1); /* all-gather = reduce-scatter */
+    double hf = ov * min2(max2(ag - first, 0), in->layers * in->fwd_s);
+    double hb = ov * min2(max2(2 * ag - 2 * first, 0), in->layers * in->bwd_s);
+    *hidden += in->mb * (hf + hb);
+    return in->mb * (3 * ag - hf - hb);
+}
+
 static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
 {
     const WkModelSpec *m = in->m;
-    double bytes = 2 * in->local_params * (m->zero >= 3 ? 1.5 : 1.0);
+    double bytes = 2 * in->local_params;
     double bucket = 2 * min2(BUCKET_PARAMS, in->local_params);
     double win_b = in->layers * in->bwd_s + in->bubble_s / 2, win_f = in->layers * in->fwd_s + in->bubble_s / 2;
     double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
     double exposed = 0;
-    if (m->zero >= 1) {
+    if (m->zero >= 3) {
+        exposed = zero3_comm(in, bytes, bucket, ov, hidden);
+    } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1), 0), win_b);
         double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1), 0), win_f);
@@ -100,12 +121,21 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     if (env->tp_cross)
         ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->net_bw * in->e->net_eff, in->p->lat_inter_s);
     else if (m->no_seq_parallel)
-        ar = wk_perf_allreduce_intra_s(in->e, env, in->p->lat_intra_s, bytes, m->tp);
+        ar = wk_perf_allreduce_intra_s(in->e, env, bytes, m->tp);
     else /* all-gather + reduce-scatter: no NVLink SHARP */
-        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->p->lat_intra_s);
+        ar = wk_coll_allreduce_ring_s(bytes, m->tp, env->nvlink_bw * in->e->nvlink_eff, in->e->ring_lat_s);
     /* two all-reduces (or their all-gather/reduce-scatter pairs) per layer in
-     * forward and two in backward (Korthikanti et al. 2022): equal volumes */
-    double fwd = 2 * ar;
+     * forward and two in backward (Korthikanti et al. 2022): equal volumes;
+     * experts folded to etp < tp exchange only over etp ranks (none at 1) */
+    double mlp = ar;
+    uint32_t etp = m->etp ? m->etp : m->tp;
+    if (m->experts && etp < m->tp)
+        mlp = etp > 1 ? wk_coll_allreduce_ring_s(bytes * etp / m->tp, etp, env->nvlink_bw * in->e->nvlink_eff,
+                                                 in->e->ring_lat_s)
+                      : 0;
+    if (m->parallel_block && !m->experts)
+        mlp = 0; /* one all-gather before both branches, one reduce-scatter after their sum */
+    double fwd = ar + mlp;
     double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;
     if (m->tp_overlap != WK_TP_OVERLAP_NONE)
@@ -130,25 +160,28 @@ static void pp_comm(const WkCommIn *in, WkPerfResult *r)
         return;
     double bytes = in->T * m->hidden * 2 / m->tp;
     double bw = env->multi_domain ? env->net_bw * in->e->net_eff : env->nvlink_bw * in->e->nvlink_eff;
-    double lat = env->multi_domain ? in->p->lat_inter_s : in->p->lat_intra_s;
+    double lat = env->multi_domain ? in->p->lat_inter_s : in->e->ring_lat_s;
     double p2p = wk_coll_p2p_s(bytes, bw, lat);
     double n = m->schedule == WK_PP_INTERLEAVED ? 2.0 * (m->pp - 1) * m->vp : 2.0 * (in->mb + m->pp - 1);
     r->pp_s = n * p2p;
 }
 
 /* EP: dispatch and combine all-to-alls of T top_k h bytes (x imbalance),
- * forward and backward, per MoE layer and micro-batch; exposed. */
+ * forward and backward, per MoE layer and micro-batch; exposed. With etp <
+ * tp a rank sends its T etp / tp tokens, and the EP group (ep x etp ranks)
+ * stays in the NVLink domain when it fits (MoE parallel folding). */
 static void ep_comm(const WkCommIn *in, WkPerfResult *r)
 {
     const WkModelSpec *m = in->m;
     const WkPerfEnv *env = in->env;
     if (m->ep <= 1 || !m->experts)
         return;
-    int local = (double)m->ep * m->tp <= env->nvlink_gpus;
+    uint32_t etp = m->etp ? m->etp : m->tp;
+    int local = (double)m->ep * etp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
-    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
-    double a2a = wk_coll_all_to_all_s(in->T * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
+    double a2a = wk_coll_all_to_all_s(in->T * etp / m->tp * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
     r->ep_s = in->mb * in->layers * 4 * a2a;
 }
 
@@ -164,7 +197,7 @@ static void cp_comm(const WkCommIn *in, WkPerfResult *r)
     double kv = in->T * 2.0 * m->hidden * m->kv_heads / m->heads / m->tp * 2;
     int local = (double)m->cp * m->tp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
-    double lat = local ? in->p->lat_intra_s : in->p->lat_inter_s;
+    double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double ag = wk_coll_all_gather_s(kv * m->cp, m->cp, bw, lat);
     double n = 2 + (m->recompute == WK_RECOMPUTE_FULL);
     r->cp_s = in->mb * in->layers * n * ag;
@@ -179,7 +212,7 @@ void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
     ep_comm(in, r);
     if (in->dp > 1)
         dp_comm(in, r, &hidden);
-    /* a communication kernel runs on coll_sms of the GPU's SMs while it
-     * overlaps: compute loses that share for the overlapped time */
-    r->interference_s = hidden * (double)in->e->coll_sms / in->e->sms;
+    /* compute runs slower while a communication kernel overlaps it (the
+     * measured average slowdown, eff.c) for the overlapped time */
+    r->interference_s = hidden * in->e->overlap_slowdown;
 }

@@ -29,7 +29,9 @@ typedef struct WkCommIn {
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
 
 /** The all-reduce of `bytes` over n ranks of one NVLink domain on env's SKU:
- * the fastest of ring, tree and NVLink SHARP at the measured efficiencies. */
-double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double lat, double bytes, uint32_t n);
+ * the faster of ring (step latency e->ring_lat_s; NCCL's tree is a chain
+ * inside a node) and NVLink SHARP (e->nvls_lat_s) at the measured
+ * efficiencies. */
+double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double bytes, uint32_t n);
 
 #endif

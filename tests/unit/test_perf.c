@@ -398,6 +398,115 @@ static void test_context_parallel_costs_kv_exchange(void **state)
     assert_true(r4.mfu < r1.mfu * 1.10);
 }
 
+/* Overlapped communication slows the compute it hides behind by the
+ * measured average (arXiv:2507.03114: 18.9 %): the interference equals that
+ * share of the DP reduction that overlap hides, and nothing without overlap.
+ * An explicit latency_intra replaces the SKU's fitted step latency. */
+static void test_overlap_costs_the_measured_slowdown_of_hidden_time(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 1, pp: 1, global_batch: 64, recompute: full}\n");
+    WkPerfEnv env = env_h100(64);
+    WkPerfParams p = wk_perf_defaults(), none = p;
+    none.dp_overlap = 0;
+    WkPerfResult r, x;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &env, &p, &r, &err), 0);
+    assert_int_equal(wk_perf_eval(&m, &env, &none, &x, &err), 0);
+    double hidden = x.dp_s - r.dp_s;
+    assert_true(hidden > 0);
+    assert_float_equal(x.interference_s, 0, 0);
+    assert_float_equal(r.interference_s, 0.189 * hidden, 1e-12);
+    /* latency_intra: 1 ms per step makes a single-node all-reduce slower */
+    WkPerfEnv one = env_h100(8);
+    WkModelSpec m8 = model("model: {base: llama3-8b, tp: 1, pp: 1, global_batch: 8, recompute: full,"
+                           " overlap_grad_reduce: false}\n");
+    WkPerfParams slow = wk_perf_defaults();
+    slow.lat_intra_s = 1e-3;
+    WkPerfResult a, b;
+    assert_int_equal(wk_perf_eval(&m8, &one, &p, &a, &err), 0);
+    assert_int_equal(wk_perf_eval(&m8, &one, &slow, &b, &err), 0);
+    assert_true(b.dp_s > a.dp_s + 1e-3);
+}
+
+/* MoE parallel folding (Liu et al. 2025): experts without tensor
+ * parallelism (etp 1) under tp 2 keep the expert FLOPs per rank, hold whole
+ * experts (more state per rank), skip the MLP's tensor-parallel exchange and
+ * keep the ep x etp = 8 all-to-all inside the node; etp must divide tp. */
+static void test_expert_folding_moves_the_all_to_all_into_the_node(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: 8, global_batch: 256, seq_len: 4096";
+    char y[256];
+    snprintf(y, sizeof y, "%s}\n", base);
+    WkModelSpec m = model(y);
+    snprintf(y, sizeof y, "%s, etp: 1}\n", base);
+    WkModelSpec f = model(y);
+    WkPerfResult r = eval_ok(&m, env_h100(64)), x = eval_ok(&f, env_h100(64));
+    double flops_r = r.ops[WK_OP_GEMM].compute_s, flops_x = x.ops[WK_OP_GEMM].compute_s;
+    assert_true(fabs(flops_x / flops_r - 1) < 0.15);
+    assert_true(x.ep_s < r.ep_s / 4);
+    assert_true(x.tp_s < r.tp_s);
+    assert_true(x.mem_state_bytes > r.mem_state_bytes);
+    WkModelSpec bad;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(yaml_node("model: {base: mixtral-8x7b, tp: 2, ep: 8, etp: 3}\n", "model"), NULL,
+                                    &bad, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "etp = 3"));
+}
+
+/* ZeRO-3 (FSDP) re-gathers the weights for every micro-batch's forward and
+ * backward and reduce-scatters every micro-batch's gradients: its data-parallel
+ * traffic grows with the micro-batches, the distributed optimizer's (ZeRO-1)
+ * does not. Exposed in full with dp_overlap 0. */
+static void test_zero3_communicates_per_micro_batch(void **state)
+{
+    (void)state;
+    WkPerfParams p = wk_perf_defaults();
+    p.dp_overlap = 0;
+    double dp[2][2];
+    for (int z = 0; z < 2; z++)
+        for (int k = 0; k < 2; k++) {
+            char y[160];
+            snprintf(y, sizeof y, "model: {base: llama3-8b, tp: 1, pp: 1, zero: %d, global_batch: %d, recompute: full}\n",
+                     z ? 3 : 1, k ? 32 : 16);
+            WkModelSpec m = model(y);
+            WkPerfEnv env = env_h100(8);
+            WkPerfResult r;
+            WkError err;
+            wk_error_clear(&err);
+            assert_int_equal(wk_perf_eval(&m, &env, &p, &r, &err), 0);
+            dp[z][k] = r.dp_s;
+        }
+    assert_float_equal(dp[0][1], dp[0][0], dp[0][0] * 1e-9);
+    assert_float_equal(dp[1][1], 2 * dp[1][0], dp[1][0] * 1e-9);
+    /* per micro-batch: two all-gathers and one reduce-scatter of the weights */
+    assert_float_equal(dp[1][0] / 2, 1.5 * dp[0][0], dp[0][0] * 1e-9);
+}
+
+/* The parallel block (MegaScale §3.1) runs attention and MLP on one norm:
+ * half the norm kernels, one tensor-parallel all-gather/reduce-scatter pair
+ * per pass instead of two, the same GEMM FLOPs in fewer, larger kernels. */
+static void test_parallel_block_halves_norms_and_tensor_parallel_traffic(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: gpt3-175b, tp: 8, pp: 8, global_batch: 64, tp_overlap: none";
+    char y[200];
+    snprintf(y, sizeof y, "%s}\n", base);
+    WkModelSpec m = model(y);
+    snprintf(y, sizeof y, "%s, parallel_block: true}\n", base);
+    WkModelSpec b = model(y);
+    WkPerfResult r = eval_ok(&m, env_h100(512)), x = eval_ok(&b, env_h100(512));
+    assert_float_equal(x.tp_s, r.tp_s / 2, r.tp_s * 1e-9);
+    assert_true(x.ops[WK_OP_NORM].kernels < 0.6 * r.ops[WK_OP_NORM].kernels);
+    assert_true(x.ops[WK_OP_GEMM].kernels < r.ops[WK_OP_GEMM].kernels);
+    assert_true(x.ops[WK_OP_GEMM].s <= r.ops[WK_OP_GEMM].s && x.ops[WK_OP_GEMM].s > 0.95 * r.ops[WK_OP_GEMM].s);
+    assert_true(x.iter_s < r.iter_s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +527,10 @@ int main(void)
         cmocka_unit_test_teardown(test_resnet_step_pays_memory_bound_operators_and_keeps_activations, teardown),
         cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
+        cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
+        cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
+        cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
+        cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

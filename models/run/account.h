@@ -54,11 +54,14 @@ typedef struct WkAccount {
  * last_t is a no-op. */
 void wk_account_to(WkAccount *a, const WkPool *p, WkTime now);
 
-/** Draw of GPU g of c now, busy (held by a running job) or idle, W. */
+/** Draw of GPU g of c now, busy (held by a running job) or idle, W: a busy
+ * GPU's dynamic power scales by g(f) at its cap clock (exactly 1 uncapped). */
 static inline double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy)
 {
-    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
-                          busy ? c->power.busy_activity : 0.0);
+    double act = busy ? c->power.busy_activity : 0.0;
+    if (busy && (c->capped || c->site_clock < 1))
+        act *= wk_cluster_cap_power(c, g);
+    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g], act);
 }
 
 /** Facility power now, W (PUE included). */

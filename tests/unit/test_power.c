@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_power.c — clocks and power caps: the DVFS curve and the clock a cap
+ * leaves a busy GPU against their closed forms, the scenario keys and their
+ * range errors, capped throughput of compute- and memory-bound operators,
+ * and a capped run's duration and energy against the closed form. */
+#include "tests/unit/testutil.h"
+
+#include <math.h>
+
+#include "models/gpu/dvfs.h"
+#include "models/run/hooks.h"
+#include "models/topo/cluster.h"
+#include "models/workload/perf.h"
+
+/* H100: idle 87.5 W (12.5 % of 700 W). At clock 0.8 the normalised dynamic
+ * power is 0.8 x (0.5 + 0.5 x 0.8)^2 = 0.648, so a busy GPU draws
+ * 87.5 + 612.5 x 0.648 = 484.4 W: a cap of 484.4 W leaves it clock 0.8. */
+#define H100_CAP_08 484.4
+
+static void test_dvfs_curve_matches_closed_form(void **state)
+{
+    (void)state;
+    const WkGpuSku *h = wk_catalog_find("H100-SXM-80G");
+    const WkDvfs *d = wk_dvfs_of(h);
+    assert_float_equal(wk_dvfs_power_frac(d, 1.0), 1.0, 0);
+    assert_float_equal(wk_dvfs_power_frac(d, 0.8), 0.648, 1e-12);
+    assert_float_equal(wk_dvfs_power_frac(d, 0.5), 0.5 * 0.75 * 0.75, 1e-12);
+    assert_float_equal(wk_dvfs_cap_clock(h, H100_CAP_08, 1.0), 0.8, 1e-9);
+    assert_float_equal(wk_dvfs_cap_clock(h, 700, 1.0), 1.0, 0);
+    /* at activity 0.5 a busy GPU draws 393.75 W at full clock: 484.4 W does
+     * not bind, 300 W does (87.5 + 306.25 x g(f) = 300) */
+    assert_float_equal(wk_dvfs_cap_clock(h, H100_CAP_08, 0.5), 1.0, 0);
+    double f = wk_dvfs_cap_clock(h, 300, 0.5);
+    assert_float_equal(87.5 + 612.5 * 0.5 * wk_dvfs_power_frac(d, f), 300, 1e-6);
+    assert_true(f < 1.0);
+    /* the floor: a busy GPU at it draws the lowest settable limit, 200 W */
+    double lo = wk_dvfs_floor(h);
+    assert_float_equal(87.5 + 612.5 * wk_dvfs_power_frac(d, lo), 200, 1e-6);
+    /* A100: 1410 MHz top clock, limits 100-400 W */
+    const WkDvfs *a = wk_dvfs_of(wk_catalog_find("A100-SXM-80G"));
+    assert_float_equal(a->max_mhz, 1410, 0);
+    assert_float_equal(a->cap_min_w, 100, 0);
+    /* run time: a compute share s stretches by 1/f, the rest not at all */
+    assert_float_equal(wk_dvfs_time_factor(0.8, 1.0), 1.25, 1e-12);
+    assert_float_equal(wk_dvfs_time_factor(0.8, 0.5), 0.5 / 0.8 + 0.5, 1e-12);
+    assert_float_equal(wk_dvfs_time_factor(0.8, 0.0), 1.0, 0);
+}
+
+static WkDoc *doc;
+
+static int parse(const char *yaml, WkCluster *c, WkError *err)
+{
+    wk_doc_free(doc);
+    doc = NULL;
+    wk_error_clear(err);
+    assert_int_equal(wk_doc_load_string(&doc, "c.yaml", yaml, strlen(yaml), err), 0);
+    return wk_cluster_parse(wk_node_get(doc->root, "cluster"), c, err);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    wk_doc_free(doc);
+    doc = NULL;
+    return 0;
+}
+
+static void test_cap_keys_set_group_clocks_and_refuse_out_of_range(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    assert_int_equal(parse("cluster:\n  power: {cap_w: 484.4}\n  groups:\n"
+                           "    - {sku: H100-SXM-80G, nodes: 1}\n"
+                           "    - {sku: H100-SXM-80G, nodes: 1, power_cap_w: 700}\n"
+                           "    - {sku: A100-SXM-80G, nodes: 1, power_cap_w: 400, clock_mhz: 1128}\n",
+                           &c, &err),
+                     0);
+    if (err.code)
+        fail_msg("%s: %s", err.where, err.msg);
+    assert_float_equal(c.groups[0].cap_clock, 0.8, 1e-9);
+    assert_float_equal(c.groups[1].cap_clock, 1.0, 0);
+    assert_float_equal(c.groups[2].cap_clock, 1128.0 / 1410, 1e-12); /* the lock; its own 400 W cap does not bind */
+    assert_true(c.capped);
+    /* a busy capped GPU's dynamic power scales by g(0.8) */
+    assert_float_equal(wk_cluster_cap_power(&c, 0), 0.648, 1e-9);
+    assert_float_equal(wk_cluster_cap_power(&c, 8), 1.0, 0);
+    wk_cluster_fini(&c);
+    /* below the settable range: nvidia-smi refuses 150 W on an H100 */
+    assert_int_equal(parse("cluster:\n  groups:\n    - {sku: H100-SXM-80G, nodes: 1, power_cap_w: 150}\n", &c, &err),
+                     WK_E_RANGE);
+    assert_string_equal(err.where, "c.yaml:3:50");
+    assert_non_null(strstr(err.msg, "200-700 W"));
+    assert_int_equal(parse("cluster:\n  sku: A100-SXM-80G\n  nodes: 1\n  power: {clock_mhz: 2000}\n", &c, &err),
+                     WK_E_RANGE);
+    assert_non_null(strstr(err.where, "c.yaml:4:"));
+    assert_non_null(strstr(err.msg, "210-1410 MHz"));
+    assert_int_equal(parse("cluster:\n  sku: A100-SXM-80G\n  nodes: 1\n  power: {cap_w: -5}\n", &c, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.where, "c.yaml:4:"));
+}
+
+/* A model job under a cap: compute-bound GEMMs slow by 1/f, memory-bound
+ * operators keep their HBM time (the memory clock is not capped). */
+static void test_cap_slows_compute_bound_not_memory_bound_operators(void **state)
+{
+    (void)state;
+    const WkModelSpec *m = wk_model_preset("llama3-8b");
+    assert_non_null(m);
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfEnv env = {.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = 8, .nvlink_gpus = 8,
+                     .nvlink_bw = 450e9, .net_bw = 50e9};
+    WkPerfResult full, cap;
+    WkError err;
+    assert_int_equal(wk_perf_eval(m, &env, &p, &full, &err), 0);
+    env.cap_clock = 0.8;
+    assert_int_equal(wk_perf_eval(m, &env, &p, &cap, &err), 0);
+    /* every operator's compute part stretches by exactly 1/0.8 and its
+     * memory part not at all; the GEMMs are compute-bound */
+    assert_float_equal(cap.ops[WK_OP_GEMM].s / full.ops[WK_OP_GEMM].s, 1.25, 0.01);
+    assert_float_equal(cap.ops[WK_OP_NORM].memory_s, full.ops[WK_OP_NORM].memory_s, 1e-12);
+    assert_true(full.ops[WK_OP_NORM].memory_s > 0);
+    /* the iteration as a whole slows by less than 1/f: memory-bound work
+     * and exposed communication do not stretch */
+    assert_true(cap.iter_s > full.iter_s * 1.05);
+    assert_true(cap.iter_s < full.iter_s * 1.25);
+}
+
+/* One 8-GPU H100 node capped at 484.4 W (clock 0.8), a plain job of 1000 s
+ * at full clock: compute share 1 runs 1250 s at 484.4 W per GPU; share 0.5
+ * runs 1000 x (0.5/0.8 + 0.5) = 1125 s. PUE 1, no fabric. */
+static void test_capped_plain_job_time_and_energy_match_closed_form(void **state)
+{
+    (void)state;
+    const char *shares[] = {"1.0", "0.5"};
+    const double secs[] = {1250, 1125};
+    for (int i = 0; i < 2; i++) {
+        char yaml[512];
+        snprintf(yaml, sizeof yaml,
+                 "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1, cap_w: 484.4, compute_share: %s}}\n"
+                 "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 1000s}\n",
+                 shares[i]);
+        TestRun t;
+        test_run_yaml(&t, yaml, NULL);
+        assert_float_equal(test_metric(&t, "jct_mean_s"), secs[i], 1e-6);
+        assert_float_equal(test_metric(&t, "energy_kwh"), 8 * H100_CAP_08 * secs[i] / 3.6e6, 1e-6);
+        test_run_free(&t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dvfs_curve_matches_closed_form),
+        cmocka_unit_test_teardown(test_cap_keys_set_group_clocks_and_refuse_out_of_range, teardown),
+        cmocka_unit_test(test_cap_slows_compute_bound_not_memory_bound_operators),
+        cmocka_unit_test(test_capped_plain_job_time_and_energy_match_closed_form),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/gpu/facility.h"
 #include "models/gpu/power.h"
 #include "models/run/pool.h"
 #include "sim/core/time.h"
@@ -42,6 +43,9 @@ typedef struct WkAccount {
     double gpu_power_w;  /* sum of the GPUs' draw now, W */
     double net_power_w;  /* switches and optics, W (constant) */
     double energy_j;     /* facility energy over [0, last_t], J (PUE included) */
+    const WkFacilitySpec *fac; /* borrowed: its price series (NULL or none: no cost) */
+    double cost;         /* energy cost over [0, last_t], in the price series' currency */
+    double co2_kg;       /* grid CO2 over [0, last_t], kg */
     WkTime last_t;       /* integrals reach up to here */
     WkSampleRow *samples;
     size_t nsamples, capsamples;

@@ -106,6 +106,17 @@ static int host_reject(void *host, uint32_t job, const char *reason, WkError *er
     return wk_lifecycle_reject(RUN(host), job, reason, err);
 }
 
+static double host_power_headroom_w(const void *host) { return wk_budget_headroom_w(RUN(host)); }
+
+static double host_job_power_w(const void *host, uint32_t job)
+{
+    const WkRun *r = RUN(host);
+    const WkCluster *c = &r->cluster;
+    const WkNodeGroup *g = &c->groups[0];
+    double gk = g->cap_clock < 1 ? wk_dvfs_power_frac(g->dvfs, g->cap_clock) : 1.0;
+    return r->wl.jobs[job].gpus * (g->sku->tdp_w - g->sku->idle_w) * c->power.busy_activity * gk * c->power.pue;
+}
+
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
 
 static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
@@ -140,5 +151,7 @@ const WkSchedHostOps wk_run_sched_host = {
     .start = host_start,
     .preempt = host_preempt,
     .reject = host_reject,
+    .power_headroom_w = host_power_headroom_w,
+    .job_power_w = host_job_power_w,
 };
 

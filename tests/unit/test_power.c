@@ -147,6 +147,101 @@ static void test_capped_plain_job_time_and_energy_match_closed_form(void **state
     }
 }
 
+
+/* 4 nodes x 8 H100, PUE 1, no fabric: idle 2,800 W, busy 22,400 W. Four
+ * 8-GPU plain jobs of 1000 s at t = 0 under a 15 kW budget. */
+#define BUDGET_CLUSTER "cluster: {sku: H100-SXM-80G, nodes: 4, power: {pue: 1}}\n"
+#define BUDGET_JOBS                                                                                    \
+    "workload:\n  source: inline\n  jobs:\n"                                                            \
+    "    - {submit: 0, gpus: 8, duration: 1000s}\n    - {submit: 0, gpus: 8, duration: 1000s}\n"        \
+    "    - {submit: 0, gpus: 8, duration: 1000s}\n    - {submit: 0, gpus: 8, duration: 1000s}\n"
+
+/* The clock f with 0.25 f (1 + f)^2 = y, by Newton from 1 (the v0 = 0.5 curve). */
+static double clock_for(double y)
+{
+    double f = 1;
+    for (int i = 0; i < 60; i++)
+        f -= (0.25 * f * (1 + f) * (1 + f) - y) / (0.25 * (1 + f) * (1 + 3 * f));
+    return f;
+}
+
+static void assert_series_under_budget(const WkRun *r)
+{
+    const WkRunBudget *b = wk_run_hooks_budget(r);
+    assert_true(b->nrows >= 2);
+    for (size_t i = 0; i < b->nrows; i++)
+        if (b->rows[i].power_w > b->rows[i].budget_w * (1 + 1e-12))
+            fail_msg("row %zu at %lld ns: %.3f W over the %.3f W budget", i, (long long)b->rows[i].time_ns,
+                     b->rows[i].power_w, b->rows[i].budget_w);
+    /* every cluster sample has its facility row at the same instant */
+    const WkAccount *a = wk_run_hooks_account(r);
+    for (size_t i = 0, k = 0; i < a->nsamples; i++) {
+        while (k < b->nrows && b->rows[k].time_ns < a->samples[i].time_ns)
+            k++;
+        assert_true(k < b->nrows && b->rows[k].time_ns == a->samples[i].time_ns);
+        assert_float_equal(b->rows[k].power_w, a->samples[i].power_w, 1e-9);
+    }
+}
+
+/* cap: all four start, the site clock falls to the f with
+ * 2800 + 32 x 612.5 x g(f) = 15000, and every job takes 1000 / f s. */
+static void test_budget_cap_slows_every_job_uniformly_and_holds_power(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t, BUDGET_CLUSTER "facility: {budget_mw: 0.015, on_budget: cap}\n" BUDGET_JOBS, NULL);
+    double f = clock_for((15000.0 - 2800) / (32 * 612.5));
+    assert_float_equal(test_metric(&t, "jct_mean_s"), 1000 / f, 1e-3);
+    assert_float_equal(test_metric(&t, "energy_kwh"), 15000.0 * 1000 / f / 3.6e6, 1e-6);
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+}
+
+/* hold: two jobs fit at full clock (2800 + 2 x 4900 <= 15000 < 2800 + 3 x
+ * 4900); the other two wait 1000 s. */
+static void test_budget_hold_queues_what_does_not_fit(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t, BUDGET_CLUSTER "facility: {budget_mw: 0.015, on_budget: hold}\n" BUDGET_JOBS, NULL);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), 1500, 1e-6);
+    assert_float_equal(test_metric(&t, "wait_mean_s"), 500, 1e-6);
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+}
+
+/* A budget step at 500 s from full draw to 15 kW: the running jobs slow
+ * then, ending at 500 + 500 / f. */
+static void test_budget_step_caps_running_jobs(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t, BUDGET_CLUSTER "facility:\n  budget: [{at: 0, mw: 0.0224}, {at: 500s, mw: 0.015}]\n" BUDGET_JOBS,
+                  NULL);
+    double f = clock_for((15000.0 - 2800) / (32 * 612.5));
+    assert_float_equal(test_metric(&t, "jct_mean_s"), 500 + 500 / f, 1e-3);
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+}
+
+static void test_bad_budgets_are_positioned_errors(void **state)
+{
+    (void)state;
+    WkError err;
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "facility: {budget_mw: -1}\n" BUDGET_JOBS, &err), WK_E_RANGE);
+    assert_string_equal(err.where, "bad.yaml:2:23");
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "facility: {budget_mw: 0.002}\n" BUDGET_JOBS, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "below the idle cluster"));
+    assert_string_equal(err.where, "bad.yaml:2:23");
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "facility: {budget_mw: 0.02, on_budget: drop}\n" BUDGET_JOBS, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.where, "bad.yaml:2:"));
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "facility:\n  budget: [{at: 0, mw: 0.02}, {at: 1h, mw: 0.005}]\n"
+                                       BUDGET_JOBS, &err),
+                     WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "lowest clocks"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +249,10 @@ int main(void)
         cmocka_unit_test_teardown(test_cap_keys_set_group_clocks_and_refuse_out_of_range, teardown),
         cmocka_unit_test(test_cap_slows_compute_bound_not_memory_bound_operators),
         cmocka_unit_test(test_capped_plain_job_time_and_energy_match_closed_form),
+        cmocka_unit_test(test_budget_cap_slows_every_job_uniformly_and_holds_power),
+        cmocka_unit_test(test_budget_hold_queues_what_does_not_fit),
+        cmocka_unit_test(test_budget_step_caps_running_jobs),
+        cmocka_unit_test(test_bad_budgets_are_positioned_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

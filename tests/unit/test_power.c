@@ -242,6 +242,90 @@ static void test_bad_budgets_are_positioned_errors(void **state)
     assert_non_null(strstr(err.msg, "lowest clocks"));
 }
 
+/* Write text to dir/name; the path into path. */
+static void write_file(const char *dir, const char *name, const char *text, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* One 8-GPU H100 node busy for 2 h at 5.6 kW (PUE 1): 1 h at 100 per MWh
+ * and 400 g/kWh, 1 h at 50 and 200. */
+static void test_price_series_gives_cost_and_co2_of_closed_form(void **state)
+{
+    (void)state;
+    char dir[64], csv[128], yaml[1024];
+    assert_int_equal(test_tmpdir_make(dir, sizeof dir, "prices"), 0);
+    write_file(dir, "p.csv", "# hourly\ntime,price_per_mwh,gco2_per_kwh\n0h,100,400\n1h,50,200\n", csv, sizeof csv);
+    snprintf(yaml, sizeof yaml,
+             "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1}}\nfacility: {prices: %s}\n"
+             "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 2h}\n",
+             csv);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "energy_cost"), 5.6 * 0.1 + 5.6 * 0.05, 1e-9);
+    assert_float_equal(test_metric(&t, "co2_t"), (5.6 * 400 + 5.6 * 200) / 1e6, 1e-12);
+    assert_true(isnan(test_metric(&t, "power_capped_h")));
+    const WkRunBudget *b = wk_run_hooks_budget(t.run);
+    assert_true(b->nrows >= 2);
+    assert_float_equal(b->rows[0].price_per_mwh, 100, 0);
+    assert_float_equal(b->rows[b->nrows - 1].gco2_per_kwh, 200, 0);
+    test_run_free(&t);
+    /* repeated, the 2 h series covers a 5 h run: 3 h at the first row, 2 h at the second */
+    snprintf(yaml, sizeof yaml,
+             "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1}}\nfacility: {prices: %s, prices_repeat: true}\n"
+             "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 5h}\n",
+             csv);
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "energy_cost"), 3 * 5.6 * 0.1 + 2 * 5.6 * 0.05, 1e-9);
+    test_run_free(&t);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+}
+
+static void test_bad_price_series_are_positioned_errors(void **state)
+{
+    (void)state;
+    char dir[64], csv[128], yaml[1024], want[192];
+    WkError err;
+    assert_int_equal(test_tmpdir_make(dir, sizeof dir, "prices"), 0);
+    const char *job = "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 3h}\n";
+    write_file(dir, "neg.csv", "time,price_per_mwh,gco2_per_kwh\n0h,100,400\n1h,-5,200\n", csv, sizeof csv);
+    snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nfacility: {prices: %s}\n%s", csv, job);
+    assert_int_equal(test_prepare_yaml(yaml, &err), WK_E_RANGE);
+    snprintf(want, sizeof want, "%s:3:4", csv);
+    assert_string_equal(err.where, want);
+    assert_non_null(strstr(err.msg, "price_per_mwh"));
+    write_file(dir, "hdr.csv", "time,price\n0h,1\n", csv, sizeof csv);
+    snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nfacility: {prices: %s}\n%s", csv, job);
+    assert_int_equal(test_prepare_yaml(yaml, &err), WK_E_INVAL);
+    snprintf(want, sizeof want, "%s:1:1", csv);
+    assert_string_equal(err.where, want);
+    /* 2 h of prices for a run with sim.end 3h: refused before it runs, at the key */
+    write_file(dir, "short.csv", "time,price_per_mwh,gco2_per_kwh\n0h,100,400\n1h,50,200\n", csv, sizeof csv);
+    snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nsim: {end: 3h}\nfacility: {prices: %s}\n%s",
+             csv, job);
+    assert_int_equal(test_prepare_yaml(yaml, &err), WK_E_RANGE);
+    assert_string_equal(err.where, "bad.yaml:3:20");
+    assert_non_null(strstr(err.msg, "covers 2 h"));
+    /* without sim.end: the run that outlasts it fails at its end, same message */
+    snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nfacility: {prices: %s}\n%s", csv, job);
+    WkDoc *d = NULL;
+    WkRun *run = NULL;
+    assert_int_equal(wk_doc_load_string(&d, "bad.yaml", yaml, strlen(yaml), &err), 0);
+    assert_int_equal(wk_run_prepare(&run, d, NULL, &err), 0);
+    wk_error_clear(&err);
+    int rc = wk_run_execute(run, &err);
+    if (rc != WK_E_RANGE)
+        fail_msg("%d %s: %s", rc, err.where, err.msg);
+    assert_string_equal(err.where, "bad.yaml:2:20");
+    wk_run_free(run);
+    wk_doc_free(d);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +337,8 @@ int main(void)
         cmocka_unit_test(test_budget_hold_queues_what_does_not_fit),
         cmocka_unit_test(test_budget_step_caps_running_jobs),
         cmocka_unit_test(test_bad_budgets_are_positioned_errors),
+        cmocka_unit_test(test_price_series_gives_cost_and_co2_of_closed_form),
+        cmocka_unit_test(test_bad_price_series_are_positioned_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,6 +166,7 @@ static int set_clock(WkRun *r, double f, WkTime now, WkError *err)
         b->capped_since = -1;
     }
     c->site_clock = f;
+    c->site_capped = f < 1;
     double w = 0;
     for (uint32_t g = 0; g < c->gpus; g++)
         w += wk_account_gpu_draw(c, g, r->pool.owner[g] != WK_POOL_NONE);

@@ -65,7 +65,7 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
             tp_cross |= wk_cluster_nvlink_domain(c, gpus[i + k]) != d;
     }
     double cap = 1.0; /* a synchronous job runs at its slowest capped rank */
-    for (uint32_t i = 0; (c->capped || c->site_clock < 1) && i < n; i++) {
+    for (uint32_t i = 0; (c->capped | c->site_capped) && i < n; i++) {
         double f = wk_cluster_cap_clock(c, gpus[i]);
         cap = f < cap ? f : cap;
     }

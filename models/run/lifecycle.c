@@ -31,6 +31,7 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
         return rc;
     WkTime now = wk_engine_now(r->eng);
     account(r, now); /* up to now at the old allocation */
+    WkTime wake = wk_sleep_wake(r, gpus, n, now);
     uint32_t bad;
     if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
@@ -46,6 +47,10 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     rt->alloc_t = now;
     if (rt->start < 0)
         rt->start = now;
+    if (wake > rt->pending_cost) { /* a sleeping node boots first */
+        wk_sleep_delayed(r, wake - rt->pending_cost);
+        rt->pending_cost = wake;
+    }
     rt->seg_start = now + rt->pending_cost;
     rt->pending_cost = 0;
     if (!rt->token) {
@@ -89,6 +94,8 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
     }
     wk_budget_hold(r, rt->gpus, n, 0);
     r->running--;
+    if ((rc = wk_sleep_released(r, rt->gpus, n, now, err)) < 0)
+        return rc;
     return wk_budget_enforce(r, err);
 }
 

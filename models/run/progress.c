@@ -90,7 +90,7 @@ static void drop_flows(WkRun *r, uint32_t job)
 static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
-    int capped = c->capped || c->site_clock < 1;
+    int capped = c->capped | c->site_capped;
     if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->fl.diurnal > 0 && r->fl.diurnal != 1.0) && !capped)
         return 1.0; /* one SKU, every clock nominal */
     double ref = c->groups[0].sku->bf16_flops, factor = r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, speed = INFINITY;

@@ -352,7 +352,8 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     if (r->tick_ns > 0 && (rc = wk_engine_post_e(r->eng, r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok, err)) < 0)
         return rc;
-    if ((rc = wk_runfail_start(r, err)) < 0 || (rc = wk_budget_start(r, err)) < 0)
+    if ((rc = wk_runfail_start(r, err)) < 0 || (rc = wk_budget_start(r, err)) < 0 ||
+        (rc = wk_sleep_start(r, err)) < 0)
         return rc;
     if ((rc = wk_engine_post_e(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok, err)) < 0 ||
         (n && (rc = wk_engine_post_e(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0, err)) < 0))
@@ -380,6 +381,7 @@ int wk_run_execute(WkRun *r, WkError *err)
     }
     wk_run_account_to(r, r->end_t);
     wk_budget_finish(r, r->end_t);
+    wk_sleep_finish(r, r->end_t);
     if ((rc = tariff_covers(r, r->end_t, err)) < 0)
         return rc;
     return wk_lifecycle_record_open(r, err);
@@ -420,6 +422,7 @@ void wk_run_free(WkRun *r)
     free(r->fl.incidents);
     wk_account_fini(&r->acct);
     wk_budget_fini(&r->bud);
+    wk_sleep_fini(&r->slp);
     wk_facility_fini(&r->fac);
     free(r->fl.waitlist);
     free(r->fl.shrunk);

@@ -8,6 +8,7 @@
 #include "models/run/eval.h"
 #include "models/run/account.h"
 #include "models/run/budget.h"
+#include "models/run/sleep.h"
 #include "models/run/hooks.h"
 #include "models/run/pool.h"
 #include "models/run/share.h"
@@ -141,6 +142,7 @@ struct WkRun {
     WkAccount acct;            /* GPU-time, energy, time series, allocation record (account.h) */
     WkFacilitySpec fac;        /* `facility:` as parsed: budget steps, mode, price series */
     WkRunBudget bud;           /* the budget during the run, the facility series (budget.h) */
+    WkRunSleep slp;            /* idle power-down (sleep.h) */
     uint32_t sample_tok;
 };
 
@@ -157,6 +159,7 @@ enum {
     WK_EV_SCRIPT = 11,   /* target: scripted incident */
     WK_EV_DIURNAL = 12,
     WK_EV_BUDGET = 13,   /* target: budget step */
+    WK_EV_SLEEP = 14,    /* target: node; payload: its generation when posted */
 };
 
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
@@ -229,6 +232,19 @@ double wk_budget_headroom_w(const WkRun *r);
 int wk_budget_sample(WkRun *r, WkTime now, WkError *err);
 void wk_budget_finish(WkRun *r, WkTime end);
 void wk_budget_fini(WkRunBudget *b);
+
+/** Idle power-down (models/run/sleep.c; no-ops when cluster.power.sleep_after
+ * is 0). start: every node may sleep after sleep_after from 0. wake: a job
+ * takes gpus[0..n) now: their sleeping nodes wake; returns the wake latency
+ * when one slept, else 0. delayed: count a start delayed by `extra` ns.
+ * released: nodes of gpus[0..n) left without a job may sleep after
+ * sleep_after. finish: the saving of nodes still asleep at the end. */
+int wk_sleep_start(WkRun *r, WkError *err);
+WkTime wk_sleep_wake(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now);
+void wk_sleep_delayed(WkRun *r, WkTime extra);
+int wk_sleep_released(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err);
+void wk_sleep_finish(WkRun *r, WkTime end);
+void wk_sleep_fini(WkRunSleep *s);
 
 /** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
 extern const WkSchedHostOps wk_run_sched_host;

@@ -266,6 +266,13 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          budget ? r->bud.capped_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_BUDGET_REFUSALS, "starts refused by the facility budget", "",
                          budget ? (double)r->bud.held : NAN, 1);
+    int sleeps = r->cluster.power.sleep_after > 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_SLEEP_SAVED, "energy saved by idle power-down", "kWh",
+                         sleeps ? r->slp.saved_j / 3.6e6 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAYS, "job starts delayed by a waking node", "",
+                         sleeps ? (double)r->slp.delays : NAN, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAY, "start delay added by waking nodes", "h",
+                         sleeps ? r->slp.delay_s / 3600 : NAN, 0);
     rc |= model_rows(r, s);
     int rr = reliability_rows(r, s, avail > 0 ? kept / avail : NAN, &rc, err);
     if (rr < 0) {

@@ -290,6 +290,7 @@ void wk_cluster_fini(WkCluster *c)
     free(c->node_group);
     free(c->health);
     free(c->clock);
+    free(c->node_asleep);
     memset(c, 0, sizeof *c);
 }
 

@@ -55,6 +55,8 @@ typedef struct WkCluster {
     float *clock;            /* [gpus] clock factor, 1.0 nominal */
     double site_clock;       /* SM clock factor the facility budget allows busy GPUs, (0, 1]; 1 = no cap */
     int capped;              /* 1 when some group has cap_clock < 1 (then the run keeps clocks exact) */
+    int site_capped;         /* 1 while site_clock < 1 (an int: checked in hot loops that store doubles) */
+    uint8_t *node_asleep;    /* [nodes] 1 = powered down (power.sleep_after); NULL when nodes never sleep */
     /* network and power */
     WkFabric fabric;         /* kind WK_FABRIC_NONE when absent */
     WkPowerSpec power;

@@ -326,6 +326,35 @@ static void test_bad_price_series_are_positioned_errors(void **state)
     assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
+/* One 8-GPU H100 node (idle 700 W, busy 5,600 W, PUE 1) sleeping after 1 h
+ * idle, waking in 5 min: a 1 h job at 0, another at 3 h. Idle 1-2 h,
+ * asleep 2-3 h (0 W), the second job waits 5 min for the node, runs 1 h. */
+static void test_idle_nodes_sleep_and_wake_as_closed_form(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1, sleep_after: 1h, wake_latency: 5min}}\n"
+                  "workload:\n  source: inline\n  jobs:\n"
+                  "    - {submit: 0, gpus: 8, duration: 1h}\n    - {submit: 3h, gpus: 8, duration: 1h}\n",
+                  NULL);
+    assert_float_equal(test_metric(&t, "sleep_saved_kwh"), 0.7, 1e-9);
+    assert_float_equal(test_metric(&t, "wake_delays"), 1, 0);
+    assert_float_equal(test_metric(&t, "wake_delay_h"), 5.0 / 60, 1e-12);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), (3600 + 3900) / 2.0, 1e-6);
+    assert_float_equal(test_metric(&t, "energy_kwh"), 5.6 + 0.7 + 0 + 5.6 * 65 / 60, 1e-9);
+    test_run_free(&t);
+    /* without sleep_after the node idles at 700 W and nothing waits */
+    test_run_yaml(&t,
+                  "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1}}\n"
+                  "workload:\n  source: inline\n  jobs:\n"
+                  "    - {submit: 0, gpus: 8, duration: 1h}\n    - {submit: 3h, gpus: 8, duration: 1h}\n",
+                  NULL);
+    assert_true(isnan(test_metric(&t, "sleep_saved_kwh")));
+    assert_float_equal(test_metric(&t, "energy_kwh"), 5.6 + 1.4 + 5.6, 1e-9);
+    test_run_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_bad_budgets_are_positioned_errors),
         cmocka_unit_test(test_price_series_gives_cost_and_co2_of_closed_form),
         cmocka_unit_test(test_bad_price_series_are_positioned_errors),
+        cmocka_unit_test(test_idle_nodes_sleep_and_wake_as_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,6 +150,12 @@ double wk_sched_power_headroom_w(const WkSchedCtx *ctx);
  * With a budget, a start that does not fit is refused by wk_sched_start
  * with WK_E_NOROOM (`on_budget: hold`, or `cap` at the floor clocks). */
 double wk_sched_job_power_w(const WkSchedCtx *ctx, uint32_t job);
+/** 1 when job may wait for cheap energy (`deferrable: true` in the workload). */
+int wk_sched_job_deferrable(const WkSchedCtx *ctx, uint32_t job);
+/** Electricity price now, per MWh (facility.prices), and the series'
+ * time-weighted mean over its span; NaN without a price series. */
+double wk_sched_price_now(const WkSchedCtx *ctx);
+double wk_sched_price_mean(const WkSchedCtx *ctx);
 
 /* Placement: the calls below only choose GPUs (nothing is allocated until
  * wk_sched_start). "No room" is not an error: they return WK_E_NOROOM when

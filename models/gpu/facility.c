@@ -231,6 +231,18 @@ const WkTariffRow *wk_facility_tariff_at(const WkFacilitySpec *f, WkTime t)
     return t < f->tariff_end ? &f->tariff[row_at(f, t)] : NULL;
 }
 
+double wk_facility_price_mean(const WkFacilitySpec *f)
+{
+    if (!f->ntariff)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < f->ntariff; i++) {
+        WkTime to = i + 1 < f->ntariff ? f->tariff[i + 1].at : f->tariff_end;
+        sum += f->tariff[i].price_per_mwh * wk_time_to_s(to - f->tariff[i].at);
+    }
+    return sum / wk_time_to_s(f->tariff_end);
+}
+
 int wk_facility_charge(const WkFacilitySpec *f, WkTime t0, WkTime t1, double power_w, double *cost, double *co2_kg)
 {
     while (t0 < t1) {

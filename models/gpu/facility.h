@@ -62,6 +62,9 @@ size_t wk_facility_budget_step(const WkFacilitySpec *f, WkTime t);
 /** The tariff row in force at t (repeat applied), or NULL past its end. */
 const WkTariffRow *wk_facility_tariff_at(const WkFacilitySpec *f, WkTime t);
 
+/** Time-weighted mean price of the series over its span (NaN without one). */
+double wk_facility_price_mean(const WkFacilitySpec *f);
+
 /** Cost and CO2 of drawing power_w from t0 to t1 (exact over the series'
  * steps): *cost (price units) and *co2_kg. Returns 0, or WK_E_RANGE when
  * [t0, t1) leaves the series (no repeat). */

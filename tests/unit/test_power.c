@@ -355,6 +355,40 @@ static void test_idle_nodes_sleep_and_wake_as_closed_form(void **state)
     test_run_free(&t);
 }
 
+/* The energy policy on 2 nodes: a deferrable and a plain 1 h job at 0;
+ * prices 100 per MWh for the first hour and 10 for the second (mean 55).
+ * The deferrable one waits for the cheap hour (a tick at 1 h), the other
+ * starts at once; with max_defer 30min the deferrable one starts at 30 min. */
+static void test_energy_policy_defers_deferrable_jobs_to_cheap_hours(void **state)
+{
+    (void)state;
+    char dir[64], csv[128], yaml[1024];
+    assert_int_equal(test_tmpdir_make(dir, sizeof dir, "energy"), 0);
+    write_file(dir, "p.csv", "time,price_per_mwh,gco2_per_kwh\n0h,100,0\n1h,10,0\n", csv, sizeof csv);
+    const char *fmt = "cluster: {sku: H100-SXM-80G, nodes: 2, power: {pue: 1}}\nfacility: {prices: %s}\n"
+                      "scheduler: {name: %s, tick: 15min%s}\n"
+                      "workload:\n  source: inline\n  jobs:\n"
+                      "    - {submit: 0, gpus: 8, duration: 1h, deferrable: true}\n"
+                      "    - {submit: 0, gpus: 8, duration: 1h}\n";
+    TestRun t;
+    snprintf(yaml, sizeof yaml, fmt, csv, "energy", "");
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), (7200 + 3600) / 2.0, 1e-6);
+    /* hour 1: one node busy (5.6 kW), one idle (0.7 kW) at 100; hour 2 the same at 10 */
+    assert_float_equal(test_metric(&t, "energy_cost"), 6.3 * 0.1 + 6.3 * 0.01, 1e-9);
+    test_run_free(&t);
+    snprintf(yaml, sizeof yaml, fmt, csv, "fifo", "");
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), 3600, 1e-6);
+    assert_float_equal(test_metric(&t, "energy_cost"), 11.2 * 0.1, 1e-9);
+    test_run_free(&t);
+    snprintf(yaml, sizeof yaml, fmt, csv, "energy", ", max_defer: 30min");
+    test_run_yaml(&t, yaml, NULL);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), (5400 + 3600) / 2.0, 1e-6);
+    test_run_free(&t);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_price_series_gives_cost_and_co2_of_closed_form),
         cmocka_unit_test(test_bad_price_series_are_positioned_errors),
         cmocka_unit_test(test_idle_nodes_sleep_and_wake_as_closed_form),
+        cmocka_unit_test(test_energy_policy_defers_deferrable_jobs_to_cheap_hours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

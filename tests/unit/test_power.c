@@ -10,6 +10,7 @@
 #include "models/gpu/dvfs.h"
 #include "models/run/hooks.h"
 #include "models/topo/cluster.h"
+#include "models/sched/sched.h"
 #include "models/workload/perf.h"
 
 /* H100: idle 87.5 W (12.5 % of 700 W). At clock 0.8 the normalised dynamic
@@ -355,6 +356,23 @@ static void test_idle_nodes_sleep_and_wake_as_closed_form(void **state)
     test_run_free(&t);
 }
 
+/* Every built-in policy treats a start the budget refuses as "does not fit
+ * now": under hold the four jobs complete, two at a time (mean JCT 1500 s). */
+static void test_every_policy_waits_when_the_budget_refuses_a_start(void **state)
+{
+    (void)state;
+    const WkSchedOps *const *tab = wk_sched_registry();
+    for (size_t i = 0; tab[i]; i++) {
+        WkRunOpts o = {.scheduler = tab[i]->name};
+        TestRun t;
+        test_run_yaml(&t, BUDGET_CLUSTER "facility: {budget_mw: 0.015, on_budget: hold}\n" BUDGET_JOBS, &o);
+        if (test_metric(&t, "jobs_completed") != 4 || fabs(test_metric(&t, "jct_mean_s") - 1500) > 1e-6)
+            fail_msg("%s: %g jobs, mean JCT %g s", tab[i]->name, test_metric(&t, "jobs_completed"),
+                     test_metric(&t, "jct_mean_s"));
+        test_run_free(&t);
+    }
+}
+
 /* The energy policy on 2 nodes: a deferrable and a plain 1 h job at 0;
  * prices 100 per MWh for the first hour and 10 for the second (mean 55).
  * The deferrable one waits for the cheap hour (a tick at 1 h), the other
@@ -399,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_budget_cap_slows_every_job_uniformly_and_holds_power),
         cmocka_unit_test(test_budget_hold_queues_what_does_not_fit),
         cmocka_unit_test(test_budget_step_caps_running_jobs),
+        cmocka_unit_test(test_every_policy_waits_when_the_budget_refuses_a_start),
         cmocka_unit_test(test_bad_budgets_are_positioned_errors),
         cmocka_unit_test(test_price_series_gives_cost_and_co2_of_closed_form),
         cmocka_unit_test(test_bad_price_series_are_positioned_errors),

@@ -76,7 +76,17 @@ static int pass(Policy *p, WkSchedCtx *ctx, WkError *err)
         /* out of the queue before the start: the host may call back */
         memmove(p->q + i, p->q + i + 1, (p->n - i - 1) * sizeof *p->q);
         p->n--;
-        if ((rc = wk_sched_start(ctx, job, p->gpus, n, err)) < 0)
+        if ((rc = wk_sched_start(ctx, job, p->gpus, n, err)) == WK_E_NOROOM) {
+            /* a facility power budget has no room for it now: back in its place */
+            memmove(p->q + i + 1, p->q + i, (p->n - i) * sizeof *p->q);
+            p->q[i] = job;
+            p->n++;
+            if (!p->skip)
+                return 0;
+            i++;
+            continue;
+        }
+        if (rc < 0)
             return rc;
     }
     return 0;

@@ -140,6 +140,22 @@ uint32_t wk_sched_pod_free(const WkSchedCtx *ctx, uint32_t pod);
 int wk_sched_gpu_health(const WkSchedCtx *ctx, uint32_t gpu);
 /** Usable GPUs (not down). */
 uint32_t wk_sched_usable_gpus(const WkSchedCtx *ctx);
+/** Facility power headroom now, W: the site budget (`facility:`) minus the
+ * bound on the facility draw with every busy GPU at full clock (idle GPUs,
+ * network and PUE included); negative while the budget caps clocks;
+ * INFINITY without a budget. */
+double wk_sched_power_headroom_w(const WkSchedCtx *ctx);
+/** Facility power job would add at full clock, W: its GPUs x (TDP - idle)
+ * x busy activity x PUE on the cluster's first SKU, under that group's cap.
+ * With a budget, a start that does not fit is refused by wk_sched_start
+ * with WK_E_NOROOM (`on_budget: hold`, or `cap` at the floor clocks). */
+double wk_sched_job_power_w(const WkSchedCtx *ctx, uint32_t job);
+/** 1 when job may wait for cheap energy (`deferrable: true` in the workload). */
+int wk_sched_job_deferrable(const WkSchedCtx *ctx, uint32_t job);
+/** Electricity price now, per MWh (facility.prices), and the series'
+ * time-weighted mean over its span; NaN without a price series. */
+double wk_sched_price_now(const WkSchedCtx *ctx);
+double wk_sched_price_mean(const WkSchedCtx *ctx);
 
 /* Placement: the calls below only choose GPUs (nothing is allocated until
  * wk_sched_start). "No room" is not an error: they return WK_E_NOROOM when
@@ -165,8 +181,10 @@ int wk_sched_place_with(const WkSchedCtx *ctx, WkPlacement how, uint32_t n, uint
 /* --- actions --- */
 
 /** Start job now on gpus[0..n) (borrowed; n must equal the job's request,
- * every GPU free and distinct). Returns 0, or WK_E_INTERNAL for a policy bug
- * (wrong count, busy GPU, job not waiting), or WK_E_NOMEM. */
+ * every GPU free and distinct). Returns 0, WK_E_NOROOM when the facility
+ * power budget has no room for it now (the job stays waiting: treat it as
+ * "does not fit"), or WK_E_INTERNAL for a policy bug (wrong count, busy
+ * GPU, job not waiting), or WK_E_NOMEM. */
 int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
 
 /** Stop a running job and put it back to QUEUED (the policy re-queues it):

@@ -9,19 +9,30 @@ WkPowerSpec wk_power_defaults(void)
         .switch_port_w = 12,  /* assumption: ~750 W per 64-port 400G switch without optics; no cited figure yet */
         .optic_w = 10,        /* 400G optical modules draw ~8–12 W (REFERENCES.md) */
         .busy_activity = 1.0, /* TDP-bound; a DGX H100 drew ~76 % of its rating in training (arXiv 2506.14551) */
+        .compute_share = 1.0, /* a plain job is taken clock-bound: the upper bound of its slowdown (docs/models.md) */
+        .wake_latency = 5 * WK_NS_PER_MIN, /* a choice: server boot takes minutes; published Slurm
+                                              configurations give ResumeTimeout 150-600 s */
     };
 }
 
 int wk_power_parse(const WkNode *sec, WkPowerSpec *out, WkError *err)
 {
-    static const char *const known[] = {"pue", "switch_port_w", "optic_w", "busy_activity", NULL};
+    static const char *const known[] = {"pue",         "switch_port_w", "optic_w",      "busy_activity", "cap_w",
+                                        "clock_mhz",   "compute_share", "sleep_after",  "wake_latency",
+                                        "sleep_w",     NULL};
     WkPowerSpec p = wk_power_defaults();
     if (sec && sec->type != WK_NODE_NULL) {
         int rc = wk_node_expect_keys(sec, known, err);
         if (rc < 0 || (rc = wk_node_double(sec, "pue", 0, 1.0, 10.0, &p.pue, err)) < 0 ||
             (rc = wk_node_double(sec, "switch_port_w", 0, 0, 1e4, &p.switch_port_w, err)) < 0 ||
             (rc = wk_node_double(sec, "optic_w", 0, 0, 1e3, &p.optic_w, err)) < 0 ||
-            (rc = wk_node_double(sec, "busy_activity", 0, 1e-6, 1.0, &p.busy_activity, err)) < 0)
+            (rc = wk_node_double(sec, "busy_activity", 0, 1e-6, 1.0, &p.busy_activity, err)) < 0 ||
+            (rc = wk_node_double(sec, "cap_w", 0, 1, 1e5, &p.cap_w, err)) < 0 ||
+            (rc = wk_node_double(sec, "clock_mhz", 0, 1, 1e5, &p.clock_mhz, err)) < 0 ||
+            (rc = wk_node_double(sec, "compute_share", 0, 0, 1.0, &p.compute_share, err)) < 0 ||
+            (rc = wk_node_duration(sec, "sleep_after", 0, 1, WK_TIME_NEVER / 4, &p.sleep_after, err)) < 0 ||
+            (rc = wk_node_duration(sec, "wake_latency", 0, 0, WK_TIME_NEVER / 4, &p.wake_latency, err)) < 0 ||
+            (rc = wk_node_double(sec, "sleep_w", 0, 0, 1e4, &p.sleep_w, err)) < 0)
             return rc;
     }
     *out = p;

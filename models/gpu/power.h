@@ -8,6 +8,7 @@
 
 #include "models/gpu/catalog.h"
 #include "sim/core/error.h"
+#include "sim/core/time.h"
 #include "sim/scenario/node.h"
 
 typedef enum WkGpuHealth {
@@ -21,10 +22,18 @@ typedef struct WkPowerSpec {
     double switch_port_w;  /* W per switch port (ASIC, fans; optics excluded) */
     double optic_w;        /* W per optical module */
     double busy_activity;  /* activity of a GPU allocated to a running job, in (0, 1] */
+    double cap_w;          /* power limit of every GPU, W (a group's `power_cap_w` overrides); 0 = none */
+    double clock_mhz;      /* locked SM clock of every GPU, MHz (a group's `clock_mhz` overrides); 0 = none */
+    double compute_share;  /* plain jobs: share of run time that scales with the SM clock, [0, 1] */
+    WkTime sleep_after;    /* a node with no job for this long powers down; 0 = never */
+    WkTime wake_latency;   /* a job starting on a sleeping node waits this long */
+    double sleep_w;        /* draw of a GPU of a sleeping node, W */
 } WkPowerSpec;
 
 /** Defaults: PUE 1.2, 12 W per switch port, 10 W per optical module,
- * busy activity 1.0 (sources and caveats in docs/models.md). */
+ * busy activity 1.0, no cap, no clock lock, compute share 1, no sleep
+ * (wake latency 5 min, 0 W asleep when enabled) (sources and caveats in
+ * docs/models.md). */
 WkPowerSpec wk_power_defaults(void);
 
 /** Read `cluster.power` (NULL = defaults) into *out. Positioned errors. */

@@ -17,7 +17,10 @@ void wk_account_to(WkAccount *a, const WkPool *p, WkTime now)
     a->alloc_ns += (wk_u128)p->alloc * (wk_u128)dt;
     a->idle_ns += (wk_u128)(p->c->gpus - p->alloc - down) * (wk_u128)dt;
     a->down_ns += (wk_u128)down * (wk_u128)dt;
-    a->energy_j += (a->gpu_power_w + a->net_power_w) * p->c->power.pue * wk_time_to_s(dt);
+    double w = (a->gpu_power_w + a->net_power_w) * p->c->power.pue;
+    a->energy_j += w * wk_time_to_s(dt);
+    if (a->fac && a->fac->ntariff) /* past the series' end: checked by the run at its end */
+        (void)wk_facility_charge(a->fac, a->last_t, now, w, &a->cost, &a->co2_kg);
     a->last_t = now;
 }
 

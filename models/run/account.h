@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/gpu/facility.h"
 #include "models/gpu/power.h"
 #include "models/run/pool.h"
 #include "sim/core/time.h"
@@ -42,6 +43,9 @@ typedef struct WkAccount {
     double gpu_power_w;  /* sum of the GPUs' draw now, W */
     double net_power_w;  /* switches and optics, W (constant) */
     double energy_j;     /* facility energy over [0, last_t], J (PUE included) */
+    const WkFacilitySpec *fac; /* borrowed: its price series (NULL or none: no cost) */
+    double cost;         /* energy cost over [0, last_t], in the price series' currency */
+    double co2_kg;       /* grid CO2 over [0, last_t], kg */
     WkTime last_t;       /* integrals reach up to here */
     WkSampleRow *samples;
     size_t nsamples, capsamples;
@@ -54,11 +58,16 @@ typedef struct WkAccount {
  * last_t is a no-op. */
 void wk_account_to(WkAccount *a, const WkPool *p, WkTime now);
 
-/** Draw of GPU g of c now, busy (held by a running job) or idle, W. */
+/** Draw of GPU g of c now, busy (held by a running job) or idle, W: a busy
+ * GPU's dynamic power scales by g(f) at its cap clock (exactly 1 uncapped). */
 static inline double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy)
 {
-    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
-                          busy ? c->power.busy_activity : 0.0);
+    if (!busy && c->node_asleep && c->node_asleep[c->gpu_node[g]] && c->health[g] != WK_GPU_DOWN)
+        return c->power.sleep_w; /* its node is powered down */
+    double act = busy ? c->power.busy_activity : 0.0;
+    if (busy && (c->capped | c->site_capped))
+        act *= wk_cluster_cap_power(c, g);
+    return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g], act);
 }
 
 /** Facility power now, W (PUE included). */

@@ -64,10 +64,16 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
         for (uint32_t k = 1; k < tp; k++)
             tp_cross |= wk_cluster_nvlink_domain(c, gpus[i + k]) != d;
     }
+    double cap = 1.0; /* a synchronous job runs at its slowest capped rank */
+    for (uint32_t i = 0; (c->capped | c->site_capped) && i < n; i++) {
+        double f = wk_cluster_cap_clock(c, gpus[i]);
+        cap = f < cap ? f : cap;
+    }
     *env = (WkPerfEnv){
         .sku = slow,
         .mem_sku = small,
         .speed = speed,
+        .cap_clock = cap,
         .gpus = n,
         .nvlink_gpus = nvl,
         .nvlink_bw = slow->link_bw_bytes_per_s / 2,

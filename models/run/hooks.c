@@ -30,6 +30,7 @@ const WkCluster *wk_run_hooks_cluster(const WkRun *r) { return &r->cluster; }
 const WkWorkload *wk_run_hooks_workload(const WkRun *r) { return &r->wl; }
 const WkPool *wk_run_hooks_pool(const WkRun *r) { return &r->pool; }
 const WkAccount *wk_run_hooks_account(const WkRun *r) { return &r->acct; }
+const WkRunBudget *wk_run_hooks_budget(const WkRun *r) { return &r->bud; }
 WkTime wk_run_hooks_now(const WkRun *r) { return r->eng ? wk_engine_now(r->eng) : 0; }
 WkTime wk_run_hooks_end(const WkRun *r) { return r->end_t; }
 WkTime wk_run_hooks_sample_interval(const WkRun *r) { return r->sample_interval; }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "models/run/account.h"
+#include "models/run/budget.h"
 #include "models/run/pool.h"
 #include "models/run/run.h"
 #include "models/sched/host.h"
@@ -57,6 +58,9 @@ const WkCluster *wk_run_hooks_cluster(const WkRun *r);
 const WkWorkload *wk_run_hooks_workload(const WkRun *r);
 const WkPool *wk_run_hooks_pool(const WkRun *r);
 const WkAccount *wk_run_hooks_account(const WkRun *r);
+
+/** The facility series and budget state (borrowed; no rows without `facility:`). */
+const WkRunBudget *wk_run_hooks_budget(const WkRun *r);
 
 /** Simulated time now (0 before the run starts). */
 WkTime wk_run_hooks_now(const WkRun *r);

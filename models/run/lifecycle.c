@@ -26,8 +26,12 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
                             r->si.ops->name, job, n, js->gpus);
     if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
         return wk_error_nomem(err, "job placement");
+    int rc = wk_budget_admit(r, gpus, n);
+    if (rc < 0) /* the facility budget has no room for it now: it waits */
+        return rc;
     WkTime now = wk_engine_now(r->eng);
     account(r, now); /* up to now at the old allocation */
+    WkTime wake = wk_sleep_wake(r, gpus, n, now);
     uint32_t bad;
     if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
@@ -36,21 +40,26 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
+    wk_budget_hold(r, gpus, n, 1);
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
     rt->alloc_t = now;
     if (rt->start < 0)
         rt->start = now;
+    if (wake > rt->pending_cost) { /* a sleeping node boots first */
+        wk_sleep_delayed(r, wake - rt->pending_cost);
+        rt->pending_cost = wake;
+    }
     rt->seg_start = now + rt->pending_cost;
     rt->pending_cost = 0;
     if (!rt->token) {
-        int rc = wk_engine_token_new(r->eng, &rt->token, err);
-        if (rc < 0)
+        if ((rc = wk_engine_token_new(r->eng, &rt->token, err)) < 0)
             return rc;
     }
-    int rc = wk_progress_start(r, job, err);
-    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
+    if ((rc = wk_progress_start(r, job, err)) < 0 || (rc = wk_runfail_job_started(r, job, err)) < 0)
+        return rc;
+    return wk_budget_enforce(r, err);
 }
 
 /* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
@@ -83,8 +92,11 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
         r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
         wk_pool_release(&r->pool, g);
     }
+    wk_budget_hold(r, rt->gpus, n, 0);
     r->running--;
-    return 0;
+    if ((rc = wk_sleep_released(r, rt->gpus, n, now, err)) < 0)
+        return rc;
+    return wk_budget_enforce(r, err);
 }
 
 int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err)

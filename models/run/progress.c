@@ -90,11 +90,14 @@ static void drop_flows(WkRun *r, uint32_t job)
 static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
-    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->fl.diurnal > 0 && r->fl.diurnal != 1.0))
+    int capped = c->capped | c->site_capped;
+    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->fl.diurnal > 0 && r->fl.diurnal != 1.0) && !capped)
         return 1.0; /* one SKU, every clock nominal */
     double ref = c->groups[0].sku->bf16_flops, factor = r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, speed = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);
+        if (capped) /* only the clock-bound share of its run time stretches (docs/models.md) */
+            v /= wk_dvfs_time_factor(wk_cluster_cap_clock(c, gpus[i]), c->power.compute_share);
         speed = v < speed ? v : speed;
     }
     return n && speed > 0 && isfinite(speed) ? speed : 1.0;
@@ -154,6 +157,7 @@ double wk_progress_nominal_iter_s(WkRun *r, uint32_t job)
             WkPerfEnv env;
             wk_eval_env(&r->cluster, m, g, n, 1.0, &env);
             env.speed = 1.0;
+            env.cap_clock = 1.0;
             WkPerfResult res;
             WkError e;
             wk_error_clear(&e);

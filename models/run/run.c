@@ -19,7 +19,8 @@ void wk_run_account_to(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool,
 
 int wk_run_sample(WkRun *r, WkTime now)
 {
-    return wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
+    int rc = wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
+    return rc < 0 ? rc : wk_budget_sample(r, now, NULL);
 }
 
 /* Keep "a row is the state after every event at its instant": an event at
@@ -170,6 +171,18 @@ static int load_plugins(WkRun *r, const WkNode *root, const char *dir, const WkR
     return rc < 0 ? rc : wk_sched_plugins_add_list(&r->plugins, wk_node_get(root, "plugins"), dir, err);
 }
 
+/* The price series must cover [0, end) (end WK_TIME_NEVER: not known yet):
+ * an error at the `prices` key otherwise. */
+static int tariff_covers(const WkRun *r, WkTime end, WkError *err)
+{
+    const WkFacilitySpec *f = &r->fac;
+    if (!f->ntariff || f->tariff_repeat || end == WK_TIME_NEVER || end <= f->tariff_end)
+        return 0;
+    return wk_node_error(f->prices, WK_E_RANGE, err,
+                         "the price series covers %.6g h but the run lasts %.6g h: extend it or set prices_repeat",
+                         wk_time_to_s(f->tariff_end) / 3600, wk_time_to_s(end) / 3600);
+}
+
 /* The policy's init failed: when it is a plugin's, say which file it came
  * from (an error positioned in the scenario stays there). */
 static int init_failed(const WkRun *r, int rc, WkError *err)
@@ -233,8 +246,11 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
         r->opts = *o;
 
     if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0 ||
+        (rc = wk_facility_parse(wk_node_get(root, "facility"), doc->dir ? doc->dir : ".", &r->fac, err)) < 0 ||
+        (rc = wk_budget_init(r, err)) < 0 || (rc = tariff_covers(r, r->horizon, err)) < 0 ||
         (rc = wk_runfail_parse(r, root, err)) < 0)
         goto fail;
+    r->acct.fac = &r->fac;
     const WkNode *lib = wk_node_get(root, "models");
     if (lib && lib->type != WK_NODE_MAP && lib->type != WK_NODE_NULL) {
         rc = wk_node_error(lib, WK_E_INVAL, err, "expected a map of model name: spec");
@@ -336,7 +352,8 @@ int wk_run_execute(WkRun *r, WkError *err)
         return rc;
     if (r->tick_ns > 0 && (rc = wk_engine_post_e(r->eng, r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok, err)) < 0)
         return rc;
-    if ((rc = wk_runfail_start(r, err)) < 0)
+    if ((rc = wk_runfail_start(r, err)) < 0 || (rc = wk_budget_start(r, err)) < 0 ||
+        (rc = wk_sleep_start(r, err)) < 0)
         return rc;
     if ((rc = wk_engine_post_e(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok, err)) < 0 ||
         (n && (rc = wk_engine_post_e(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0, err)) < 0))
@@ -363,6 +380,10 @@ int wk_run_execute(WkRun *r, WkError *err)
             return wk_error_nomem(err, "timeseries/cluster");
     }
     wk_run_account_to(r, r->end_t);
+    wk_budget_finish(r, r->end_t);
+    wk_sleep_finish(r, r->end_t);
+    if ((rc = tariff_covers(r, r->end_t, err)) < 0)
+        return rc;
     return wk_lifecycle_record_open(r, err);
 }
 
@@ -400,6 +421,9 @@ void wk_run_free(WkRun *r)
     wk_pool_fini(&r->pool);
     free(r->fl.incidents);
     wk_account_fini(&r->acct);
+    wk_budget_fini(&r->bud);
+    wk_sleep_fini(&r->slp);
+    wk_facility_fini(&r->fac);
     free(r->fl.waitlist);
     free(r->fl.shrunk);
     free(r->fl.proc_rng);

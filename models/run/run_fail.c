@@ -136,10 +136,9 @@ void wk_runfail_set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock)
 {
     WkCluster *c = &r->cluster;
     int busy = r->pool.owner[g] != NONE;
-    double before = wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g],
-                                   busy ? c->power.busy_activity : 0);
+    double before = wk_account_gpu_draw(c, g, busy);
     wk_pool_set_health(&r->pool, g, h, clock);
-    double after = wk_power_gpu_w(wk_cluster_sku_of(c, g), h, c->clock[g], busy ? c->power.busy_activity : 0);
+    double after = wk_account_gpu_draw(c, g, busy);
     r->acct.gpu_power_w += after - before;
 }
 

@@ -7,6 +7,8 @@
 
 #include "models/run/eval.h"
 #include "models/run/account.h"
+#include "models/run/budget.h"
+#include "models/run/sleep.h"
 #include "models/run/hooks.h"
 #include "models/run/pool.h"
 #include "models/run/share.h"
@@ -138,6 +140,9 @@ struct WkRun {
 
     WkTime end_t;
     WkAccount acct;            /* GPU-time, energy, time series, allocation record (account.h) */
+    WkFacilitySpec fac;        /* `facility:` as parsed: budget steps, mode, price series */
+    WkRunBudget bud;           /* the budget during the run, the facility series (budget.h) */
+    WkRunSleep slp;            /* idle power-down (sleep.h) */
     uint32_t sample_tok;
 };
 
@@ -153,6 +158,8 @@ enum {
     WK_EV_PROC = 10,     /* target: process; payload: unit */
     WK_EV_SCRIPT = 11,   /* target: scripted incident */
     WK_EV_DIURNAL = 12,
+    WK_EV_BUDGET = 13,   /* target: budget step */
+    WK_EV_SLEEP = 14,    /* target: node; payload: its generation when posted */
 };
 
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
@@ -205,6 +212,39 @@ double wk_runfail_clock(const WkRun *r, uint32_t gpu);
  * grow onto free GPUs, before the scheduler sees them. O(shrunk jobs): a no-op
  * when none has shrunk (models/run/fail_grow.c). */
 int wk_runfail_grow_elastic(WkRun *r, WkError *err);
+
+/** Facility budget (models/run/budget.c). init: at prepare, after the
+ * cluster and `facility:` (every step checked against the idle cluster and,
+ * after the first, the cluster busy at its floor clocks; positioned
+ * errors). start: register and post the budget steps. admit: 0 when a job
+ * on gpus[0..n) fits the budget (cap: at floor clocks; hold: at full
+ * clock), else WK_E_NOROOM. hold: count gpus busy (held 1) or free (0).
+ * enforce: after any change of allocation or budget, set the site clock to
+ * the largest that fits, re-rate running jobs if it moved, and write the
+ * facility row of now. headroom: budget minus the draw bound at full clock
+ * (INFINITY without a budget). sample: the facility row at a sample. */
+int wk_budget_init(WkRun *r, WkError *err);
+int wk_budget_start(WkRun *r, WkError *err);
+int wk_budget_admit(WkRun *r, const uint32_t *gpus, uint32_t n);
+void wk_budget_hold(WkRun *r, const uint32_t *gpus, uint32_t n, int held);
+int wk_budget_enforce(WkRun *r, WkError *err);
+double wk_budget_headroom_w(const WkRun *r);
+int wk_budget_sample(WkRun *r, WkTime now, WkError *err);
+void wk_budget_finish(WkRun *r, WkTime end);
+void wk_budget_fini(WkRunBudget *b);
+
+/** Idle power-down (models/run/sleep.c; no-ops when cluster.power.sleep_after
+ * is 0). start: every node may sleep after sleep_after from 0. wake: a job
+ * takes gpus[0..n) now: their sleeping nodes wake; returns the wake latency
+ * when one slept, else 0. delayed: count a start delayed by `extra` ns.
+ * released: nodes of gpus[0..n) left without a job may sleep after
+ * sleep_after. finish: the saving of nodes still asleep at the end. */
+int wk_sleep_start(WkRun *r, WkError *err);
+WkTime wk_sleep_wake(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now);
+void wk_sleep_delayed(WkRun *r, WkTime extra);
+int wk_sleep_released(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err);
+void wk_sleep_finish(WkRun *r, WkTime end);
+void wk_sleep_fini(WkRunSleep *s);
 
 /** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
 extern const WkSchedHostOps wk_run_sched_host;

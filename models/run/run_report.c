@@ -258,6 +258,21 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          r->end_t > 0 ? r->acct.energy_j / wk_time_to_s(r->end_t) / 1e6 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
                          r->completed ? kwh / (double)r->completed : NAN, 0);
+    int priced = r->fac.ntariff > 0, budget = r->fac.nbudget > 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_COST, "energy cost (facility.prices)", "currency",
+                         priced ? r->acct.cost : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CO2, "grid CO2 (facility.prices)", "t", priced ? r->acct.co2_kg / 1000 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_POWER_CAPPED, "time the facility budget capped clocks", "h",
+                         budget ? r->bud.capped_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_BUDGET_REFUSALS, "starts refused by the facility budget", "",
+                         budget ? (double)r->bud.held : NAN, 1);
+    int sleeps = r->cluster.power.sleep_after > 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_SLEEP_SAVED, "energy saved by idle power-down", "kWh",
+                         sleeps ? r->slp.saved_j / 3.6e6 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAYS, "job starts delayed by a waking node", "",
+                         sleeps ? (double)r->slp.delays : NAN, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAY, "start delay added by waking nodes", "h",
+                         sleeps ? r->slp.delay_s / 3600 : NAN, 0);
     rc |= model_rows(r, s);
     int rr = reliability_rows(r, s, avail > 0 ? kept / avail : NAN, &rc, err);
     if (rr < 0) {
@@ -423,6 +438,15 @@ static const WkTraceField incident_fields[] = {
     {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
 };
 
+static const WkTraceField facility_fields[] = {
+    {WK_SCHEMA_FAC_TIME, WK_FT_I64, offsetof(WkFacilityRow, time_ns), "ns", NULL},
+    {WK_SCHEMA_FAC_POWER, WK_FT_F64, offsetof(WkFacilityRow, power_w), "W", NULL},
+    {WK_SCHEMA_FAC_BUDGET, WK_FT_F64, offsetof(WkFacilityRow, budget_w), "W", NULL},
+    {WK_SCHEMA_FAC_CLOCK, WK_FT_F64, offsetof(WkFacilityRow, clock), "", NULL},
+    {WK_SCHEMA_FAC_PRICE, WK_FT_F64, offsetof(WkFacilityRow, price_per_mwh), "per MWh", NULL},
+    {WK_SCHEMA_FAC_CARBON, WK_FT_F64, offsetof(WkFacilityRow, gco2_per_kwh), "g/kWh", NULL},
+};
+
 static const WkTraceField pod_fields[] = {
     {WK_SCHEMA_PODS_TIME, WK_FT_I64, offsetof(WkPodRow, time_ns), "ns", NULL},
     {WK_SCHEMA_PODS_SPAN, WK_FT_I64, offsetof(WkPodRow, span_ns), "ns", NULL},
@@ -516,6 +540,11 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
         goto fail;
     if ((rc = write_pods(r, t, err)) < 0)
+        goto fail;
+    if ((r->fac.nbudget || r->fac.ntariff) &&
+        (rc = wk_trace_table(t, WK_SCHEMA_FACILITY, facility_fields, NF(facility_fields), sizeof(WkFacilityRow),
+                             r->bud.rows, r->bud.nrows,
+                             "the facility after every change of allocation or budget and at every sample", err)) < 0)
         goto fail;
     if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
                              r->fl.incidents, r->fl.nincidents,

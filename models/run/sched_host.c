@@ -106,6 +106,28 @@ static int host_reject(void *host, uint32_t job, const char *reason, WkError *er
     return wk_lifecycle_reject(RUN(host), job, reason, err);
 }
 
+static double host_power_headroom_w(const void *host) { return wk_budget_headroom_w(RUN(host)); }
+
+static double host_job_power_w(const void *host, uint32_t job)
+{
+    const WkRun *r = RUN(host);
+    const WkCluster *c = &r->cluster;
+    const WkNodeGroup *g = &c->groups[0];
+    double gk = g->cap_clock < 1 ? wk_dvfs_power_frac(g->dvfs, g->cap_clock) : 1.0;
+    return r->wl.jobs[job].gpus * (g->sku->tdp_w - g->sku->idle_w) * c->power.busy_activity * gk * c->power.pue;
+}
+
+static int host_job_deferrable(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].deferrable; }
+
+static double host_price_now(const void *host)
+{
+    const WkRun *r = RUN(host);
+    const WkTariffRow *t = wk_facility_tariff_at(&r->fac, host_now(host));
+    return t ? t->price_per_mwh : NAN;
+}
+
+static double host_price_mean(const void *host) { return wk_facility_price_mean(&RUN(host)->fac); }
+
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
 
 static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
@@ -140,5 +162,10 @@ const WkSchedHostOps wk_run_sched_host = {
     .start = host_start,
     .preempt = host_preempt,
     .reject = host_reject,
+    .power_headroom_w = host_power_headroom_w,
+    .job_power_w = host_job_power_w,
+    .job_deferrable = host_job_deferrable,
+    .price_now = host_price_now,
+    .price_mean = host_price_mean,
 };
 

@@ -35,6 +35,11 @@ WkTime wk_sched_now(const WkSchedCtx *c) { return c->ops->now(c->host); }
 uint64_t wk_sched_seed(const WkSchedCtx *c) { return c->ops->seed(c->host); }
 uint32_t wk_sched_free_gpus(const WkSchedCtx *c) { return c->ops->free_gpus(c->host); }
 uint32_t wk_sched_usable_gpus(const WkSchedCtx *c) { return c->ops->usable_gpus(c->host); }
+double wk_sched_power_headroom_w(const WkSchedCtx *c) { return c->ops->power_headroom_w(c->host); }
+double wk_sched_job_power_w(const WkSchedCtx *c, uint32_t job) { return c->ops->job_power_w(c->host, job); }
+int wk_sched_job_deferrable(const WkSchedCtx *c, uint32_t job) { return c->ops->job_deferrable(c->host, job); }
+double wk_sched_price_now(const WkSchedCtx *c) { return c->ops->price_now(c->host); }
+double wk_sched_price_mean(const WkSchedCtx *c) { return c->ops->price_mean(c->host); }
 int wk_sched_gpu_is_free(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_is_free(c->host, gpu); }
 int wk_sched_gpu_health(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_health(c->host, gpu); }
 uint32_t wk_sched_node_free(const WkSchedCtx *c, uint32_t node) { return c->ops->node_free(c->host, node); }

@@ -39,6 +39,11 @@ typedef struct WkSchedHostOps {
     int (*start)(void *host, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
     int (*preempt)(void *host, uint32_t job, WkError *err);
     int (*reject)(void *host, uint32_t job, const char *reason, WkError *err);
+    double (*power_headroom_w)(const void *host);
+    double (*job_power_w)(const void *host, uint32_t job);
+    int (*job_deferrable)(const void *host, uint32_t job);
+    double (*price_now)(const void *host);
+    double (*price_mean)(const void *host);
 } WkSchedHostOps;
 
 struct WkSchedCtx {

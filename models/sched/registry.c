@@ -13,6 +13,7 @@ static const WkSchedOps *const table[] = {
     &wk_sched_hetero,
     &wk_sched_slurm,
     &wk_sched_sci,
+    &wk_sched_energy,
     NULL,
 };
 

@@ -38,5 +38,6 @@ extern const WkSchedOps wk_sched_topo;
 extern const WkSchedOps wk_sched_hetero;
 extern const WkSchedOps wk_sched_slurm;
 extern const WkSchedOps wk_sched_sci;
+extern const WkSchedOps wk_sched_energy;
 
 #endif

@@ -338,7 +338,13 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
                 return wk_error_nomem(err, "sci");
             continue;
         }
-        if ((rc = wk_sched_start(ctx, s->jid[i], b, n, err)) < 0)
+        if ((rc = wk_sched_start(ctx, s->jid[i], b, n, err)) == WK_E_NOROOM) {
+            /* the facility power budget has no room for it now: it stays queued */
+            if (s->stop[i] && (rc = enqueue(s, ctx, s->jid[i], 1)) < 0)
+                return wk_error_nomem(err, "sci");
+            continue;
+        }
+        if (rc < 0)
             return rc;
         if (!s->jobs[i].real && track_running(s, s->jid[i]) < 0)
             return wk_error_nomem(err, "sci");

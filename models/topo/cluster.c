@@ -8,7 +8,8 @@
 
 static int parse_group(const WkNode *g, const WkGpuCatalog *cat, WkNodeGroup *out, int shorthand, WkError *err)
 {
-    static const char *const known[] = {"name", "sku", "nodes", "gpus_per_node", "nvlink_domain", NULL};
+    static const char *const known[] = {"name",        "sku",         "nodes",     "gpus_per_node",
+                                        "nvlink_domain", "power_cap_w", "clock_mhz", NULL};
     int rc;
     if (!shorthand && (rc = wk_node_expect_keys(g, known, err)) < 0)
         return rc;
@@ -18,6 +19,10 @@ static int parse_group(const WkNode *g, const WkGpuCatalog *cat, WkNodeGroup *ou
         (rc = wk_node_int(g, "nodes", 1, 1, WK_CLUSTER_MAX_GPUS, &nodes, err)) < 0 ||
         (rc = wk_node_int(g, "gpus_per_node", 0, 1, 1024, &gpn, err)) < 0 ||
         (rc = wk_node_int(g, "nvlink_domain", 0, 1, 1 << 20, &nvl, err)) < 0)
+        return rc;
+    double cap_w = 0, clock_mhz = 0;
+    if (!shorthand && ((rc = wk_node_double(g, "power_cap_w", 0, 1, 1e5, &cap_w, err)) < 0 ||
+                       (rc = wk_node_double(g, "clock_mhz", 0, 1, 1e5, &clock_mhz, err)) < 0))
         return rc;
     const WkGpuSku *s = wk_catalog_lookup(cat, sku);
     if (!s) {
@@ -42,6 +47,49 @@ static int parse_group(const WkNode *g, const WkGpuCatalog *cat, WkNodeGroup *ou
     out->nodes = (uint32_t)nodes;
     out->gpus_per_node = (uint32_t)gpn;
     out->nvlink_gpus = (uint32_t)nvl;
+    out->cap_w = cap_w;
+    out->clock_mhz = clock_mhz;
+    return 0;
+}
+
+/* The node of a group's cap key (or of cluster.power's) for errors. */
+static const WkNode *cap_key(const WkNode *sec, uint32_t gi, const char *gkey, const char *pkey)
+{
+    const WkNode *groups = wk_node_get(sec, "groups");
+    const WkNode *n = groups && groups->type == WK_NODE_SEQ ? wk_node_get(groups->kids[gi], gkey) : NULL;
+    return n ? n : wk_node_get(wk_node_get(sec, "power"), pkey);
+}
+
+/* Each group's cap and clock lock (its own keys, else cluster.power's),
+ * checked against its SKU's settable range, and the clock a busy GPU runs
+ * at under them (models/gpu/dvfs.h). */
+static int resolve_caps(const WkNode *sec, WkCluster *c, WkError *err)
+{
+    c->site_clock = 1.0;
+    for (uint32_t i = 0; i < c->ngroups; i++) {
+        WkNodeGroup *g = &c->groups[i];
+        const WkDvfs *d = wk_dvfs_of(g->sku);
+        g->dvfs = d;
+        g->floor_clock = wk_dvfs_floor(g->sku);
+        if (g->cap_w == 0)
+            g->cap_w = c->power.cap_w;
+        if (g->clock_mhz == 0)
+            g->clock_mhz = c->power.clock_mhz;
+        if (g->cap_w > 0 && (g->cap_w < d->cap_min_w || g->cap_w > g->sku->tdp_w))
+            return wk_node_error(cap_key(sec, i, "power_cap_w", "cap_w"), WK_E_RANGE, err,
+                                 "a power cap of %g W is outside the %g-%g W that %s accepts (%s)", g->cap_w,
+                                 d->cap_min_w, g->sku->tdp_w, g->sku->name, d->source);
+        if (g->clock_mhz > 0 && (g->clock_mhz < d->min_mhz || g->clock_mhz > d->max_mhz))
+            return wk_node_error(cap_key(sec, i, "clock_mhz", "clock_mhz"), WK_E_RANGE, err,
+                                 "a clock of %g MHz is outside the %g-%g MHz of %s (%s)", g->clock_mhz, d->min_mhz,
+                                 d->max_mhz, g->sku->name, d->source);
+        double f = g->cap_w > 0 ? wk_dvfs_cap_clock(g->sku, g->cap_w, c->power.busy_activity) : 1.0;
+        double lock = g->clock_mhz > 0 ? g->clock_mhz / d->max_mhz : 1.0;
+        g->cap_clock = lock < f ? lock : f;
+        if (g->clock_mhz > 0 && lock < g->floor_clock)
+            g->floor_clock = lock; /* a locked clock is what it is, below the cap floor or not */
+        c->capped |= g->cap_clock < 1;
+    }
     return 0;
 }
 
@@ -223,7 +271,8 @@ int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
         if (out->groups[g].gpus_per_node > out->rails)
             out->rails = out->groups[g].gpus_per_node;
     if ((rc = layout(out, err)) < 0 || (rc = parse_fabric(wk_node_get(sec, "fabric"), out, err)) < 0 ||
-        (rc = wk_power_parse(wk_node_get(sec, "power"), &out->power, err)) < 0)
+        (rc = wk_power_parse(wk_node_get(sec, "power"), &out->power, err)) < 0 ||
+        (rc = resolve_caps(sec, out, err)) < 0)
         goto fail;
     return 0;
 fail:
@@ -241,6 +290,7 @@ void wk_cluster_fini(WkCluster *c)
     free(c->node_group);
     free(c->health);
     free(c->clock);
+    free(c->node_asleep);
     memset(c, 0, sizeof *c);
 }
 

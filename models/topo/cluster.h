@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "models/gpu/catalog.h"
+#include "models/gpu/dvfs.h"
 #include "models/gpu/power.h"
 #include "models/topo/fabric.h"
 #include "sim/core/error.h"
@@ -28,6 +29,11 @@ typedef struct WkNodeGroup {
     uint32_t nvlink_gpus;    /* GPUs per NVLink domain (a multiple of gpus_per_node) */
     uint32_t first_node, first_gpu, first_pod, first_domain;
     uint32_t pods;           /* ceil(nodes / nodes_per_pod) */
+    double cap_w;            /* `power_cap_w` (or cluster.power.cap_w), W; 0 = none */
+    double clock_mhz;        /* `clock_mhz` (or cluster.power.clock_mhz); 0 = none */
+    double cap_clock;        /* SM clock factor of a busy GPU under cap_w and clock_mhz, (0, 1] */
+    double floor_clock;      /* lowest clock factor a cap may drive it to (wk_dvfs_floor) */
+    const WkDvfs *dvfs;      /* its SKU's DVFS figures (static) */
 } WkNodeGroup;
 
 typedef struct WkCluster {
@@ -47,6 +53,10 @@ typedef struct WkCluster {
     /* dynamic state (owned arrays) */
     uint8_t *health;         /* [gpus] WkGpuHealth */
     float *clock;            /* [gpus] clock factor, 1.0 nominal */
+    double site_clock;       /* SM clock factor the facility budget allows busy GPUs, (0, 1]; 1 = no cap */
+    int capped;              /* 1 when some group has cap_clock < 1 (then the run keeps clocks exact) */
+    int site_capped;         /* 1 while site_clock < 1 (an int: checked in hot loops that store doubles) */
+    uint8_t *node_asleep;    /* [nodes] 1 = powered down (power.sleep_after); NULL when nodes never sleep */
     /* network and power */
     WkFabric fabric;         /* kind WK_FABRIC_NONE when absent */
     WkPowerSpec power;
@@ -79,6 +89,23 @@ static inline const WkNodeGroup *wk_cluster_group_of(const WkCluster *c, uint32_
 static inline const WkGpuSku *wk_cluster_sku_of(const WkCluster *c, uint32_t gpu)
 {
     return wk_cluster_group_of(c, gpu)->sku;
+}
+
+/** SM clock factor of GPU gpu when busy: its group's cap clock, lowered to
+ * the facility's site clock (never below the group's floor). 1 uncapped. */
+static inline double wk_cluster_cap_clock(const WkCluster *c, uint32_t gpu)
+{
+    const WkNodeGroup *g = wk_cluster_group_of(c, gpu);
+    double f = g->cap_clock < c->site_clock ? g->cap_clock : c->site_clock;
+    return f > g->floor_clock ? f : g->floor_clock;
+}
+
+/** Normalised dynamic power of a busy GPU at its cap clock (g(f) of
+ * models/gpu/dvfs.h; exactly 1 uncapped). */
+static inline double wk_cluster_cap_power(const WkCluster *c, uint32_t gpu)
+{
+    double f = wk_cluster_cap_clock(c, gpu);
+    return f < 1 ? wk_dvfs_power_frac(wk_cluster_group_of(c, gpu)->dvfs, f) : 1.0;
 }
 
 /** NVLink domain of a GPU: a cluster-wide index (domains of a group are

@@ -6,7 +6,7 @@
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -29,6 +29,8 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         if ((rc = wk_node_int(j, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
             return rc;
         WkJobSpec js = {.submit = submit, .gpus = (uint32_t)gpus, .priority = (int32_t)prio};
+        if ((rc = wk_node_bool(j, "deferrable", 0, &js.deferrable, err)) < 0)
+            return rc;
         if ((rc = wk_workload_read_model(out, j, ctx, &js, err)) < 0)
             return rc;
         if (js.model && wk_node_get(j, "duration"))

@@ -138,6 +138,15 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     return layers * (tf + tb + rc) + head;
 }
 
+/* Clock factor of the SM side (tensor and vector peaks, kernel launch
+ * overhead): the throttle factor times the DVFS cap clock. HBM bandwidth
+ * keeps the memory clock, which a power cap or SM clock lock does not lower
+ * (docs/models.md, "Clocks and power caps"). */
+static double sm_speed(const WkPerfEnv *env)
+{
+    return env->cap_clock > 0 ? env->speed * env->cap_clock : env->speed;
+}
+
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r,
                     WkError *err)
 {
@@ -158,9 +167,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double mb = gb / (dp * m->micro_batch); /* micro-batches per replica */
     double peak_nom = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops : env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
-    WkOpsCtx c = {.e = &e, .peak = env->sku->bf16_flops * env->speed,
-                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * env->speed : 0,
-                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = env->speed};
+    double sm = sm_speed(env);
+    WkOpsCtx c = {.e = &e, .peak = env->sku->bf16_flops * sm,
+                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
+                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm};
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
     WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp};
@@ -217,12 +227,13 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
 {
     double peak_nom = env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
-    double peak = peak_nom * env->speed * e.mat_max;
+    double sm = sm_speed(env);
+    double peak = peak_nom * sm * e.mat_max;
     double bwi = env->nvlink_bw * e.nvlink_eff, bwx = env->net_bw * e.net_eff;
     double B = m->batch_per_gpu;
     uint32_t n = env->gpus;
-    WkOpsCtx c = {.e = &e, .peak = peak_nom * env->speed, .hbm = env->sku->hbm_bw_bytes_per_s * env->speed,
-                  .speed = env->speed, .mult = 1, .acc = r->ops};
+    WkOpsCtx c = {.e = &e, .peak = peak_nom * sm, .hbm = env->sku->hbm_bw_bytes_per_s * env->speed,
+                  .speed = sm, .mult = 1, .acc = r->ops};
     double act = 0;
     r->dp = n;
     r->micro_batches = 1;

@@ -37,6 +37,7 @@ typedef struct WkPerfEnv {
     const WkGpuSku *sku;   /* the SKU that bounds the job (slowest peak among its GPUs) */
     const WkGpuSku *mem_sku; /* the SKU with the smallest HBM among its GPUs (NULL: sku) */
     double speed;          /* clock factor of the bounding rank, (0, 1]; the mean if rebalanced */
+    double cap_clock;      /* SM clock factor under a power cap or clock lock (HBM keeps its clock); 0 = 1 */
     uint32_t gpus;         /* GPUs of the job */
     uint32_t nvlink_gpus;  /* GPUs per NVLink domain where it runs */
     double nvlink_bw;      /* per GPU, per direction, bytes/s */

@@ -21,7 +21,7 @@ typedef struct Mix {
 /* `gpus:` of the section into m (left as it is when absent or null). */
 static int read_mix(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Mix *m, WkError *err)
 {
-    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", "priority", NULL};
+    static const char *const mix_keys[] = {"gpus", "weight", "model", "iterations", "tokens", "priority", "deferrable", NULL};
     int rc;
     const WkNode *mix = wk_node_get(sec, "gpus");
     if (mix && mix->type == WK_NODE_SCALAR) {
@@ -48,6 +48,8 @@ static int read_mix(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out
             if ((rc = wk_node_int(e, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
                 return rc;
             m->proto[i].priority = (int32_t)prio;
+            if ((rc = wk_node_bool(e, "deferrable", 0, &m->proto[i].deferrable, err)) < 0)
+                return rc;
         }
         if (!(tot > 0))
             return wk_node_error(mix, WK_E_RANGE, err, "weights must not all be zero");

@@ -31,6 +31,7 @@ typedef struct WkJobSpec {
     double iterations; /* model jobs: iterations to train (0: from tokens) */
     double tokens;     /* model jobs: tokens (or samples) to train, when iterations is 0 */
     int32_t priority;  /* `priority:` (higher first in priority policies), default 0 */
+    int deferrable;    /* `deferrable:` 1 = may wait for cheap energy (the energy policy), default 0 */
 } WkJobSpec;
 
 typedef struct WkWorkload {

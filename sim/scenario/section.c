@@ -12,6 +12,7 @@ static const WkSection table[] = {
     {"seed", S, "the run's seed: every random stream derives from it"},
     {"sim", S, "end of simulated time, time-series sample interval"},
     {"cluster", S | P, "GPU SKUs in node groups, pods, NVLink domains, fabric, power"},
+    {"facility", S, "the site's power budget, what a run does at it, price and carbon series"},
     {"workload", S, "inline jobs, a synthetic generator or a trace importer"},
     {"scheduler", S, "a policy name, or a map with name and its options"},
     {"plugins", S, "shared objects of scheduling policies to load (paths relative to the scenario)"},

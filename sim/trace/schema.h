@@ -15,7 +15,8 @@
 #define WK_SCHEMA_MINOR 3
 #define WK_SCHEMA_VERSION "1.3" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
-                                   (the reader refuses variable-length ones: docs/trace-format.md) */
+                                   (the reader refuses variable-length ones: docs/trace-format.md)
+                                   and timeseries/facility */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -45,6 +46,7 @@
 #define WK_SCHEMA_JOBS "jobs"
 #define WK_SCHEMA_CLUSTER "timeseries/cluster"
 #define WK_SCHEMA_PODS "timeseries/pods" /* 1.2 */
+#define WK_SCHEMA_FACILITY "timeseries/facility" /* 1.3, only with a `facility:` section */
 #define WK_SCHEMA_INCIDENTS "incidents"
 #define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */
 
@@ -78,6 +80,14 @@
 #define WK_SCHEMA_PODS_POD "pod"
 #define WK_SCHEMA_PODS_GPUS "gpus"           /* GPUs in the pod */
 #define WK_SCHEMA_PODS_ALLOCATED "allocated" /* GPUs held by jobs, mean over the bin */
+
+/* timeseries/facility (1.3): the facility's draw, budget, site clock, price and carbon */
+#define WK_SCHEMA_FAC_TIME "time"
+#define WK_SCHEMA_FAC_POWER "power"   /* facility draw, W */
+#define WK_SCHEMA_FAC_BUDGET "budget" /* W, NaN without a budget */
+#define WK_SCHEMA_FAC_CLOCK "clock"   /* site clock factor busy GPUs may run at */
+#define WK_SCHEMA_FAC_PRICE "price"   /* per MWh, NaN without a price series */
+#define WK_SCHEMA_FAC_CARBON "carbon" /* g CO2 per kWh, NaN without a price series */
 
 /* incidents: failures, slowdowns and scripted events, in time order */
 #define WK_SCHEMA_INC_ID "id"
@@ -114,6 +124,13 @@
 #define WK_SCHEMA_M_ENERGY "energy_kwh"
 #define WK_SCHEMA_M_MEAN_POWER "mean_power_mw"
 #define WK_SCHEMA_M_ENERGY_PER_JOB "energy_per_job_kwh"
+#define WK_SCHEMA_M_ENERGY_COST "energy_cost"
+#define WK_SCHEMA_M_CO2 "co2_t"
+#define WK_SCHEMA_M_POWER_CAPPED "power_capped_h"
+#define WK_SCHEMA_M_BUDGET_REFUSALS "budget_refusals"
+#define WK_SCHEMA_M_SLEEP_SAVED "sleep_saved_kwh"
+#define WK_SCHEMA_M_WAKE_DELAYS "wake_delays"
+#define WK_SCHEMA_M_WAKE_DELAY "wake_delay_h"
 #define WK_SCHEMA_M_MODEL_JOBS_STARTED "model_jobs_started"
 #define WK_SCHEMA_M_TOKENS_TRAINED "tokens_trained"
 #define WK_SCHEMA_M_TFLOPS_PER_GPU "tflops_per_gpu"

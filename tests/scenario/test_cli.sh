@@ -58,6 +58,17 @@ printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: bad.csv}\n' > "$T
 expect 2 "bad.csv:3:21: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
 [ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
 expect 2 "bad.csv:3:21: duration:" "$W" validate "$T/csv.yaml"
+# facility: a negative budget, a bad price row, a price series shorter than sim.end; no trace
+printf 'cluster: {nodes: 2}\nfacility: {budget_mw: -1}\nworkload: {source: inline, jobs: []}\n' > "$T/fneg.yaml"
+expect 2 "fneg.yaml:2:23: facility.budget_mw: must be" "$W" run "$T/fneg.yaml" -o "$T/fneg.h5"
+[ -e "$T/fneg.h5" ] && bad "trace written for a negative budget" || ok
+printf 'time,price_per_mwh,gco2_per_kwh\n0h,80,300\n1h,x,300\n' > "$T/price.csv"
+printf 'cluster: {nodes: 2}\nfacility: {prices: price.csv}\nworkload: {source: inline, jobs: []}\n' > "$T/fcsv.yaml"
+expect 2 "price.csv:3:4: price_per_mwh: expected a number" "$W" run "$T/fcsv.yaml" -o "$T/fcsv.h5"
+[ -e "$T/fcsv.h5" ] && bad "trace written for a bad price series" || ok
+printf 'time,price_per_mwh,gco2_per_kwh\n0h,80,300\n1h,60,300\n' > "$T/price2.csv"
+printf 'cluster: {nodes: 2}\nsim: {end: 5h}\nfacility: {prices: price2.csv}\nworkload: {source: inline, jobs: []}\n' > "$T/fshort.yaml"
+expect 2 "fshort.yaml:3:20: facility.prices: the price series covers 2 h" "$W" run "$T/fshort.yaml" -o "$T/fshort.h5"
 
 # topo: counts of the shipped SuperPOD build (REFERENCES.md rule: 8 leaves per SU)
 expect 0 '"leaf_switches":320' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dvfs.c — the per-SKU clock and power-limit table and the DVFS power
+ * curve (see dvfs.h; sources in docs/models.md). */
+#include "models/gpu/dvfs.h"
+
+#include <string.h>
+
+/* v0 = 0.5: supply voltage taken linear in clock with half the top-clock
+ * voltage at the origin, so P_dyn ∝ f·V² falls about 2.2× faster than the
+ * clock near the top (the CMOS relation P_dyn = α·C·V²·f; Mei, Wang & Chu,
+ * "A survey and measurement study of GPU DVFS on energy conservation",
+ * Digital Communications and Networks 3(2), 2017). A modelling choice per
+ * SKU until a measured voltage–frequency table is cited (docs/models.md). */
+#define V0 0.5
+
+static const WkDvfs table[] = {
+    {.sku = "A100-SXM-80G", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0,
+     .source = "nvidia-smi -q of A100-SXM4-80GB: Max Clocks SM 1410 MHz, idle SM 210 MHz, "
+               "Min/Max Power Limit 100/400 W"},
+    {.sku = "H100-SXM-80G", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0,
+     .source = "nvidia-smi -q of H100 80GB HBM3 (SXM5): Applications Clocks 1980 MHz, idle SM 345 MHz, "
+               "Min/Max Power Limit 200/700 W"},
+    {.sku = "H200-SXM", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0,
+     .source = "taken from H100-SXM-80G (same GH100 die and 700 W limit; no H200 figures cited)"},
+    {.sku = "MI300X", .max_mhz = 2100, .min_mhz = 500, .cap_min_w = 200, .v0 = V0,
+     .source = "AMD MI300X datasheet peak engine clock 2100 MHz; lowest clock and power limit are "
+               "the H100's fractions (no cited figure)"},
+    {.sku = "Ascend-910B", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0,
+     .source = "taken from A100-SXM-80G (400 W class; no cited figure)"},
+};
+
+#define NDVFS (sizeof table / sizeof table[0])
+
+const WkDvfs *wk_dvfs_of(const WkGpuSku *sku)
+{
+    for (size_t i = 0; sku && sku->name && i < NDVFS; i++)
+        if (strcmp(table[i].sku, sku->name) == 0)
+            return &table[i];
+    return &table[1];
+}
+
+double wk_dvfs_power_frac(const WkDvfs *d, double f)
+{
+    double v = d->v0 + (1 - d->v0) * f;
+    return f * v * v;
+}
+
+double wk_dvfs_clock_for(const WkDvfs *d, double frac, double lo)
+{
+    if (frac >= 1)
+        return 1;
+    if (frac <= wk_dvfs_power_frac(d, lo))
+        return lo;
+    double a = lo, b = 1;
+    while (b - a > 1e-12) {
+        double m = 0.5 * (a + b);
+        if (wk_dvfs_power_frac(d, m) > frac)
+            b = m;
+        else
+            a = m;
+    }
+    return a;
+}
+
+double wk_dvfs_floor(const WkGpuSku *sku)
+{
+    const WkDvfs *d = wk_dvfs_of(sku);
+    double lo = d->min_mhz / d->max_mhz, span = sku->tdp_w - sku->idle_w;
+    if (!(span > 0))
+        return lo;
+    return wk_dvfs_clock_for(d, (d->cap_min_w - sku->idle_w) / span, lo);
+}
+
+double wk_dvfs_cap_clock(const WkGpuSku *sku, double cap_w, double activity)
+{
+    double span = (sku->tdp_w - sku->idle_w) * activity;
+    if (!(span > 0) || cap_w >= sku->idle_w + span)
+        return 1;
+    return wk_dvfs_clock_for(wk_dvfs_of(sku), (cap_w - sku->idle_w) / span, wk_dvfs_floor(sku));
+}
+
+double wk_dvfs_time_factor(double f, double compute)
+{
+    return compute / f + (1 - compute);
+}

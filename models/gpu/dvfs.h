@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dvfs.h — GPU clocks and power caps: per SKU the clock range and the
+ * settable power-limit range (cited), the dynamic power as a function of
+ * the SM clock (f·V(f)² with V linear in f), the clock a power cap leaves a
+ * busy GPU, and the run time of work split into clock-bound and
+ * clock-independent parts. Not the facility budget (models/gpu/site.h).
+ * Equations and sources: docs/models.md, "Clocks and power caps". */
+#ifndef WK_GPU_DVFS_H
+#define WK_GPU_DVFS_H
+
+#include "models/gpu/catalog.h"
+
+typedef struct WkDvfs {
+    const char *sku;      /* the SKU the figures are for */
+    double max_mhz;       /* highest SM clock (clock factor 1) */
+    double min_mhz;       /* lowest SM clock the driver offers */
+    double cap_min_w;     /* lowest power limit `nvidia-smi -pl` accepts, W */
+    double v0;            /* supply voltage at clock 0 / at the highest clock (linear V–f), in [0, 1] */
+    const char *source;   /* where the figures come from */
+} WkDvfs;
+
+/** The DVFS figures of sku: its own row when one is known by name (A100,
+ * H100, H200, MI300X, Ascend-910B), otherwise the H100's (stated in
+ * docs/models.md). Never NULL; static storage. */
+const WkDvfs *wk_dvfs_of(const WkGpuSku *sku);
+
+/** Normalised dynamic power at clock factor f in (0, 1]:
+ * g(f) = f · (v0 + (1 − v0)·f)², so g(1) = 1 and g rises monotonically. */
+double wk_dvfs_power_frac(const WkDvfs *d, double f);
+
+/** The clock factor f in [lo, 1] with g(f) = frac (bisection to 1e-12;
+ * lo when frac <= g(lo), 1 when frac >= 1). */
+double wk_dvfs_clock_for(const WkDvfs *d, double frac, double lo);
+
+/** Lowest clock factor a cap may drive sku to: the larger of min_mhz/max_mhz
+ * and the clock at which a fully busy GPU (activity 1) draws cap_min_w. */
+double wk_dvfs_floor(const WkGpuSku *sku);
+
+/** Clock factor of a GPU of sku busy at `activity` (in (0, 1]) under a
+ * power cap of cap_w W: 1 when its full-clock draw fits, else the f with
+ * idle + (tdp − idle)·activity·g(f) = cap_w, never below wk_dvfs_floor. */
+double wk_dvfs_cap_clock(const WkGpuSku *sku, double cap_w, double activity);
+
+/** Run time at clock factor f relative to full clock, for work of which a
+ * share `compute` (in [0, 1]) scales with the clock and the rest (memory,
+ * communication) does not: compute / f + (1 − compute). */
+double wk_dvfs_time_factor(double f, double compute);
+
+#endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_csv.c — libFuzzer target for the Philly CSV importer: arbitrary bytes
- * become the trace file of a two-node scenario with `source: philly`, which
- * wk_run_prepare reads and checks. Any input must end in 0 or a WK_E_* error
- * with a message — never a crash, a hang or unbounded memory. */
+/* fuzz_csv.c — libFuzzer target for the CSV readers: arbitrary bytes become
+ * the trace file of a two-node scenario with `source: philly` and the price
+ * and carbon series of a scenario's `facility: {prices: FILE}`, which
+ * wk_run_prepare reads and checks. Any input must end in 0 or a WK_E_*
+ * error with a message — never a crash, a hang or unbounded memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,10 @@
 #include "models/run/run.h"
 #include "tests/fuzz/fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Prepare the scenario yaml (len bytes); abort on a result that is not 0
+ * or a WK_E_* code with a message. */
+static void prepare(const char *yaml, int len)
 {
-    const char *path = wk_fuzz_file(data, size, ".csv");
-    if (!path)
-        abort(); /* the harness itself failed: not a finding in wanka */
-    char yaml[512];
-    int len = snprintf(yaml, sizeof yaml,
-                       "cluster: {nodes: 2, gpus_per_node: 8}\n"
-                       "workload: {source: philly, trace: \"%s\"}\n", path);
     WkError err;
     wk_error_clear(&err);
     WkDoc *doc = NULL;
@@ -32,5 +28,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     wk_run_free(run);
     wk_doc_free(doc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = wk_fuzz_file(data, size, ".csv");
+    if (!path)
+        abort(); /* the harness itself failed: not a finding in wanka */
+    char yaml[768];
+    int len = snprintf(yaml, sizeof yaml,
+                       "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload: {source: philly, trace: \"%s\"}\n", path);
+    prepare(yaml, len);
+    /* the series: covering a run end, repeated, and checked only at the end */
+    static const char *const facility[] = {
+        "sim: {end: 2d}\nfacility: {prices: \"%s\"}\n",
+        "facility: {prices: \"%s\", prices_repeat: true}\n",
+        "facility: {prices: \"%s\"}\n",
+    };
+    for (size_t i = 0; i < sizeof facility / sizeof facility[0]; i++) {
+        char tail[512];
+        snprintf(tail, sizeof tail, facility[i], path);
+        len = snprintf(yaml, sizeof yaml,
+                       "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                       "workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}\n%s", tail);
+        prepare(yaml, len);
+    }
     return 0;
 }

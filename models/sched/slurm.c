@@ -27,7 +27,7 @@ static int pass(void *priv, WkSchedCtx *ctx, WkError *err);
 static const char *const known[] = {WK_SCHED_COMMON_KEYS, "weight_age", "weight_size", "max_age",
                                     "favor_small", "calc_period", NULL};
 static const WkQueueRules rules = {
-    .name = "slurm", .keys = known, .key = key, .place = place_job, .pass = pass, .track = 1};
+    .name = "slurm", .keys = known, .key = key, .place = place_job, .pass = pass, .track = 1, .easy = 1};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
@@ -80,7 +80,9 @@ static int pass(void *priv, WkSchedCtx *ctx, WkError *err)
     Slurm *s = priv;
     WkTime now = wk_sched_now(ctx);
     if (now - s->last_calc >= s->calc_ns) {
-        wk_queue_rekey(&s->base, ctx);
+        int rc = wk_queue_rekey(&s->base, ctx, err);
+        if (rc < 0)
+            return rc;
         s->last_calc = now;
     }
     return wk_queue_easy_pass(&s->base, &s->easy, ctx, err);

@@ -610,6 +610,14 @@ static int cmp_item(const void *a, const void *b)
     return before(x, y) ? -1 : before(y, x) ? 1 : 0;
 }
 
+/* rules->key of a waiting job's item (wk_fit_rekey's form). */
+static double key_of_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
+{
+    const WkQueuePolicy *p = priv;
+    (void)gpus;
+    return p->rules->key(priv, ctx, x->job);
+}
+
 int wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx, WkError *err)
 {
     WkJobQueue *q = &p->q;
@@ -617,7 +625,8 @@ int wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx, WkError *err)
         return 0;
     if (indexed(p)) { /* the keys per GPU count: its list is the queue */
         for (size_t s = 0; s < p->fit.n; s++)
-            if (wk_fit_rekey(&p->fit.by[s], p->rules->key, p, ctx) < 0)
+            if (wk_fit_rekey(&p->fit.by[s], p->rules->key_item ? p->rules->key_item : key_of_item, p, ctx,
+                             p->fit.gpus[s]) < 0)
                 return wk_error_nomem(err, p->rules->name);
         return 0;
     }

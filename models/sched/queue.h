@@ -83,11 +83,11 @@ int wk_fit_del(WkFitList *l, const WkQueueItem *x);
  * the list changes. O(log n). */
 const WkQueueItem *wk_fit_next(const WkFitList *l, const WkQueueItem *after, double within_s);
 
-/** Drop the tombstones, set every job's key to key(priv, ctx, job) and
- * restore the order (no sort when the order holds). Returns 0 or
+/** Drop the tombstones, set every job's key to key(priv, ctx, item, gpus)
+ * and restore the order (no sort when the order holds). Returns 0 or
  * WK_E_NOMEM (keys set, order not restored). */
-int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, uint32_t), const void *priv,
-                 const WkSchedCtx *ctx);
+int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, const WkQueueItem *, uint32_t),
+                 const void *priv, const WkSchedCtx *ctx, uint32_t gpus);
 
 /** Release the storage; the list is empty and reusable after. */
 void wk_fit_fini(WkFitList *l);
@@ -177,6 +177,9 @@ typedef struct WkQueueRules {
     /* Queue order of job, smaller first, ties by (submit time, job id).
      * NULL = 0 for every job: arrival order. */
     double (*key)(const void *priv, const WkSchedCtx *ctx, uint32_t job);
+    /* The same key from a waiting job's item and GPU count, for wk_queue_rekey
+     * (no look-up per job). NULL = key. */
+    double (*key_item)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
     /* Place job's n GPUs into out[0..n): 0, WK_E_NOROOM, or another negative
      * code. NULL = the scenario's `placement:` (wk_sched_place). */
     int (*place)(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);

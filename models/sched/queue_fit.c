@@ -100,6 +100,8 @@ static size_t upper(const WkFitList *l, const WkQueueItem *x)
 /* Drop the tombstones, keeping the order. */
 static void compact(WkFitList *l)
 {
+    if (l->live == l->n)
+        return;
     size_t k = 0;
     for (size_t i = 0; i < l->n; i++)
         if (!l->it[i].gone) {
@@ -176,13 +178,13 @@ static int cmp_slot(const void *a, const void *b)
     return before(x, y) ? -1 : before(y, x) ? 1 : 0;
 }
 
-int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, uint32_t), const void *priv,
-                 const WkSchedCtx *ctx)
+int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, const WkQueueItem *, uint32_t),
+                 const void *priv, const WkSchedCtx *ctx, uint32_t gpus)
 {
     compact(l);
     int sorted = 1;
     for (size_t i = 0; i < l->n; i++) {
-        l->it[i].key = key(priv, ctx, l->it[i].job);
+        l->it[i].key = key(priv, ctx, &l->it[i], gpus);
         sorted = sorted && (i == 0 || !before(&l->it[i], &l->it[i - 1]));
     }
     if (sorted) /* keys that shift together keep the order */

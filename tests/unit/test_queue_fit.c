@@ -94,11 +94,12 @@ static void test_fit_list_agrees_with_a_full_scan_under_random_pushes_and_delete
     wk_fit_fini(&l);
 }
 
-static double key_by_id_desc(const void *priv, const WkSchedCtx *ctx, uint32_t job)
+static double key_by_id_desc(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
 {
     (void)priv;
     (void)ctx;
-    return -(double)job;
+    (void)gpus;
+    return -(double)x->job;
 }
 
 static void test_fit_list_rekey_restores_the_order_with_the_estimates(void **state)
@@ -109,7 +110,7 @@ static void test_fit_list_rekey_restores_the_order_with_the_estimates(void **sta
         assert_int_equal(wk_fit_push(&l, &(WkQueueItem){.submit = S(j), .job = j}, j == 7 ? 1 : 100), 0);
     assert_int_equal(wk_fit_del(&l, &(WkQueueItem){.submit = S(3), .job = 3}), 1);
     /* new keys reverse the order: job 39 first; job 7 keeps its estimate */
-    assert_int_equal(wk_fit_rekey(&l, key_by_id_desc, NULL, NULL), 0);
+    assert_int_equal(wk_fit_rekey(&l, key_by_id_desc, NULL, NULL, 1), 0);
     assert_int_equal(l.n, 39);
     assert_int_equal(wk_fit_next(&l, NULL, INFINITY)->job, 39);
     assert_int_equal(wk_fit_next(&l, NULL, 1)->job, 7);

@@ -624,9 +624,9 @@ int wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx, WkError *err)
     if (!p->rules->key)
         return 0;
     if (indexed(p)) { /* the keys per GPU count: its list is the queue */
+        const WkFitKey plain = {.key = key_of_item}, *k = p->rules->rekey.key ? &p->rules->rekey : &plain;
         for (size_t s = 0; s < p->fit.n; s++)
-            if (wk_fit_rekey(&p->fit.by[s], p->rules->key_item ? p->rules->key_item : key_of_item, p, ctx,
-                             p->fit.gpus[s]) < 0)
+            if (wk_fit_rekey(&p->fit.by[s], k, p, ctx, p->fit.gpus[s]) < 0)
                 return wk_error_nomem(err, p->rules->name);
         return 0;
     }

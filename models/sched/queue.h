@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* queue.h — what the scheduling policies share: a queue of waiting jobs kept
  * sorted by (key, submit time, job id) — or, for policies that look for jobs
- * by GPU count, one list per count with estimates (WkFitList) —, a set of
- * running jobs with their start
- * times, a growable placement buffer, and the common shape of a queue policy
- * (WkQueuePolicy with its WkQueueRules) whose callbacks serve in a policy's
- * WkSchedOps, so a policy file holds only its own rule. */
+ * by GPU count, one list per count with remaining estimates (WkFitList,
+ * queue_fit.c) —, a set of running jobs with their start times, a growable
+ * placement buffer, and the common shape of a queue policy (WkQueuePolicy
+ * with its WkQueueRules) whose callbacks serve in a policy's WkSchedOps, so a
+ * policy file holds only its own rule. */
 #ifndef WK_SCHED_QUEUE_H
 #define WK_SCHED_QUEUE_H
 
@@ -83,11 +83,21 @@ int wk_fit_del(WkFitList *l, const WkQueueItem *x);
  * the list changes. O(log n). */
 const WkQueueItem *wk_fit_next(const WkFitList *l, const WkQueueItem *after, double within_s);
 
-/** Drop the tombstones, set every job's key to key(priv, ctx, item, gpus)
- * and restore the order (no sort when the order holds). Returns 0 or
- * WK_E_NOMEM (keys set, order not restored). */
-int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, const WkQueueItem *, uint32_t),
-                 const void *priv, const WkSchedCtx *ctx, uint32_t gpus);
+/* A key that changes with time, for wk_fit_rekey. */
+typedef struct WkFitKey {
+    /* the key now of a job of `gpus` GPUs (the queue item gives its submit time) */
+    double (*key)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
+    /* 1 when x's key no longer changes with time; settled jobs must come
+     * first in their list (slurm: an age factor at its cap). NULL = never. */
+    int (*settled)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x);
+} WkFitKey;
+
+/** Set every job's key to k->key(priv, ctx, item, gpus) now and restore the
+ * order (no sort when it holds). Keys are recomputed from the back and stop
+ * at the first job that is settled with its key already set, so a
+ * recalculation costs O(jobs not settled) when the order holds. Returns 0
+ * or WK_E_NOMEM (keys set, order not restored). */
+int wk_fit_rekey(WkFitList *l, const WkFitKey *k, const void *priv, const WkSchedCtx *ctx, uint32_t gpus);
 
 /** Release the storage; the list is empty and reusable after. */
 void wk_fit_fini(WkFitList *l);
@@ -177,9 +187,10 @@ typedef struct WkQueueRules {
     /* Queue order of job, smaller first, ties by (submit time, job id).
      * NULL = 0 for every job: arrival order. */
     double (*key)(const void *priv, const WkSchedCtx *ctx, uint32_t job);
-    /* The same key from a waiting job's item and GPU count, for wk_queue_rekey
-     * (no look-up per job). NULL = key. */
-    double (*key_item)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
+    /* With a size index: the same key from a waiting job's item and GPU
+     * count, and when it stops changing, for wk_queue_rekey (no look-up per
+     * job; only the jobs not settled). NULL = key, never settled. */
+    WkFitKey rekey;
     /* Place job's n GPUs into out[0..n): 0, WK_E_NOROOM, or another negative
      * code. NULL = the scenario's `placement:` (wk_sched_place). */
     int (*place)(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);

@@ -178,16 +178,22 @@ static int cmp_slot(const void *a, const void *b)
     return before(x, y) ? -1 : before(y, x) ? 1 : 0;
 }
 
-int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, const WkQueueItem *, uint32_t),
-                 const void *priv, const WkSchedCtx *ctx, uint32_t gpus)
+int wk_fit_rekey(WkFitList *l, const WkFitKey *k, const void *priv, const WkSchedCtx *ctx, uint32_t gpus)
 {
-    compact(l);
-    int sorted = 1;
-    for (size_t i = 0; i < l->n; i++) {
-        l->it[i].key = key(priv, ctx, &l->it[i], gpus);
-        sorted = sorted && (i == 0 || !before(&l->it[i], &l->it[i - 1]));
+    /* from the back (tombstones too: they keep their place in the order),
+     * down to the first job whose key is settled and already set */
+    size_t i = l->n;
+    for (; i > 0; i--) {
+        WkQueueItem *x = &l->it[i - 1];
+        double v = k->key(priv, ctx, x, gpus);
+        if (k->settled && v == x->key && k->settled(priv, ctx, x))
+            break;
+        x->key = v;
     }
-    if (sorted) /* keys that shift together keep the order */
+    int sorted = 1; /* keys that shift together keep the order */
+    for (size_t j = i ? i : 1; j < l->n && sorted; j++)
+        sorted = !before(&l->it[j], &l->it[j - 1]);
+    if (sorted)
         return 0;
     struct Slot {
         WkQueueItem it;
@@ -195,11 +201,11 @@ int wk_fit_rekey(WkFitList *l, double (*key)(const void *, const WkSchedCtx *, c
     } *t = malloc(l->n * sizeof *t);
     if (!t)
         return WK_E_NOMEM;
-    for (size_t i = 0; i < l->n; i++)
-        t[i] = (struct Slot){l->it[i], l->tree[l->width + i]};
+    for (size_t j = 0; j < l->n; j++)
+        t[j] = (struct Slot){l->it[j], l->tree[l->width + j]};
     qsort(t, l->n, sizeof *t, cmp_slot);
-    for (size_t i = 0; i < l->n; i++)
-        l->it[i] = t[i].it, l->tree[l->width + i] = t[i].leaf;
+    for (size_t j = 0; j < l->n; j++)
+        l->it[j] = t[j].it, l->tree[l->width + j] = t[j].leaf;
     free(t);
     tree_build(l);
     return 0;

@@ -22,13 +22,14 @@ WK_QUEUE_POLICY_FIRST(Slurm);
 
 static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job);
 static double key_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
+static int settled(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x);
 static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
 static int pass(void *priv, WkSchedCtx *ctx, WkError *err);
 
 static const char *const known[] = {WK_SCHED_COMMON_KEYS, "weight_age", "weight_size", "max_age",
                                     "favor_small", "calc_period", NULL};
 static const WkQueueRules rules = {
-    .name = "slurm", .keys = known, .key = key, .key_item = key_item, .place = place_job, .pass = pass, .track = 1, .easy = 1};
+    .name = "slurm", .keys = known, .key = key, .rekey = {.key = key_item, .settled = settled}, .place = place_job, .pass = pass, .track = 1, .easy = 1};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
@@ -71,6 +72,14 @@ static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job)
 static double key_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
 {
     return -priority(priv, ctx, x->submit, gpus);
+}
+
+/* 1 when the job's age factor is at its cap, as priority() computes it: its
+ * key no longer changes, and it is the smallest key of its GPU count. */
+static int settled(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x)
+{
+    const Slurm *s = priv;
+    return wk_time_to_s(wk_sched_now(ctx) - x->submit) / s->max_age_s >= 1;
 }
 
 /* Whole nodes under the tightest leaf switch, else pod (WK_PLACE_EXCLUSIVE),

@@ -110,13 +110,56 @@ static void test_fit_list_rekey_restores_the_order_with_the_estimates(void **sta
         assert_int_equal(wk_fit_push(&l, &(WkQueueItem){.submit = S(j), .job = j}, j == 7 ? 1 : 100), 0);
     assert_int_equal(wk_fit_del(&l, &(WkQueueItem){.submit = S(3), .job = 3}), 1);
     /* new keys reverse the order: job 39 first; job 7 keeps its estimate */
-    assert_int_equal(wk_fit_rekey(&l, key_by_id_desc, NULL, NULL, 1), 0);
-    assert_int_equal(l.n, 39);
+    assert_int_equal(wk_fit_rekey(&l, &(WkFitKey){.key = key_by_id_desc}, NULL, NULL, 1), 0);
+    assert_int_equal(l.live, 39);
     assert_int_equal(wk_fit_next(&l, NULL, INFINITY)->job, 39);
     assert_int_equal(wk_fit_next(&l, NULL, 1)->job, 7);
     WkQueueItem after = *wk_fit_next(&l, NULL, 1);
     assert_int_equal(wk_fit_next(&l, &after, INFINITY)->job, 6);
     assert_int_equal(wk_fit_del(&l, &(WkQueueItem){.key = -3, .submit = S(3), .job = 3}), 0);
+    wk_fit_fini(&l);
+}
+
+/* Jobs 0..19 of one GPU count, key = -(age in s, capped at 10): jobs that
+ * waited 10 s or more are settled and come first. */
+static WkTime now_s;
+static int rekeyed;
+
+static double capped_age(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
+{
+    (void)priv, (void)ctx, (void)gpus;
+    rekeyed++;
+    double age = (double)(now_s - x->submit) / 1e9;
+    return -(age > 10 ? 10 : age);
+}
+
+static int capped(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x)
+{
+    (void)priv, (void)ctx;
+    return now_s - x->submit >= S(10);
+}
+
+static void test_fit_list_rekey_stops_at_the_settled_jobs(void **state)
+{
+    (void)state;
+    WkFitList l = {0};
+    const WkFitKey k = {.key = capped_age, .settled = capped};
+    for (uint32_t j = 0; j < 20; j++) {
+        now_s = S(j);
+        assert_int_equal(wk_fit_push(&l, &(WkQueueItem){.key = 0, .submit = S(j), .job = j}, 1), 0);
+    }
+    now_s = S(25); /* jobs 0..15 settle: all 20 keys are computed once */
+    rekeyed = 0;
+    assert_int_equal(wk_fit_rekey(&l, &k, NULL, NULL, 1), 0);
+    assert_int_equal(rekeyed, 20);
+    now_s = S(26); /* job 16 settles; 17..19 age; the back stops at job 15 */
+    rekeyed = 0;
+    assert_int_equal(wk_fit_rekey(&l, &k, NULL, NULL, 1), 0);
+    assert_int_equal(rekeyed, 5);
+    for (size_t i = 0; i < l.n; i++) {
+        assert_int_equal(l.it[i].job, i); /* settled (oldest) first, then by age */
+        assert_true(l.it[i].key == capped_age(NULL, NULL, &l.it[i], 1));
+    }
     wk_fit_fini(&l);
 }
 
@@ -126,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_fit_list_finds_the_first_job_after_another_within_an_estimate),
         cmocka_unit_test(test_fit_list_agrees_with_a_full_scan_under_random_pushes_and_deletes),
         cmocka_unit_test(test_fit_list_rekey_restores_the_order_with_the_estimates),
+        cmocka_unit_test(test_fit_list_rekey_stops_at_the_settled_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ WK_QUEUE_POLICY_FIRST(Backfill);
 
 static int pass(void *priv, WkSchedCtx *ctx, WkError *err);
 
-static const WkQueueRules rules = {.name = "backfill", .pass = pass, .track = 1};
+static const WkQueueRules rules = {.name = "backfill", .pass = pass, .track = 1, .easy = 1};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {

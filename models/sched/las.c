@@ -211,7 +211,7 @@ static int apply(Las *l, WkSchedCtx *ctx, size_t nr, size_t nsel, WkError *err)
 static int eval(void *priv, WkSchedCtx *ctx, WkError *err)
 {
     Las *l = priv;
-    if (l->base.q.n == 0)
+    if (wk_queue_queued(&l->base) == 0)
         return 0;
     if (l->base.waiting_gpus <= wk_sched_free_gpus(ctx))
         return wk_queue_drain(&l->base, ctx, err);

@@ -9,14 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int before(const WkQueueItem *a, const WkQueueItem *b)
-{
-    if (a->key != b->key)
-        return a->key < b->key;
-    if (a->submit != b->submit)
-        return a->submit < b->submit;
-    return a->job < b->job;
-}
+#define before wk_queue_before
 
 int wk_queue_push(WkJobQueue *q, double key, WkTime submit, uint32_t job)
 {
@@ -95,7 +88,9 @@ static size_t lower_bound(const WkJobQueue *q, const WkQueueItem *x)
 size_t wk_queue_find(const WkJobQueue *q, const WkQueueItem *x)
 {
     size_t i = lower_bound(q, x);
-    return i < q->n && wk_queue_at(q, i)->job == x->job ? i : q->n;
+    while (i < q->n && wk_queue_at(q, i)->gone && !before(x, wk_queue_at(q, i)))
+        i++; /* an earlier stay of the same job, already gone */
+    return i < q->n && !before(x, wk_queue_at(q, i)) ? i : q->n;
 }
 
 /* ---- waiting jobs by GPU count ---- */
@@ -121,16 +116,23 @@ static size_t size_slot(WkSizeIndex *ix, uint32_t g, int add)
         if (!ng)
             return SIZE_MAX;
         ix->gpus = ng;
-        WkJobQueue *nb = realloc(ix->by, nc * sizeof *nb);
+        WkFitList *nb = realloc(ix->by, nc * sizeof *nb);
         if (!nb)
             return SIZE_MAX;
         ix->by = nb;
+        uint8_t *nf = realloc(ix->full, nc);
+        if (!nf)
+            return SIZE_MAX;
+        ix->full = nf;
+
         ix->cap = nc;
     }
     memmove(ix->gpus + a + 1, ix->gpus + a, (ix->n - a) * sizeof *ix->gpus);
     memmove(ix->by + a + 1, ix->by + a, (ix->n - a) * sizeof *ix->by);
+    memmove(ix->full + a + 1, ix->full + a, ix->n - a);
     ix->gpus[a] = g;
-    ix->by[a] = (WkJobQueue){0};
+    ix->by[a] = (WkFitList){0};
+    ix->full[a] = 0;
     ix->n++;
     return a;
 }
@@ -138,28 +140,30 @@ static size_t size_slot(WkSizeIndex *ix, uint32_t g, int add)
 static void size_index_fini(WkSizeIndex *ix)
 {
     for (size_t i = 0; i < ix->n; i++)
-        wk_queue_fini(&ix->by[i]);
+        wk_fit_fini(&ix->by[i]);
     free(ix->gpus);
     free(ix->by);
+    free(ix->full);
     memset(ix, 0, sizeof *ix);
 }
 
-static int size_index_add(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+static int size_index_add(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x, double rem_s)
 {
     size_t s = size_slot(ix, g, 1);
-    if (s == SIZE_MAX)
+    if (s == SIZE_MAX || wk_fit_push(&ix->by[s], x, rem_s) < 0)
         return WK_E_NOMEM;
-    return wk_queue_push(&ix->by[s], x->key, x->submit, x->job);
+    ix->live++;
+    return 0;
 }
 
-static void size_index_del(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
+/* Remove x of GPU count g; 1 when it was there. */
+static int size_index_del(WkSizeIndex *ix, uint32_t g, const WkQueueItem *x)
 {
     size_t s = size_slot(ix, g, 0);
-    if (s == ix->n)
-        return;
-    size_t i = wk_queue_find(&ix->by[s], x);
-    if (i < ix->by[s].n)
-        wk_queue_remove(&ix->by[s], i);
+    if (s == ix->n || !wk_fit_del(&ix->by[s], x))
+        return 0;
+    ix->live--;
+    return 1;
 }
 
 int wk_queue_running_add(WkRunSet *s, uint32_t job, WkTime since)
@@ -323,21 +327,35 @@ void wk_queue_policy_fini(void *priv)
     wk_queue_place_fini(&p->buf);
 }
 
+/* 1 when p keeps its waiting jobs by GPU count (the index is then the queue). */
+static int indexed(const WkQueuePolicy *p)
+{
+    return p->rules->by_size || p->rules->easy;
+}
+
 size_t wk_queue_queued(const void *priv)
 {
-    return ((const WkQueuePolicy *)priv)->q.n;
+    const WkQueuePolicy *p = priv;
+    return indexed(p) ? p->fit.live : p->q.n;
+}
+
+const WkQueueItem *wk_queue_head(const WkQueuePolicy *p)
+{
+    if (indexed(p))
+        return wk_queue_next_fit(p, NULL, UINT64_MAX);
+    return p->q.n ? wk_queue_at(&p->q, 0) : NULL;
 }
 
 static int push(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, double key, WkError *err)
 {
     WkQueueItem x = {.key = key, .submit = wk_sched_job_submit(ctx, job), .job = job};
     uint32_t g = wk_sched_job_gpus(ctx, job);
-    if (wk_queue_push(&p->q, key, x.submit, job) < 0)
+    /* the size index keeps a job's estimate when the EASY pass reads it (a
+     * waiting job's estimate does not change while it waits) */
+    int rc = indexed(p) ? size_index_add(&p->fit, g, &x, p->rules->easy ? wk_sched_job_remaining_s(ctx, job) : 0)
+                        : wk_queue_push(&p->q, key, x.submit, job);
+    if (rc < 0)
         return wk_error_nomem(err, p->rules->name);
-    if (p->rules->by_size && size_index_add(&p->fit, g, &x) < 0) {
-        wk_queue_remove(&p->q, wk_queue_find(&p->q, &x));
-        return wk_error_nomem(err, p->rules->name);
-    }
     p->waiting_gpus += g;
     return 0;
 }
@@ -349,16 +367,26 @@ int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkEr
 
 void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i)
 {
-    const WkQueueItem *x = wk_queue_at(&p->q, i);
-    uint32_t g = wk_sched_job_gpus(ctx, x->job);
-    p->waiting_gpus -= g;
-    if (p->rules->by_size)
-        size_index_del(&p->fit, g, x);
+    if (indexed(p)) {
+        const WkQueueItem *x = wk_queue_head(p);
+        while (i-- > 0)
+            x = wk_queue_next_fit(p, x, UINT64_MAX);
+        WkQueueItem c = *x;
+        wk_queue_dequeue_item(p, ctx, &c);
+        return;
+    }
+    p->waiting_gpus -= wk_sched_job_gpus(ctx, wk_queue_at(&p->q, i)->job);
     wk_queue_remove(&p->q, i);
 }
 
 void wk_queue_dequeue_item(WkQueuePolicy *p, const WkSchedCtx *ctx, const WkQueueItem *x)
 {
+    uint32_t g = wk_sched_job_gpus(ctx, x->job);
+    if (indexed(p)) {
+        if (size_index_del(&p->fit, g, x))
+            p->waiting_gpus -= g;
+        return;
+    }
     size_t i = wk_queue_find(&p->q, x);
     if (i < p->q.n)
         wk_queue_dequeue(p, ctx, i);
@@ -368,15 +396,9 @@ const WkQueueItem *wk_queue_next_fit(const WkQueuePolicy *p, const WkQueueItem *
 {
     const WkQueueItem *best = NULL;
     for (size_t s = 0; s < p->fit.n && p->fit.gpus[s] <= cap; s++) {
-        const WkJobQueue *b = &p->fit.by[s];
-        size_t i = 0;
-        if (after) { /* first item that comes after `after` */
-            i = lower_bound(b, after);
-            if (i < b->n && !before(after, wk_queue_at(b, i)))
-                i++;
-        }
-        if (i < b->n && (!best || before(wk_queue_at(b, i), best)))
-            best = wk_queue_at(b, i);
+        const WkQueueItem *x = wk_fit_next(&p->fit.by[s], after, INFINITY);
+        if (x && (!best || before(x, best)))
+            best = x;
     }
     return best;
 }
@@ -398,19 +420,20 @@ int wk_queue_policy_start(WkQueuePolicy *p, WkSchedCtx *ctx, uint32_t job, WkErr
 
 int wk_queue_drain(WkQueuePolicy *p, WkSchedCtx *ctx, WkError *err)
 {
-    while (p->q.n) {
-        uint32_t job = wk_queue_at(&p->q, 0)->job;
-        int rc = wk_queue_policy_start(p, ctx, job, err);
+    const WkQueueItem *head;
+    while ((head = wk_queue_head(p))) {
+        WkQueueItem x = *head;
+        int rc = wk_queue_policy_start(p, ctx, x.job, err);
         if (rc == WK_E_NOROOM && p->rules->make_room) {
-            if ((rc = p->rules->make_room(p, ctx, job, err)) <= 0)
+            if ((rc = p->rules->make_room(p, ctx, x.job, err)) <= 0)
                 return rc;
-            rc = wk_queue_policy_start(p, ctx, job, err);
+            rc = wk_queue_policy_start(p, ctx, x.job, err);
         }
         if (rc == WK_E_NOROOM)
             return 0;
         if (rc < 0)
             return rc;
-        wk_queue_dequeue(p, ctx, 0);
+        wk_queue_dequeue_item(p, ctx, &x);
     }
     return 0;
 }
@@ -433,7 +456,7 @@ int wk_queue_on_submit_if_fits(void *priv, WkSchedCtx *ctx, uint32_t job, WkErro
     int rc = wk_queue_admit(p, ctx, job, err);
     if (rc <= 0)
         return rc;
-    if (p->q.n > 1 && wk_sched_job_gpus(ctx, job) > wk_sched_free_gpus(ctx))
+    if (wk_queue_queued(p) > 1 && wk_sched_job_gpus(ctx, job) > wk_sched_free_gpus(ctx))
         return 0;
     return wk_queue_pass(p, ctx, err);
 }
@@ -454,8 +477,6 @@ int wk_queue_on_incident(void *priv, WkSchedCtx *ctx, const uint32_t *jobs, size
 }
 
 /* ---- EASY backfilling ---- */
-
-#define GONE UINT32_MAX /* job id of a queue item that started during a pass */
 
 struct WkEasyEnd {
     double end_s; /* expected seconds from now until it ends */
@@ -506,51 +527,75 @@ static int reservation(WkQueuePolicy *p, WkEasy *e, const WkSchedCtx *ctx, uint3
     return 0;
 }
 
+/* The next EASY candidate after `at` in queue order: a waiting job that
+ * fits in free_now GPUs, of a GPU count whose placement has not failed
+ * since the last start, expected to end within shadow_s unless it needs no
+ * more than `extra` GPUs. *slot = its GPU count's index. One search per
+ * GPU count. NULL when none. */
+static const WkQueueItem *easy_next(const WkQueuePolicy *p, const WkQueueItem *at, uint32_t free_now,
+                                    double shadow_s, uint64_t extra, size_t *slot)
+{
+    const WkSizeIndex *ix = &p->fit;
+    const WkQueueItem *best = NULL;
+    for (size_t s = 0; s < ix->n && ix->gpus[s] <= free_now; s++) {
+        if (ix->full[s])
+            continue;
+        const WkQueueItem *x = wk_fit_next(&ix->by[s], at, ix->gpus[s] <= extra ? INFINITY : shadow_s);
+        if (x && (!best || before(x, best)))
+            best = x, *slot = s;
+    }
+    return best;
+}
+
+/* Job x (of the slot-th GPU count) started: it leaves the size index. */
+static void easy_started(WkQueuePolicy *p, size_t slot, const WkQueueItem *x)
+{
+    if (wk_fit_del(&p->fit.by[slot], x)) {
+        p->waiting_gpus -= p->fit.gpus[slot];
+        p->fit.live--;
+    }
+}
+
 int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *err)
 {
-    WkJobQueue *q = &p->q;
     /* the head and the jobs after it, in order, while they fit */
     int rc = wk_queue_drain(p, ctx, err);
-    if (rc < 0 || q->n < 2 || wk_sched_free_gpus(ctx) == 0)
+    if (rc < 0 || wk_queue_queued(p) < 2 || wk_sched_free_gpus(ctx) == 0)
         return rc;
     double shadow_s;
     uint64_t extra;
-    if ((rc = reservation(p, e, ctx, wk_sched_job_gpus(ctx, wk_queue_at(q, 0)->job), &shadow_s, &extra, err)) < 0)
+    WkQueueItem at = *wk_queue_head(p);
+    if ((rc = reservation(p, e, ctx, wk_sched_job_gpus(ctx, at.job), &shadow_s, &extra, err)) < 0)
         return rc;
-    /* Jobs that start are marked in place and the queue is compacted once
-     * at the end, instead of closing the gap at each start. */
-    size_t gone = 0;
+    /* Later jobs in queue order, found through the size index: only those
+     * that fit now and end by the shadow time or fit in the extra GPUs. A
+     * GPU count whose placement failed is skipped until the next start
+     * (placement depends only on the count and the free GPUs), as every
+     * job of that count would fail the same way. */
+    memset(p->fit.full, 0, p->fit.n);
     uint32_t free_now = wk_sched_free_gpus(ctx);
-    for (size_t i = 1; i < q->n && free_now > 0; i++) {
-        WkQueueItem *it = &q->it[q->lo + i];
-        uint32_t job = it->job, need = wk_sched_job_gpus(ctx, job);
-        if (need > free_now)
-            continue;
-        int ends_before = wk_sched_job_remaining_s(ctx, job) <= shadow_s;
+    size_t slot = 0;
+    const WkQueueItem *x;
+    while (free_now > 0 && (x = easy_next(p, &at, free_now, shadow_s, extra, &slot))) {
+        at = *x;
+        uint32_t need = p->fit.gpus[slot];
+        int ends_before = wk_sched_job_remaining_s(ctx, at.job) <= shadow_s;
         if (!ends_before && need > extra)
+            continue; /* the index's estimate was NaN: not within the shadow time */
+        rc = wk_queue_policy_start(p, ctx, at.job, err);
+        if (rc == WK_E_NOROOM) {
+            p->fit.full[slot] = 1;
             continue;
-        rc = wk_queue_policy_start(p, ctx, job, err);
-        if (rc == WK_E_NOROOM)
-            continue;
+        }
         if (rc < 0)
-            break;
+            return rc;
         if (!ends_before)
             extra -= need;
-        p->waiting_gpus -= need;
-        if (p->rules->by_size)
-            size_index_del(&p->fit, need, it);
-        it->job = GONE;
-        gone++;
+        easy_started(p, slot, &at);
+        memset(p->fit.full, 0, p->fit.n);
         free_now = wk_sched_free_gpus(ctx);
     }
-    if (gone) {
-        size_t k = 0;
-        for (size_t i = 0; i < q->n; i++)
-            if (q->it[q->lo + i].job != GONE)
-                q->it[q->lo + k++] = q->it[q->lo + i];
-        q->n = k;
-    }
-    return rc == WK_E_NOROOM ? 0 : rc;
+    return 0;
 }
 
 void wk_queue_easy_fini(WkEasy *e)
@@ -565,11 +610,26 @@ static int cmp_item(const void *a, const void *b)
     return before(x, y) ? -1 : before(y, x) ? 1 : 0;
 }
 
-void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
+/* rules->key of a waiting job's item (wk_fit_rekey's form). */
+static double key_of_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
+{
+    const WkQueuePolicy *p = priv;
+    (void)gpus;
+    return p->rules->key(priv, ctx, x->job);
+}
+
+int wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx, WkError *err)
 {
     WkJobQueue *q = &p->q;
     if (!p->rules->key)
-        return;
+        return 0;
+    if (indexed(p)) { /* the keys per GPU count: its list is the queue */
+        const WkFitKey plain = {.key = key_of_item}, *k = p->rules->rekey.key ? &p->rules->rekey : &plain;
+        for (size_t s = 0; s < p->fit.n; s++)
+            if (wk_fit_rekey(&p->fit.by[s], k, p, ctx, p->fit.gpus[s]) < 0)
+                return wk_error_nomem(err, p->rules->name);
+        return 0;
+    }
     int sorted = 1;
     for (size_t i = 0; i < q->n; i++) {
         q->it[q->lo + i].key = p->rules->key(p, ctx, q->it[q->lo + i].job);
@@ -577,10 +637,5 @@ void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx)
     }
     if (!sorted) /* a common shift of the keys keeps the order: no sort then */
         qsort(q->it + q->lo, q->n, sizeof *q->it, cmp_item);
-    for (size_t s = 0; s < p->fit.n; s++) { /* the same keys, per GPU count */
-        WkJobQueue *b = &p->fit.by[s];
-        for (size_t i = 0; i < b->n; i++)
-            b->it[b->lo + i].key = p->rules->key(p, ctx, b->it[b->lo + i].job);
-        qsort(b->it + b->lo, b->n, sizeof *b->it, cmp_item);
-    }
+    return 0;
 }

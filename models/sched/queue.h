@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* queue.h — what the scheduling policies share: a queue of waiting jobs kept
- * sorted by (key, submit time, job id), a set of running jobs with their start
- * times, a growable placement buffer, and the common shape of a queue policy
- * (WkQueuePolicy with its WkQueueRules) whose callbacks serve in a policy's
- * WkSchedOps, so a policy file holds only its own rule. */
+ * sorted by (key, submit time, job id) — or, for policies that look for jobs
+ * by GPU count, one list per count with remaining estimates (WkFitList,
+ * queue_fit.c) —, a set of running jobs with their start times, a growable
+ * placement buffer, and the common shape of a queue policy (WkQueuePolicy
+ * with its WkQueueRules) whose callbacks serve in a policy's WkSchedOps, so a
+ * policy file holds only its own rule. */
 #ifndef WK_SCHED_QUEUE_H
 #define WK_SCHED_QUEUE_H
 
@@ -17,7 +19,18 @@ typedef struct WkQueueItem {
     double key;    /* policy's order: smaller first (priority: -priority; sjf: GPU-s) */
     WkTime submit; /* tie-break 1: arrival time, ns */
     uint32_t job;  /* tie-break 2: job id (the run's arrival order for equal submits) */
+    uint32_t gone; /* 1: a tombstone in a WkFitList (the job left); 0 when pushed */
 } WkQueueItem;
+
+/** 1 when a comes before b in queue order (key, submit, job). */
+static inline int wk_queue_before(const WkQueueItem *a, const WkQueueItem *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key;
+    if (a->submit != b->submit)
+        return a->submit < b->submit;
+    return a->job < b->job;
+}
 
 /* Waiting jobs in ascending (key, submit, job) order. With a constant key it
  * is the arrival order, and a job put back (preempted, hit by a failure)
@@ -43,13 +56,62 @@ void wk_queue_fini(WkJobQueue *q);
  * absent. O(log n). */
 size_t wk_queue_find(const WkJobQueue *q, const WkQueueItem *x);
 
-/* Waiting jobs by GPU count: one queue per distinct count, each in the
- * queue's order, so "the next waiting job that fits in k GPUs" costs one
- * binary search per count <= k instead of a scan of the whole queue. */
+/* One GPU count's waiting jobs in queue order with their remaining-time
+ * estimates (queue_fit.c): a sorted array in which a job that leaves stays
+ * as a tombstone (item.gone) until tombstones outnumber the live jobs, over
+ * a min-tree of the estimates. Push at the back, delete and "the first job
+ * after x expected to end within s" are O(log n) (amortized: compaction);
+ * a push into the middle (a job back after an incident) is O(n). */
+typedef struct WkFitList {
+    WkQueueItem *it; /* owned: [n] slots in queue order, tombstones included */
+    double *tree;    /* owned: [2 width] min of the live estimates; leaf width + i is slot i's
+                        (INFINITY: tombstone or unused) */
+    size_t n, live, cap, width; /* slots, live jobs, capacity (= width, a power of two) */
+} WkFitList;
+
+/** Add x (copied, gone cleared) at its place in the order with estimate
+ * rem_s (seconds; NaN and INFINITY count as the largest finite value).
+ * Returns 0 or WK_E_NOMEM (list unchanged). */
+int wk_fit_push(WkFitList *l, const WkQueueItem *x, double rem_s);
+
+/** Remove the live job equal to x (key, submit, job). Returns 1, or 0 when
+ * absent. */
+int wk_fit_del(WkFitList *l, const WkQueueItem *x);
+
+/** The first live job after `after` in queue order (NULL: from the front)
+ * whose estimate is at most within_s (INFINITY: any), or NULL. Valid until
+ * the list changes. O(log n). */
+const WkQueueItem *wk_fit_next(const WkFitList *l, const WkQueueItem *after, double within_s);
+
+/* A key that changes with time, for wk_fit_rekey. */
+typedef struct WkFitKey {
+    /* the key now of a job of `gpus` GPUs (the queue item gives its submit time) */
+    double (*key)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
+    /* 1 when x's key no longer changes with time; settled jobs must come
+     * first in their list (slurm: an age factor at its cap). NULL = never. */
+    int (*settled)(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x);
+} WkFitKey;
+
+/** Set every job's key to k->key(priv, ctx, item, gpus) now and restore the
+ * order (no sort when it holds). Keys are recomputed from the back and stop
+ * at the first job that is settled with its key already set, so a
+ * recalculation costs O(jobs not settled) when the order holds. Returns 0
+ * or WK_E_NOMEM (keys set, order not restored). */
+int wk_fit_rekey(WkFitList *l, const WkFitKey *k, const void *priv, const WkSchedCtx *ctx, uint32_t gpus);
+
+/** Release the storage; the list is empty and reusable after. */
+void wk_fit_fini(WkFitList *l);
+
+/* Waiting jobs by GPU count: one WkFitList per distinct count, each in the
+ * queue's order, so "the next waiting job that fits in k GPUs" (and "...
+ * that ends within s") costs one O(log n) search per count <= k instead of
+ * a scan of the whole queue. */
 typedef struct WkSizeIndex {
     uint32_t *gpus;  /* owned: the distinct counts, ascending */
-    WkJobQueue *by;  /* owned: [n] the waiting jobs asking for gpus[i] */
+    WkFitList *by;   /* owned: [n] the waiting jobs asking for gpus[i] */
+    uint8_t *full;   /* owned: [n] EASY pass scratch: placement of gpus[i] failed since the last start */
     size_t n, cap;
+    size_t live;     /* waiting jobs in all lists */
 } WkSizeIndex;
 
 /* Running jobs as the policy started them, in no particular order. The run
@@ -125,6 +187,10 @@ typedef struct WkQueueRules {
     /* Queue order of job, smaller first, ties by (submit time, job id).
      * NULL = 0 for every job: arrival order. */
     double (*key)(const void *priv, const WkSchedCtx *ctx, uint32_t job);
+    /* With a size index: the same key from a waiting job's item and GPU
+     * count, and when it stops changing, for wk_queue_rekey (no look-up per
+     * job; only the jobs not settled). NULL = key, never settled. */
+    WkFitKey rekey;
     /* Place job's n GPUs into out[0..n): 0, WK_E_NOROOM, or another negative
      * code. NULL = the scenario's `placement:` (wk_sched_place). */
     int (*place)(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
@@ -139,6 +205,9 @@ typedef struct WkQueueRules {
     int front; /* 1: jobs hit by an incident go to the very front, in the given order
                   (else back by key, to their arrival position) */
     int by_size; /* 1: keep the waiting jobs also by GPU count (wk_queue_next_fit) */
+    int easy;    /* 1: the pass calls wk_queue_easy_pass: the jobs are kept by GPU count with
+                    their remaining estimates, and `place` (NULL or not) must depend only on
+                    the GPU count and the free GPUs */
 } WkQueueRules;
 
 /* The first member of a queue policy's private state, so that the
@@ -146,10 +215,11 @@ typedef struct WkQueueRules {
  * WkQueuePolicy). */
 typedef struct WkQueuePolicy {
     const WkQueueRules *rules; /* borrowed (static) */
-    WkJobQueue q;              /* waiting jobs in the rules' order */
+    WkJobQueue q;              /* waiting jobs in the rules' order (unused with a size index) */
     WkRunSet run;              /* jobs it started (rules->track) */
     WkPlaceBuf buf;            /* placement of the job being started */
-    WkSizeIndex fit;           /* the same jobs by GPU count (rules->by_size) */
+    WkSizeIndex fit;           /* with rules->by_size or easy: the waiting jobs by GPU count, which
+                                  is then the queue (q stays empty) */
     uint64_t waiting_gpus;     /* GPUs the waiting jobs ask for */
     double front_key;          /* key of the last job put at the very front (rules->front) */
 } WkQueuePolicy;
@@ -174,10 +244,15 @@ size_t wk_queue_queued(const void *priv);
 /** Queue job by rules->key. Returns 0 or WK_E_NOMEM with err filled. */
 int wk_queue_enqueue(WkQueuePolicy *p, const WkSchedCtx *ctx, uint32_t job, WkError *err);
 
-/** Remove the i-th waiting job (i < p->q.n), keeping the order. */
+/** The first waiting job in queue order (valid until the queue changes), or
+ * NULL. O(1); O(counts x log n) with a size index. */
+const WkQueueItem *wk_queue_head(const WkQueuePolicy *p);
+
+/** Remove the i-th waiting job (i < wk_queue_queued(p)), keeping the order
+ * (with a size index O(i x counts x log n): meant for the head). */
 void wk_queue_dequeue(WkQueuePolicy *p, const WkSchedCtx *ctx, size_t i);
 
-/** With rules->by_size: the first waiting job after `after` in queue order
+/** With a size index (rules->by_size or easy): the first waiting job after `after` in queue order
  * (NULL: from the head) that asks for at most cap GPUs, or NULL; the pointer is valid until
  * the queue changes (copy the item to go on from it). O(counts x log n). */
 const WkQueueItem *wk_queue_next_fit(const WkQueuePolicy *p, const WkQueueItem *after, uint64_t cap);
@@ -234,8 +309,10 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
 void wk_queue_easy_fini(WkEasy *e);
 
 /** Recompute every waiting job's key (rules->key, now) and restore the
- * queue order: for keys that change with time (slurm's age factor). */
-void wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx);
+ * queue order: for keys that change with time (slurm's age factor). With a
+ * size index the keys are set there, per GPU count, and the queue is their
+ * merge. Returns 0 or WK_E_NOMEM with err filled. */
+int wk_queue_rekey(WkQueuePolicy *p, const WkSchedCtx *ctx, WkError *err);
 
 /* The WkSchedOps members every queue policy takes from here, in its table
  * after its own: const WkSchedOps x = {..., .fini = fini, WK_QUEUE_POLICY_OPS}; */

@@ -71,8 +71,10 @@ typedef struct {
     WkSciParams p;
     WkRng *rng;
     WkSciState *st;
-    uint32_t *q;          /* queue in order; q[0] is the head */
-    size_t nq, capq;
+    uint32_t *q;          /* queue in order; q[0] is the head (= qbuf + qlo) */
+    uint32_t *qbuf;       /* the queue's storage, room kept before the head and after the tail */
+    size_t nq, qlo, capq;
+    uint32_t *nbits;      /* [GPUs + 2] Fenwick tree: queued jobs by GPU count (count g at g + 1) */
     uint32_t *run;        /* jobs sci started that may still run */
     size_t nrun, caprun;
     WkTime *since;        /* [job] when it (re)entered the queue */
@@ -119,14 +121,14 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         WK_SCHED_COMMON_KEYS, "j_nvlink", "j_leaf", "j_pod", "j_cross_pod", "h_load", "h_throttle", "h_hot",
         "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "reserve", "migrate_weight", "remaining_scale", "t0",
         "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
-        "hop_switch", "gossip_period", "order", "starve", NULL};
+        "hop_switch", "gossip_period", "order", "starve", "window", NULL};
     /* the perf model's message latencies are the cascade's defaults */
     const WkNode *root = m;
     while (root->parent)
         root = root->parent;
     const WkNode *perf = wk_node_get(root, "perf");
     static const char *const orders[] = {"arrival", "short", NULL};
-    int64_t moves = p->moves, budget = p->budget_us;
+    int64_t moves = p->moves, budget = p->budget_us, window = p->window;
     int order = p->order_short, rc;
     if (perf && perf->type == WK_NODE_MAP &&
         ((rc = dur_s(perf, "latency_intra", &p->cascade.lat_nvlink_s, err)) < 0 ||
@@ -154,6 +156,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         (rc = wk_node_double(m, "alpha", 0, 1e-6, 0.999999, &p->alpha, err)) < 0 ||
         (rc = wk_node_double(m, "t_min", 0, 1e-12, 1e9, &p->t_min, err)) < 0 ||
         (rc = wk_node_int(m, "moves", 0, 0, 100000000, &moves, err)) < 0 ||
+        (rc = wk_node_int(m, "window", 0, 0, 100000000, &window, err)) < 0 ||
         (rc = wk_node_int(m, "budget_us", 0, 0, INT64_C(1000000000), &budget, err)) < 0 ||
         (rc = wk_node_bool(m, "local_rules", 0, &p->local_rules, err)) < 0 ||
         (rc = dur_s(m, "msg_proc", &p->cascade.proc_s, err)) < 0 ||
@@ -163,6 +166,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         (rc = dur_s(m, "gossip_period", &p->cascade.period_s, err)) < 0)
         return rc;
     p->moves = (uint32_t)moves;
+    p->window = (uint32_t)window;
     p->budget_us = budget;
     p->order_short = order;
     return 0;
@@ -173,7 +177,8 @@ static void fini(void *priv)
     Sci *s = priv;
     wk_rng_free(s->rng);
     wk_sci_state_free(s->st);
-    free(s->q);
+    free(s->qbuf);
+    free(s->nbits);
     free(s->run);
     free(s->since);
     free(s->gstate);
@@ -200,7 +205,7 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
         (rc = wk_rng_new(&s->rng, wk_sched_seed(ctx), "sched.sci", err)) < 0 ||
         (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)
         goto fail;
-    if (!(s->gstate = malloc(c->gpus))) {
+    if (!(s->gstate = malloc(c->gpus)) || !(s->nbits = calloc((size_t)c->gpus + 2, sizeof *s->nbits))) {
         rc = wk_error_nomem(err, "sci");
         goto fail;
     }
@@ -225,6 +230,58 @@ static int track_running(Sci *s, uint32_t job)
     return 0;
 }
 
+/* The queued jobs by GPU count: add d to count g's (Fenwick tree). */
+static void count_add(Sci *s, const WkSchedCtx *ctx, uint32_t g, int d)
+{
+    size_t top = (size_t)wk_sched_cluster(ctx)->gpus + 1;
+    for (size_t i = (size_t)g + 1; i <= top; i += i & (~i + 1))
+        s->nbits[i] += (uint32_t)d;
+}
+
+/* Queued jobs asking for at most g GPUs. O(log GPUs). */
+static size_t count_upto(const Sci *s, const WkSchedCtx *ctx, uint32_t g)
+{
+    size_t top = (size_t)wk_sched_cluster(ctx)->gpus + 1, n = 0;
+    for (size_t i = ((size_t)g + 1 < top ? (size_t)g + 1 : top); i > 0; i -= i & (~i + 1))
+        n += s->nbits[i];
+    return n;
+}
+
+/* The head moves k places up (the caller took those jobs off the counts). */
+static void queue_advance(Sci *s, size_t k)
+{
+    s->q += k, s->qlo += k, s->nq -= k;
+    if (!s->nq)
+        s->q = s->qbuf, s->qlo = 0;
+}
+
+/* Room for one more job at the front (front = 1) or the back of the queue:
+ * the queue is slid, or moved into twice the storage, with half the free
+ * room before the head when the front needs it. Returns 0 or WK_E_NOMEM. */
+static int queue_room(Sci *s, int front)
+{
+    if (front ? s->qlo > 0 : s->qlo + s->nq < s->capq)
+        return 0;
+    size_t cap = s->capq;
+    uint32_t *b = s->qbuf;
+    if (2 * (s->nq + 1) > cap) {
+        cap = cap ? 2 * cap : 64;
+        while (2 * (s->nq + 1) > cap)
+            cap *= 2;
+        if (!(b = malloc(cap * sizeof *b)))
+            return WK_E_NOMEM;
+    }
+    size_t at = front ? (cap - s->nq) / 2 : 0;
+    if (s->nq)
+        memmove(b + at, s->q, s->nq * sizeof *b);
+    if (b != s->qbuf) {
+        free(s->qbuf);
+        s->qbuf = b, s->capq = cap;
+    }
+    s->qlo = at, s->q = b + at;
+    return 0;
+}
+
 /* Start the queue head while it fits (the scenario's `placement`): the
  * baseline guarantee when the annealer left it (never, by construction). */
 static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
@@ -238,8 +295,8 @@ static int fallback(Sci *s, WkSchedCtx *ctx, WkError *err)
             return rc;
         if (track_running(s, job) < 0)
             return wk_error_nomem(err, "sci");
-        memmove(s->q, s->q + 1, (s->nq - 1) * sizeof *s->q);
-        s->nq--;
+        count_add(s, ctx, wk_sched_job_gpus(ctx, job), -1);
+        queue_advance(s, 1);
         s->stats.safety_starts++;
         s->stats.starts++;
     }
@@ -311,9 +368,10 @@ static int all_free(const WkSchedCtx *ctx, const uint32_t *b, uint32_t n)
  * stopped now (wk_sched_job_preemptible: hit by a failure, not yet detected)
  * stays put, and a start whose GPUs it still holds is skipped; a migrated
  * job that cannot start goes back to the queue's front. */
-static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
+static int commit(Sci *s, WkSchedCtx *ctx, uint32_t first_queued, uint32_t nit, size_t upto, WkError *err)
 {
     int rc;
+    size_t nq0 = s->nq;
     for (uint32_t i = 0; i < nit; i++) {
         s->stop[i] = 0;
         if (!s->jobs[i].real || !wk_sci_moved(s->st, i))
@@ -346,6 +404,7 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
         }
         if (rc < 0)
             return rc;
+        s->stop[i] |= 2; /* started */
         if (!s->jobs[i].real && track_running(s, s->jid[i]) < 0)
             return wk_error_nomem(err, "sci");
         s->stats.starts++;
@@ -357,11 +416,24 @@ static int commit(Sci *s, WkSchedCtx *ctx, uint32_t nit, WkError *err)
                 s->stats.latency_max_s = l;
         }
     }
-    size_t k = 0; /* drop started jobs from the queue, keeping its order */
-    for (size_t i = 0; i < s->nq; i++)
-        if (!wk_sched_job_running(ctx, s->q[i]))
-            s->q[k++] = s->q[i];
-    s->nq = k;
+    /* drop the started jobs from the queue, keeping its order: the queued
+     * items are, in order, among its first `upto` jobs (behind the migrated
+     * jobs just put back at the front), so the jobs kept there shift back
+     * and the head moves up */
+    size_t front = s->nq - nq0, k = upto + front;
+    uint32_t it = nit;
+    for (size_t i = upto + front; i-- > front;) {
+        uint32_t job = s->q[i];
+        int item = it > first_queued && s->jid[it - 1] == job;
+        it -= (uint32_t)item;
+        if (item && (s->stop[it] & 2))
+            count_add(s, ctx, s->jobs[it].gpus, -1);
+        else
+            s->q[--k] = job;
+    }
+    for (size_t i = front; i-- > 0;)
+        s->q[--k] = s->q[i];
+    queue_advance(s, k);
     return 0;
 }
 
@@ -427,11 +499,15 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     if (s->p.order_short && order_short(s, ctx) < 0)
         return wk_error_nomem(err, "sci");
     uint32_t free_gpus = wk_sched_free_gpus(ctx);
-    uint32_t fits = 0;
-    for (size_t i = 0; i < s->nq; i++)
-        fits += wk_sched_job_gpus(ctx, s->q[i]) <= free_gpus;
+    size_t fits = count_upto(s, ctx, free_gpus);
     if (!fits && !mig)
         return 0;
+    if (s->p.window && fits > s->p.window) { /* only the first `window` that fit are in play */
+        fits = s->p.window;
+        s->stats.windowed++;
+    }
+    if (fits > s->stats.max_in_play)
+        s->stats.max_in_play = fits;
     size_t nit = fits + (mig ? s->nrun : 0);
     WkSciJob *jb = grow(s->jobs, &s->capjobs, nit, sizeof *jb);
     if (!jb)
@@ -468,8 +544,9 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         n++;
     }
     uint32_t first_queued = n;
-    for (size_t i = 0; i < s->nq; i++) {
-        uint32_t job = s->q[i], g = wk_sched_job_gpus(ctx, job);
+    size_t upto = 0; /* queue positions looked at: up to the last job in play */
+    for (; upto < s->nq && n - first_queued < fits; upto++) {
+        uint32_t job = s->q[upto], g = wk_sched_job_gpus(ctx, job);
         if (g > free_gpus)
             continue;
         s->jid[n] = job;
@@ -504,7 +581,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     if (as.e_after < e0 - 1e-9 || pinned) {
         s->stats.commits++;
         s->stats.energy_drop += e0 - as.e_after;
-        if ((rc = commit(s, ctx, n, err)) < 0)
+        if ((rc = commit(s, ctx, first_queued, n, upto, err)) < 0)
             return rc;
     } else if (as.e_after > e0 + 1e-9) {
         s->stats.uphill++;
@@ -514,21 +591,20 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
 
 static int enqueue(Sci *s, WkSchedCtx *ctx, uint32_t job, int front)
 {
-    uint32_t *q = grow(s->q, &s->capq, s->nq + 1, sizeof *q);
-    if (!q)
+    if (queue_room(s, front) < 0)
         return WK_E_NOMEM;
-    s->q = q;
     WkTime *since = grow(s->since, &s->capj, (size_t)job + 1, sizeof *since);
     if (!since)
         return WK_E_NOMEM;
     s->since = since;
     if (front) {
-        memmove(s->q + 1, s->q, s->nq * sizeof *s->q);
+        s->q--, s->qlo--;
         s->q[0] = job;
     } else {
         s->q[s->nq] = job;
     }
     s->nq++;
+    count_add(s, ctx, wk_sched_job_gpus(ctx, job), 1);
     s->since[job] = wk_sched_now(ctx);
     return 0;
 }

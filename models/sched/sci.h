@@ -44,6 +44,7 @@ typedef struct WkSciParams {
     double tau_s;          /* remaining-time scale of rho = R / (R + tau), s */
     double t0, alpha, t_min; /* geometric schedule: T_k = t0 alpha^k per sweep, down to t_min */
     uint32_t moves;        /* move budget per invocation */
+    uint32_t window;       /* waiting jobs in play per round at most (the first that fit); 0 = all */
     int64_t budget_us;     /* optional CPU-time budget per invocation, µs; 0 = off (breaks determinism) */
     int migrate;           /* running jobs may move (preempt + restart) */
     int reserve;           /* a blocked head holds an EASY-style reservation */
@@ -141,6 +142,8 @@ typedef struct WkSciStats {
     uint64_t moves, accepted;
     uint32_t max_moves;     /* most moves in one call */
     size_t max_queue;       /* longest queue seen */
+    uint64_t windowed;      /* rounds in which more jobs fit than `window` let in */
+    size_t max_in_play;     /* most waiting jobs in play in one round */
     uint64_t commits;       /* calls whose result was applied */
     uint64_t starts, migrations;
     uint64_t refused;       /* migrations the framework would not stop (a hit job not yet detected) */

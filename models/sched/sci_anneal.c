@@ -53,7 +53,8 @@ struct WkSciState {
     size_t poolcap;
     uint32_t *placed, nplaced;     /* movable placed items */
     uint32_t *unplaced, nunplaced; /* queued items not placed */
-    uint32_t *bysize;              /* item ids sorted by size */
+    uint32_t *bysize;              /* item ids sorted by size, then id */
+    uint32_t *sizecnt, sizecap;    /* scratch of the counting sort into bysize: [largest job + 2] */
     uint32_t *cand, candcap;       /* candidate block */
     uint32_t *sel, *cnt, nsel;     /* chosen nodes and GPUs taken from each */
     uint64_t *key;                 /* scratch: node << 32 | count, for sorting */
@@ -91,6 +92,7 @@ void wk_sci_defaults(WkSciParams *p)
         .alpha = 0.8,
         .t_min = 0.001,
         .moves = 2000,
+        .window = 1024,
         .budget_us = 0,
         .migrate = 0,
         .reserve = 1,
@@ -669,6 +671,7 @@ void wk_sci_state_free(WkSciState *s)
     free(s->placed);
     free(s->unplaced);
     free(s->bysize);
+    free(s->sizecnt);
     free(s->cand);
     free(s->sel);
     free(s->cnt);
@@ -746,6 +749,25 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     return 0;
 }
 
+/* bysize[] = the items by size, then id (a counting sort over sizes
+ * 0 .. maxn), and each item's range of same-size items in it. */
+static void sort_by_size(WkSciState *s, uint32_t maxn)
+{
+    uint32_t *at = s->sizecnt; /* at[n + 1] counts size n, then at[n] is where size n starts */
+    memset(at, 0, ((size_t)maxn + 2) * sizeof *at);
+    for (uint32_t i = 0; i < s->nit; i++)
+        at[s->it[i].n + 1]++;
+    for (uint32_t n = 1; n <= maxn + 1; n++)
+        at[n] += at[n - 1];
+    for (uint32_t i = 0; i < s->nit; i++) {
+        Item *it = &s->it[i];
+        it->size_lo = at[it->n];
+        it->size_hi = at[it->n + 1];
+    }
+    for (uint32_t i = 0; i < s->nit; i++)
+        s->bysize[at[s->it[i].n]++] = i;
+}
+
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err)
 {
     size_t need = 0;
@@ -778,6 +800,12 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
         s->pool = np, s->poolcap = need;
     }
+    if (maxn + 2 > s->sizecap) {
+        uint32_t *nz = realloc(s->sizecnt, ((size_t)maxn + 2) * sizeof *nz);
+        if (!nz)
+            return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
+        s->sizecnt = nz, s->sizecap = maxn + 2;
+    }
     if (maxn > s->candcap) {
         uint32_t *nc = realloc(s->cand, (size_t)maxn * sizeof *nc);
         if (!nc)
@@ -799,9 +827,6 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
     }
     bucket_build(s);
     s->nit = njobs, s->nplaced = 0, s->nunplaced = 0, s->spare = UINT32_MAX;
-    uint64_t *keys = malloc((njobs ? njobs : 1) * sizeof *keys);
-    if (!keys)
-        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
     size_t off = 0;
     for (uint32_t i = 0; i < njobs; i++) {
         Item *it = &s->it[i];
@@ -809,11 +834,9 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
                      .plpos = NONE, .uppos = NONE,
                      .wait_term = s->p.c_wait * jobs[i].gpus * jobs[i].wait_s / 3600.0};
         off += it->n;
-        keys[i] = ((uint64_t)it->n << 32) | i;
         if (it->real) {
             for (uint32_t k = 0; k < it->n; k++) {
                 if (it->real[k] >= s->G || s->gs[it->real[k]] != WK_SCI_USED) {
-                    free(keys);
                     memcpy(s->gs, gpu, s->G);
                     return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
                                         "sci: job %u placed on GPU %u that is not in use or is another job's", i,
@@ -829,17 +852,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
         }
     }
     memcpy(s->gs, gpu, s->G); /* CLAIMED back to USED */
-    qsort(keys, njobs, sizeof *keys, cmp_u64);
-    for (uint32_t a = 0, b; a < njobs; a = b) {
-        for (b = a; b < njobs && keys[b] >> 32 == keys[a] >> 32; b++)
-            ;
-        for (uint32_t k = a; k < b; k++) {
-            uint32_t i = (uint32_t)keys[k];
-            s->bysize[k] = i;
-            s->it[i].size_lo = a, s->it[i].size_hi = b;
-        }
-    }
-    free(keys);
+    sort_by_size(s, maxn);
     s->e = wk_sci_energy(s);
     return 0;
 }

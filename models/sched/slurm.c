@@ -21,13 +21,15 @@ typedef struct {
 WK_QUEUE_POLICY_FIRST(Slurm);
 
 static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job);
+static double key_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus);
+static int settled(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x);
 static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
 static int pass(void *priv, WkSchedCtx *ctx, WkError *err);
 
 static const char *const known[] = {WK_SCHED_COMMON_KEYS, "weight_age", "weight_size", "max_age",
                                     "favor_small", "calc_period", NULL};
 static const WkQueueRules rules = {
-    .name = "slurm", .keys = known, .key = key, .place = place_job, .pass = pass, .track = 1};
+    .name = "slurm", .keys = known, .key = key, .rekey = {.key = key_item, .settled = settled}, .place = place_job, .pass = pass, .track = 1, .easy = 1};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
@@ -51,18 +53,33 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
     return 0;
 }
 
-/** The job's priority now: w_age x age factor + w_size x job-size factor. */
-static double priority(const Slurm *s, const WkSchedCtx *ctx, uint32_t job)
+/** The priority at `now` of a job submitted at `submit` asking for `gpus`:
+ * w_age x age factor + w_size x job-size factor. */
+static double priority(const Slurm *s, const WkSchedCtx *ctx, WkTime submit, uint32_t gpus)
 {
-    double age = wk_time_to_s(wk_sched_now(ctx) - wk_sched_job_submit(ctx, job)) / s->max_age_s;
-    double size = (double)wk_sched_job_gpus(ctx, job) / wk_sched_cluster(ctx)->gpus;
+    double age = wk_time_to_s(wk_sched_now(ctx) - submit) / s->max_age_s;
+    double size = (double)gpus / wk_sched_cluster(ctx)->gpus;
     return s->w_age * (age < 0 ? 0 : age > 1 ? 1 : age) + s->w_size * (s->favor_small ? 1 - size : size);
 }
 
 /* Higher priority first; ties by submit time and job id (the queue's). */
 static double key(const void *priv, const WkSchedCtx *ctx, uint32_t job)
 {
-    return -priority(priv, ctx, job);
+    return -priority(priv, ctx, wk_sched_job_submit(ctx, job), wk_sched_job_gpus(ctx, job));
+}
+
+/* The same key from a queued job's item and GPU count (the recalculation). */
+static double key_item(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x, uint32_t gpus)
+{
+    return -priority(priv, ctx, x->submit, gpus);
+}
+
+/* 1 when the job's age factor is at its cap, as priority() computes it: its
+ * key no longer changes, and it is the smallest key of its GPU count. */
+static int settled(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x)
+{
+    const Slurm *s = priv;
+    return wk_time_to_s(wk_sched_now(ctx) - x->submit) / s->max_age_s >= 1;
 }
 
 /* Whole nodes under the tightest leaf switch, else pod (WK_PLACE_EXCLUSIVE),
@@ -80,7 +97,9 @@ static int pass(void *priv, WkSchedCtx *ctx, WkError *err)
     Slurm *s = priv;
     WkTime now = wk_sched_now(ctx);
     if (now - s->last_calc >= s->calc_ns) {
-        wk_queue_rekey(&s->base, ctx);
+        int rc = wk_queue_rekey(&s->base, ctx, err);
+        if (rc < 0)
+            return rc;
         s->last_calc = now;
     }
     return wk_queue_easy_pass(&s->base, &s->easy, ctx, err);

@@ -287,6 +287,43 @@ static void test_sci_backfills_behind_a_blocked_head_and_starts_it_on_release(vo
     test_run_free(&t);
 }
 
+/* 16 GPUs held by job 0 for 100 s while 35 jobs that fit 16 GPUs (20 of 4,
+ * 10 of 8, 5 of 16) arrive; at its release all 35 fit at once. */
+static void run_window(TestRun *t, const char *window)
+{
+    char yaml[4096];
+    int k = snprintf(yaml, sizeof yaml,
+                     "cluster: {nodes: 2, gpus_per_node: 8}\n"
+                     "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 16, duration: 100s}\n");
+    for (int i = 1; i <= 35; i++)
+        k += snprintf(yaml + k, sizeof yaml - (size_t)k, "    - {submit: %ds, gpus: %d, duration: 10s}\n", i,
+                      i <= 20 ? 4 : i <= 30 ? 8 : 16);
+    snprintf(yaml + k, sizeof yaml - (size_t)k, "scheduler: {name: sci, window: %s}\n", window);
+    test_run_yaml(t, yaml, NULL);
+    assert_int_equal((int)test_metric(t, "jobs_completed"), 36);
+}
+
+static void test_sci_window_caps_the_waiting_jobs_in_play_and_changes_nothing_below_it(void **state)
+{
+    (void)state;
+    TestRun all, cut, wide;
+    run_window(&all, "0");
+    run_window(&cut, "10");
+    run_window(&wide, "64");
+    /* while job 0 holds every GPU no round loads a job; at its release all 35 fit */
+    assert_int_equal(stats_of(&all)->max_in_play, 35);
+    assert_int_equal(stats_of(&all)->windowed, 0);
+    assert_int_equal(stats_of(&cut)->max_in_play, 10);
+    assert_true(stats_of(&cut)->windowed >= 1);
+    /* a window the round never reaches decides exactly as no window */
+    assert_int_equal(stats_of(&wide)->windowed, 0);
+    for (uint32_t j = 0; j < 36; j++)
+        assert_int_equal(wk_run_hooks_job(wide.run, j).start, wk_run_hooks_job(all.run, j).start);
+    test_run_free(&all);
+    test_run_free(&cut);
+    test_run_free(&wide);
+}
+
 static void test_sci_short_order_starts_the_smallest_gpu_time_first_until_starvation(void **state)
 {
     (void)state;
@@ -567,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_sci_reservation_keeps_a_long_job_from_delaying_the_head),
         cmocka_unit_test(test_sci_short_order_starts_the_smallest_gpu_time_first_until_starvation),
         cmocka_unit_test(test_sci_rejects_a_job_larger_than_the_cluster_at_submit),
+        cmocka_unit_test(test_sci_window_caps_the_waiting_jobs_in_play_and_changes_nothing_below_it),
         cmocka_unit_test(test_sci_migrates_a_long_job_off_throttled_gpus_only_when_allowed),
         cmocka_unit_test(test_sci_restarts_a_job_hit_by_a_failure_on_healthy_gpus),
         cmocka_unit_test(test_sci_with_migration_under_failures_finishes_every_job),

@@ -23,6 +23,9 @@
  *        Distributed Deep Learning", arXiv:2507.03114 (2025), abstract:
  *        overlapped compute runs 18.9 % slower on average (max 40 %) over
  *        GPT and LLaMA on 4 A100, H100, MI250 and MI210.
+ * [FA]   liangan1/GPU_travel, performance/flash-attn/README.md:
+ *        FlashAttention-2 (Dao-AILab main) forward TFLOP/s on A100 (SM80)
+ *        per batch, sequence length, KV heads and causal mask.
  *
  * GEMM: t = F / (e_max peak) + tau, least squares on relative time over the
  * sweep. A100 [AZ] FP16 (m=n=k 1024..16384, 1024x2145x1024, 6144x12288x12288;
@@ -59,6 +62,15 @@
  * curve was found: its ring step is the A100's (marked in `source`). */
 #define A100_RING_LAT_S 11.7e-6
 #define H100_NVLS_LAT_S 35.3e-6
+/* Causal flash attention against key length s [FA]: FlashAttention-2
+ * forward, A100 SXM, 32 query heads (32 and 8 KV heads), 16k tokens per call:
+ * causal 143.7 / 140.6 TFLOP/s at s = 1024 and 156.3 / 159.4 at s = 4096,
+ * non-causal 177.7-187.1 (flat within 4 %). The diagonal tiles are computed
+ * in full, so e(s) = e x s / (s + s0): the two means fit s0 = 157 tokens
+ * (about one 128-wide tile), residual within 1.1 % of each point. The level
+ * stays the published one (attn_fwd/bwd); the backward and the H100 (FA3
+ * also tiles keys by 128 at head dim 128) borrow this shape, unmeasured. */
+#define ATTN_CAUSAL_S0 157.0
 /* [OV]: average compute slowdown while communication overlaps it. */
 #define OVERLAP_SLOWDOWN 0.189
 
@@ -66,12 +78,14 @@ static const WkGpuEff table[] = {
     {
         .sku = "A100-SXM-80G", .mat_max = A100_GEMM_FLOPS / 312e12,
         .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
-        .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
+        .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
         .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1,
         .source = "GEMM: Azure ND A100 v4 cuBLASLt sweep (random inputs), fit 248.0 TFLOP/s + 10.7 us; "
                   "HBM: BabelStream triad 1.70 TB/s (same); launch gap 2.6 us (te42kyfo/gpu-benches); "
-                  "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s; "
+                  "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s, "
+                  "causal shape s/(s+157) (FA2 forward sweep, liangan1/GPU_travel); "
                   "all-reduce: nccl-tests busbw 232 GB/s, 11.7 us per ring step (Azure ND A100 v4); "
                   "IB ring 47 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
     },
@@ -79,12 +93,14 @@ static const WkGpuEff table[] = {
         .sku = "H100-SXM-80G", .mat_max = H100_GEMM_FLOPS / 989e12,
         .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
         .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
-        .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
+        .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S,
+        .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
         .nvls_lat_s = H100_NVLS_LAT_S, .measured = 1,
         .source = "GEMM: XLA cuBLAS sweep sm_90, 802 TFLOP/s + 4.6 us; FP8: Azure ND H100 v5 cuBLASLt sweep, "
                   "fit 1363.5 TFLOP/s + 6.5 us; HBM: BabelStream triad 2.97 TB/s (Azure); launch gap: the "
-                  "H200's 2.4 us (GH100); attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16; "
+                  "H200's 2.4 us (GH100); attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16, "
+                  "causal shape: the A100's; "
                   "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212), "
                   "NVLS 35.3 us per step (Azure ND H100 v5); ring step: the A100's (no H100 ring curve used); "
                   "NDR ring 46-48 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
@@ -93,7 +109,8 @@ static const WkGpuEff table[] = {
         .sku = "H200-SXM", .mat_max = H100_GEMM_FLOPS / 989e12,
         .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
         .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
-        .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
+        .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S,
+        .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
         .nvls_lat_s = H100_NVLS_LAT_S, .measured = 0, .borrowed = "H100-SXM-80G",
         .source = "HBM: BabelStream triad 4.15 of 4.8 TB/s and launch gap 2.4 us measured on H200 (Azure ND "
@@ -107,6 +124,7 @@ static const WkGpuEff table[] = {
         .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * 758.3e12 * 2615 / 1307 * (H100_FP8_FLOPS / 1979e12) /
                           (H100_GEMM_FLOPS / 989e12),
         .attn_fwd = 0.60 * (758.3 / 1307) / (802.0 / 989), .attn_bwd = 0.45 * (758.3 / 1307) / (802.0 / 989),
+        .attn_causal_s0 = ATTN_CAUSAL_S0,
         .vec_flops = 163.4e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 0, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
         .nvls_lat_s = 0, .measured = 0, .borrowed = "H100-SXM-80G",
@@ -116,7 +134,8 @@ static const WkGpuEff table[] = {
     {
         .sku = "Ascend-910B", .mat_max = A100_GEMM_FLOPS / 312e12,
         .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
-        .attn_fwd = 0.62, .attn_bwd = 0.55, .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
+        .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
         .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 0, .borrowed = "A100-SXM-80G",
         .source = "no public kernel or HCCL measurements used: the A100's (nearest peak and generation)",
@@ -145,6 +164,16 @@ double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8)
     int f8 = fp8 && e->fp8_max > 0;
     double emax = f8 ? e->fp8_max : e->mat_max, half = f8 ? e->fp8_half_flops : e->mat_half_flops;
     return (flops + half) / (emax * peak);
+}
+
+double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int causal, int bwd)
+{
+    if (!(flops > 0))
+        return 0;
+    double eff = bwd ? e->attn_bwd : e->attn_fwd;
+    if (causal && s > 0)
+        eff *= s / (s + e->attn_causal_s0);
+    return flops / (peak * eff);
 }
 
 double wk_eff_mem_s(const WkGpuEff *e, double bytes, double vec_flops, double hbm_bw, double speed)

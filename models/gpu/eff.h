@@ -16,6 +16,7 @@ typedef struct WkGpuEff {
     double fp8_max;         /* FP8 GEMM: largest fraction of the FP8 peak (0 = no FP8) */
     double fp8_half_flops;  /* FLOPs of an FP8 GEMM that reaches half of fp8_max */
     double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
+    double attn_causal_s0;  /* causal flash attention: e(s) = attn x s / (s + s0), s the key length */
     double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
     double mem_max;         /* memory-bound kernels: fraction of HBM bandwidth streamed */
     double kernel_s;        /* per-kernel overhead (launch-to-launch gap in a stream), s */
@@ -42,6 +43,13 @@ const WkGpuEff *wk_eff_nearest(double bf16_flops);
  * that is flops / (e_max * peak) + a fixed tail; fp8 uses fp8_max and
  * fp8_half_flops. Without the per-kernel overhead. */
 double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8);
+
+/** Time of the flash-attention core of `flops` (the FLOPs the mask leaves)
+ * at `peak` FLOP/s over keys of length s: flops / (peak x attn x c(s)), with
+ * c(s) = s / (s + attn_causal_s0) when causal (the diagonal tiles computed
+ * in full), else 1; attn is attn_bwd when bwd, else attn_fwd. Without the
+ * per-kernel overhead. */
+double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int causal, int bwd);
 
 /** Time of a memory-bound kernel moving `bytes` on HBM of bw bytes/s at
  * mem_max, or of its vector FLOPs at vec_flops x speed, whichever is longer.

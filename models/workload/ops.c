@@ -68,7 +68,7 @@ static double gemm_fb(WkOpsCtx *c, double M, double K, double N, double n, int b
 
 /* The attention core. Flash: 4 T s h / t FLOPs forward, halved by causal
  * masking, 2.5x that backward (recomputing the scores), at the measured
- * flash-attention efficiency; it reads q, k, v and writes o. Unfused: the
+ * flash-attention efficiency (causal: its key-length curve, eff.c); it reads q, k, v and writes o. Unfused: the
  * two batched GEMMs (no causal skip), softmax and dropout over b a/t s^2 scores. */
 static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
@@ -76,8 +76,8 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double qkvo = sh->T * (2 * hq + 2 * hkv) * ELEM;
     if (sh->flash) {
         double f = 4 * sh->T * sh->s * hq * (sh->noncausal ? 1 : 0.5) * (bwd ? 2.5 : 1);
-        double eff = bwd ? c->e->attn_bwd : c->e->attn_fwd;
-        return book(c, WK_OP_ATTN, f / (c->peak * eff), (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
+        double tc = wk_eff_attn_s(c->e, f, c->peak, sh->s, !sh->noncausal, bwd);
+        return book(c, WK_OP_ATTN, tc, (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
     }
     double hd = sh->h / sh->heads, nb = sh->b * sh->heads / sh->t; /* batched heads */
     double q = sh->T * sh->b > 0 ? sh->T / sh->b : 0;                /* queries per sequence */

@@ -2,7 +2,8 @@
 /* test_eff.c — the per-SKU efficiency curves against the kernel-level
  * measurements they were calibrated on (models/gpu/eff.c): the GEMM size
  * curve against published cuBLASLt sweeps, the memory-bound efficiency
- * against BabelStream triad, and every SKU having curves. */
+ * against BabelStream triad, causal flash attention against a key-length
+ * sweep, and every SKU having curves. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -80,6 +81,30 @@ static void test_memory_bound_kernels_stream_at_the_measured_triad_rate(void **s
     }
 }
 
+/* FlashAttention-2 forward on A100 (liangan1/GPU_travel, 32 query heads,
+ * 32 and 8 KV heads): causal 143.7 / 140.6 TFLOP/s at s = 1024 and 156.3 /
+ * 159.4 at s = 4096. The curve's shape keeps every point within 2.5 % of the
+ * measured level at the mean of the long-sequence points (the absolute level
+ * is FlashAttention-2's paper figure, not this sweep's throttled clock); a
+ * causal kernel is slower at shorter keys, a non-causal one is not. */
+static void test_causal_attention_follows_the_flash_attention_2_key_sweep(void **state)
+{
+    (void)state;
+    static const double pts[][2] = {{1024, 143.7}, {1024, 140.6}, {4096, 156.3}, {4096, 159.4}};
+    const WkGpuEff *e = wk_eff_find("A100-SXM-80G");
+    double f = 1e12, ref = f / wk_eff_attn_s(e, f, 312e12, 4096, 1, 0), ref_meas = (156.3 + 159.4) / 2;
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        double rel = f / wk_eff_attn_s(e, f, 312e12, pts[i][0], 1, 0) / ref;
+        print_message("A100 causal s=%4.0f: %.3f of s=4096 (measured %.3f)\n", pts[i][0], rel, pts[i][1] / ref_meas);
+        assert_true(fabs(rel / (pts[i][1] / ref_meas) - 1) < 0.025);
+    }
+    assert_true(wk_eff_attn_s(e, f, 312e12, 1024, 1, 0) > wk_eff_attn_s(e, f, 312e12, 8192, 1, 0));
+    assert_true(wk_eff_attn_s(e, f, 312e12, 1024, 1, 1) > wk_eff_attn_s(e, f, 312e12, 1024, 1, 0));
+    assert_float_equal(wk_eff_attn_s(e, f, 312e12, 1024, 0, 0), wk_eff_attn_s(e, f, 312e12, 16384, 0, 0), 1e-15);
+    /* FlashAttention-2's published causal forward level is reached at long keys */
+    assert_true(fabs(f / wk_eff_attn_s(e, f, 312e12, 16384, 1, 0) / 312e12 / 0.62 - 1) < 0.01);
+}
+
 /* Every catalog SKU has curves, measured or borrowed (and then says from
  * whom), with a source and a positive launch gap and ring latency. */
 static void test_every_sku_has_cited_curves(void **state)
@@ -94,6 +119,7 @@ static void test_every_sku_has_cited_curves(void **state)
         assert_true(e->kernel_s > 0 && e->ring_lat_s > 0 && e->mem_max > 0 && e->mem_max < 1);
         assert_true(e->overlap_slowdown > 0 && e->overlap_slowdown < 1);
         assert_true(e->nvls_algbw_eff == 0 || e->nvls_lat_s > 0);
+        assert_true(e->attn_causal_s0 > 0 && e->attn_fwd > 0 && e->attn_bwd > 0);
     }
 }
 
@@ -103,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_a100_gemm_curve_follows_the_cublaslt_sweep),
         cmocka_unit_test(test_h100_fp8_and_bf16_gemm_curves_follow_their_sweeps),
         cmocka_unit_test(test_memory_bound_kernels_stream_at_the_measured_triad_rate),
+        cmocka_unit_test(test_causal_attention_follows_the_flash_attention_2_key_sweep),
         cmocka_unit_test(test_every_sku_has_cited_curves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

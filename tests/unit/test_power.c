@@ -47,6 +47,28 @@ static void test_dvfs_curve_matches_closed_form(void **state)
     assert_float_equal(wk_dvfs_time_factor(0.8, 0.0), 1.0, 0);
 }
 
+/* The clock table of docs/models.md ("Calibration status of v0"): a fully
+ * busy GPU under each cap runs at the documented f (3 decimals), and at that
+ * f it draws the cap: idle + (TDP - idle) x g(f) = cap. */
+static void test_dvfs_cap_clock_matches_documented_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sku;
+        double cap_w, f;
+    } rows[] = {
+        {"A100-SXM-80G", 300, 0.842}, {"A100-SXM-80G", 250, 0.748}, {"A100-SXM-80G", 200, 0.639},
+        {"H100-SXM-80G", 600, 0.914}, {"H100-SXM-80G", 500, 0.816}, {"H100-SXM-80G", 400, 0.703},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const WkGpuSku *s = wk_catalog_find(rows[i].sku);
+        double f = wk_dvfs_cap_clock(s, rows[i].cap_w, 1.0);
+        assert_float_equal(f, rows[i].f, 5e-4);
+        double w = s->idle_w + (s->tdp_w - s->idle_w) * wk_dvfs_power_frac(wk_dvfs_of(s), f);
+        assert_float_equal(w, rows[i].cap_w, 1e-6);
+    }
+}
+
 static WkDoc *doc;
 
 static int parse(const char *yaml, WkCluster *c, WkError *err)
@@ -411,6 +433,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dvfs_curve_matches_closed_form),
+        cmocka_unit_test(test_dvfs_cap_clock_matches_documented_table),
         cmocka_unit_test_teardown(test_cap_keys_set_group_clocks_and_refuse_out_of_range, teardown),
         cmocka_unit_test(test_cap_slows_compute_bound_not_memory_bound_operators),
         cmocka_unit_test(test_capped_plain_job_time_and_energy_match_closed_form),

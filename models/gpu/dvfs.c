@@ -9,8 +9,11 @@
  * voltage at the origin, so P_dyn ∝ f·V² falls about 2.2× faster than the
  * clock near the top (the CMOS relation P_dyn = α·C·V²·f; Mei, Wang & Chu,
  * "A survey and measurement study of GPU DVFS on energy conservation",
- * Digital Communications and Networks 3(2), 2017). A modelling choice per
- * SKU until a measured voltage–frequency table is cited (docs/models.md). */
+ * Digital Communications and Networks 3(2), 2017). A modelling choice, not
+ * fitted: the studies that measure power and throughput against clock or
+ * cap (H100: arXiv 2604.11391; A100: arXiv 2510.06902, 2607.00819) give
+ * their per-point results in figures only, so no fit and no residual yet
+ * (docs/models.md, "Calibration status of v0"). */
 #define V0 0.5
 
 static const WkDvfs table[] = {

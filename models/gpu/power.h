@@ -28,6 +28,9 @@ typedef struct WkPowerSpec {
     WkTime sleep_after;    /* a node with no job for this long powers down; 0 = never */
     WkTime wake_latency;   /* a job starting on a sleeping node waits this long */
     double sleep_w;        /* draw of a GPU of a sleeping node, W */
+    int model_activity;    /* 1: a model job's activity follows its compute/memory/other time split */
+    double memory_activity; /* activity of memory-bound operator time, relative to compute-bound, [0, 1] */
+    double other_activity;  /* activity of the rest of an iteration (communication, bubble, launch gaps), [0, 1] */
 } WkPowerSpec;
 
 /** Defaults: PUE 1.2, 12 W per switch port, 10 W per optical module,
@@ -38,6 +41,15 @@ WkPowerSpec wk_power_defaults(void);
 
 /** Read `cluster.power` (NULL = defaults) into *out. Positioned errors. */
 int wk_power_parse(const WkNode *sec, WkPowerSpec *out, WkError *err);
+
+/** Activity of a model job's GPU from its iteration split: busy x (compute_s
+ * + memory_s x mem_act + (iter_s - compute_s - memory_s) x other_act) /
+ * iter_s, the time-weighted mean of compute-bound time at `busy`, memory-
+ * bound operator time at busy x mem_act and the rest at busy x other_act.
+ * busy when iter_s <= 0 or no operator time is known (compute_s + memory_s
+ * <= 0). Never above busy (mem_act, other_act in [0, 1]). */
+double wk_power_split_activity(double busy, double compute_s, double memory_s, double iter_s, double mem_act,
+                               double other_act);
 
 /** Power of one GPU, W: idle + (tdp − idle) × activity × clock for an UP or
  * THROTTLED GPU (activity in [0,1], clock in (0,1]); 0 when DOWN. */

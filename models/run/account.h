@@ -59,12 +59,14 @@ typedef struct WkAccount {
 void wk_account_to(WkAccount *a, const WkPool *p, WkTime now);
 
 /** Draw of GPU g of c now, busy (held by a running job) or idle, W: a busy
- * GPU's dynamic power scales by g(f) at its cap clock (exactly 1 uncapped). */
+ * GPU draws at its job's activity (c->gpu_act: busy_activity or, with
+ * power.model_activity, its model job's) and its
+ * dynamic power scales by g(f) at its cap clock (exactly 1 uncapped). */
 static inline double wk_account_gpu_draw(const WkCluster *c, uint32_t g, int busy)
 {
     if (!busy && c->node_asleep && c->node_asleep[c->gpu_node[g]] && c->health[g] != WK_GPU_DOWN)
         return c->power.sleep_w; /* its node is powered down */
-    double act = busy ? c->power.busy_activity : 0.0;
+    double act = busy ? c->gpu_act[g] : 0.0;
     if (busy && (c->capped | c->site_capped))
         act *= wk_cluster_cap_power(c, g);
     return wk_power_gpu_w(wk_cluster_sku_of(c, g), (WkGpuHealth)c->health[g], c->clock[g], act);

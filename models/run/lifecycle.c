@@ -38,6 +38,9 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
                             "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
                             r->si.ops->name, job, bad);
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
+    if (r->cluster.power.model_activity) /* a model job's own activity follows when it is rated */
+        for (uint32_t i = 0; i < n; i++)
+            r->cluster.gpu_act[gpus[i]] = r->cluster.power.busy_activity;
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
     wk_budget_hold(r, gpus, n, 1);

@@ -183,6 +183,32 @@ double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, u
     return wk_perf_eval(m, &env, &r->perf, &res, &e) < 0 ? NAN : res.iter_s;
 }
 
+/* With power.model_activity, set the activity of a model job's GPUs from
+ * its iteration split (compute- and memory-bound operator time, the rest),
+ * accounting the energy up to now at the old draw first. */
+static void set_activity(WkRun *r, uint32_t job, const WkPerfResult *res, WkTime now)
+{
+    WkCluster *c = &r->cluster;
+    double cs = 0, ms = 0;
+    for (int k = 0; k < WK_OP_NKIND; k++) {
+        cs += res->ops[k].compute_s;
+        ms += res->ops[k].memory_s;
+    }
+    double a = wk_power_split_activity(c->power.busy_activity, cs, ms, res->iter_s, c->power.memory_activity,
+                                             c->power.other_activity);
+    const uint32_t *gpus = r->rt[job].gpus;
+    uint32_t n = r->wl.jobs[job].gpus;
+    wk_account_to(&r->acct, &r->pool, now);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (c->gpu_act[g] == a)
+            continue;
+        r->acct.gpu_power_w -= wk_account_gpu_draw(c, g, 1);
+        c->gpu_act[g] = a;
+        r->acct.gpu_power_w += wk_account_gpu_draw(c, g, 1);
+    }
+}
+
 /* Re-evaluate a running model job's iteration time with its current
  * bandwidth share and re-post its end. */
 static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
@@ -198,6 +224,8 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u: %s", job, e.msg);
     rt->iter_s = res.iter_s;
+    if (r->cluster.power.model_activity)
+        set_activity(r, job, &res, now);
     rt->flops_per_iter = res.model_flops_per_iter;
     rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;

@@ -274,6 +274,12 @@ int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
         (rc = wk_power_parse(wk_node_get(sec, "power"), &out->power, err)) < 0 ||
         (rc = resolve_caps(sec, out, err)) < 0)
         goto fail;
+    if (!(out->gpu_act = malloc((size_t)out->gpus * sizeof *out->gpu_act))) {
+        rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "cluster: out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < out->gpus; i++)
+        out->gpu_act[i] = out->power.busy_activity;
     return 0;
 fail:
     wk_cluster_fini(out);
@@ -291,6 +297,7 @@ void wk_cluster_fini(WkCluster *c)
     free(c->health);
     free(c->clock);
     free(c->node_asleep);
+    free(c->gpu_act);
     memset(c, 0, sizeof *c);
 }
 

@@ -57,6 +57,7 @@ typedef struct WkCluster {
     int capped;              /* 1 when some group has cap_clock < 1 (then the run keeps clocks exact) */
     int site_capped;         /* 1 while site_clock < 1 (an int: checked in hot loops that store doubles) */
     uint8_t *node_asleep;    /* [nodes] 1 = powered down (power.sleep_after); NULL when nodes never sleep */
+    double *gpu_act;         /* [gpus] activity while busy: busy_activity, or a model job's (power.model_activity) */
     /* network and power */
     WkFabric fabric;         /* kind WK_FABRIC_NONE when absent */
     WkPowerSpec power;

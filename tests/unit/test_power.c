@@ -47,6 +47,28 @@ static void test_dvfs_curve_matches_closed_form(void **state)
     assert_float_equal(wk_dvfs_time_factor(0.8, 0.0), 1.0, 0);
 }
 
+/* The clock table of docs/models.md ("Calibration status of v0"): a fully
+ * busy GPU under each cap runs at the documented f (3 decimals), and at that
+ * f it draws the cap: idle + (TDP - idle) x g(f) = cap. */
+static void test_dvfs_cap_clock_matches_documented_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sku;
+        double cap_w, f;
+    } rows[] = {
+        {"A100-SXM-80G", 300, 0.842}, {"A100-SXM-80G", 250, 0.748}, {"A100-SXM-80G", 200, 0.639},
+        {"H100-SXM-80G", 600, 0.914}, {"H100-SXM-80G", 500, 0.816}, {"H100-SXM-80G", 400, 0.703},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const WkGpuSku *s = wk_catalog_find(rows[i].sku);
+        double f = wk_dvfs_cap_clock(s, rows[i].cap_w, 1.0);
+        assert_float_equal(f, rows[i].f, 5e-4);
+        double w = s->idle_w + (s->tdp_w - s->idle_w) * wk_dvfs_power_frac(wk_dvfs_of(s), f);
+        assert_float_equal(w, rows[i].cap_w, 1e-6);
+    }
+}
+
 static WkDoc *doc;
 
 static int parse(const char *yaml, WkCluster *c, WkError *err)
@@ -98,6 +120,13 @@ static void test_cap_keys_set_group_clocks_and_refuse_out_of_range(void **state)
     assert_non_null(strstr(err.msg, "210-1410 MHz"));
     assert_int_equal(parse("cluster:\n  sku: A100-SXM-80G\n  nodes: 1\n  power: {cap_w: -5}\n", &c, &err), WK_E_RANGE);
     assert_non_null(strstr(err.where, "c.yaml:4:"));
+    /* activity keys: a share outside [0, 1], a flag that is not a boolean */
+    assert_int_equal(parse("cluster:\n  sku: H100-SXM-80G\n  nodes: 1\n  power: {memory_activity: 1.5}\n", &c, &err),
+                     WK_E_RANGE);
+    assert_non_null(strstr(err.where, "c.yaml:4:"));
+    assert_non_null(strstr(err.msg, "memory_activity"));
+    assert_true(parse("cluster:\n  sku: H100-SXM-80G\n  nodes: 1\n  power: {model_activity: 3}\n", &c, &err) < 0);
+    assert_non_null(strstr(err.where, "c.yaml:4:"));
 }
 
 /* A model job under a cap: compute-bound GEMMs slow by 1/f, memory-bound
@@ -148,6 +177,60 @@ static void test_capped_plain_job_time_and_energy_match_closed_form(void **state
     }
 }
 
+
+/* The activity of a split iteration: 0.6 s compute-bound, 0.2 s memory-
+ * bound, 0.2 s other, memory at 0.35 and other at 0.5 of compute-bound
+ * draw: busy x (0.6 + 0.2 x 0.35 + 0.2 x 0.5) / 1.0 = 0.77 busy. */
+static void test_split_activity_matches_closed_form(void **state)
+{
+    (void)state;
+    assert_float_equal(wk_power_split_activity(1.0, 0.6, 0.2, 1.0, 0.35, 0.5), 0.77, 1e-12);
+    assert_float_equal(wk_power_split_activity(0.8, 0.6, 0.2, 1.0, 0.35, 0.5), 0.8 * 0.77, 1e-12);
+    /* all compute-bound: busy; no operator time known: busy */
+    assert_float_equal(wk_power_split_activity(0.9, 2.0, 0.0, 2.0, 0.0, 0.0), 0.9, 1e-12);
+    assert_float_equal(wk_power_split_activity(0.9, 0.0, 0.0, 2.0, 0.0, 0.0), 0.9, 0);
+    assert_float_equal(wk_power_split_activity(0.9, 1.0, 0.0, 0.0, 0.0, 0.0), 0.9, 0);
+}
+
+/* One 8-GPU H100 node, PUE 1, no fabric, one llama3-8b job (TP 2) of 20
+ * iterations. With model_activity its GPUs draw idle + span x a, a = c +
+ * x (1 - c) for memory and other activity x (c the compute-bound share of
+ * the iteration), so the dynamic energy D(x) is linear in x: D(1) is the
+ * run without the option, D(0.5) = (D(0) + D(1)) / 2, and the run time
+ * does not change. */
+static double model_job_dynamic_kwh(const char *power, double *jct)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1%s}}\n"
+             "models: {m: {base: llama3-8b, tp: 2, pp: 1, global_batch: 512}}\n"
+             "workload:\n  source: inline\n  jobs:\n"
+             "    - {submit: 0, gpus: 8, model: m, iterations: 20}\n",
+             power);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    *jct = test_metric(&t, "jct_mean_s");
+    double kwh = test_metric(&t, "energy_kwh") - 8 * 87.5 * *jct / 3.6e6; /* minus idle draw */
+    test_run_free(&t);
+    return kwh;
+}
+
+static void test_model_activity_scales_dynamic_energy_by_the_split(void **state)
+{
+    (void)state;
+    double t_off, t0, th, t1;
+    double off = model_job_dynamic_kwh("", &t_off);
+    double d0 = model_job_dynamic_kwh(", model_activity: true, memory_activity: 0, other_activity: 0", &t0);
+    double dh = model_job_dynamic_kwh(", model_activity: true, memory_activity: 0.5, other_activity: 0.5", &th);
+    double d1 = model_job_dynamic_kwh(", model_activity: true, memory_activity: 1, other_activity: 1", &t1);
+    assert_float_equal(t0, t_off, 0);
+    assert_float_equal(th, t_off, 0);
+    assert_float_equal(t1, t_off, 0);
+    assert_float_equal(d1, off, 1e-9 * off);
+    assert_float_equal(dh, 0.5 * (d0 + d1), 1e-6 * off);
+    assert_true(d0 > 0.1 * off && d0 < 0.95 * off); /* part of the iteration is not compute-bound */
+    assert_float_equal(off, 8 * 612.5 * t_off / 3.6e6, 1e-9 * off);
+}
 
 /* 4 nodes x 8 H100, PUE 1, no fabric: idle 2,800 W, busy 22,400 W. Four
  * 8-GPU plain jobs of 1000 s at t = 0 under a 15 kW budget. */
@@ -411,9 +494,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dvfs_curve_matches_closed_form),
+        cmocka_unit_test(test_dvfs_cap_clock_matches_documented_table),
         cmocka_unit_test_teardown(test_cap_keys_set_group_clocks_and_refuse_out_of_range, teardown),
         cmocka_unit_test(test_cap_slows_compute_bound_not_memory_bound_operators),
         cmocka_unit_test(test_capped_plain_job_time_and_energy_match_closed_form),
+        cmocka_unit_test(test_split_activity_matches_closed_form),
+        cmocka_unit_test(test_model_activity_scales_dynamic_energy_by_the_split),
         cmocka_unit_test(test_budget_cap_slows_every_job_uniformly_and_holds_power),
         cmocka_unit_test(test_budget_hold_queues_what_does_not_fit),
         cmocka_unit_test(test_budget_step_caps_running_jobs),

@@ -30,29 +30,43 @@ static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
     };
 }
 
-int wk_progress_check(const WkRun *r, WkError *err)
+int wk_progress_check(WkRun *r, WkError *err)
 {
     enum { MAXSEEN = 256 };
     uint64_t seen[MAXSEEN];
+    uint8_t seen_ok[MAXSEEN];
     size_t nseen = 0;
+    if (r->is_site && !(r->site.ok = malloc(r->wl.n ? r->wl.n : 1)))
+        return wk_error_nomem(err, "site: feasibility");
     for (size_t i = 0; i < r->wl.n; i++) {
         const WkJobSpec *js = &r->wl.jobs[i];
+        if (r->is_site)
+            r->site.ok[i] = js->gpus <= r->cluster.gpus;
         if (!js->model || js->gpus > r->cluster.gpus)
             continue;
         uint64_t key = ((uint64_t)js->model << 32) | js->gpus;
-        int dup = 0;
+        size_t dup = nseen;
         for (size_t k = 0; k < nseen; k++)
-            dup |= seen[k] == key;
-        if (dup)
+            if (seen[k] == key)
+                dup = k;
+        if (dup < nseen) {
+            if (r->is_site)
+                r->site.ok[i] = seen_ok[dup];
             continue;
-        if (nseen < MAXSEEN)
-            seen[nseen++] = key;
+        }
         const WkModelSpec *m = &r->wl.models[js->model - 1];
         WkPerfEnv env = nominal_env(r, js->gpus);
         WkPerfResult res;
         WkError e;
         wk_error_clear(&e);
-        if (wk_perf_eval(m, &env, &r->perf, &res, &e) < 0)
+        int bad = wk_perf_eval(m, &env, &r->perf, &res, &e) < 0;
+        if (nseen < MAXSEEN) {
+            seen_ok[nseen] = (uint8_t)!bad;
+            seen[nseen++] = key;
+        }
+        if (r->is_site) /* a site that cannot run it: the broker sends it elsewhere */
+            r->site.ok[i] = (uint8_t)!bad;
+        else if (bad)
             return wk_error_set(err, e.code, r->doc->file, 0, 0, "workload: job %zu (model %s on %u GPUs): %s", i,
                                 m->name, js->gpus, e.msg);
     }

@@ -4,7 +4,7 @@
  * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
  * scheduler host in sched_host.c, progress in progress.c, failures in
  * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
-#include "models/run/run_impl.h"
+#include "models/run/network_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ void wk_run_resample(WkRun *r, WkTime now)
 
 static int finish_if_done(WkRun *r, WkTime now)
 {
-    if (r->completed + r->rejected < r->wl.n)
+    if (r->completed + r->rejected + r->elsewhere < r->wl.n)
         return 0;
     r->finished = 1;
     r->end_t = now;
@@ -45,23 +45,44 @@ static int finish_if_done(WkRun *r, WkTime now)
 
 /* ---- event handlers ---- */
 
+/* The job joins the queue and the policy hears of it. */
+static int enqueue(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    r->rt[job].state = WK_JOB_QUEUED;
+    r->queued++;
+    int rc = wk_sched_host_submit(&r->si, job, err);
+    if (rc < 0)
+        return rc;
+    wk_run_resample(r, now);
+    return finish_if_done(r, now);
+}
+
 static int on_submit(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     WkRun *r = ctx;
     uint32_t job = r->order[ev->target];
-    r->rt[job].state = WK_JOB_QUEUED;
-    r->queued++;
     int rc = 0;
     if (ev->target + 1 < r->wl.n) {
         uint32_t next = r->order[ev->target + 1];
         if ((rc = wk_engine_post_e(e, r->wl.jobs[next].submit, EV_SUBMIT, ev->target + 1, 0, 0, 0, err)) < 0)
             return rc;
     }
-    rc = wk_sched_host_submit(&r->si, job, err);
-    if (rc < 0)
-        return rc;
-    wk_run_resample(r, wk_engine_now(e));
-    return finish_if_done(r, wk_engine_now(e));
+    WkTime now = wk_engine_now(e);
+    if (r->is_site) {
+        if (r->site.assign[job] != (int32_t)r->site.index) {
+            r->elsewhere++;
+            return finish_if_done(r, now);
+        }
+        if (r->site.delay[job] > 0)
+            return wk_engine_post_e(e, now + r->site.delay[job], WK_EV_ARRIVE, job, 0, 0, 0, err);
+    }
+    return enqueue(r, job, now, err);
+}
+
+/* A site run: the job's dataset has arrived over the WAN. */
+static int on_arrive(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
+{
+    return enqueue(ctx, ev->target, wk_engine_now(e), err);
 }
 
 static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
@@ -208,7 +229,7 @@ static int init_failed(const WkRun *r, int rc, WkError *err)
     return rc;
 }
 
-int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
+static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
 {
     static const char *const simk[] = {"end", "sample_interval", NULL};
     const WkNode *root = doc->root;
@@ -244,6 +265,16 @@ int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *e
     r->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
     if (o)
         r->opts = *o;
+    if (site) {
+        r->is_site = 1;
+        r->site = *site;
+        r->site.ok = NULL;
+    } else if (wk_node_get(root, "sites")) {
+        if ((rc = wk_net_prepare(r, root, err)) < 0)
+            goto fail;
+        *out = r;
+        return 0;
+    }
 
     if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0 ||
         (rc = wk_facility_parse(wk_node_get(root, "facility"), doc->dir ? doc->dir : ".", &r->fac, err)) < 0 ||
@@ -281,6 +312,16 @@ fail:
     return rc;
 }
 
+int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
+{
+    return prepare(out, doc, o, NULL, err);
+}
+
+int wk_run_prepare_site(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
+{
+    return prepare(out, doc, o, site, err);
+}
+
 /* The run reached WK_RUN_MAX_TIME without sim.end and with jobs unfinished:
  * the range error of docs/limits.md, naming the first job still running (a
  * job needing more than the limit), else the first still waiting. */
@@ -308,7 +349,9 @@ static int limit_error(const WkRun *r, WkError *err)
                                                             : "was still waiting");
 }
 
-int wk_run_execute(WkRun *r, WkError *err)
+/* Everything before the first event: job order, pool, power, engine and
+ * handlers, the first events. */
+static int run_begin(WkRun *r, WkError *err)
 {
     if (r->executed)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "run: executed twice");
@@ -338,7 +381,9 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->acct.gpu_power_w += wk_account_gpu_draw(&r->cluster, g, 0);
     r->acct.net_power_w = wk_cluster_network_w(&r->cluster);
 
-    if ((rc = wk_engine_new(&r->eng, r->seed, err)) < 0 || (rc = wk_share_init(&r->share, &r->cluster, r->wl.n, err)) < 0)
+    /* a site of a network draws its own failure streams (salt 0 elsewhere) */
+    uint64_t eseed = r->seed ^ (r->site.salt * 0x9E3779B97F4A7C15ull);
+    if ((rc = wk_engine_new(&r->eng, eseed, err)) < 0 || (rc = wk_share_init(&r->share, &r->cluster, r->wl.n, err)) < 0)
         return rc;
     if (r->opts.progress)
         wk_engine_set_progress(r->eng, r->opts.progress, r->opts.progress_user);
@@ -347,6 +392,7 @@ int wk_run_execute(WkRun *r, WkError *err)
         (rc = wk_engine_on(r->eng, EV_END, on_end, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, EV_SAMPLE, on_sample, r, err)) < 0 ||
         (rc = wk_engine_on(r->eng, WK_EV_TICK, on_tick, r, err)) < 0 ||
+        (rc = wk_engine_on(r->eng, WK_EV_ARRIVE, on_arrive, r, err)) < 0 ||
         (rc = wk_engine_token_new(r->eng, &r->sample_tok, err)) < 0 ||
         (rc = wk_engine_token_new(r->eng, &r->tick_tok, err)) < 0)
         return rc;
@@ -363,6 +409,28 @@ int wk_run_execute(WkRun *r, WkError *err)
         r->end_t = 0;
         return wk_run_sample(r, 0) < 0 ? wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory") : 0;
     }
+    return 0;
+}
+
+/* After the last event: the books closed at r->end_t. */
+static int run_close(WkRun *r, WkError *err)
+{
+    wk_run_account_to(r, r->end_t);
+    wk_budget_finish(r, r->end_t);
+    wk_sleep_finish(r, r->end_t);
+    int rc = tariff_covers(r, r->end_t, err);
+    if (rc < 0)
+        return rc;
+    return wk_lifecycle_record_open(r, err);
+}
+
+int wk_run_execute(WkRun *r, WkError *err)
+{
+    if (r->net)
+        return wk_net_execute(r, err);
+    int rc = run_begin(r, err);
+    if (rc < 0 || r->wl.n == 0)
+        return rc;
     /* Without sim.end the run stops at WK_RUN_MAX_TIME (2^62 ns, 146 years):
      * every time then stays below it plus a duration, which fits in 64 bits. */
     WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
@@ -379,22 +447,42 @@ int wk_run_execute(WkRun *r, WkError *err)
         if (wk_run_sample(r, r->end_t) < 0)
             return wk_error_nomem(err, "timeseries/cluster");
     }
-    wk_run_account_to(r, r->end_t);
-    wk_budget_finish(r, r->end_t);
-    wk_sleep_finish(r, r->end_t);
-    if ((rc = tariff_covers(r, r->end_t, err)) < 0)
+    return run_close(r, err);
+}
+
+int wk_run_site_begin(WkRun *r, WkError *err) { return run_begin(r, err); }
+
+int wk_run_site_advance(WkRun *r, WkTime until, WkError *err)
+{
+    if (r->finished)
+        return 0;
+    int rc = wk_engine_run(r->eng, until, err);
+    if (rc < 0)
         return rc;
-    return wk_lifecycle_record_open(r, err);
+    r->interrupted = wk_engine_interrupted(r->eng);
+    return 0;
+}
+
+int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err)
+{
+    r->end_t = t_end;
+    if (wk_run_sample(r, t_end) < 0)
+        return wk_error_nomem(err, "timeseries/cluster");
+    return run_close(r, err);
 }
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
-size_t wk_run_jobs(const WkRun *r) { return r->wl.n; }
-uint32_t wk_run_gpus(const WkRun *r) { return r->cluster.gpus; }
-const char *wk_run_scheduler(const WkRun *r) { return r->sched->name; }
+size_t wk_run_jobs(const WkRun *r) { return r->net ? r->net->njobs : r->wl.n; }
+uint32_t wk_run_gpus(const WkRun *r) { return r->net ? wk_net_gpus(r) : r->cluster.gpus; }
+const char *wk_run_scheduler(const WkRun *r) { return r->net ? wk_net_broker(r) : r->sched->name; }
 const char *wk_run_name(const WkRun *r) { return r->name; }
 
 void wk_run_account(const WkRun *r, WkRunAccount *a)
 {
+    if (r->net) {
+        wk_net_account(r, a);
+        return;
+    }
     a->alloc_hi = (uint64_t)(r->acct.alloc_ns >> 64);
     a->alloc_lo = (uint64_t)r->acct.alloc_ns;
     a->idle_hi = (uint64_t)(r->acct.idle_ns >> 64);
@@ -408,6 +496,8 @@ void wk_run_free(WkRun *r)
 {
     if (!r)
         return;
+    wk_net_free(r->net);
+    free(r->site.ok);
     wk_sched_host_close(&r->si);
     wk_sched_plugins_fini(&r->plugins); /* after the instance: its code lives there */
     if (r->rt)

@@ -34,6 +34,7 @@ typedef struct WkRunOpts {
     size_t nsets;
     const volatile sig_atomic_t *interrupt; /* optional: non-zero stops the run at the
                                                next event (wk_engine_set_interrupt) */
+    const char *broker;        /* a network (`sites:`): overrides `broker:` when non-NULL */
 } WkRunOpts;
 
 typedef struct WkRun WkRun;

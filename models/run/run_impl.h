@@ -106,6 +106,19 @@ typedef struct WkRunFail {
     size_t nshrunk;
 } WkRunFail;
 
+/* A run that is one site of a network (models/run/network.c): the network
+ * decides which jobs come here and when they arrive. */
+typedef struct WkRunSite {
+    uint32_t index;        /* this site's position in `sites:` */
+    const int32_t *assign; /* borrowed, per job: its site (-1: none); set before the job's submission */
+    const WkTime *delay;   /* borrowed, per job: WAN transfer time before it reaches its site */
+    uint64_t salt;         /* mixed into the engine's seed: the site's own failure streams */
+    uint8_t *ok;           /* owned, per job: 1 when this site can run it (wk_progress_check) */
+} WkRunSite;
+
+struct WkNet;
+struct WkTrace;
+
 struct WkRun {
     const WkDoc *doc;
     const char *name;
@@ -144,6 +157,10 @@ struct WkRun {
     WkRunBudget bud;           /* the budget during the run, the facility series (budget.h) */
     WkRunSleep slp;            /* idle power-down (sleep.h) */
     uint32_t sample_tok;
+    int is_site;               /* 1: one site of a network; `site` holds the network's view */
+    WkRunSite site;
+    size_t elsewhere;          /* site runs: jobs the network sent to other sites (or nowhere) */
+    struct WkNet *net;         /* owned: a network run (`sites:`); its sites are runs of their own */
 };
 
 /* Shared between run.c and progress.c. */
@@ -160,7 +177,37 @@ enum {
     WK_EV_DIURNAL = 12,
     WK_EV_BUDGET = 13,   /* target: budget step */
     WK_EV_SLEEP = 14,    /* target: node; payload: its generation when posted */
+    WK_EV_ARRIVE = 15,   /* target: job (a site run: its dataset has crossed the WAN) */
 };
+
+/** Prepare one site of a network: as wk_run_prepare, but the job set's
+ * feasibility is recorded per job in r->site.ok instead of failing on a job
+ * this site cannot run. site is copied (its arrays stay borrowed). */
+int wk_run_prepare_site(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, const WkRunSite *site,
+                        WkError *err);
+
+/** A site run in steps: begin (once; as the start of wk_run_execute),
+ * advance to `until` (events at times <= until), then end at the network's
+ * end time T (>= every event processed): accounting, budget and sleep up to
+ * T, a last time-series row at T. Each returns 0 or a negative code. */
+int wk_run_site_begin(WkRun *r, WkError *err);
+int wk_run_site_advance(WkRun *r, WkTime until, WkError *err);
+int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err);
+
+/** The job's nominal run time on this run's cluster, s (what schedulers see
+ * as wk_sched_job_estimate_s). */
+double wk_run_job_estimate_s(WkRun *r, uint32_t job);
+
+/* The network driver (network.c), reached from run.c and run_report.c when
+ * the scenario has `sites:`. */
+int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err);
+int wk_net_execute(WkRun *r, WkError *err);
+int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err);
+int wk_net_write_tables(const WkRun *r, struct WkTrace *t, WkError *err);
+void wk_net_account(const WkRun *r, WkRunAccount *a);
+uint32_t wk_net_gpus(const WkRun *r);
+const char *wk_net_broker(const WkRun *r);
+void wk_net_free(struct WkNet *n);
 
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
  * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives
@@ -274,7 +321,7 @@ int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
 /** Check every distinct (model, GPU count) of the workload on the cluster's
  * first SKU, so a job that can never fit in memory is refused before the
  * run. Positioned at the scenario file, naming the job. */
-int wk_progress_check(const WkRun *r, WkError *err);
+int wk_progress_check(WkRun *r, WkError *err);
 
 
 #endif

@@ -2,7 +2,8 @@
 /* run_report.c — a finished run's summary metrics and its HDF5 trace. The
  * metric definitions are in docs/metrics.md; the trace layout in
  * docs/trace-format.md, its names and enum values in sim/trace/schema.h. */
-#include "models/run/run_impl.h"
+#include "models/run/network_impl.h"
+#include "models/run/report_impl.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -198,6 +199,8 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
 
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
+    if (r->net)
+        return wk_net_summary(r, s, err);
     memset(s, 0, sizeof *s);
     snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
     snprintf(s->scheduler, sizeof s->scheduler, "%s", r->sched->name);
@@ -227,11 +230,11 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     qsort(wait, nw, sizeof *wait, cmp_double);
     double avail = (double)r->cluster.gpus * wk_time_to_s(r->end_t);
     double util = avail > 0 ? u128_to_double(r->acct.alloc_ns) / 1e9 / avail : NAN;
-    size_t unfinished = n - r->completed - r->rejected;
+    size_t unfinished = n - r->completed - r->rejected - r->elsewhere;
 
     int rc = 0;
     rc |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs", "GPUs", r->cluster.gpus, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)n, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)(n - r->elsewhere), 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_COMPLETED, "jobs completed", "jobs", (double)r->completed, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (never fit)", "jobs", (double)r->rejected, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_JOBS_UNFINISHED, "jobs unfinished at the end", "jobs", (double)unfinished, 1);
@@ -298,24 +301,6 @@ _Static_assert((int)WK_FC_N == (int)WK_SCHEMA_CLASS_EVENT, "failure classes as i
 _Static_assert((int)WK_FC_MAINT == (int)WK_SCHEMA_CLASS_MAINTENANCE, "failure classes as in the schema");
 _Static_assert((int)WK_INC_SOFT == (int)WK_SCHEMA_KIND_SOFTWARE, "incident kinds as in the schema");
 
-typedef struct JobRow {
-    uint32_t id;
-    uint32_t gpus;       /* requested */
-    uint32_t gpus_final; /* held at the end or when last stopped */
-    int64_t submit_ns;
-    int64_t start_ns;
-    int64_t end_ns;
-    int64_t duration_ns;
-    double iterations;  /* model jobs: iterations to train; NaN otherwise */
-    double iter_time_s; /* model jobs: mean iteration time over the run; NaN otherwise */
-    double tflops;      /* model jobs: achieved model TFLOP/s per GPU; NaN otherwise */
-    double ettr;        /* time making kept progress / time since first start */
-    uint32_t interruptions;
-    uint32_t preemptions;
-    uint8_t status;     /* WkSchemaJobStatus */
-    uint8_t path_class; /* WkSchemaPathClass */
-} JobRow;
-
 static uint8_t status_of(uint8_t state)
 {
     switch (state) {
@@ -327,7 +312,7 @@ static uint8_t status_of(uint8_t state)
     }
 }
 
-static const WkTraceField job_fields[] = {
+const WkTraceField wk_report_job_fields[] = {
     {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(JobRow, id), "", NULL},
     {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
     {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
@@ -345,7 +330,7 @@ static const WkTraceField job_fields[] = {
     {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
 };
 
-static const WkTraceField sample_fields[] = {
+const WkTraceField wk_report_sample_fields[] = {
     {WK_SCHEMA_CLUSTER_TIME, WK_FT_I64, offsetof(WkSampleRow, time_ns), "ns", NULL},
     {WK_SCHEMA_CLUSTER_ALLOCATED, WK_FT_U32, offsetof(WkSampleRow, allocated_gpus), "GPUs", NULL},
     {WK_SCHEMA_CLUSTER_RUNNING, WK_FT_U32, offsetof(WkSampleRow, running_jobs), "jobs", NULL},
@@ -354,9 +339,11 @@ static const WkTraceField sample_fields[] = {
 };
 
 #define NF(a) (sizeof a / sizeof a[0])
+const size_t wk_report_njob_fields = NF(wk_report_job_fields);
+const size_t wk_report_nsample_fields = NF(wk_report_sample_fields);
 
 /* The jobs table row of job i. */
-static JobRow job_row(const WkRun *r, size_t i)
+JobRow wk_report_job_row(const WkRun *r, size_t i)
 {
     const WkJobSpec *js = &r->wl.jobs[i];
     const WkJobRt *rt = &r->rt[i];
@@ -406,11 +393,11 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
 {
     JobRow rows[256];
     WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, job_fields, NF(job_fields), sizeof(JobRow),
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, wk_report_job_fields, NF(wk_report_job_fields), sizeof(JobRow),
                                   "one row per job of the workload, in workload order", &tab, err);
     size_t k = 0;
     for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
-        rows[k++] = job_row(r, i);
+        rows[k++] = wk_report_job_row(r, i);
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -421,7 +408,7 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     return rc;
 }
 
-static const WkTraceField incident_fields[] = {
+const WkTraceField wk_report_incident_fields[] = {
     {WK_SCHEMA_INC_ID, WK_FT_U32, offsetof(WkIncidentRow, id), "", NULL},
     {WK_SCHEMA_INC_CLASS, WK_FT_ENUM8, offsetof(WkIncidentRow, cls), "", wk_schema_fail_class_names},
     {WK_SCHEMA_INC_KIND, WK_FT_ENUM8, offsetof(WkIncidentRow, kind), "", wk_schema_incident_kind_names},
@@ -437,8 +424,9 @@ static const WkTraceField incident_fields[] = {
     {WK_SCHEMA_INC_LOST_WORK, WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
     {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
 };
+const size_t wk_report_nincident_fields = NF(wk_report_incident_fields);
 
-static const WkTraceField facility_fields[] = {
+const WkTraceField wk_report_facility_fields[] = {
     {WK_SCHEMA_FAC_TIME, WK_FT_I64, offsetof(WkFacilityRow, time_ns), "ns", NULL},
     {WK_SCHEMA_FAC_POWER, WK_FT_F64, offsetof(WkFacilityRow, power_w), "W", NULL},
     {WK_SCHEMA_FAC_BUDGET, WK_FT_F64, offsetof(WkFacilityRow, budget_w), "W", NULL},
@@ -446,6 +434,7 @@ static const WkTraceField facility_fields[] = {
     {WK_SCHEMA_FAC_PRICE, WK_FT_F64, offsetof(WkFacilityRow, price_per_mwh), "per MWh", NULL},
     {WK_SCHEMA_FAC_CARBON, WK_FT_F64, offsetof(WkFacilityRow, gco2_per_kwh), "g/kWh", NULL},
 };
+const size_t wk_report_nfacility_fields = NF(wk_report_facility_fields);
 
 static const WkTraceField pod_fields[] = {
     {WK_SCHEMA_PODS_TIME, WK_FT_I64, offsetof(WkPodRow, time_ns), "ns", NULL},
@@ -484,18 +473,31 @@ static char *overrides_text(const WkRun *r)
 }
 
 /* The cluster's distinct GPU SKUs, comma-separated in group order. */
+static void sku_list_of(const WkCluster *c, char *skus, size_t cap, size_t *used)
+{
+    for (uint32_t g = 0; g < c->ngroups && *used < cap; g++) {
+        int seen = 0;
+        for (uint32_t h = 0; h < g; h++)
+            seen |= c->groups[h].sku == c->groups[g].sku;
+        const char *name = c->groups[g].sku->name;
+        size_t len = strlen(name);
+        for (const char *p = skus; !seen && (p = strstr(p, name)); p += len) /* already listed by another site */
+            seen |= (p == skus || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+        if (!seen)
+            *used += (size_t)snprintf(skus + *used, cap - *used, "%s%s", *used ? "," : "", name);
+    }
+}
+
+/* The run's distinct GPU SKUs (every site's in a network), comma-separated
+ * in group order. */
 static void sku_list(const WkRun *r, char *skus, size_t cap)
 {
     size_t used = 0;
     skus[0] = '\0';
-    for (uint32_t g = 0; g < r->cluster.ngroups && used < cap; g++) {
-        int seen = 0;
-        for (uint32_t h = 0; h < g; h++)
-            seen |= r->cluster.groups[h].sku == r->cluster.groups[g].sku;
-        if (!seen)
-            used += (size_t)snprintf(skus + used, cap - used, "%s%s", used ? "," : "",
-                                     r->cluster.groups[g].sku->name);
-    }
+    if (!r->net)
+        sku_list_of(&r->cluster, skus, cap, &used);
+    for (uint32_t i = 0; r->net && i < r->net->n; i++)
+        sku_list_of(&r->net->s[i].run->cluster, skus, cap, &used);
 }
 
 static int write_root_attrs(const WkRun *r, WkTrace *t, const char *sets, WkError *err)
@@ -510,11 +512,35 @@ static int write_root_attrs(const WkRun *r, WkTrace *t, const char *sets, WkErro
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_FILE, r->doc->file, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO, r->doc->text ? r->doc->text : "", err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_OVERRIDES, sets, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEDULER, r->sched->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEDULER, wk_run_scheduler(r), err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_GPU_SKU, skus, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_GPUS, r->cluster.gpus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_GPUS, wk_run_gpus(r), err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SAMPLE_INTERVAL, r->sample_interval, err)) < 0 ||
         (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_COMPLETE, r->interrupted ? 0 : 1, err)) < 0)
+        return rc;
+    return 0;
+}
+
+/* The tables of a single-site run. */
+static int write_tables(const WkRun *r, WkTrace *t, WkError *err)
+{
+    int rc;
+    if ((rc = write_jobs(r, t, err)) < 0)
+        return rc;
+    if ((rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, wk_report_sample_fields, NF(wk_report_sample_fields), sizeof(WkSampleRow),
+                             r->acct.samples, r->acct.nsamples,
+                             "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
+        return rc;
+    if ((rc = write_pods(r, t, err)) < 0)
+        return rc;
+    if ((r->fac.nbudget || r->fac.ntariff) &&
+        (rc = wk_trace_table(t, WK_SCHEMA_FACILITY, wk_report_facility_fields, NF(wk_report_facility_fields), sizeof(WkFacilityRow),
+                             r->bud.rows, r->bud.nrows,
+                             "the facility after every change of allocation or budget and at every sample", err)) < 0)
+        return rc;
+    if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, wk_report_incident_fields, NF(wk_report_incident_fields), sizeof(WkIncidentRow),
+                             r->fl.incidents, r->fl.nincidents,
+                             "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
         return rc;
     return 0;
 }
@@ -533,23 +559,12 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
     }
     if ((rc = write_root_attrs(r, t, sets, err)) < 0)
         goto fail;
-    if ((rc = write_jobs(r, t, err)) < 0)
+    if (r->net) {
+        if ((rc = wk_net_write_tables(r, t, err)) < 0)
+            goto fail;
+    } else if ((rc = write_tables(r, t, err)) < 0) {
         goto fail;
-    if ((rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, sample_fields, NF(sample_fields), sizeof(WkSampleRow),
-                             r->acct.samples, r->acct.nsamples,
-                             "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
-        goto fail;
-    if ((rc = write_pods(r, t, err)) < 0)
-        goto fail;
-    if ((r->fac.nbudget || r->fac.ntariff) &&
-        (rc = wk_trace_table(t, WK_SCHEMA_FACILITY, facility_fields, NF(facility_fields), sizeof(WkFacilityRow),
-                             r->bud.rows, r->bud.nrows,
-                             "the facility after every change of allocation or budget and at every sample", err)) < 0)
-        goto fail;
-    if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, incident_fields, NF(incident_fields), sizeof(WkIncidentRow),
-                             r->fl.incidents, r->fl.nincidents,
-                             "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
-        goto fail;
+    }
     if ((rc = wk_run_summary(r, &s, err)) < 0)
         goto fail;
     for (size_t i = 0; i < s.n; i++) {

@@ -67,6 +67,8 @@ static double host_job_estimate_s(const void *host, uint32_t job)
     return rt->est_s;
 }
 
+double wk_run_job_estimate_s(WkRun *r, uint32_t job) { return host_job_estimate_s(r, job); }
+
 static double host_job_remaining_s(const void *host, uint32_t job)
 {
     WkRun *r = RUN(host);

@@ -69,6 +69,7 @@ static const WkSchemaColumn job_cols[] = {
     NUM(WK_SCHEMA_JOB_PREEMPTIONS, WK_SCHEMA_T_U32),
     NUM(WK_SCHEMA_JOB_ETTR, WK_SCHEMA_T_F64),
     {WK_SCHEMA_JOB_GPUS_FINAL, WK_SCHEMA_T_U32, 0, NULL, 1},
+    {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
 };
 
 static const WkSchemaColumn cluster_cols[] = {
@@ -94,12 +95,23 @@ static const WkSchemaColumn incident_cols[] = {
     NUM(WK_SCHEMA_INC_RECOVERY, WK_SCHEMA_T_F64),
     NUM(WK_SCHEMA_INC_LOST_WORK, WK_SCHEMA_T_F64),
     NUM(WK_SCHEMA_INC_CLOCK, WK_SCHEMA_T_F64),
+    {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
+};
+
+static const WkSchemaColumn site_series_cols[] = {
+    NUM(WK_SCHEMA_CLUSTER_TIME, WK_SCHEMA_T_I64),
+    NUM(WK_SCHEMA_CLUSTER_ALLOCATED, WK_SCHEMA_T_U32),
+    NUM(WK_SCHEMA_CLUSTER_RUNNING, WK_SCHEMA_T_U32),
+    NUM(WK_SCHEMA_CLUSTER_QUEUED, WK_SCHEMA_T_U32),
+    NUM(WK_SCHEMA_CLUSTER_POWER, WK_SCHEMA_T_F64),
+    {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
 };
 
 static const WkSchemaTable trace_tables[] = {
     {WK_SCHEMA_JOBS, COLS(job_cols), {-1, -1}, 0},
     {WK_SCHEMA_CLUSTER, COLS(cluster_cols), {-1, -1}, 0},
     {WK_SCHEMA_INCIDENTS, COLS(incident_cols), {-1, -1}, 0},
+    {WK_SCHEMA_SITES_SERIES, COLS(site_series_cols), {-1, -1}, 0},
 };
 
 static const WkSchemaAttr trace_attrs[] = {
@@ -109,7 +121,7 @@ static const WkSchemaAttr trace_attrs[] = {
     {WK_SCHEMA_ATTR_OVERRIDES, WK_SCHEMA_T_STR},      {WK_SCHEMA_ATTR_SCHEDULER, WK_SCHEMA_T_STR},
     {WK_SCHEMA_ATTR_GPU_SKU, WK_SCHEMA_T_STR},        {WK_SCHEMA_ATTR_GPUS, WK_SCHEMA_T_INT},
     {WK_SCHEMA_ATTR_SAMPLE_INTERVAL, WK_SCHEMA_T_INT}, {WK_SCHEMA_ATTR_COMPLETE, WK_SCHEMA_T_INT},
-    {WK_SCHEMA_ATTR_FORMAT, WK_SCHEMA_T_STR},
+    {WK_SCHEMA_ATTR_FORMAT, WK_SCHEMA_T_STR},         {WK_SCHEMA_ATTR_SITES, WK_SCHEMA_T_STR},
 };
 
 static const char *const trace_groups[] = {"timeseries", NULL};

@@ -12,11 +12,12 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 3
-#define WK_SCHEMA_VERSION "1.3" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+#define WK_SCHEMA_MINOR 4
+#define WK_SCHEMA_VERSION "1.4" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
                                    (the reader refuses variable-length ones: docs/trace-format.md)
-                                   and timeseries/facility */
+                                   and timeseries/facility, 1.4 networks of sites: the site
+                                   columns, timeseries/sites and the attribute `sites` */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -48,6 +49,9 @@
 #define WK_SCHEMA_PODS "timeseries/pods" /* 1.2 */
 #define WK_SCHEMA_FACILITY "timeseries/facility" /* 1.3, only with a `facility:` section */
 #define WK_SCHEMA_INCIDENTS "incidents"
+#define WK_SCHEMA_SITES_SERIES "timeseries/sites" /* 1.4, networks only: each site's rows, with a site column */
+#define WK_SCHEMA_SITE "site" /* 1.4, networks only: column of jobs, incidents, timeseries/sites and /facility: index into the root attribute `sites` (-1: none) */
+#define WK_SCHEMA_ATTR_SITES "sites" /* 1.4, networks only: the site names, comma-separated, in `sites:` order */
 #define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */
 
 /* jobs: one row per job, in workload order */

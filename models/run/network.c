@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* network.c — a network of sites (`sites:`): each site is a run of its own
+ * (cluster, facility, failures, scheduler), joined by WAN links; one global
+ * queue whose broker (models/broker) chooses each job's site at its
+ * submission. The sites advance in lockstep to every submission instant, so
+ * the broker sees each site's state just before it; a job whose dataset
+ * lives elsewhere reaches its site after the transfer. docs/brokers.md
+ * describes the model, docs/scenarios.md the keys. Reporting of the network
+ * (summary, trace) is in network_report.c. */
+#include "models/run/network_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SITE_KEYS "name", "cluster", "facility", "scheduler", "plugins", "failures", "checkpoint", "recovery", \
+                  "accepts", "data_share"
+/* top-level keys a site inherits unless it sets its own */
+static const char *const inherited[] = {"facility", "scheduler", "plugins", "failures", "checkpoint", "recovery", NULL};
+/* top-level keys every site shares */
+static const char *const shared[] = {"name", "description", "seed", "sim", "workload", "perf", "models", NULL};
+
+/* ---- parsing ---- */
+
+/* The site's document: a map of borrowed nodes (its own keys, then the
+ * inherited and shared top-level ones); positions stay the file's. */
+static int site_doc(NetSite *st, const WkDoc *doc, const WkNode *root, WkError *err)
+{
+    static const char *const own[] = {"cluster", "facility", "scheduler", "plugins", "failures", "checkpoint",
+                                      "recovery", NULL};
+    size_t k = 0;
+    for (size_t i = 0; own[i]; i++) {
+        const WkNode *v = wk_node_get(st->node, own[i]);
+        int inh = 0;
+        for (size_t j = 0; inherited[j]; j++)
+            inh |= strcmp(inherited[j], own[i]) == 0;
+        if (!v && inh)
+            v = wk_node_get(root, own[i]);
+        if (v)
+            st->kids[k++] = (WkNode *)(uintptr_t)v;
+    }
+    for (size_t i = 0; shared[i]; i++) {
+        const WkNode *v = wk_node_get(root, shared[i]);
+        if (v)
+            st->kids[k++] = (WkNode *)(uintptr_t)v;
+    }
+    if (!wk_node_get(st->node, "cluster"))
+        return wk_node_error(st->node, WK_E_INVAL, err, "site '%s': missing key 'cluster'", st->name);
+    st->root = (WkNode){.type = WK_NODE_MAP, .file = root->file, .line = st->node->line, .col = st->node->col,
+                        .index = -1, .kids = st->kids, .nkids = k, .capkids = k};
+    st->doc = *doc;
+    st->doc.root = &st->root;
+    return 0;
+}
+
+static int parse_accepts(NetSite *st, WkError *err)
+{
+    st->accepts_ai = st->accepts_hpc = 1;
+    const WkNode *a = wk_node_get(st->node, "accepts");
+    if (!a || a->type == WK_NODE_NULL)
+        return 0;
+    size_t n;
+    const WkNode *const *items = wk_node_items(&a, &n);
+    st->accepts_ai = st->accepts_hpc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const WkNode *it = items[i];
+        if (it->type == WK_NODE_SCALAR && strcmp(it->str, "ai") == 0)
+            st->accepts_ai = 1;
+        else if (it->type == WK_NODE_SCALAR && strcmp(it->str, "hpc") == 0)
+            st->accepts_hpc = 1;
+        else
+            return wk_node_error(it, WK_E_INVAL, err, "accepts: expected 'ai' or 'hpc'");
+    }
+    if (n == 0)
+        return wk_node_error(a, WK_E_INVAL, err, "accepts: a site must accept 'ai', 'hpc' or both");
+    return 0;
+}
+
+/* Site names become metric names (site.NAME.jct_mean_s): short, plain. */
+static int check_name(const NetSite *st, WkError *err)
+{
+    size_t len = strlen(st->name);
+    int ok = len > 0 && len <= 24;
+    for (size_t i = 0; ok && i < len; i++) {
+        char c = st->name[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    }
+    if (!ok)
+        return wk_node_error(wk_node_get(st->node, "name"), WK_E_INVAL, err,
+                             "site name '%s': 1 to 24 letters, digits, '-' or '_'", st->name);
+    return 0;
+}
+
+static int parse_sites(WkNet *n, const WkDoc *doc, const WkNode *root, WkError *err)
+{
+    static const char *const keys[] = {SITE_KEYS, NULL};
+    const WkNode *sn = wk_node_get(root, "sites");
+    if (sn->type != WK_NODE_SEQ || sn->nkids == 0)
+        return wk_node_error(sn, WK_E_INVAL, err, "sites: expected a list of sites (each a map with name and cluster)");
+    if (sn->nkids > WK_NET_MAX_SITES)
+        return wk_node_error(sn, WK_E_RANGE, err, "sites: %zu sites, at most %d (docs/limits.md)", sn->nkids,
+                             WK_NET_MAX_SITES);
+    if (wk_node_get(root, "cluster"))
+        return wk_node_error(wk_node_get(root, "cluster"), WK_E_INVAL, err,
+                             "a scenario with 'sites' has no top-level 'cluster': give each site its own");
+    n->n = (uint32_t)sn->nkids;
+    if (!(n->s = calloc(n->n, sizeof *n->s)))
+        return wk_error_nomem(err, "sites");
+    int rc;
+    for (uint32_t i = 0; i < n->n; i++) {
+        NetSite *st = &n->s[i];
+        st->node = sn->kids[i];
+        if (st->node->type != WK_NODE_MAP)
+            return wk_node_error(st->node, WK_E_INVAL, err, "sites: expected a map with name and cluster");
+        if ((rc = wk_node_expect_keys(st->node, keys, err)) < 0 ||
+            (rc = wk_node_str(st->node, "name", 1, &st->name, err)) < 0 ||
+            (rc = wk_node_double(st->node, "data_share", 0, 0, 1e12, &st->data_share, err)) < 0 ||
+            (rc = parse_accepts(st, err)) < 0)
+            return rc;
+        if ((rc = check_name(st, err)) < 0)
+            return rc;
+        if (!wk_node_get(st->node, "data_share"))
+            st->data_share = -1; /* its GPUs, once known */
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(n->s[j].name, st->name) == 0)
+                return wk_node_error(wk_node_get(st->node, "name"), WK_E_INVAL, err,
+                                     "sites: two sites named '%s'", st->name);
+        if ((rc = site_doc(st, doc, root, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int site_index(const WkNet *n, const WkNode *v, uint32_t *out, WkError *err)
+{
+    if (v->type == WK_NODE_SCALAR)
+        for (uint32_t i = 0; i < n->n; i++)
+            if (strcmp(n->s[i].name, v->str) == 0) {
+                *out = i;
+                return 0;
+            }
+    return wk_node_error(v, WK_E_INVAL, err, "unknown site '%s' (sites are named in 'sites:')",
+                         v->type == WK_NODE_SCALAR ? v->str : "?");
+}
+
+/* One link's figures (a map with gbps, latency, cost_per_tb). */
+static int parse_link(const WkNode *m, WkNetLink *l, WkError *err)
+{
+    double gbps = 0, lat_s = 0;
+    WkTime lat = 0;
+    int rc;
+    if ((rc = wk_node_double(m, "gbps", 1, 1e-6, 1e9, &gbps, err)) < 0 ||
+        (rc = wk_node_duration(m, "latency", 0, 0, WK_NS_PER_H, &lat, err)) < 0 ||
+        (rc = wk_node_double(m, "cost_per_tb", 0, 0, 1e12, &l->cost_per_tb, err)) < 0)
+        return rc;
+    lat_s = wk_time_to_s(lat);
+    l->bytes_per_s = gbps * 1e9 / 8;
+    l->latency_s = lat_s;
+    l->set = 1;
+    return 0;
+}
+
+static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
+{
+    static const char *const keys[] = {"default", "links", NULL};
+    static const char *const lkeys[] = {"gbps", "latency", "cost_per_tb", NULL};
+    static const char *const linkkeys[] = {"between", "gbps", "latency", "cost_per_tb", NULL};
+    if (!(n->link = calloc((size_t)n->n * n->n, sizeof *n->link)) ||
+        !(n->link_free = calloc((size_t)n->n * n->n, sizeof *n->link_free)))
+        return wk_error_nomem(err, "wan");
+    const WkNode *w = wk_node_get(root, "wan");
+    n->wan = w;
+    if (!w || w->type == WK_NODE_NULL)
+        return 0;
+    int rc;
+    if (w->type != WK_NODE_MAP)
+        return wk_node_error(w, WK_E_INVAL, err, "wan: expected a map with default and/or links");
+    if ((rc = wk_node_expect_keys(w, keys, err)) < 0)
+        return rc;
+    const WkNode *d = wk_node_get(w, "default");
+    WkNetLink def = {0};
+    if (d && ((rc = wk_node_expect_keys(d, lkeys, err)) < 0 || (rc = parse_link(d, &def, err)) < 0))
+        return rc;
+    for (uint32_t i = 0; i < n->n * n->n; i++)
+        n->link[i] = def;
+    const WkNode *ln = wk_node_get(w, "links");
+    size_t nl = 0;
+    const WkNode *const *items = ln ? wk_node_items(&ln, &nl) : NULL;
+    for (size_t k = 0; k < nl; k++) {
+        const WkNode *m = items[k];
+        if (m->type != WK_NODE_MAP)
+            return wk_node_error(m, WK_E_INVAL, err, "wan.links: expected a map with between, gbps, latency");
+        if ((rc = wk_node_expect_keys(m, linkkeys, err)) < 0)
+            return rc;
+        const WkNode *b = wk_node_get(m, "between");
+        if (!b || b->type != WK_NODE_SEQ || b->nkids != 2)
+            return wk_node_error(b ? b : m, WK_E_INVAL, err, "between: expected a list of two site names");
+        uint32_t a = 0, c = 0;
+        WkNetLink l = {0};
+        if ((rc = site_index(n, b->kids[0], &a, err)) < 0 || (rc = site_index(n, b->kids[1], &c, err)) < 0 ||
+            (rc = parse_link(m, &l, err)) < 0)
+            return rc;
+        if (a == c)
+            return wk_node_error(b, WK_E_INVAL, err, "between: a link joins two different sites");
+        n->link[a * n->n + c] = n->link[c * n->n + a] = l;
+    }
+    return 0;
+}
+
+static int parse_broker(WkNet *n, const WkNode *root, const WkRunOpts *o, WkError *err)
+{
+    const WkNode *b = wk_node_get(root, "broker");
+    const char *name = "least-loaded";
+    const WkNode *where = b;
+    int rc;
+    if (b && b->type == WK_NODE_MAP) {
+        if ((rc = wk_node_str(b, "name", 1, &name, err)) < 0)
+            return rc;
+        where = wk_node_get(b, "name");
+        n->bparams = b;
+    } else if (b && b->type == WK_NODE_SCALAR) {
+        name = b->str;
+    } else if (b && b->type != WK_NODE_NULL) {
+        return wk_node_error(b, WK_E_INVAL, err, "broker: expected a broker name or a map with 'name'");
+    }
+    if (o && o->broker) {
+        name = o->broker;
+        where = NULL;
+    }
+    return wk_broker_lookup(name, where, &n->broker, err);
+}
+
+static int parse_data(WkNet *n, const WkNode *root, WkError *err)
+{
+    static const char *const keys[] = {"bytes_per_token", "job_bytes", NULL};
+    /* Megatron-LM's indexed datasets store token ids as int32 when the
+     * vocabulary exceeds 65,500 (megatron/core/datasets/indexed_dataset.py,
+     * DType.optimal_dtype): 4 bytes per token for today's LLM vocabularies. */
+    n->bytes_per_token = 4;
+    n->job_bytes = 0;
+    const WkNode *d = wk_node_get(root, "data");
+    if (!d || d->type == WK_NODE_NULL)
+        return 0;
+    int rc;
+    if ((rc = wk_node_expect_keys(d, keys, err)) < 0 ||
+        (rc = wk_node_double(d, "bytes_per_token", 0, 0, 1e6, &n->bytes_per_token, err)) < 0 ||
+        (rc = wk_node_double(d, "job_bytes", 0, 0, 1e18, &n->job_bytes, err)) < 0)
+        return rc;
+    return 0;
+}
+
+int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
+{
+    WkNet *n = calloc(1, sizeof *n);
+    if (!n)
+        return wk_error_nomem(err, "network");
+    r->net = n;
+    int rc;
+    if ((rc = parse_sites(n, r->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
+        (rc = parse_broker(n, root, &r->opts, err)) < 0 || (rc = parse_data(n, root, err)) < 0)
+        return rc;
+    WkRunOpts so = r->opts;
+    so.has_seed = 1;
+    so.seed = r->seed;
+    /* --scheduler (opts.scheduler) replaces every site's policy */
+    for (uint32_t i = 0; i < n->n; i++) {
+        NetSite *st = &n->s[i];
+        WkRunSite site = {.index = i, .salt = i + 1};
+        if ((rc = wk_run_prepare_site(&st->run, &st->doc, &so, &site, err)) < 0)
+            return rc;
+        st->gpus = st->run->cluster.gpus;
+        if (st->data_share < 0)
+            st->data_share = st->gpus;
+    }
+    /* the network's own view of the workload: the first site's copy */
+    const WkWorkload *wl = &n->s[0].run->wl;
+    size_t nj = wl->n;
+    if (!(n->assign = malloc((nj ? nj : 1) * sizeof *n->assign)) ||
+        !(n->delay = calloc(nj ? nj : 1, sizeof *n->delay)) || !(n->home = calloc(nj ? nj : 1, sizeof *n->home)) ||
+        !(n->bytes = calloc(nj ? nj : 1, sizeof *n->bytes)))
+        return wk_error_nomem(err, "network");
+    for (size_t j = 0; j < nj; j++)
+        n->assign[j] = -1;
+    for (uint32_t i = 0; i < n->n; i++) {
+        n->s[i].run->site.assign = n->assign;
+        n->s[i].run->site.delay = n->delay;
+    }
+    n->njobs = nj;
+    r->name = n->s[0].run->name;
+    r->horizon = n->s[0].run->horizon;
+    r->sample_interval = n->s[0].run->sample_interval;
+    return wk_net_broker_open(n, r, err);
+}
+
+void wk_net_free(WkNet *n)
+{
+    if (!n)
+        return;
+    for (uint32_t i = 0; n->s && i < n->n; i++) {
+        wk_run_free(n->s[i].run);
+        free(n->s[i].out);
+    }
+    free(n->s);
+    free(n->link);
+    free(n->link_free);
+    free(n->assign);
+    free(n->delay);
+    free(n->home);
+    free(n->bytes);
+    free(n->bpriv);
+    free(n);
+}
+
+uint32_t wk_net_gpus(const WkRun *r)
+{
+    uint32_t g = 0;
+    for (uint32_t i = 0; i < r->net->n; i++)
+        g += r->net->s[i].gpus;
+    return g;
+}
+
+const char *wk_net_broker(const WkRun *r) { return r->net->broker->name; }

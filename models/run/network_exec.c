@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* network_exec.c — running a network: the broker's host (what a broker may
+ * ask of the sites, models/broker/broker.h), each job's dataset home and
+ * WAN transfer, and the lockstep that advances every site to a submission
+ * instant before the broker decides (docs/brokers.md). */
+#include "models/run/network_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NET(h) ((WkNet *)(uintptr_t)(h))
+
+/* ---- the sites' state as the broker sees it ---- */
+
+/* Nominal time left of a job sent to a site: all of it until it starts,
+ * then its estimate less the time since its first start. */
+static double left_s(WkRun *r, uint32_t job, WkTime now)
+{
+    double est = wk_run_job_estimate_s(r, job);
+    const WkJobRt *rt = &r->rt[job];
+    if (rt->start < 0)
+        return est;
+    double left = est - wk_time_to_s(now - rt->start);
+    return left > 0 ? left : 0;
+}
+
+/* Drop the finished jobs from the site's list and total the GPU-seconds
+ * left of the others (once per instant; an assignment adds to it). */
+static void refresh(WkNet *n, uint32_t s)
+{
+    NetSite *st = &n->s[s];
+    if (st->refreshed == n->now)
+        return;
+    WkRun *r = st->run;
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < st->nout; i++) {
+        uint32_t j = st->out[i];
+        uint8_t state = r->rt[j].state;
+        if (state == WK_JOB_COMPLETED || state == WK_JOB_REJECTED)
+            continue;
+        st->out[k++] = j;
+        sum += (double)r->wl.jobs[j].gpus * left_s(r, j, n->now);
+    }
+    st->nout = k;
+    st->queued_gpu_s = sum;
+    st->refreshed = n->now;
+}
+
+static uint32_t h_sites(const void *h) { return NET(h)->n; }
+static const char *h_site_name(const void *h, uint32_t s) { return NET(h)->s[s].name; }
+static WkTime h_now(const void *h) { return NET(h)->now; }
+static uint64_t h_seed(const void *h) { return NET(h)->seed; }
+static uint32_t h_site_gpus(const void *h, uint32_t s) { return NET(h)->s[s].gpus; }
+static uint32_t h_site_free(const void *h, uint32_t s) { return NET(h)->s[s].run->pool.nfree; }
+static uint32_t h_job_gpus(const void *h, uint32_t j) { return NET(h)->s[0].run->wl.jobs[j].gpus; }
+static uint32_t h_job_home(const void *h, uint32_t j) { return NET(h)->home[j]; }
+
+static double h_backlog(const void *h, uint32_t s)
+{
+    WkNet *n = NET(h);
+    refresh(n, s);
+    return n->s[s].queued_gpu_s / (double)n->s[s].gpus;
+}
+
+static double h_wait(const void *h, uint32_t j, uint32_t s)
+{
+    WkNet *n = NET(h);
+    const WkRun *r = n->s[s].run;
+    if (r->queued == 0 && r->pool.nfree >= r->wl.jobs[j].gpus)
+        return 0;
+    return h_backlog(h, s);
+}
+
+static const WkNetLink *link_of(const WkNet *n, uint32_t from, uint32_t to) { return &n->link[from * n->n + to]; }
+
+static int h_feasible(const void *h, uint32_t j, uint32_t s)
+{
+    const WkNet *n = NET(h);
+    const NetSite *st = &n->s[s];
+    if (!st->run->site.ok[j] || !(st->accepts_ai || st->accepts_hpc))
+        return 0;
+    if (!st->accepts_ai) /* HPC jobs are a kind of their own; until then every job is an AI job */
+        return 0;
+    return n->home[j] == s || n->bytes[j] <= 0 || link_of(n, n->home[j], s)->set;
+}
+
+static double h_run_s(const void *h, uint32_t j, uint32_t s)
+{
+    WkNet *n = NET(h);
+    if (!n->s[s].run->site.ok[j])
+        return INFINITY;
+    return wk_run_job_estimate_s(n->s[s].run, j);
+}
+
+/* The transfer's duration if it were queued now on the link (s). */
+static double transfer_s(const WkNet *n, uint32_t j, uint32_t s)
+{
+    uint32_t home = n->home[j];
+    if (home == s || n->bytes[j] <= 0)
+        return 0;
+    const WkNetLink *l = link_of(n, home, s);
+    if (!l->set)
+        return INFINITY;
+    WkTime busy = n->link_free[home * n->n + s];
+    double queue = busy > n->now ? wk_time_to_s(busy - n->now) : 0;
+    return queue + n->bytes[j] / l->bytes_per_s + l->latency_s;
+}
+
+static double h_transfer(const void *h, uint32_t j, uint32_t s) { return transfer_s(NET(h), j, s); }
+
+/* Cost and CO2 of the job's added draw over [now + start_s, + run_s). */
+static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost, double *co2)
+{
+    const WkRun *r = n->s[s].run;
+    *cost = *co2 = NAN;
+    if (!r->fac.ntariff)
+        return -1;
+    double run = h_run_s(n, j, s);
+    double w = (double)r->wl.jobs[j].gpus * n->s[s].job_w_per_gpu;
+    if (!isfinite(run) || !isfinite(start_s)) {
+        *cost = *co2 = INFINITY;
+        return 0;
+    }
+    WkTime t0 = n->now + wk_time_from_s(start_s);
+    WkTime t1 = t0 + wk_time_from_s(run);
+    if (wk_facility_charge(&r->fac, t0, t1, w, cost, co2) < 0) {
+        /* past the end of a series that does not repeat: its mean price */
+        *cost = wk_facility_price_mean(&r->fac) * w * run / 3.6e9;
+        *co2 = NAN;
+    }
+    return 0;
+}
+
+static double h_cost(const void *h, uint32_t j, uint32_t s, double start_s)
+{
+    double cost, co2;
+    charge(NET(h), j, s, start_s, &cost, &co2);
+    return cost;
+}
+
+static double h_co2(const void *h, uint32_t j, uint32_t s, double start_s)
+{
+    double cost, co2;
+    charge(NET(h), j, s, start_s, &cost, &co2);
+    return co2;
+}
+
+static const WkBrokerHostOps host_ops = {
+    .sites = h_sites,
+    .site_name = h_site_name,
+    .now = h_now,
+    .seed = h_seed,
+    .site_gpus = h_site_gpus,
+    .site_free_gpus = h_site_free,
+    .site_backlog_s = h_backlog,
+    .wait_s = h_wait,
+    .job_gpus = h_job_gpus,
+    .feasible = h_feasible,
+    .run_s = h_run_s,
+    .transfer_s = h_transfer,
+    .energy_cost = h_cost,
+    .energy_co2_kg = h_co2,
+    .job_home = h_job_home,
+};
+
+/* ---- datasets ---- */
+
+static double job_bytes(const WkNet *n, const WkWorkload *wl, size_t j)
+{
+    const WkJobSpec *js = &wl->jobs[j];
+    if (!js->model)
+        return n->job_bytes;
+    const WkModelSpec *m = &wl->models[js->model - 1];
+    if (m->kind != WK_MODEL_LLM)
+        return n->job_bytes;
+    double tokens = js->tokens > 0 ? js->tokens : js->iterations * (double)m->global_batch * m->seq_len;
+    return tokens * n->bytes_per_token;
+}
+
+int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
+{
+    n->seed = r->seed;
+    n->ctx = (WkBrokerCtx){.ops = &host_ops, .host = n};
+    const WkWorkload *wl = &n->s[0].run->wl;
+    n->njobs = wl->n;
+    WkRng *rng = NULL;
+    int rc = wk_rng_new(&rng, r->seed, "network.data", err);
+    if (rc < 0)
+        return rc;
+    double total = 0;
+    for (uint32_t s = 0; s < n->n; s++)
+        total += n->s[s].data_share;
+    for (size_t j = 0; j < wl->n; j++) {
+        double u = wk_rng_uniform(rng) * total, acc = 0;
+        uint32_t s = 0;
+        while (s + 1 < n->n && (acc += n->s[s].data_share) <= u)
+            s++;
+        n->home[j] = s;
+        n->bytes[j] = job_bytes(n, wl, j);
+    }
+    wk_rng_free(rng);
+    if (n->broker->priv_size && !(n->bpriv = calloc(1, n->broker->priv_size)))
+        return wk_error_nomem(err, "broker");
+    if (n->broker->init && (rc = n->broker->init(n->bpriv, n->bparams, &n->ctx, err)) < 0)
+        return rc;
+    return 0;
+}
+
+/* ---- the lockstep ---- */
+
+
+typedef struct {
+    WkTime t;
+    uint32_t id;
+} Arrival;
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const Arrival *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The broker chooses job j's site now; the WAN transfer is queued. */
+static int assign(WkNet *n, uint32_t j, WkError *err)
+{
+    int32_t s = n->broker->choose(n->bpriv, &n->ctx, j);
+    if (s < 0) {
+        n->unplaced++;
+        return 0;
+    }
+    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s))
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "broker '%s' chose site %d for job %u, which cannot run it there", n->broker->name, s, j);
+    NetSite *st = &n->s[s];
+    uint32_t home = n->home[j];
+    if (home != (uint32_t)s && n->bytes[j] > 0) {
+        const WkNetLink *l = link_of(n, home, (uint32_t)s);
+        WkTime *busy = &n->link_free[home * n->n + (uint32_t)s];
+        WkTime start = *busy > n->now ? *busy : n->now;
+        WkTime xfer = wk_time_from_s(n->bytes[j] / l->bytes_per_s);
+        *busy = start + xfer;
+        n->delay[j] = start + xfer + wk_time_from_s(l->latency_s) - n->now;
+        n->wan_bytes += n->bytes[j];
+        n->wan_cost += n->bytes[j] / 1e12 * l->cost_per_tb;
+        n->transfers++;
+        st->transfer_s += wk_time_to_s(n->delay[j]);
+    }
+    n->assign[j] = s;
+    st->assigned++;
+    refresh(n, (uint32_t)s);
+    if (st->nout == st->capout) {
+        size_t cap = st->capout ? 2 * st->capout : 64;
+        uint32_t *p = realloc(st->out, cap * sizeof *p);
+        if (!p)
+            return wk_error_nomem(err, "network: jobs per site");
+        st->out = p;
+        st->capout = cap;
+    }
+    st->out[st->nout++] = j;
+    st->queued_gpu_s += (double)st->run->wl.jobs[j].gpus * wk_run_job_estimate_s(st->run, j);
+    return 0;
+}
+
+int wk_net_execute(WkRun *r, WkError *err)
+{
+    WkNet *n = r->net;
+    if (r->executed)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "run: executed twice");
+    r->executed = 1;
+    int rc = 0;
+    for (uint32_t s = 0; s < n->n; s++) {
+        NetSite *st = &n->s[s];
+        if ((rc = wk_run_site_begin(st->run, err)) < 0)
+            return rc;
+        st->refreshed = -1;
+        const WkCluster *c = &st->run->cluster;
+        st->job_w_per_gpu = c->gpus ? (wk_account_gpu_draw(c, 0, 1) - wk_account_gpu_draw(c, 0, 0)) * c->power.pue : 0;
+    }
+    const WkWorkload *wl = &n->s[0].run->wl;
+    size_t nj = wl->n;
+    Arrival *arr = malloc((nj ? nj : 1) * sizeof *arr);
+    if (!arr)
+        return wk_error_nomem(err, "network");
+    for (size_t j = 0; j < nj; j++)
+        arr[j] = (Arrival){wl->jobs[j].submit, (uint32_t)j};
+    qsort(arr, nj, sizeof *arr, cmp_arrival);
+    WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
+    for (size_t i = 0; i < nj && rc == 0;) {
+        WkTime t = arr[i].t;
+        if (t > until)
+            break;
+        for (uint32_t s = 0; s < n->n && t > 0 && rc == 0; s++)
+            rc = wk_run_site_advance(n->s[s].run, t - 1, err);
+        n->now = t;
+        for (; i < nj && arr[i].t == t && rc == 0; i++)
+            rc = assign(n, arr[i].id, err);
+    }
+    free(arr);
+    if (rc < 0)
+        return rc;
+    WkTime t_end = 0;
+    for (uint32_t s = 0; s < n->n; s++) {
+        WkRun *sr = n->s[s].run;
+        if ((rc = wk_run_site_advance(sr, until, err)) < 0)
+            return rc;
+        if (!sr->finished && r->horizon == WK_TIME_NEVER && wk_engine_now(sr->eng) >= until)
+            return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
+                                "site '%s' reached the longest simulated time (docs/limits.md) with jobs unfinished: "
+                                "set sim.end", n->s[s].name);
+        WkTime e = sr->finished ? sr->end_t : (r->horizon != WK_TIME_NEVER ? r->horizon : wk_engine_now(sr->eng));
+        if (e > t_end)
+            t_end = e;
+        r->interrupted |= sr->interrupted;
+    }
+    for (uint32_t s = 0; s < n->n; s++)
+        if ((rc = wk_run_site_end(n->s[s].run, t_end, err)) < 0)
+            return rc;
+    n->end_t = r->end_t = t_end;
+    r->finished = 1;
+    for (uint32_t s = 0; s < n->n; s++)
+        r->finished &= n->s[s].run->finished;
+    return 0;
+}

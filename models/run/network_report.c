@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* network_report.c — a network run's summary (the network's totals and
+ * each site's headline metrics, `site.NAME.*`) and its trace tables: jobs
+ * and incidents with a site column, the network's timeseries/cluster (the
+ * sites' rows summed as step functions), timeseries/sites (every site's
+ * rows), timeseries/facility with a site column. docs/metrics.md and
+ * docs/trace-format.md define them. */
+#include "models/run/network_impl.h"
+#include "models/run/report_impl.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/trace/schema.h"
+#include "sim/trace/trace.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void wk_net_account(const WkRun *r, WkRunAccount *a)
+{
+    wk_u128 alloc = 0, idle = 0, down = 0;
+    for (uint32_t i = 0; i < r->net->n; i++) {
+        const WkAccount *ac = &r->net->s[i].run->acct;
+        alloc += ac->alloc_ns;
+        idle += ac->idle_ns;
+        down += ac->down_ns;
+    }
+    *a = (WkRunAccount){.alloc_hi = (uint64_t)(alloc >> 64), .alloc_lo = (uint64_t)alloc,
+                        .idle_hi = (uint64_t)(idle >> 64), .idle_lo = (uint64_t)idle,
+                        .down_hi = (uint64_t)(down >> 64), .down_lo = (uint64_t)down, .end_ns = r->end_t};
+}
+
+/* Metrics summed over the sites (NaN when no site defines them). */
+static const char *const summed[] = {
+    WK_SCHEMA_M_JOBS_COMPLETED, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_ENERGY_COST, WK_SCHEMA_M_CO2,
+    WK_SCHEMA_M_POWER_CAPPED, WK_SCHEMA_M_BUDGET_REFUSALS, WK_SCHEMA_M_SLEEP_SAVED, WK_SCHEMA_M_WAKE_DELAYS,
+    WK_SCHEMA_M_WAKE_DELAY, WK_SCHEMA_M_MODEL_JOBS_STARTED, WK_SCHEMA_M_TOKENS_TRAINED, WK_SCHEMA_M_FLOW_RESHARES,
+    WK_SCHEMA_M_INCIDENTS, WK_SCHEMA_M_INTERRUPTIONS, WK_SCHEMA_M_PREEMPTIONS, WK_SCHEMA_M_ELASTIC_SHRINKS,
+    WK_SCHEMA_M_LOST_GPU_HOURS, WK_SCHEMA_M_EVENTS, NULL};
+/* Metrics averaged over the sites weighted by their GPUs (all sites span
+ * the same time, so this is the network's fraction). */
+static const char *const by_gpu[] = {WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_UTIL_EFFECTIVE, WK_SCHEMA_M_ETTR,
+                                     WK_SCHEMA_M_GOODPUT, NULL};
+
+static double site_metric(const WkSummary *s, const char *name)
+{
+    const WkMetric *m = wk_summary_get(s, name);
+    return m ? m->value : NAN;
+}
+
+static double total(const WkSummary *ss, uint32_t n, const char *name, const double *w)
+{
+    double sum = 0, wsum = 0;
+    int any = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double v = site_metric(&ss[i], name);
+        if (isnan(v))
+            continue;
+        any = 1;
+        sum += (w ? w[i] : 1) * v;
+        wsum += w ? w[i] : 1;
+    }
+    return !any ? NAN : w ? (wsum > 0 ? sum / wsum : NAN) : sum;
+}
+
+static int label_of(const WkSummary *s, const char *name, const char **label, const char **units, int *is_int)
+{
+    const WkMetric *m = wk_summary_get(s, name);
+    if (!m)
+        return -1;
+    *label = m->label;
+    *units = m->units;
+    *is_int = m->is_int;
+    return 0;
+}
+
+/* JCT and wait over every job, wherever it ran. */
+static int job_times(const WkRun *r, WkSummary *s)
+{
+    const WkNet *n = r->net;
+    size_t nj = n->njobs;
+    double *jct = malloc((nj ? nj : 1) * sizeof *jct), *wait = malloc((nj ? nj : 1) * sizeof *wait);
+    if (!jct || !wait) {
+        free(jct);
+        free(wait);
+        return -1;
+    }
+    size_t a = 0, b = 0;
+    double sj = 0, sw = 0;
+    for (size_t j = 0; j < nj; j++) {
+        if (n->assign[j] < 0)
+            continue;
+        const WkRun *sr = n->s[n->assign[j]].run;
+        const WkJobRt *rt = &sr->rt[j];
+        WkTime submit = sr->wl.jobs[j].submit;
+        if (rt->start >= 0)
+            sw += wait[b++] = wk_time_to_s(rt->start - submit);
+        if (rt->state == WK_JOB_COMPLETED)
+            sj += jct[a++] = wk_time_to_s(rt->end - submit);
+    }
+    qsort(jct, a, sizeof *jct, cmp_double);
+    qsort(wait, b, sizeof *wait, cmp_double);
+    int rc = 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_MEAN, "job completion time mean", "s", a ? sj / (double)a : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_P50, "job completion time p50", "s", wk_quantile_sorted(jct, a, 0.5), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_JCT_P99, "job completion time p99", "s", wk_quantile_sorted(jct, a, 0.99), 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAIT_MEAN, "queue wait mean (after any WAN transfer)", "s",
+                         b ? sw / (double)b : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_WAIT_P99, "queue wait p99", "s", wk_quantile_sorted(wait, b, 0.99), 0);
+    free(jct);
+    free(wait);
+    return rc;
+}
+
+/* Each site's headline metrics, named site.NAME.METRIC. */
+static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+{
+    static const char *const per[] = {WK_SCHEMA_M_JOBS_COMPLETED, WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_JCT_MEAN,
+                                      WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_ENERGY_COST, NULL};
+    int rc = 0;
+    for (uint32_t i = 0; i < r->net->n; i++) {
+        const NetSite *st = &r->net->s[i];
+        char name[48], label[64];
+        snprintf(name, sizeof name, "site.%s.jobs", st->name);
+        snprintf(label, sizeof label, "%.24s: jobs sent there", st->name);
+        rc |= wk_summary_add(s, name, label, "jobs", (double)st->assigned, 1);
+        for (size_t k = 0; per[k]; k++) {
+            const WkMetric *m = wk_summary_get(&ss[i], per[k]);
+            if (!m)
+                continue;
+            snprintf(name, sizeof name, "site.%s.%s", st->name, per[k]);
+            snprintf(label, sizeof label, "%.24s: %.37s", st->name, m->label);
+            rc |= wk_summary_add(s, name, label, m->units, m->value, m->is_int);
+        }
+    }
+    return rc;
+}
+
+int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
+{
+    const WkNet *n = r->net;
+    memset(s, 0, sizeof *s);
+    snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
+    snprintf(s->scheduler, sizeof s->scheduler, "%s", n->broker->name);
+    s->seed = r->seed;
+    WkSummary *ss = calloc(n->n, sizeof *ss);
+    double *w = calloc(n->n, sizeof *w);
+    if (!ss || !w) {
+        free(ss);
+        free(w);
+        return wk_error_nomem(err, "summary");
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+        rc = wk_run_summary(n->s[i].run, &ss[i], err);
+        w[i] = n->s[i].gpus;
+    }
+    if (rc < 0) {
+        free(ss);
+        free(w);
+        return rc;
+    }
+    double completed = total(ss, n->n, WK_SCHEMA_M_JOBS_COMPLETED, NULL);
+    double rejected = total(ss, n->n, WK_SCHEMA_M_JOBS_REJECTED, NULL) + (double)n->unplaced;
+    double T = wk_time_to_s(r->end_t);
+    int bad = 0;
+    bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(r), 1);
+    bad |= wk_summary_add(s, "sites", "sites", "", n->n, 1);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)n->njobs, 1);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (no site or never fit)", "jobs", rejected, 1);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_UNFINISHED, "jobs unfinished at the end", "jobs",
+                          (double)n->njobs - completed - rejected, 1);
+    for (size_t k = 0; summed[k]; k++) {
+        const char *label, *units;
+        int is_int;
+        if (label_of(&ss[0], summed[k], &label, &units, &is_int) == 0)
+            bad |= wk_summary_add(s, summed[k], label, units, total(ss, n->n, summed[k], NULL), is_int);
+    }
+    for (size_t k = 0; by_gpu[k]; k++) {
+        const char *label, *units;
+        int is_int;
+        if (label_of(&ss[0], by_gpu[k], &label, &units, &is_int) == 0)
+            bad |= wk_summary_add(s, by_gpu[k], label, units, total(ss, n->n, by_gpu[k], w), is_int);
+    }
+    bad |= job_times(r, s);
+    double kwh = total(ss, n->n, WK_SCHEMA_M_ENERGY, NULL);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_MEAN_POWER, "mean power (all facilities)", "MW",
+                          T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
+                          completed > 0 ? kwh / completed : NAN, 0);
+    bad |= wk_summary_add(s, "wan_tb", "datasets moved over the WAN", "TB", n->wan_bytes / 1e12, 0);
+    bad |= wk_summary_add(s, "wan_transfers", "jobs whose dataset crossed the WAN", "jobs", (double)n->transfers, 1);
+    bad |= wk_summary_add(s, "wan_cost", "WAN transfer cost (wan links' cost_per_tb)", "currency", n->wan_cost, 0);
+    double xfer = 0;
+    for (uint32_t i = 0; i < n->n; i++)
+        xfer += n->s[i].transfer_s;
+    bad |= wk_summary_add(s, "transfer_mean_s", "WAN transfer time per moved job, mean", "s",
+                          n->transfers ? xfer / (double)n->transfers : NAN, 0);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? T : NAN, 0);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", T, 0);
+    bad |= site_rows(r, ss, s);
+    free(ss);
+    free(w);
+    if (bad)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "summary: too many metrics (%u sites)", n->n);
+    return 0;
+}
+
+/* ---- trace ---- */
+
+#define NF(a) (sizeof a / sizeof a[0])
+#define MAXF 32
+
+/* A column list: base's columns, then a site column at site_off. */
+static size_t with_site(WkTraceField *out, const WkTraceField *base, size_t nbase, size_t site_off)
+{
+    memcpy(out, base, nbase * sizeof *base);
+    out[nbase] = (WkTraceField){WK_SCHEMA_SITE, WK_FT_I32, site_off, "", NULL};
+    return nbase + 1;
+}
+
+typedef struct {
+    JobRow job;
+    int32_t site;
+} NetJobRow;
+typedef struct {
+    WkIncidentRow inc;
+    int32_t site;
+} NetIncRow;
+typedef struct {
+    WkSampleRow row;
+    int32_t site;
+} NetSampleRow;
+typedef struct {
+    WkFacilityRow row;
+    int32_t site;
+} NetFacRow;
+
+static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    WkTraceField f[MAXF];
+    size_t nf = with_site(f, wk_report_job_fields, wk_report_njob_fields, offsetof(NetJobRow, site));
+    WkTraceTable *tab = NULL;
+    NetJobRow rows[256];
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, f, nf, sizeof(NetJobRow),
+                                  "one row per job of the workload, in workload order; site: where it ran (-1: none)",
+                                  &tab, err);
+    size_t k = 0;
+    for (size_t j = 0; rc == 0 && j < n->njobs; j++) {
+        int32_t s = n->assign[j];
+        rows[k++] = (NetJobRow){wk_report_job_row(n->s[s < 0 ? 0 : s].run, j), s};
+        if (s < 0) /* never sent anywhere: rejected by the network, or never submitted */
+            rows[k - 1].job.status = n->s[0].run->rt[j].state == WK_JOB_PENDING ? WK_SCHEMA_STATUS_NOT_SUBMITTED
+                                                                                : WK_SCHEMA_STATUS_REJECTED;
+        if (k == NF(rows) || j + 1 == n->njobs) {
+            rc = wk_trace_table_append(tab, rows, k, err);
+            k = 0;
+        }
+    }
+    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+}
+
+static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    WkTraceField f[MAXF];
+    size_t nf = with_site(f, wk_report_incident_fields, wk_report_nincident_fields, offsetof(NetIncRow, site));
+    WkTraceTable *tab = NULL;
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_INCIDENTS, f, nf, sizeof(NetIncRow),
+                                  "one row per failure, slowdown or scripted incident, site by site in time order",
+                                  &tab, err);
+    NetIncRow rows[256];
+    for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
+        const WkRunFail *fl = &n->s[s].run->fl;
+        size_t k = 0;
+        for (size_t i = 0; rc == 0 && i < fl->nincidents; i++) {
+            rows[k++] = (NetIncRow){fl->incidents[i], (int32_t)s};
+            if (k == NF(rows) || i + 1 == fl->nincidents) {
+                rc = wk_trace_table_append(tab, rows, k, err);
+                k = 0;
+            }
+        }
+    }
+    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+}
+
+/* timeseries/sites: every site's rows with its index. */
+static int write_site_series(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    WkTraceField f[MAXF];
+    size_t nf = with_site(f, wk_report_sample_fields, wk_report_nsample_fields, offsetof(NetSampleRow, site));
+    WkTraceTable *tab = NULL;
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_SITES_SERIES, f, nf, sizeof(NetSampleRow),
+                                  "each site's state, as timeseries/cluster of a single-site run, site by site", &tab,
+                                  err);
+    NetSampleRow rows[256];
+    for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
+        const WkAccount *a = &n->s[s].run->acct;
+        size_t k = 0;
+        for (size_t i = 0; rc == 0 && i < a->nsamples; i++) {
+            rows[k++] = (NetSampleRow){a->samples[i], (int32_t)s};
+            if (k == NF(rows) || i + 1 == a->nsamples) {
+                rc = wk_trace_table_append(tab, rows, k, err);
+                k = 0;
+            }
+        }
+    }
+    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+}
+
+/* timeseries/cluster of the network: at every time any site has a row, the
+ * sum of each site's latest row (a site's state holds until its next row). */
+static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    size_t *at = calloc(n->n, sizeof *at), cap = 0;
+    for (uint32_t s = 0; s < n->n; s++)
+        cap += n->s[s].run->acct.nsamples;
+    WkSampleRow *rows = malloc((cap ? cap : 1) * sizeof *rows);
+    if (!at || !rows) {
+        free(at);
+        free(rows);
+        return wk_error_nomem(err, "timeseries/cluster");
+    }
+    size_t k = 0;
+    for (;;) {
+        int64_t next = INT64_MAX;
+        for (uint32_t s = 0; s < n->n; s++) {
+            const WkAccount *a = &n->s[s].run->acct;
+            if (at[s] < a->nsamples && a->samples[at[s]].time_ns < next)
+                next = a->samples[at[s]].time_ns;
+        }
+        if (next == INT64_MAX)
+            break;
+        WkSampleRow row = {.time_ns = next};
+        for (uint32_t s = 0; s < n->n; s++) {
+            const WkAccount *a = &n->s[s].run->acct;
+            while (at[s] < a->nsamples && a->samples[at[s]].time_ns <= next)
+                at[s]++;
+            if (at[s] == 0)
+                continue;
+            const WkSampleRow *p = &a->samples[at[s] - 1];
+            row.allocated_gpus += p->allocated_gpus;
+            row.running_jobs += p->running_jobs;
+            row.queued_jobs += p->queued_jobs;
+            row.power_w += p->power_w;
+        }
+        rows[k++] = row;
+    }
+    int rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, wk_report_sample_fields, wk_report_nsample_fields,
+                            sizeof(WkSampleRow), rows, k,
+                            "the network: every site's latest row summed, at every time a site has a row", err);
+    free(at);
+    free(rows);
+    return rc;
+}
+
+static int write_facility(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    int any = 0;
+    for (uint32_t s = 0; s < n->n; s++)
+        any |= n->s[s].run->fac.nbudget || n->s[s].run->fac.ntariff;
+    if (!any)
+        return 0;
+    WkTraceField f[MAXF];
+    size_t nf = with_site(f, wk_report_facility_fields, wk_report_nfacility_fields, offsetof(NetFacRow, site));
+    WkTraceTable *tab = NULL;
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_FACILITY, f, nf, sizeof(NetFacRow),
+                                  "each site's facility (sites with a facility section), site by site", &tab, err);
+    NetFacRow rows[256];
+    for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
+        const WkRunBudget *b = &n->s[s].run->bud;
+        size_t k = 0;
+        for (size_t i = 0; rc == 0 && i < b->nrows; i++) {
+            rows[k++] = (NetFacRow){b->rows[i], (int32_t)s};
+            if (k == NF(rows) || i + 1 == b->nrows) {
+                rc = wk_trace_table_append(tab, rows, k, err);
+                k = 0;
+            }
+        }
+    }
+    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+}
+
+int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)
+{
+    const WkNet *n = r->net;
+    char names[WK_NET_MAX_SITES * 33];
+    size_t used = 0;
+    names[0] = '\0';
+    for (uint32_t s = 0; s < n->n; s++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", s ? "," : "", n->s[s].name);
+    int rc;
+    if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SITES, names, err)) < 0 ||
+        (rc = write_jobs(r, t, err)) < 0 || (rc = write_total_series(r, t, err)) < 0 ||
+        (rc = write_site_series(r, t, err)) < 0 || (rc = write_facility(r, t, err)) < 0 ||
+        (rc = write_incidents(r, t, err)) < 0)
+        return rc;
+    return 0;
+}

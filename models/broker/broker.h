@@ -21,6 +21,9 @@
  * fields are only appended. */
 #define WK_BROKER_ABI 1
 
+/* Sites a network may hold at most (docs/limits.md). */
+#define WK_BROKER_MAX_SITES 64
+
 typedef struct WkBrokerCtx WkBrokerCtx;
 
 typedef struct WkBrokerOps {

@@ -59,10 +59,11 @@ static int32_t argmin(const WkBrokerCtx *c, uint32_t job, ScoreFn score)
     return best;
 }
 
-/* When the job would start there: transfer, then the queue. */
+/* When the job would start there: once its dataset has arrived and the
+ * site's queue lets it (the queue drains during the transfer). */
 static double start_s(const WkBrokerCtx *c, uint32_t job, uint32_t site)
 {
-    return wk_broker_transfer_s(c, job, site) + wk_broker_wait_s(c, job, site);
+    return fmax(wk_broker_transfer_s(c, job, site), wk_broker_wait_s(c, job, site));
 }
 
 static double score_load(const WkBrokerCtx *c, uint32_t job, uint32_t site)
@@ -96,22 +97,32 @@ static double score_data(const WkBrokerCtx *c, uint32_t job, uint32_t site)
 
 /* ---- the policies ---- */
 
+/* Smooth weighted round-robin (the interleaving of nginx's upstream
+ * balancing): every site gains its weight (its GPUs) per pick, the feasible
+ * site with the most credit is chosen and pays the total, so a site of
+ * twice the GPUs gets twice the jobs, spread evenly. */
 typedef struct {
-    uint32_t next;
+    double credit[WK_BROKER_MAX_SITES];
 } RoundRobin;
 
 static int32_t rr_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
 {
     RoundRobin *p = priv;
     uint32_t n = wk_broker_sites(c);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t s = (p->next + k) % n;
-        if (wk_broker_feasible(c, job, s)) {
-            p->next = (s + 1) % n;
-            return (int32_t)s;
-        }
+    double total = 0;
+    int32_t best = -1;
+    for (uint32_t s = 0; s < n && s < WK_BROKER_MAX_SITES; s++) {
+        if (!wk_broker_feasible(c, job, s))
+            continue;
+        double w = (double)wk_broker_site_gpus(c, s);
+        p->credit[s] += w;
+        total += w;
+        if (best < 0 || p->credit[s] > p->credit[best])
+            best = (int32_t)s;
     }
-    return -1;
+    if (best >= 0)
+        p->credit[best] -= total;
+    return best;
 }
 
 static int32_t load_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
@@ -126,16 +137,62 @@ static int32_t finish_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
     return argmin(c, job, score_finish);
 }
 
+/* The energy brokers: among the feasible sites whose estimated finish is
+ * within `slack` of the earliest, the one of lowest score (cost or CO2). */
+typedef struct {
+    double slack_s;
+} Slack;
+
+static int slack_init(void *priv, const WkNode *params, const WkBrokerCtx *c, WkError *err)
+{
+    static const char *const keys[] = {"name", "slack", NULL};
+    Slack *p = priv;
+    (void)c;
+    WkTime slack = 6 * WK_NS_PER_H; /* a stated choice: a job may finish up to 6 h later for cheaper energy */
+    int rc;
+    if (params && ((rc = wk_node_expect_keys(params, keys, err)) < 0 ||
+                   (rc = wk_node_duration(params, "slack", 0, 0, 3650 * WK_NS_PER_DAY, &slack, err)) < 0))
+        return rc;
+    p->slack_s = wk_time_to_s(slack);
+    return 0;
+}
+
+static int32_t within_slack(const Slack *p, const WkBrokerCtx *c, uint32_t job, ScoreFn score)
+{
+    double first = INFINITY;
+    uint32_t n = wk_broker_sites(c);
+    double fin[WK_BROKER_MAX_SITES];
+    for (uint32_t s = 0; s < n && s < WK_BROKER_MAX_SITES; s++) {
+        fin[s] = wk_broker_feasible(c, job, s) ? score_finish(c, job, s) : INFINITY;
+        if (fin[s] < first)
+            first = fin[s];
+    }
+    int32_t best = -1;
+    double bs = INFINITY;
+    for (uint32_t s = 0; s < n && s < WK_BROKER_MAX_SITES; s++) {
+        if (!(fin[s] <= first + p->slack_s) || !isfinite(fin[s]))
+            continue;
+        double v = score(c, job, s);
+        if (isnan(v))
+            v = INFINITY;
+        if (best < 0 || v < bs) {
+            best = (int32_t)s;
+            bs = v;
+        }
+    }
+    if (best < 0) /* no finite finish anywhere: any feasible site */
+        return argmin(c, job, score);
+    return best;
+}
+
 static int32_t cost_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
 {
-    (void)priv;
-    return argmin(c, job, score_cost);
+    return within_slack(priv, c, job, score_cost);
 }
 
 static int32_t co2_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
 {
-    (void)priv;
-    return argmin(c, job, score_co2);
+    return within_slack(priv, c, job, score_co2);
 }
 
 static int32_t data_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
@@ -145,7 +202,7 @@ static int32_t data_choose(void *priv, const WkBrokerCtx *c, uint32_t job)
 }
 
 const WkBrokerOps wk_broker_round_robin = {
-    WK_BROKER_ABI, "round-robin", "each job to the next site (in `sites:` order) that can run it",
+    WK_BROKER_ABI, "round-robin", "sites in turn, each as often as its share of the GPUs (smooth weighted round-robin)",
     sizeof(RoundRobin), NULL, rr_choose};
 const WkBrokerOps wk_broker_least_loaded = {
     WK_BROKER_ABI, "least-loaded", "the site with the smallest backlog (queued and running work per GPU)", 0, NULL,
@@ -156,11 +213,12 @@ const WkBrokerOps wk_broker_fastest = {
     0, NULL, finish_choose};
 const WkBrokerOps wk_broker_cheapest = {
     WK_BROKER_ABI, "energy-price",
-    "the site where the job's energy costs least at its estimated start (the site's price series)", 0, NULL,
-    cost_choose};
+    "the site where the job's energy costs least (price series), among those finishing within `slack` of the earliest",
+    sizeof(Slack), slack_init, cost_choose};
 const WkBrokerOps wk_broker_greenest = {
-    WK_BROKER_ABI, "low-carbon", "the site where the job's energy emits the least grid CO2 at its estimated start", 0,
-    NULL, co2_choose};
+    WK_BROKER_ABI, "low-carbon",
+    "the site where the job's energy emits the least grid CO2, among those finishing within `slack` of the earliest",
+    sizeof(Slack), slack_init, co2_choose};
 const WkBrokerOps wk_broker_data = {
     WK_BROKER_ABI, "data-locality",
     "the site where the job starts first counting the WAN transfer of its dataset from its home site", 0, NULL,

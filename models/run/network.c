@@ -300,6 +300,7 @@ void wk_net_free(WkNet *n)
     for (uint32_t i = 0; n->s && i < n->n; i++) {
         wk_run_free(n->s[i].run);
         free(n->s[i].out);
+        free(n->s[i].plan);
     }
     free(n->s);
     free(n->link);

@@ -25,27 +25,109 @@ static double left_s(WkRun *r, uint32_t job, WkTime now)
     return left > 0 ? left : 0;
 }
 
-/* Drop the finished jobs from the site's list and total the GPU-seconds
- * left of the others (once per instant; an assignment adds to it). */
-static void refresh(WkNet *n, uint32_t s)
+/* ---- a binary min-heap of expected ends ---- */
+
+static void heap_push(WkNetEnd *h, size_t *n, WkNetEnd e)
+{
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].t > e.t) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+static WkNetEnd heap_pop(WkNetEnd *h, size_t *n)
+{
+    WkNetEnd top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].t < h[c].t)
+            c++;
+        if (h[c].t >= last.t)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = last;
+    return top;
+}
+
+/* Drop the finished jobs from the site's list, total the GPU-seconds left
+ * of the others, and plan its queue: running jobs end at their nominal
+ * estimates; the waiting ones (queued, or still crossing the WAN) start in
+ * the order they were sent, each as soon as enough GPUs are free (FIFO
+ * reservations, no backfill). Kept until the next instant or assignment. */
+static int refresh(WkNet *n, uint32_t s)
 {
     NetSite *st = &n->s[s];
     if (st->refreshed == n->now)
-        return;
+        return 0;
     WkRun *r = st->run;
+    if (st->capplan < st->nout + 1) {
+        size_t cap = st->nout + 64;
+        WkNetEnd *p = realloc(st->plan, cap * sizeof *p);
+        if (!p)
+            return -1;
+        st->plan = p;
+        st->capplan = cap;
+    }
     double sum = 0;
-    size_t k = 0;
+    size_t k = 0, nh = 0;
     for (size_t i = 0; i < st->nout; i++) {
         uint32_t j = st->out[i];
         uint8_t state = r->rt[j].state;
         if (state == WK_JOB_COMPLETED || state == WK_JOB_REJECTED)
             continue;
         st->out[k++] = j;
-        sum += (double)r->wl.jobs[j].gpus * left_s(r, j, n->now);
+        double left = left_s(r, j, n->now);
+        sum += (double)r->wl.jobs[j].gpus * left;
+        if (state == WK_JOB_RUNNING)
+            heap_push(st->plan, &nh, (WkNetEnd){n->now + wk_time_from_s(left), r->rt[j].gpus ? r->wl.jobs[j].gpus : 0});
     }
     st->nout = k;
     st->queued_gpu_s = sum;
+    WkTime t = n->now;
+    int64_t avail = r->pool.nfree;
+    for (size_t i = 0; i < st->nout; i++) {
+        uint32_t j = st->out[i];
+        uint8_t state = r->rt[j].state;
+        if (state == WK_JOB_RUNNING)
+            continue;
+        int64_t need = r->wl.jobs[j].gpus;
+        while (avail < need && nh > 0) {
+            WkNetEnd e = heap_pop(st->plan, &nh);
+            if (e.t > t)
+                t = e.t;
+            avail += e.gpus;
+        }
+        if (avail < need) /* more than the usable GPUs: it waits for repairs; plan without it */
+            continue;
+        avail -= need;
+        double est = wk_run_job_estimate_s(r, j);
+        heap_push(st->plan, &nh, (WkNetEnd){t + wk_time_from_s(isfinite(est) ? est : 0), (uint32_t)need});
+    }
+    /* the heap, emptied in order, is the plan by time */
+    size_t m = nh;
+    WkNetEnd *sorted = st->plan + 0;
+    for (size_t i = 0; i < m; i++) {
+        WkNetEnd e = heap_pop(st->plan, &nh);
+        sorted[m - 1 - i] = e; /* heap_pop frees the slot at the end */
+    }
+    for (size_t i = 0; i < m / 2; i++) { /* ascending */
+        WkNetEnd x = sorted[i];
+        sorted[i] = sorted[m - 1 - i];
+        sorted[m - 1 - i] = x;
+    }
+    st->nplan = m;
+    st->plan_t = t;
+    st->plan_free = avail;
     st->refreshed = n->now;
+    return 0;
 }
 
 static uint32_t h_sites(const void *h) { return NET(h)->n; }
@@ -60,17 +142,28 @@ static uint32_t h_job_home(const void *h, uint32_t j) { return NET(h)->home[j]; 
 static double h_backlog(const void *h, uint32_t s)
 {
     WkNet *n = NET(h);
-    refresh(n, s);
+    if (refresh(n, s) < 0)
+        return INFINITY;
     return n->s[s].queued_gpu_s / (double)n->s[s].gpus;
 }
 
+/* When the job would start behind the site's queue (refresh's plan). */
 static double h_wait(const void *h, uint32_t j, uint32_t s)
 {
     WkNet *n = NET(h);
-    const WkRun *r = n->s[s].run;
-    if (r->queued == 0 && r->pool.nfree >= r->wl.jobs[j].gpus)
-        return 0;
-    return h_backlog(h, s);
+    NetSite *st = &n->s[s];
+    if (refresh(n, s) < 0)
+        return h_backlog(h, s);
+    int64_t need = st->run->wl.jobs[j].gpus, avail = st->plan_free;
+    WkTime t = st->plan_t;
+    for (size_t i = 0; i < st->nplan && avail < need; i++) {
+        avail += st->plan[i].gpus;
+        if (st->plan[i].t > t)
+            t = st->plan[i].t;
+    }
+    if (avail < need)
+        return INFINITY;
+    return wk_time_to_s(t - n->now);
 }
 
 static const WkNetLink *link_of(const WkNet *n, uint32_t from, uint32_t to) { return &n->link[from * n->n + to]; }
@@ -125,6 +218,7 @@ static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost
     }
     WkTime t0 = n->now + wk_time_from_s(start_s);
     WkTime t1 = t0 + wk_time_from_s(run);
+    *cost = *co2 = 0; /* wk_facility_charge adds to them */
     if (wk_facility_charge(&r->fac, t0, t1, w, cost, co2) < 0) {
         /* past the end of a series that does not repeat: its mean price */
         *cost = wk_facility_price_mean(&r->fac) * w * run / 3.6e9;
@@ -203,7 +297,10 @@ int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
     wk_rng_free(rng);
     if (n->broker->priv_size && !(n->bpriv = calloc(1, n->broker->priv_size)))
         return wk_error_nomem(err, "broker");
+    static const char *const name_only[] = {"name", NULL};
     if (n->broker->init && (rc = n->broker->init(n->bpriv, n->bparams, &n->ctx, err)) < 0)
+        return rc;
+    if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, name_only, err)) < 0)
         return rc;
     return 0;
 }
@@ -251,7 +348,6 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
     }
     n->assign[j] = s;
     st->assigned++;
-    refresh(n, (uint32_t)s);
     if (st->nout == st->capout) {
         size_t cap = st->capout ? 2 * st->capout : 64;
         uint32_t *p = realloc(st->out, cap * sizeof *p);
@@ -261,7 +357,7 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
         st->capout = cap;
     }
     st->out[st->nout++] = j;
-    st->queued_gpu_s += (double)st->run->wl.jobs[j].gpus * wk_run_job_estimate_s(st->run, j);
+    st->refreshed = -1; /* its backlog and plan change */
     return 0;
 }
 
@@ -315,6 +411,11 @@ int wk_net_execute(WkRun *r, WkError *err)
         if (e > t_end)
             t_end = e;
         r->interrupted |= sr->interrupted;
+    }
+    for (uint32_t s = 0; s < n->n; s++) {
+        free(n->s[s].plan);
+        n->s[s].plan = NULL;
+        n->s[s].nplan = n->s[s].capplan = 0;
     }
     for (uint32_t s = 0; s < n->n; s++)
         if ((rc = wk_run_site_end(n->s[s].run, t_end, err)) < 0)

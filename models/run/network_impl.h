@@ -10,7 +10,7 @@
 #include "models/run/run_impl.h"
 
 /* Sites in one network at most (docs/limits.md). */
-#define WK_NET_MAX_SITES 64
+#define WK_NET_MAX_SITES WK_BROKER_MAX_SITES
 
 /* A WAN link between two sites (symmetric). */
 typedef struct WkNetLink {
@@ -19,6 +19,12 @@ typedef struct WkNetLink {
     double cost_per_tb; /* transfer cost, currency per TB (10^12 bytes) */
     int set;
 } WkNetLink;
+
+/* A job's expected end and the GPUs it frees then. */
+typedef struct WkNetEnd {
+    WkTime t;
+    uint32_t gpus;
+} WkNetEnd;
 
 typedef struct NetSite {
     const char *name;       /* borrowed from the scenario */
@@ -33,8 +39,12 @@ typedef struct NetSite {
     double job_w_per_gpu;   /* facility W a busy GPU adds over an idle one (PUE included) */
     uint32_t *out;          /* owned: jobs sent here and not yet finished */
     size_t nout, capout;
-    double queued_gpu_s;    /* scratch: backlog of the last refresh */
-    WkTime refreshed;       /* when out/backlog were last refreshed (-1 never) */
+    double queued_gpu_s;    /* backlog at the last refresh: GPU-s left of its jobs */
+    WkTime refreshed;       /* when the backlog and plan were last refreshed (-1: stale) */
+    WkNetEnd *plan;         /* owned: ends of running and planned jobs after the queue, by time */
+    size_t nplan, capplan;
+    WkTime plan_t;          /* when the last queued job would start (FIFO reservations) */
+    int64_t plan_free;      /* GPUs free then */
     size_t assigned;        /* jobs the broker sent here */
     double transfer_s;      /* their WAN transfer time, summed */
 } NetSite;

@@ -119,6 +119,30 @@ static int job_times(const WkRun *r, WkSummary *s)
     return rc;
 }
 
+/* The energy the jobs added over the sites' idle draw (every allocation
+ * segment: its GPUs at full busy draw, PUE included), its cost and CO2 by
+ * each site's price series: what a broker's choices change. */
+static void jobs_energy(const WkNet *n, uint32_t s, double *kwh, double *cost, double *co2_t)
+{
+    const NetSite *st = &n->s[s];
+    const WkAccount *a = &st->run->acct;
+    const WkFacilitySpec *f = &st->run->fac;
+    double j = 0, c = 0, kg = 0;
+    for (size_t i = 0; i < a->nsegs; i++) {
+        const WkAllocSeg *g = &a->segs[i];
+        double w = (double)g->n * st->job_w_per_gpu;
+        j += w * wk_time_to_s(g->to - g->from);
+        double ci = 0, ki = 0;
+        if (f->ntariff && wk_facility_charge(f, g->from, g->to, w, &ci, &ki) == 0) {
+            c += ci;
+            kg += ki;
+        }
+    }
+    *kwh += j / 3.6e6;
+    *cost += f->ntariff ? c : NAN;
+    *co2_t += f->ntariff ? kg / 1000 : NAN;
+}
+
 /* Each site's headline metrics, named site.NAME.METRIC. */
 static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
 {
@@ -195,6 +219,12 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
                           T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);
     bad |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
                           completed > 0 ? kwh / completed : NAN, 0);
+    double jk = 0, jc = 0, jt = 0;
+    for (uint32_t i = 0; i < n->n; i++)
+        jobs_energy(n, i, &jk, &jc, &jt);
+    bad |= wk_summary_add(s, "jobs_energy_kwh", "energy the jobs added over idle (PUE included)", "kWh", jk, 0);
+    bad |= wk_summary_add(s, "jobs_energy_cost", "cost of the energy the jobs added", "currency", jc, 0);
+    bad |= wk_summary_add(s, "jobs_co2_t", "grid CO2 of the energy the jobs added", "t", jt, 0);
     bad |= wk_summary_add(s, "wan_tb", "datasets moved over the WAN", "TB", n->wan_bytes / 1e12, 0);
     bad |= wk_summary_add(s, "wan_transfers", "jobs whose dataset crossed the WAN", "jobs", (double)n->transfers, 1);
     bad |= wk_summary_add(s, "wan_cost", "WAN transfer cost (wan links' cost_per_tb)", "currency", n->wan_cost, 0);

@@ -10,7 +10,7 @@
 
 #include "sim/core/error.h"
 
-#define WK_SUMMARY_MAX 96
+#define WK_SUMMARY_MAX 160
 
 typedef struct WkMetric {
     char name[48];   /* machine name, e.g. "jct_p99_s" */

@@ -209,7 +209,7 @@ const WkBrokerOps wk_broker_least_loaded = {
     load_choose};
 const WkBrokerOps wk_broker_fastest = {
     WK_BROKER_ABI, "fastest-finish",
-    "the site of the earliest estimated finish: data transfer + backlog wait + run time by the site's performance model",
+    "the site of the earliest estimated finish: data transfer, queue wait (its plan of the site's queue), run time by the site's performance model",
     0, NULL, finish_choose};
 const WkBrokerOps wk_broker_cheapest = {
     WK_BROKER_ABI, "energy-price",

@@ -473,6 +473,7 @@ int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err)
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
 size_t wk_run_jobs(const WkRun *r) { return r->net ? r->net->njobs : r->wl.n; }
+uint32_t wk_run_sites(const WkRun *r) { return r->net ? r->net->n : 0; }
 uint32_t wk_run_gpus(const WkRun *r) { return r->net ? wk_net_gpus(r) : r->cluster.gpus; }
 const char *wk_run_scheduler(const WkRun *r) { return r->net ? wk_net_broker(r) : r->sched->name; }
 const char *wk_run_name(const WkRun *r) { return r->name; }

@@ -63,10 +63,13 @@ int wk_run_write_trace(const WkRun *r, const char *path, WkError *err);
 /** Number of jobs in the workload. */
 size_t wk_run_jobs(const WkRun *r);
 
-/** Total GPUs. */
+/** Total GPUs (of every site in a network). */
 uint32_t wk_run_gpus(const WkRun *r);
 
-/** Scheduler name and scenario name (borrowed). */
+/** Sites of a network (`sites:`), 0 for a single-cluster run. */
+uint32_t wk_run_sites(const WkRun *r);
+
+/** Scheduler name (a network's: its broker's) and scenario name (borrowed). */
 const char *wk_run_scheduler(const WkRun *r);
 const char *wk_run_name(const WkRun *r);
 
@@ -111,7 +114,7 @@ typedef struct WkPluginInfo {
     const char *description; /* static storage */
 } WkPluginInfo;
 
-/** Plugins of a kind ("schedulers", "sources", "skus") into out[0..max).
+/** Plugins of a kind ("schedulers", "brokers", "sources", "skus") into out[0..max).
  * Returns how many exist (may exceed max), or -1 for an unknown kind. */
 long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max);
 

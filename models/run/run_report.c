@@ -586,6 +586,10 @@ long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max)
         for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++, n++)
             if ((size_t)n < max)
                 out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
+    } else if (strcmp(kind, "brokers") == 0) {
+        for (const WkBrokerOps *const *p = wk_broker_registry(); *p; p++, n++)
+            if ((size_t)n < max)
+                out[n] = (WkPluginInfo){(*p)->name, (*p)->description};
     } else if (strcmp(kind, "sources") == 0) {
         for (const WkWorkloadSource *const *p = wk_workload_sources(); *p; p++, n++)
             if ((size_t)n < max)

@@ -9,6 +9,61 @@
 #include "sim/scenario/section.h"
 
 
+/* A network (`sites:`): each site's headline rows, NAME.KEY, and the
+ * totals. */
+static int network_topology(const WkDoc *doc, const char *name, WkSummary *s, WkError *err)
+{
+    const WkNode *sn = wk_node_get(doc->root, "sites");
+    if (sn->type != WK_NODE_SEQ || sn->nkids == 0)
+        return wk_node_error(sn, WK_E_INVAL, err, "sites: expected a list of sites (each a map with name and cluster)");
+    snprintf(s->scenario, sizeof s->scenario, "%s", name);
+    snprintf(s->title, sizeof s->title, "network of scenario %s: %zu sites", name, sn->nkids);
+    double gpus = 0, peak = 0, idle = 0;
+    int rc = 0, bad = 0;
+    for (size_t i = 0; i < sn->nkids && rc == 0; i++) {
+        const WkNode *site = sn->kids[i];
+        const char *sname = "?";
+        WkCluster c;
+        if ((rc = wk_node_str(site, "name", 1, &sname, err)) < 0 ||
+            (rc = wk_cluster_parse(wk_node_get(site, "cluster"), &c, err)) < 0)
+            break;
+        double pw = wk_cluster_power_at(&c, c.power.busy_activity), iw = wk_cluster_power_at(&c, 0), pf = 0;
+        for (uint32_t g = 0; g < c.ngroups; g++)
+            pf += (double)c.groups[g].nodes * c.groups[g].gpus_per_node * c.groups[g].sku->bf16_flops;
+        char key[48], label[64], skus[40] = "";
+        size_t used = 0;
+        for (uint32_t g = 0; g < c.ngroups && used < sizeof skus; g++) {
+            int seen = 0;
+            for (uint32_t h = 0; h < g; h++)
+                seen |= c.groups[h].sku == c.groups[g].sku;
+            if (!seen)
+                used += (size_t)snprintf(skus + used, sizeof skus - used, "%s%s", used ? "+" : "", c.groups[g].sku->name);
+        }
+        snprintf(key, sizeof key, "%.24s.gpus", sname);
+        snprintf(label, sizeof label, "%.24s: GPUs (%.30s)", sname, skus);
+        bad |= wk_summary_add(s, key, label, "GPUs", c.gpus, 1);
+        snprintf(key, sizeof key, "%.24s.peak_bf16_pflops", sname);
+        snprintf(label, sizeof label, "%.24s: peak dense BF16", sname);
+        bad |= wk_summary_add(s, key, label, "PFLOP/s", pf / 1e15, 0);
+        snprintf(key, sizeof key, "%.24s.bisection_tb_per_s", sname);
+        snprintf(label, sizeof label, "%.24s: bisection bandwidth", sname);
+        bad |= wk_summary_add(s, key, label, "TB/s", c.fabric.bisection_bytes_per_s / 1e12, 0);
+        snprintf(key, sizeof key, "%.24s.peak_power_mw", sname);
+        snprintf(label, sizeof label, "%.24s: peak power (PUE incl.)", sname);
+        bad |= wk_summary_add(s, key, label, "MW", pw / 1e6, 0);
+        gpus += c.gpus;
+        peak += pw;
+        idle += iw;
+        wk_cluster_fini(&c);
+    }
+    if (rc < 0)
+        return rc;
+    bad |= wk_summary_add(s, "gpus", "GPUs (all sites)", "GPUs", gpus, 1);
+    bad |= wk_summary_add(s, "peak_power_mw", "peak power (all sites, PUE incl.)", "MW", peak / 1e6, 0);
+    bad |= wk_summary_add(s, "idle_power_mw", "idle power (all sites, PUE incl.)", "MW", idle / 1e6, 0);
+    return bad ? wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "topo: too many summary rows") : 0;
+}
+
 int wk_run_topology(const WkDoc *doc, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -20,6 +75,8 @@ int wk_run_topology(const WkDoc *doc, WkSummary *s, WkError *err)
     const char *name = "unnamed";
     if ((rc = wk_node_str(doc->root, "name", 0, &name, err)) < 0)
         return rc;
+    if (wk_node_get(doc->root, "sites"))
+        return network_topology(doc, name, s, err);
     WkCluster c;
     if ((rc = wk_cluster_parse(wk_node_get(doc->root, "cluster"), &c, err)) < 0)
         return rc;

@@ -185,6 +185,10 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--scheduler", NULL)))
                 return wk_cli_common_usage_error(cmd, "%s needs a name", s);
             a->ro.scheduler = v;
+        } else if (wk_cli_common_is_opt(s, "--broker", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--broker", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs a name", s);
+            a->ro.broker = v;
         } else if (wk_cli_common_is_opt(s, "--plugin", NULL) &&
                    (strcmp(cmd, "run") == 0 || strcmp(cmd, "validate") == 0)) {
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--plugin", NULL)))

@@ -34,7 +34,10 @@ const char wk_cli_run_usage_run[] =
     "      --keep-partial      on SIGINT/SIGTERM, write the run so far to\n"
     "                          TRACE.partial.h5 (root attribute complete = 0)\n"
     "      --seed N            override the scenario's seed (non-negative integer)\n"
-    "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers)\n"
+    "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers);\n"
+    "                          in a network of sites (`sites:`), every site's\n"
+    "      --broker NAME       a network's broker: the policy choosing each job's\n"
+    "                          site (see: wanka list brokers; docs/brokers.md)\n"
     "      --plugin FILE.so    load a scheduling policy from a shared object (as the\n"
     "                          scenario's plugins: list does); repeatable. Its policy\n"
     "                          is then a scheduler name like the built-ins; see\n"
@@ -57,10 +60,11 @@ const char wk_cli_run_usage_run[] =
     "example:\n"
     "  wanka run scenarios/quickstart.yaml --seed 7 -o q7.h5\n"
     "  wanka run scenarios/philly.yaml --set workload.trace=/data/philly.csv\n"
-    "  wanka run scenarios/quickstart.yaml --plugin ./largest_first.so --scheduler largest-first\n";
+    "  wanka run scenarios/quickstart.yaml --plugin ./largest_first.so --scheduler largest-first\n"
+    "  wanka run scenarios/national-network.yaml --broker fastest-finish\n";
 
 const char wk_cli_run_usage_validate[] =
-    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--plugin FILE.so]...\n"
+    "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--broker NAME] [--plugin FILE.so]...\n"
     "                      [--set KEY.PATH=VALUE]...\n"
     "\n"
     "Read and check the whole scenario as `wanka run` would (unknown keys,\n"
@@ -113,10 +117,11 @@ const char wk_cli_run_usage_perf[] =
     "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n";
 
 const char wk_cli_run_usage_list[] =
-    "usage: wanka list schedulers|sources|skus [--plugin FILE.so]...\n"
+    "usage: wanka list schedulers|brokers|sources|skus [--plugin FILE.so]...\n"
     "\n"
     "  schedulers  scheduling policies for `scheduler:` or --scheduler; with\n"
     "              --plugin, also the policies of those shared objects\n"
+    "  brokers     policies choosing each job's site in a network (`broker:`)\n"
     "  sources     workload sources for `workload.source`\n"
     "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
 
@@ -395,7 +400,10 @@ static int validate_body(WkCliArgs *a, void *ctx)
     if (rc == 0)
         rc = wk_run_prepare(&run, doc, &a->ro, &err);
     int status = 0;
-    if (rc == 0 && !resolved)
+    if (rc == 0 && !resolved && wk_run_sites(run))
+        printf("%s: ok: scenario '%s', %u sites, %u GPUs, %zu jobs, broker %s\n", a->scenario, wk_run_name(run),
+               (unsigned)wk_run_sites(run), (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
+    else if (rc == 0 && !resolved)
         printf("%s: ok: scenario '%s', %u GPUs, %zu jobs, scheduler %s\n", a->scenario, wk_run_name(run),
                (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
     else if (rc != 0)
@@ -511,11 +519,11 @@ int wk_cli_run_list(int argc, char **argv)
         } else if (!kind) {
             kind = argv[i];
         } else {
-            status = wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
+            status = wk_cli_common_usage_error("list", "expected one of: schedulers, brokers, sources, skus");
         }
     }
     if (status == 0 && !kind)
-        status = wk_cli_common_usage_error("list", "expected one of: schedulers, sources, skus");
+        status = wk_cli_common_usage_error("list", "expected one of: schedulers, brokers, sources, skus");
     if (status == 0 && set.n && strcmp(kind, "schedulers") != 0)
         status = wk_cli_common_usage_error("list", "--plugin goes with: list schedulers");
     if (status == 0 && strcmp(kind, "schedulers") == 0) {
@@ -533,7 +541,7 @@ int wk_cli_run_list(int argc, char **argv)
         WkPluginInfo info[64];
         long n = wk_run_plugins(kind, info, 64);
         if (n < 0)
-            status = wk_cli_common_usage_error("list", "unknown kind '%s' (known: schedulers, sources, skus)", kind);
+            status = wk_cli_common_usage_error("list", "unknown kind '%s' (known: schedulers, brokers, sources, skus)", kind);
         for (long i = 0; i < n && i < 64; i++)
             printf("%-14s %s\n", info[i].name, info[i].description);
     }

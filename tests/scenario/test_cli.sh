@@ -103,6 +103,7 @@ expect 2 "wan.latency: must be between 0s" "$W" perf "$T/jwan.yaml" --set wan.la
 expect 2 "wan.sites: 2048 GPUs do not split over 3 sites" "$W" perf "$T/jwan.yaml" --set wan.sites=3
 expect 2 "wan.hops: unknown key 'hops'" "$W" perf "$T/jwan.yaml" --set wan.hops=3
 expect 2 "does not combine with wan" "$W" perf "$T/jwan.yaml" --scale 256,512
+expect 0 "slowdown across sites" "$W" perf "$SRC/examples/perf-wan.yaml"
 printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, model: {base: llama3-70b, tp: 1, pp: 1}, iterations: 5}]\n' > "$T/mem.yaml"
 expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
 [ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok

@@ -192,6 +192,8 @@ static int eval_placed(const WkCluster *c, const WkModelSpec *m, const uint32_t 
                        const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
                        uint8_t *path_class, WkError *err)
 {
+    if (wan && wan->sites > 1 && (uint64_t)n * wan->sites > UINT32_MAX)
+        return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%u GPUs x %u sites is too many", n, wan->sites);
     uint32_t *gpus = malloc(((size_t)n + 1) * sizeof *gpus);
     if (!gpus)
         return wk_error_nomem(err, "perf");

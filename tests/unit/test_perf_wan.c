@@ -231,6 +231,40 @@ static void test_bad_links_and_splits_are_refused(void **state)
     expect_refused(&moe, 8, &(WkPerfWan){.sites = 2, .bw_bits_per_s = 400e9}, "ep = 8");
 }
 
+static void test_placed_job_spans_sites_like_its_site(void **state)
+{
+    (void)state;
+    const char *y = "cluster: {sku: H100-SXM-80G, nodes: 16, gpus_per_node: 8, nodes_per_pod: 8,"
+                    " fabric: {kind: rail, radix: 16, link_gbps: 400}}\n";
+    WkDoc *d = NULL;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_string(&d, "c.yaml", y, strlen(y), &err), 0);
+    assert_int_equal(wk_cluster_parse(wk_node_get(d->root, "cluster"), &c, &err), 0);
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 8, pp: 1, global_batch: 128}\n");
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfResult a, b, span, one;
+    uint8_t pa, pb;
+    /* no WAN: exactly wk_eval_job */
+    assert_int_equal(wk_eval_job(&c, &m, NULL, 64, &p, &a, &pa, &err), 0);
+    assert_int_equal(wk_eval_job_wan(&c, &m, NULL, 64, &p, NULL, &b, NULL, &pb, &err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(pa, pb);
+    /* 64 GPUs in each of 2 sites: a 128-GPU job whose reference is one site */
+    WkPerfWan w = {.sites = 2, .bw_bits_per_s = 400e9, .lat_s = 5e-3};
+    assert_int_equal(wk_eval_job_wan(&c, &m, NULL, 64, &p, &w, &span, &one, &pb, &err), 0);
+    assert_int_equal(span.dp, 16);
+    assert_int_equal(one.dp, 16);
+    assert_true(span.wan_s > 0 && one.wan_s == 0);
+    assert_true(span.iter_s > one.iter_s);
+    /* three sites of 64: 24 replicas, and the 128 sequences do not split over them */
+    w.sites = 3;
+    assert_int_equal(wk_eval_job_wan(&c, &m, NULL, 64, &p, &w, &span, &one, &pb, &err), WK_E_INVAL);
+    wk_cluster_fini(&c);
+    wk_doc_free(d);
+}
+
 static void test_rates_parse_with_units(void **state)
 {
     (void)state;
@@ -259,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_zero3_shards_inside_a_site),
         cmocka_unit_test(test_vision_wan_allreduce_matches_ring_over_sites),
         cmocka_unit_test(test_bad_links_and_splits_are_refused),
+        cmocka_unit_test(test_placed_job_spans_sites_like_its_site),
         cmocka_unit_test(test_rates_parse_with_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

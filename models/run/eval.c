@@ -185,9 +185,15 @@ static int share_alone(const WkCluster *c, WkFlowNet *net, const uint32_t *edges
     return rc;
 }
 
-int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
-                WkPerfResult *res, uint8_t *path_class, WkError *err)
+/* Model m on gpus list[0..n) (NULL: the first n) of c as one site's part of
+ * a job of n x sites GPUs (wan NULL: one site, n GPUs); *one (optional)
+ * receives the same job in one site with that environment. */
+static int eval_placed(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                       const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
+                       uint8_t *path_class, WkError *err)
 {
+    if (wan && wan->sites > 1 && (uint64_t)n * wan->sites > UINT32_MAX)
+        return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%u GPUs x %u sites is too many", n, wan->sites);
     uint32_t *gpus = malloc(((size_t)n + 1) * sizeof *gpus);
     if (!gpus)
         return wk_error_nomem(err, "perf");
@@ -195,10 +201,12 @@ int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, 
         gpus[i] = list ? list[i] : i;
     WkPerfEnv env;
     wk_eval_env(c, m, gpus, n, 1.0, &env);
+    if (wan && wan->sites > 1)
+        env.gpus = n * wan->sites;
     WkPerfResult first;
     WkError e;
     wk_error_clear(&e);
-    int rc = wk_perf_eval(m, &env, pp, &first, &e);
+    int rc = wk_perf_eval_wan(m, &env, pp, wan, &first, &e);
     if (rc < 0) {
         free(gpus);
         return wk_error_set(err, e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL, NULL, 0, 0, "%s", e.msg);
@@ -217,7 +225,9 @@ int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, 
     env.net_bw = bw > 1 ? bw : 1;
     if (rc == 0) {
         wk_error_clear(&e);
-        rc = wk_perf_eval(m, &env, pp, res, &e);
+        rc = wk_perf_eval_wan(m, &env, pp, wan, res, &e);
+        if (rc == 0 && one)
+            rc = wk_perf_eval(m, &env, pp, one, &e);
         if (rc < 0)
             wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
     }
@@ -225,4 +235,17 @@ int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, 
     free(edges);
     free(gpus);
     return rc;
+}
+
+int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
+                WkPerfResult *res, uint8_t *path_class, WkError *err)
+{
+    return eval_placed(c, m, list, n, pp, NULL, res, NULL, path_class, err);
+}
+
+int wk_eval_job_wan(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                    const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *span, WkPerfResult *one,
+                    uint8_t *path_class, WkError *err)
+{
+    return eval_placed(c, m, list, n, pp, wan, span, one, path_class, err);
 }

@@ -46,4 +46,17 @@ int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t
 int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
                 WkPerfResult *res, uint8_t *path_class, WkError *err);
 
+/** Model m spanning wan->sites sites, each built like c: n GPUs in each site
+ * on list[0..n) of c (NULL = the first n), in rank order, its ring flows
+ * sharing the site's fabric alone; the job has n x wan->sites GPUs. *span
+ * receives the spanning job (wk_perf_eval_wan: iter_s with the exposed WAN
+ * time wan_s), *one (optional, NULL to skip) the same n x sites GPUs in one
+ * site with that site's environment and no WAN: the reference the WAN cost
+ * is measured against. wan NULL or sites <= 1: wk_eval_job (and *one the
+ * same). Errors as wk_eval_job and wk_perf_eval_wan (WK_E_INVAL, WK_E_RANGE,
+ * WK_E_NOMEM), not positioned. */
+int wk_eval_job_wan(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                    const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *span, WkPerfResult *one,
+                    uint8_t *path_class, WkError *err);
+
 #endif

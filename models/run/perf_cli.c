@@ -66,6 +66,75 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
     return 0;
 }
 
+/* `wan:` — the job spans sites built like the cluster: sites, bandwidth,
+ * latency (required), efficiency (optional). Positioned errors. */
+static int wan_parse(const WkNode *wn, WkPerfWan *w, WkError *err)
+{
+    static const char *const known[] = {"sites", "bandwidth", "latency", "efficiency", NULL};
+    int64_t sites = 0;
+    WkTime lat = 0;
+    *w = (WkPerfWan){0};
+    int rc = wk_node_expect_keys(wn, known, err);
+    if (rc < 0 || (rc = wk_node_int(wn, "sites", 1, 2, 4096, &sites, err)) < 0 ||
+        (rc = wk_node_rate(wn, "bandwidth", 1, 1, 1e18, &w->bw_bits_per_s, err)) < 0 ||
+        (rc = wk_node_duration(wn, "latency", 1, 0, WK_NS_PER_H, &lat, err)) < 0 ||
+        (rc = wk_node_double(wn, "efficiency", 0, 1e-6, 1, &w->eff, err)) < 0)
+        return rc;
+    w->sites = (uint32_t)sites;
+    w->lat_s = wk_time_to_s(lat);
+    if (w->eff == 0)
+        w->eff = WK_PERF_WAN_EFF;
+    return 0;
+}
+
+/* A job of `gpus` GPUs over w->sites sites: the one-site reference, the
+ * spanning job, the exposed WAN time and the slowdown; text or JSON. */
+static int report_wan(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, const WkPerfParams *pp, int64_t gpus,
+                      const WkPerfWan *w, const WkNode *wn, unsigned flags, WkError *err)
+{
+    WkPerfResult one, span;
+    uint8_t pc;
+    WkError e;
+    wk_error_clear(&e);
+    uint32_t per_site = (uint32_t)(gpus / w->sites);
+    int rc = wk_eval_job_wan(c, m, NULL, per_site, pp, w, &span, &one, &pc, &e);
+    if (rc < 0)
+        return wk_node_error(wn, rc, err, "%s", e.msg);
+    const char *per = m->kind == WK_MODEL_LLM ? "tokens" : "samples", *sku = c->groups[0].sku->name;
+    double bytes = wk_perf_wan_bytes(m, w->sites), slow = span.iter_s / one.iter_s, gib = 1073741824.0;
+    if (flags & WK_RUN_PERF_JSON) {
+        wk_strbuf_printf(b, "{\"model\":\"%s\",\"gpus\":%lld,\"sites\":%u,\"gpus_per_site\":%u,\"sku\":\"%s\","
+               "\"wan_bandwidth_bits_per_s\":%.9g,\"wan_latency_s\":%.9g,\"wan_efficiency\":%.9g,\"dp\":%u,"
+               "\"dp_per_site\":%u,\"micro_batches\":%u,\"single_site_iteration_s\":%.9g,\"iteration_s\":%.9g,"
+               "\"wan_s\":%.9g,\"dp_s\":%.9g,\"slowdown\":%.9g,\"wan_bytes_per_link\":%.9g,"
+               "\"single_site_%s_per_s\":%.9g,\"%s_per_s\":%.9g,\"single_site_tflops_per_gpu\":%.9g,"
+               "\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,\"memory_gib\":%.9g,\"path_class\":\"%s\",\"params\":%.9g}\n",
+               m->name, (long long)gpus, w->sites, per_site, sku, w->bw_bits_per_s, w->lat_s, w->eff, span.dp,
+               span.dp / w->sites, span.micro_batches, one.iter_s, span.iter_s, span.wan_s, span.dp_s, slow, bytes,
+               per, one.samples_per_iter / one.iter_s, per, span.samples_per_iter / span.iter_s, one.tflops_per_gpu,
+               span.tflops_per_gpu, span.mfu, span.mem_bytes / gib, class_name(pc), m->params);
+        return 0;
+    }
+    wk_strbuf_printf(b, "model %s (%.3g B parameters) on %u sites x %u x %s, WAN %g Gbit/s per link at %.0f %%, %g ms one way\n",
+       m->name, m->params / 1e9, w->sites, per_site, sku, w->bw_bits_per_s / 1e9, 100 * w->eff, w->lat_s * 1e3);
+    wk_strbuf_printf(b, "dp %u (%u per site), %u micro-batches per replica\n", span.dp, span.dp / w->sites,
+       span.micro_batches);
+    wk_strbuf_printf(b, "%-34s %12.4f s\n", "iteration time, one site", one.iter_s);
+    wk_strbuf_printf(b, "%-34s %12.4f s\n", "iteration time, across sites", span.iter_s);
+    wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  WAN gradient reduction (exposed)", span.wan_s, 100 * span.wan_s / span.iter_s);
+    wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  data-parallel in sites (exposed)", span.dp_s, 100 * span.dp_s / span.iter_s);
+    wk_strbuf_printf(b, "%-34s %12.3f x\n", "slowdown across sites", slow);
+    wk_strbuf_printf(b, "%-34s %12.1f GB per direction (%.3f s at the link rate)\n", "WAN traffic per link, iteration",
+       bytes / 1e9, bytes * 8 / (w->bw_bits_per_s * w->eff));
+    wk_strbuf_printf(b, "%-34s %12.4g / %.4g %s/s\n", "throughput, one site / across", one.samples_per_iter / one.iter_s,
+       span.samples_per_iter / span.iter_s, per);
+    wk_strbuf_printf(b, "%-34s %12.1f / %.1f TFLOP/s\n", "achieved per GPU, one site / across", one.tflops_per_gpu,
+       span.tflops_per_gpu);
+    wk_strbuf_printf(b, "%-34s %12.1f GiB of %.1f\n", "memory per GPU, across sites", span.mem_bytes / gib,
+       c->groups[0].sku->hbm_bytes / gib);
+    return 0;
+}
+
 /* The weak-scaling curve over scale[0 .. nscale), as a table or a JSON array. */
 static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, const WkPerfParams *pp, int64_t gpus,
                           const WkNode *gn, const uint32_t *scale, size_t nscale, int json, WkError *err)
@@ -135,9 +204,14 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned
         return rc;
     int64_t gpus = 0;
     uint32_t maxg = 0;
-    if ((rc = wk_node_int(root, "gpus", 1, 1, WK_CLUSTER_MAX_GPUS, &gpus, err)) < 0)
+    const WkNode *wn = wk_node_get(root, "wan");
+    WkPerfWan wan = {0};
+    if ((rc = wk_node_int(root, "gpus", 1, 1, WK_CLUSTER_MAX_GPUS, &gpus, err)) < 0 ||
+        (wn && (rc = wan_parse(wn, &wan, err)) < 0))
         return rc;
-    maxg = (uint32_t)gpus;
+    if (wn && nscale)
+        return wk_node_error(wn, WK_E_INVAL, err, "--scale does not combine with wan: (one site's scaling curve)");
+    maxg = (uint32_t)(wn ? gpus / wan.sites : gpus);
     for (size_t i = 0; i < nscale; i++)
         maxg = scale[i] > maxg ? scale[i] : maxg;
     WkModelSpec m;
@@ -145,6 +219,11 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned
     if ((rc = wk_perf_parse(wk_node_get(root, "perf"), &pp, err)) < 0 ||
         (rc = wk_model_parse(wk_node_get(root, "model"), wk_node_get(root, "models"), &m, err)) < 0)
         return rc;
+    uint32_t per = m.kind == WK_MODEL_LLM ? m.tp * m.pp * m.cp : 1;
+    if (wn && gpus % ((int64_t)wan.sites * per))
+        return wk_node_error(wk_node_get(wn, "sites"), WK_E_INVAL, err,
+                             "%lld GPUs do not split over %u sites in whole replicas: need a multiple of sites x tp x "
+                             "pp x cp = %lld", (long long)gpus, wan.sites, (long long)wan.sites * per);
     /* the cluster: given, or H100 nodes with a 400G rail fabric sized to fit */
     WkDoc *dflt = NULL;
     const WkNode *cn = wk_node_get(root, "cluster");
@@ -164,13 +243,14 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned
         return rc;
     }
     if (maxg > c.gpus) {
-        rc = wk_node_error(wk_node_get(root, "gpus"), WK_E_RANGE, err, "the job needs %u GPUs, the cluster has %u",
-                           maxg, c.gpus);
+        rc = wk_node_error(wk_node_get(root, "gpus"), WK_E_RANGE, err, "the job needs %u GPUs%s, the cluster has %u",
+                           maxg, wn ? " per site" : "", c.gpus);
         goto done;
     }
     const WkNode *gn = wk_node_get(root, "gpus");
-    rc = nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, flags, err)
-                     : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_RUN_PERF_JSON) != 0, err);
+    rc = wn           ? report_wan(&b, &c, &m, &pp, gpus, &wan, wn, flags, err)
+         : nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, flags, err)
+                       : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_RUN_PERF_JSON) != 0, err);
     if (rc < 0)
         goto done;
     *text = wk_strbuf_take(&b);

@@ -147,8 +147,19 @@ static double sm_speed(const WkPerfEnv *env)
     return env->cap_clock > 0 ? env->speed * env->cap_clock : env->speed;
 }
 
-static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r,
-                    WkError *err)
+/* The WAN leg of a job spanning w->sites sites (NULL in one site): the link
+ * at its efficiency, each rank's NIC at the fabric's. */
+static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const WkPerfWan *w, WkWanLeg *leg)
+{
+    if (!w || w->sites <= 1)
+        return NULL;
+    *leg = (WkWanLeg){.sites = w->sites, .bw = w->bw_bits_per_s / 8 * (w->eff > 0 ? w->eff : WK_PERF_WAN_EFF),
+                      .lat = w->lat_s, .nic_bw = env->net_bw * e->net_eff, .ranks = (double)env->gpus / w->sites};
+    return leg;
+}
+
+static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
+                    WkPerfResult *r, WkError *err)
 {
     uint32_t per_replica = m->tp * m->pp * m->cp;
     if (env->gpus % per_replica)
@@ -173,7 +184,11 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
                   .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm};
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
-    WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp};
+    WkWanLeg leg;
+    WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp,
+                   .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params};
+    /* ZeRO-3 across sites shards inside a site (hybrid sharding) */
+    uint32_t shard_dp = in.wan && m->zero >= 3 ? dp / in.wan->sites : dp;
     double t_mb = stage_mb_s(m, &c, &sh, layers, &in, r);
     add_ops(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
@@ -190,10 +205,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     wk_perf_comm(&in, r);
     c.mult = 1;
     c.acc = r->ops;
-    r->optim_s = wk_ops_optimizer(&c, m->zero >= 1 ? local / dp : local);
+    r->optim_s = wk_ops_optimizer(&c, m->zero >= 1 ? local / shard_dp : local);
 
     r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s + r->optim_s +
-               r->interference_s;
+               r->interference_s + r->wan_s;
     r->samples_per_iter = (double)gb * m->seq_len;
     r->model_flops_per_iter = wk_model_train_flops_per_token(m) * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / env->gpus / 1e12;
@@ -207,7 +222,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
      * only the layer input, 2*s*b*h/t. The first stage holds min(m, pp)
      * micro-batches in flight (x (1 + (pp-1)/(pp*vp)) when interleaved). */
     double t = m->tp, s = m->seq_len, h = m->hidden;
-    r->mem_state_bytes = state_bytes(local, m->zero, dp);
+    r->mem_state_bytes = state_bytes(local, m->zero, shard_dp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
     double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : 34 * sbh / t;
     double inflight = min2(mb, m->pp);
@@ -218,12 +233,39 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     return check_memory(m, env, r, err);
 }
 
+/* The gradient all-reduce of a data-parallel job over n GPUs of one site:
+ * inside the NVLink domain, else hierarchical over the fabric. */
+static double ddp_site_s(const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e, double bytes, uint32_t n)
+{
+    if (n <= 1)
+        return 0;
+    double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
+    uint32_t n_intra = env->nvlink_gpus < n ? env->nvlink_gpus : n;
+    while (n % n_intra)
+        n_intra--;
+    uint32_t n_inter = n / n_intra;
+    return n_inter <= 1 ? wk_perf_allreduce_intra_s(e, env, bytes, n_intra)
+                        : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e->ring_lat_s) +
+                              wk_coll_all_gather_s(bytes, n_intra, bwi, e->ring_lat_s) +
+                              allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
+}
+
+/* Gradient buckets overlap the backward pass (2/3 of the compute); the
+ * last bucket (25 MB, PyTorch DDP's default) stays exposed. The hidden part
+ * of a reduction of t seconds. */
+static double ddp_hidden_s(const WkPerfParams *p, double t, double bytes, double compute_s)
+{
+    double last = t * min2(1, 25e6 / bytes);
+    return p->dp_overlap * min2(t - last, compute_s * 2 / 3);
+}
+
 /* Vision and recommendation jobs: data parallel over all GPUs. Compute:
  * the operator list of a ResNet or ViT (vision.c); a generic model is one
  * large GEMM of 3 x its forward FLOPs (an upper bound on speed). A
  * recommendation model adds its embedding lookups (memory-bound) and the
  * embedding all-to-all. */
-static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *r, WkError *err)
+static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
+                   WkPerfResult *r, WkError *err)
 {
     double peak_nom = env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
@@ -252,29 +294,23 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
         act += 2 * x;
     }
     double bytes = 2 * m->params;
-    double t_dp = 0;
-    if (n > 1) {
-        uint32_t n_intra = env->nvlink_gpus < n ? env->nvlink_gpus : n;
-        while (n % n_intra)
-            n_intra--;
-        uint32_t n_inter = n / n_intra;
-        t_dp = n_inter <= 1 ? wk_perf_allreduce_intra_s(&e, env, bytes, n_intra)
-                            : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e.ring_lat_s) +
-                                  wk_coll_all_gather_s(bytes, n_intra, bwi, e.ring_lat_s) +
-                                  allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
-    }
-    /* gradient buckets overlap the backward pass (2/3 of the compute); the
-     * last bucket (25 MB, PyTorch DDP's default) stays exposed */
-    double last = t_dp * min2(1, 25e6 / bytes);
-    double hidden = p->dp_overlap * min2(t_dp - last, r->compute_s * 2 / 3);
+    WkWanLeg leg;
+    const WkWanLeg *wl = wan_leg(env, &e, w, &leg);
+    double t_dp = ddp_site_s(env, p, &e, bytes, wl ? n / wl->sites : n);
+    double hidden = ddp_hidden_s(p, t_dp, bytes, r->compute_s);
     r->dp_s = t_dp - hidden;
+    if (wl) { /* the WAN leg between the site's reduce-scatter and all-gather */
+        double t_all = t_dp + wk_perf_wan_s(wl, bytes, 0);
+        hidden = ddp_hidden_s(p, t_all, bytes, r->compute_s);
+        r->wan_s = t_all - hidden - r->dp_s;
+    }
     r->interference_s = hidden * e.overlap_slowdown;
     if (m->kind == WK_MODEL_RECSYS && n > 1) {
         double bw = env->multi_domain ? bwx : bwi;
         double lat = env->multi_domain ? p->lat_inter_s : e.ring_lat_s;
         r->ep_s = 2 * wk_coll_all_to_all_s(B * m->a2a_bytes_per_sample, n, bw, lat); /* forward + backward */
     }
-    r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s;
+    r->iter_s = r->compute_s + r->dp_s + r->ep_s + r->optim_s + r->interference_s + r->wan_s;
     r->samples_per_iter = B * n;
     r->model_flops_per_iter = 3 * m->flops_per_sample * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / n / 1e12;
@@ -285,12 +321,56 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     return check_memory(m, env, r, err);
 }
 
-int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *out, WkError *err)
+static int eval_any(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
+                    WkPerfResult *out, WkError *err)
 {
     *out = (WkPerfResult){0};
     if (env->gpus == 0 || !(env->speed > 0) || !(env->net_bw > 0) || !(env->nvlink_bw > 0))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "perf: empty placement or zero bandwidth");
-    return m->kind == WK_MODEL_LLM ? eval_llm(m, env, p, out, err) : eval_dp(m, env, p, out, err);
+    return m->kind == WK_MODEL_LLM ? eval_llm(m, env, p, w, out, err) : eval_dp(m, env, p, w, out, err);
+}
+
+int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *out, WkError *err)
+{
+    return eval_any(m, env, p, NULL, out, err);
+}
+
+/* Whether the job splits evenly over w->sites sites, each holding whole DP
+ * replicas and a full set of experts. */
+static int check_sites(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfWan *w, WkError *err)
+{
+    uint32_t s = w->sites;
+    if (!(w->bw_bits_per_s > 0) || !(w->lat_s >= 0) || !(w->eff >= 0 && w->eff <= 1))
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "WAN link: bandwidth must be > 0, latency >= 0 and "
+                            "efficiency in (0, 1] (got %g bit/s, %g s, %g)", w->bw_bits_per_s, w->lat_s, w->eff);
+    if (m->kind == WK_MODEL_RECSYS)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "a recommendation model cannot span sites: its embedding "
+                            "all-to-all would cross the WAN");
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1;
+    if (env->gpus % ((uint64_t)s * per))
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs do not split over %u sites in whole DP replicas: "
+                            "need a multiple of sites x tp x pp x cp = %llu", env->gpus, s,
+                            (unsigned long long)s * per);
+    uint32_t etp = m->etp ? m->etp : m->tp, dps = env->gpus / per / s;
+    if (m->kind == WK_MODEL_LLM && m->ep > 1 && (dps * (m->tp / etp)) % m->ep)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the %u ranks experts fold over in "
+                            "one site (dp per site %u x tp/etp %u)", m->ep, dps * (m->tp / etp), dps, m->tp / etp);
+    return 0;
+}
+
+int wk_perf_eval_wan(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *wan,
+                     WkPerfResult *out, WkError *err)
+{
+    if (!wan || wan->sites <= 1)
+        return eval_any(m, env, p, NULL, out, err);
+    *out = (WkPerfResult){0};
+    int rc = check_sites(m, env, wan, err);
+    return rc < 0 ? rc : eval_any(m, env, p, wan, out, err);
+}
+
+double wk_perf_wan_bytes(const WkModelSpec *m, uint32_t sites)
+{
+    return sites <= 1 ? 0 : 2.0 * (sites - 1) / sites * 2 * m->params;
 }
 
 int wk_perf_ops_text(const WkPerfResult *r, WkStrBuf *b)

@@ -53,6 +53,7 @@ typedef struct WkPerfResult {
     double cp_s;                         /* exposed context-parallel K/V all-gather and gradient reduce-scatter */
     double optim_s;                      /* optimizer step and gradient norm */
     double interference_s;               /* compute slowed by overlapped communication kernels */
+    double wan_s;                        /* exposed WAN part of the DP reduction across sites (0 in one site) */
     WkOpStat ops[WK_OP_NKIND];           /* per operator kind, per iteration, bounding stage */
     double samples_per_iter;             /* tokens (LLM) or samples per iteration */
     double model_flops_per_iter;         /* whole job, no recomputation counted */
@@ -69,6 +70,49 @@ typedef struct WkPerfResult {
  * H100-SXM-80G has 74.5 GiB: 22.8 GiB short"). */
 int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *out,
                  WkError *err);
+
+/* Data parallelism across sites (docs/models.md, "Data parallelism across
+ * sites"): the job's GPUs split evenly over `sites` sites built alike, each
+ * running gpus/sites GPUs with the same TP/PP/CP/EP; the DP gradient
+ * reduction is hierarchical (inside each site, across the sites over WAN
+ * links, inside each site). */
+typedef struct WkPerfWan {
+    uint32_t sites;       /* sites the job spans; 0 or 1: one site, no WAN */
+    double bw_bits_per_s; /* line rate of the link between two sites, per direction */
+    double lat_s;         /* one-way latency of that link */
+    double eff;           /* share of the line rate a long-haul transfer achieves, (0, 1]; 0: WK_PERF_WAN_EFF */
+} WkPerfWan;
+
+/* RDMA over InfiniBand across ~200 miles at 40 Gb/s moved data at up to 96 %
+ * of the network's capacity (ESnet, Orange Silicon Valley and Bay
+ * Microsystems demonstration, 2011; docs/models.md): a transfer-level
+ * measurement, not an end-to-end training figure. */
+#define WK_PERF_WAN_EFF 0.96
+
+/** Evaluate model m spanning wan->sites sites (wan NULL or sites <= 1: exactly
+ * wk_perf_eval, bit for bit). env describes the whole job as placed in one
+ * site: env->gpus is the job's GPUs over all sites, every other field (SKU,
+ * clocks, NVLink domains, the fabric share net_bw) is what each site's part
+ * of the job gets. The result is the iteration time of the spanning job:
+ * out->dp_s is the exposed DP communication inside the sites and out->wan_s
+ * the exposed part that the WAN adds (its share of the last bucket and what
+ * the backward pass cannot hide), both in out->iter_s. ZeRO-1/2 keep the
+ * optimizer sharded over all DP ranks (reduce-scatter and all-gather each
+ * cross the WAN); ZeRO-3 becomes hybrid sharding (sharded inside a site,
+ * replicated across sites: memory is sharded over the site's DP ranks).
+ * Returns 0, or WK_E_INVAL with a message (not positioned) when the link is
+ * not usable (bandwidth <= 0, latency < 0, efficiency outside [0, 1]), the
+ * GPUs or the DP replicas (gpus / (tp x pp x cp)) do not split evenly over
+ * the sites, a site cannot hold a full set of experts, or the job is a
+ * recommendation model (its embedding all-to-all would cross the WAN); and
+ * every error of wk_perf_eval. Borrows everything; writes *out. */
+int wk_perf_eval_wan(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *wan,
+                     WkPerfResult *out, WkError *err);
+
+/** Bytes one WAN link carries per direction per iteration for model m across
+ * `sites` sites: the ring over the sites moves 2 (sites - 1) / sites of
+ * the gradients (2 B per parameter) through each link. 0 for sites <= 1. */
+double wk_perf_wan_bytes(const WkModelSpec *m, uint32_t sites);
 
 /** Append the operator breakdown of r to b (`wanka perf --ops`): per kind,
  * time per iteration, share, kernels and the dominating bound. Returns 0 or

@@ -43,15 +43,22 @@ static void dp_split(const WkPerfEnv *env, uint32_t tp, uint32_t dp, uint32_t *n
     *n_inter = dp / ni;
 }
 
-/* Hierarchical DP reduction of `bytes`: one ring pass (reduce-scatter or
- * all-gather) when half, else the all-reduce; inside the domain, then on the
- * fabric over the domains. */
-static double dp_coll_s(const WkCommIn *in, double bytes, int half)
+double wk_perf_wan_s(const WkWanLeg *w, double site_bytes, int half)
+{
+    double steps = half ? w->sites - 1.0 : 2.0 * (w->sites - 1);
+    double link = site_bytes / w->bw, nic = site_bytes / w->ranks / w->nic_bw;
+    return steps / w->sites * max2(link, nic) + steps * w->lat;
+}
+
+/* Hierarchical DP reduction of `bytes` among the DP ranks of one site: one
+ * ring pass (reduce-scatter or all-gather) when half, else the all-reduce;
+ * inside the domain, then on the fabric over the domains. */
+static double site_coll_s(const WkCommIn *in, double bytes, int half)
 {
     const WkPerfEnv *env = in->env;
     const WkGpuEff *e = in->e;
     uint32_t ni, nx;
-    dp_split(env, in->m->tp, in->dp, &ni, &nx);
+    dp_split(env, in->m->tp, in->wan ? in->dp / in->wan->sites : in->dp, &ni, &nx);
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
     double li = e->ring_lat_s, lx = in->p->lat_inter_s;
     if (nx <= 1)
@@ -63,23 +70,40 @@ static double dp_coll_s(const WkCommIn *in, double bytes, int half)
     return 2 * intra + min2(tree, ring);
 }
 
+/* The DP reduction of `bytes` per rank: inside the site, and with wan (and
+ * sites) also its WAN leg, between the site's reduce-scatter and all-gather
+ * (hierarchical all-reduce, docs/models.md). */
+static double dp_coll_s(const WkCommIn *in, double bytes, int half, int wan)
+{
+    double t = site_coll_s(in, bytes, half);
+    if (wan && in->wan)
+        t += wk_perf_wan_s(in->wan, bytes / (2 * in->local_params) * in->site_grad_bytes, half);
+    return t;
+}
+
 /* DP: gradients (2 B per parameter) reduced in buckets as the last
  * micro-batch's backward produces them; with a distributed optimizer the
  * parameter all-gather overlaps the next forward. The window is that pass on
  * the stage plus half the bubble (warm-up or cool-down). ZeRO-3 (FSDP) keeps
  * no full copy of the weights: every micro-batch all-gathers them before its
  * forward and again before its backward and reduce-scatters its gradients,
- * prefetched behind that micro-batch's pass (zero3_comm). */
-static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double ov, double *hidden)
+ * prefetched behind that micro-batch's pass (zero3_comm), inside the site
+ * (hybrid sharding across sites). *hb1 receives one micro-batch's hidden
+ * backward part. */
+static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double ov, double *hidden, double *hb1)
 {
-    double ag = dp_coll_s(in, bytes, 1), first = dp_coll_s(in, bucket, 1); /* all-gather = reduce-scatter */
+    double ag = dp_coll_s(in, bytes, 1, 0), first = dp_coll_s(in, bucket, 1, 0); /* all-gather = reduce-scatter */
     double hf = ov * min2(max2(ag - first, 0), in->layers * in->fwd_s);
     double hb = ov * min2(max2(2 * ag - 2 * first, 0), in->layers * in->bwd_s);
     *hidden += in->mb * (hf + hb);
+    *hb1 = hb;
     return in->mb * (3 * ag - hf - hb);
 }
 
-static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
+/* Exposed DP time; wan: with the WAN legs. Across sites ZeRO-3 all-reduces
+ * its gradient shards over the WAN once per iteration, in buckets behind
+ * what the last backward pass leaves of its window. */
+static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
 {
     const WkModelSpec *m = in->m;
     double bytes = 2 * in->local_params;
@@ -88,20 +112,42 @@ static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
     double exposed = 0;
     if (m->zero >= 3) {
-        exposed = zero3_comm(in, bytes, bucket, ov, hidden);
+        double hb1;
+        exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+        if (wan && in->wan) {
+            double w = wk_perf_wan_s(in->wan, in->site_grad_bytes, 0);
+            double wb = wk_perf_wan_s(in->wan, bucket / bytes * in->site_grad_bytes, 0);
+            double h = ov * min2(max2(w - wb, 0), max2(win_b - hb1, 0));
+            exposed += w - h;
+            *hidden += h;
+        }
     } else if (m->zero >= 1) {
-        double rs = dp_coll_s(in, bytes, 1), ag = rs;
-        double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1), 0), win_b);
-        double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1), 0), win_f);
+        double rs = dp_coll_s(in, bytes, 1, wan), ag = rs;
+        double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1, wan), 0), win_b);
+        double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
         exposed = rs + ag - hb - hf;
         *hidden += hb + hf;
     } else {
-        double ar = dp_coll_s(in, bytes, 0);
-        double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0), 0), win_b);
+        double ar = dp_coll_s(in, bytes, 0, wan);
+        double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0, wan), 0), win_b);
         exposed = ar - hb;
         *hidden += hb;
     }
-    r->dp_s = exposed;
+    return exposed;
+}
+
+/* r->dp_s: the exposed DP time inside the sites; r->wan_s: what the WAN
+ * legs add to it (sites > 1). The hidden time is that of the full
+ * reduction. */
+static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
+{
+    double h = 0;
+    r->dp_s = dp_exposed(in, 0, &h);
+    if (in->wan) {
+        h = 0;
+        r->wan_s = dp_exposed(in, 1, &h) - r->dp_s;
+    }
+    *hidden += h;
 }
 
 /* TP: with sequence parallelism an all-gather and a reduce-scatter around

@@ -9,6 +9,22 @@
 
 #include "models/workload/perf.h"
 
+/* The WAN leg of a hierarchical DP reduction across sites. */
+typedef struct WkWanLeg {
+    uint32_t sites;      /* > 1 */
+    double bw;           /* bytes/s of a link between two sites, per direction, at its efficiency */
+    double lat;          /* one-way latency, s */
+    double nic_bw;       /* bytes/s of one rank's NIC at its efficiency */
+    double ranks;        /* ranks of a site, each sending its shard through the link */
+} WkWanLeg;
+
+/** The WAN leg of a DP collective moving `site_bytes` (this collective's
+ * share of the site's gradients, summed over its ranks' shards) across the
+ * sites: a ring over the sites, (sites - 1)/sites x site_bytes through each
+ * link and 2 x that for an all-reduce (half = 0), limited by the link or by
+ * a rank's NIC, plus a one-way latency per ring step. */
+double wk_perf_wan_s(const WkWanLeg *w, double site_bytes, int half);
+
 /* Per micro-batch and per layer figures the communication model needs. */
 typedef struct WkCommIn {
     const WkModelSpec *m;
@@ -23,9 +39,11 @@ typedef struct WkCommIn {
     double fwd_s, bwd_s;  /* one layer, one micro-batch */
     double bubble_s;
     double local_params;  /* parameters held by one rank (before ZeRO) */
+    const WkWanLeg *wan;  /* NULL: one site; else dp / wan->sites DP ranks per site */
+    double site_grad_bytes; /* the gradients of the whole model (2 B per parameter), with a WAN */
 } WkCommIn;
 
-/** Fill r->tp_s, pp_s, dp_s, ep_s (exposed) and r->interference_s. */
+/** Fill r->tp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
 
 /** The all-reduce of `bytes` over n ranks of one NVLink domain on env's SKU:

@@ -103,6 +103,13 @@ const char wk_cli_run_usage_perf[] =
     "perf (model choices), models (named specs). Presets: llama3-8b, llama3-70b,\n"
     "llama3-405b, gpt3-175b, mixtral-8x7b, resnet50, vit-l16.\n"
     "\n"
+    "wan: {sites: S, bandwidth: 400Gbps, latency: 10ms} spreads the job's GPUs\n"
+    "evenly over S >= 2 sites built like the cluster, with data parallelism over\n"
+    "WAN links (bandwidth per site pair and direction, one-way latency, optional\n"
+    "efficiency, default 0.96): prints the iteration time in one site and across\n"
+    "the sites, the exposed WAN time, the slowdown and the WAN traffic per link.\n"
+    "GPUs must be a multiple of S x tp x pp x cp; the cluster holds one site.\n"
+    "\n"
     "  --scale N1,N2,...  the scaling curve: DP grows at fixed TP/PP/CP, the\n"
     "                     micro-batches per replica fixed (weak scaling); the\n"
     "                     efficiency is throughput per GPU against the first size\n"
@@ -114,7 +121,8 @@ const char wk_cli_run_usage_perf[] =
     "  echo 'model: llama3-70b' > j.yaml; echo 'gpus: 1024' >> j.yaml\n"
     "  wanka perf j.yaml\n"
     "  wanka perf j.yaml --scale 256,512,1024,2048,4096\n"
-    "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n";
+    "  wanka perf j.yaml --set model.recompute=full --set model.micro_batch=2\n"
+    "  wanka perf examples/perf-wan.yaml --set wan.bandwidth=800Gbps\n";
 
 const char wk_cli_run_usage_list[] =
     "usage: wanka list schedulers|brokers|sources|skus [--plugin FILE.so]...\n"

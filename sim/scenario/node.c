@@ -179,6 +179,14 @@ int wk_node_duration(const WkNode *map, const char *key, int required, WkTime mi
     return rc < 0 || !v ? rc : wk_node_as_duration(v, min, max, out, err);
 }
 
+int wk_node_rate(const WkNode *map, const char *key, int required, double min, double max,
+                 double *bits_per_s, WkError *err)
+{
+    const WkNode *v;
+    int rc = lookup(map, key, required, &v, err);
+    return rc < 0 || !v ? rc : wk_node_as_rate(v, min, max, bits_per_s, err);
+}
+
 static int ieq(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++) {

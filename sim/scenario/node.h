@@ -126,14 +126,24 @@ int wk_node_enum(const WkNode *map, const char *key, int required, const char *c
  * suffix ns, us, ms, s, m/min, h, d, w ("90s", "1.5h", "2d"). */
 int wk_node_duration(const WkNode *map, const char *key, int required, WkTime min, WkTime max,
                      WkTime *out, WkError *err);
+/** A rate in bits per second: a number (bit/s) or a number with a unit
+ * bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s, Tb/s), or bytes
+ * per second B/s, kB/s, MB/s, GB/s, TB/s ("400Gbps", "12.5 GB/s"). */
+int wk_node_rate(const WkNode *map, const char *key, int required, double min, double max,
+                 double *bits_per_s, WkError *err);
 
 /* The same conversions applied to a scalar node itself (for sequence items). */
 int wk_node_as_int(const WkNode *n, int64_t min, int64_t max, int64_t *out, WkError *err);
 int wk_node_as_double(const WkNode *n, double min, double max, double *out, WkError *err);
 int wk_node_as_duration(const WkNode *n, WkTime min, WkTime max, WkTime *out, WkError *err);
+int wk_node_as_rate(const WkNode *n, double min, double max, double *bits_per_s, WkError *err);
 
 /** Parse a duration string as wk_node_duration does, without a node. Returns 0,
  * WK_E_INVAL (not a duration) or WK_E_RANGE (overflows int64 ns). */
 int wk_parse_duration(const char *s, WkTime *out);
+
+/** Parse a rate string as wk_node_rate does, without a node: bits per
+ * second. Returns 0, WK_E_INVAL (not a rate) or WK_E_RANGE (not finite). */
+int wk_parse_rate(const char *s, double *bits_per_s);
 
 #endif

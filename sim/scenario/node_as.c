@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* node_as.c — a scalar node read as an integer, a double or a duration,
+/* node_as.c — a scalar node read as an integer, a double, a duration or a rate,
  * range-checked, each error naming file:line:col and the key path; and
- * wk_parse_duration. The keyed readers (wk_node_int, ...) that call these
+ * wk_parse_duration, wk_parse_rate. The keyed readers (wk_node_int, ...) that call these
  * are node.c. */
 #include "sim/scenario/node_impl.h"
 
@@ -315,4 +315,83 @@ int wk_node_as_duration(const WkNode *n, WkTime min, WkTime max, WkTime *out, Wk
     fmt_duration(min, lo, sizeof lo);
     fmt_duration(max, hi, sizeof hi);
     return range_error(n, err, min <= -INT64_MAX, max == INT64_MAX, lo, hi, n->str);
+}
+
+/* ---- rates -------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    double bits; /* bits per second of one unit */
+} rates[] = {
+    {"bps", 1},     {"kbps", 1e3},  {"Mbps", 1e6},  {"Gbps", 1e9},   {"Tbps", 1e12},
+    {"b/s", 1},     {"kb/s", 1e3},  {"Mb/s", 1e6},  {"Gb/s", 1e9},   {"Tb/s", 1e12},
+    {"B/s", 8},     {"kB/s", 8e3},  {"MB/s", 8e6},  {"GB/s", 8e9},   {"TB/s", 8e12},
+};
+
+/* Parse "400Gbps" etc. into bits per second; *has_unit tells whether a
+ * unit was written. */
+static int parse_rate(const char *s, double *out, int *has_unit)
+{
+    Dec d;
+    char num[128];
+    *has_unit = 0;
+    if (!s || scan_dec(s, &d) < 0 || (size_t)(d.end - s) >= sizeof num)
+        return WK_E_INVAL;
+    size_t k = 0;
+    for (const char *p = s; p < d.end; p++)
+        if (*p != '_')
+            num[k++] = *p;
+    num[k] = '\0';
+    double v = strtod(num, NULL), unit = 1;
+    const char *u = d.end;
+    while (*u == ' ')
+        u++;
+    if (*u) {
+        size_t i, nu = sizeof rates / sizeof rates[0];
+        for (i = 0; i < nu && strcmp(rates[i].name, u) != 0; i++)
+            ;
+        if (i == nu)
+            return WK_E_INVAL;
+        unit = rates[i].bits;
+        *has_unit = 1;
+    } else if (u != d.end) {
+        return WK_E_INVAL; /* trailing blanks */
+    }
+    *out = v * unit;
+    return isfinite(*out) ? 0 : WK_E_RANGE;
+}
+
+int wk_parse_rate(const char *s, double *bits_per_s)
+{
+    int has_unit;
+    double v;
+    int rc = parse_rate(s, &v, &has_unit);
+    if (rc == 0)
+        *bits_per_s = v;
+    return rc;
+}
+
+int wk_node_as_rate(const WkNode *n, double min, double max, double *bits_per_s, WkError *err)
+{
+    static const char expected[] =
+        "expected a rate (bits per second, or a number with unit bps, kbps, Mbps, Gbps, Tbps, Gb/s, GB/s, ...)";
+    if (!n)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "missing value");
+    if (n->type != WK_NODE_SCALAR)
+        return wk_node_error(n, WK_E_INVAL, err, "%s, got %s", expected, wk_node_kind(n));
+    double v = 0;
+    int has_unit = 0;
+    int rc = parse_rate(n->str, &v, &has_unit);
+    if (rc == WK_E_INVAL)
+        return wk_node_error(n, WK_E_INVAL, err, "%s, got '%s'", expected, n->str);
+    if (n->quoted && !has_unit)
+        return wk_node_error(n, WK_E_INVAL, err, "expected a number, got a string (\"%s\")", n->str);
+    if (rc == 0 && v >= min && v <= max) {
+        *bits_per_s = v;
+        return 0;
+    }
+    char lo[40], hi[40];
+    snprintf(lo, sizeof lo, "%g bit/s", min);
+    snprintf(hi, sizeof hi, "%g bit/s", max);
+    return range_error(n, err, min <= -DBL_MAX, max >= DBL_MAX, lo, hi, n->str);
 }

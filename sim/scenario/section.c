@@ -27,6 +27,7 @@ static const WkSection table[] = {
     {"data", S, "datasets of a network's jobs: bytes per token, bytes of other jobs"},
     {"model", P, "the job's model: a preset name or a map"},
     {"gpus", P, "the job's GPU count"},
+    {"wan", P, "the job spans sites built like the cluster: sites, WAN bandwidth and latency"},
     {"base", W, "the scenario every point starts from"},
     {"set", W, "overrides applied to every point"},
     {"schedulers", W, "an axis of scheduler names, or all"},

@@ -90,6 +90,20 @@ expect 2 "'model' is a scalar" "$W" perf "$T/j70.yaml" --set model.tp=1
 expect 2 "not a multiple of tp x pp x cp" "$W" perf "$T/j70.yaml" --set gpus=100
 expect 2 "unknown model 'llama9'" "$W" perf "$T/j70.yaml" --set model=llama9
 expect 2 "--scale: expected GPU counts" "$W" perf "$T/j70.yaml" --scale 1x
+# perf across sites: the report, JSON, and positioned refusals of bad wan: values
+printf 'model: llama3-70b\ngpus: 2048\nwan: {sites: 2, bandwidth: 400Gbps, latency: 10ms}\n' > "$T/jwan.yaml"
+expect 0 "slowdown across sites" "$W" perf "$T/jwan.yaml"
+expect 0 '"sites":2,"gpus_per_site":1024' "$W" perf "$T/jwan.yaml" --json
+expect 2 "wan.sites: must be between 2" "$W" perf "$T/jwan.yaml" --set wan.sites=1
+printf 'model: llama3-70b\ngpus: 2048\nwan: {sites: 1, bandwidth: 400Gbps, latency: 10ms}\n' > "$T/jwan1.yaml"
+expect 2 "jwan1.yaml:3:14: wan.sites: must be between 2" "$W" perf "$T/jwan1.yaml"
+expect 2 "wan.bandwidth: must be between 1 bit/s" "$W" perf "$T/jwan.yaml" --set wan.bandwidth=-400Gbps
+expect 2 "wan.bandwidth: expected a rate" "$W" perf "$T/jwan.yaml" --set wan.bandwidth=fast
+expect 2 "wan.latency: must be between 0s" "$W" perf "$T/jwan.yaml" --set wan.latency=-1ms
+expect 2 "wan.sites: 2048 GPUs do not split over 3 sites" "$W" perf "$T/jwan.yaml" --set wan.sites=3
+expect 2 "wan.hops: unknown key 'hops'" "$W" perf "$T/jwan.yaml" --set wan.hops=3
+expect 2 "does not combine with wan" "$W" perf "$T/jwan.yaml" --scale 256,512
+expect 0 "slowdown across sites" "$W" perf "$SRC/examples/perf-wan.yaml"
 printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, model: {base: llama3-70b, tp: 1, pp: 1}, iterations: 5}]\n' > "$T/mem.yaml"
 expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
 [ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok

@@ -144,18 +144,18 @@ static int site_index(const WkNet *n, const WkNode *v, uint32_t *out, WkError *e
                          v->type == WK_NODE_SCALAR ? v->str : "?");
 }
 
-/* One link's figures (a map with gbps, latency, cost_per_tb). */
+/* One link's figures (a map with bandwidth, latency, cost_per_tb). */
 static int parse_link(const WkNode *m, WkNetLink *l, WkError *err)
 {
-    double gbps = 0, lat_s = 0;
+    double bps = 0, lat_s = 0;
     WkTime lat = 0;
     int rc;
-    if ((rc = wk_node_double(m, "gbps", 1, 1e-6, 1e9, &gbps, err)) < 0 ||
+    if ((rc = wk_node_rate(m, "bandwidth", 1, 1e3, 1e16, &bps, err)) < 0 ||
         (rc = wk_node_duration(m, "latency", 0, 0, WK_NS_PER_H, &lat, err)) < 0 ||
         (rc = wk_node_double(m, "cost_per_tb", 0, 0, 1e12, &l->cost_per_tb, err)) < 0)
         return rc;
     lat_s = wk_time_to_s(lat);
-    l->bytes_per_s = gbps * 1e9 / 8;
+    l->bytes_per_s = bps / 8;
     l->latency_s = lat_s;
     l->set = 1;
     return 0;
@@ -164,8 +164,8 @@ static int parse_link(const WkNode *m, WkNetLink *l, WkError *err)
 static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
 {
     static const char *const keys[] = {"default", "links", NULL};
-    static const char *const lkeys[] = {"gbps", "latency", "cost_per_tb", NULL};
-    static const char *const linkkeys[] = {"between", "gbps", "latency", "cost_per_tb", NULL};
+    static const char *const lkeys[] = {"bandwidth", "latency", "cost_per_tb", NULL};
+    static const char *const linkkeys[] = {"between", "bandwidth", "latency", "cost_per_tb", NULL};
     if (!(n->link = calloc((size_t)n->n * n->n, sizeof *n->link)) ||
         !(n->link_free = calloc((size_t)n->n * n->n, sizeof *n->link_free)))
         return wk_error_nomem(err, "wan");
@@ -190,7 +190,7 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
     for (size_t k = 0; k < nl; k++) {
         const WkNode *m = items[k];
         if (m->type != WK_NODE_MAP)
-            return wk_node_error(m, WK_E_INVAL, err, "wan.links: expected a map with between, gbps, latency");
+            return wk_node_error(m, WK_E_INVAL, err, "wan.links: expected a map with between, bandwidth, latency");
         if ((rc = wk_node_expect_keys(m, linkkeys, err)) < 0)
             return rc;
         const WkNode *b = wk_node_get(m, "between");

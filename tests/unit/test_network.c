@@ -176,7 +176,7 @@ static void test_broker_lookup_names_known(void **state)
 static const char *const two_sites =
     "name: net\nseed: 3\n"
     "sites:\n" SITE("a", 4, "") SITE("b", 16, "")
-    "wan: {default: {gbps: 100, latency: 10ms}}\n"
+    "wan: {default: {bandwidth: 100Gbps, latency: 10ms}}\n"
     "workload:\n  source: synthetic\n  jobs: 200\n  interarrival: {dist: exponential, mean: 10m}\n"
     "  duration: {dist: lognormal, median: 1h, sigma: 1.0}\n"
     "  gpus:\n    - {gpus: 8, weight: 0.7}\n    - {gpus: 64, weight: 0.3}\n"
@@ -228,7 +228,7 @@ static void test_network_transfer_delays_remote_start(void **state)
     (void)state;
     const char *y = "name: net\nsites:\n" SITE("a", 2, "    accepts: [hpc]\n    data_share: 1\n")
                     SITE("b", 2, "    data_share: 0\n")
-                    "wan: {links: [{between: [a, b], gbps: 10, latency: 25ms, cost_per_tb: 4}]}\n"
+                    "wan: {links: [{between: [a, b], bandwidth: 10Gbps, latency: 25ms, cost_per_tb: 4}]}\n"
                     "broker: fastest-finish\n"
                     "workload:\n  source: inline\n  jobs:\n"
                     "    - {gpus: 16, model: llama3-8b, tokens: 1.0e10}\n";
@@ -263,13 +263,13 @@ static void test_network_bad_input_is_positioned(void **state)
     (void)state;
     const char *wl = "workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}\n";
     char y[2048];
-    snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "") SITE("b", 1, "") "wan: {links: [{between: [a, c], gbps: 1}]}\n%s",
+    snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "") SITE("b", 1, "") "wan: {links: [{between: [a, c], bandwidth: 1Gbps}]}\n%s",
              wl);
     expect_error(y, "unknown site 'c'", 8);
     snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "") SITE("a", 1, "") "%s", wl);
     expect_error(y, "two sites named 'a'", 5);
     snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "") "wan: {default: {gbps: -5}}\n%s", wl);
-    expect_error(y, "gbps", 5);
+    expect_error(y, "bandwidth", 5);
     snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "    accepts: [ai, gpu]\n") "%s", wl);
     expect_error(y, "accepts", 5);
     snprintf(y, sizeof y, "sites:\n" SITE("a", 1, "") "broker: cheapest\n%s", wl);

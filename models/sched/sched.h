@@ -39,5 +39,6 @@ extern const WkSchedOps wk_sched_hetero;
 extern const WkSchedOps wk_sched_slurm;
 extern const WkSchedOps wk_sched_sci;
 extern const WkSchedOps wk_sched_energy;
+extern const WkSchedOps wk_sched_lend;
 
 #endif

@@ -12,6 +12,7 @@
 #include "models/sched/queue.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     WkJobQueue hpc;    /* waiting HPC jobs, arrival order */
@@ -269,3 +270,15 @@ const WkSchedOps wk_sched_lend = {
     .fini = fini,
     .on_incident = on_incident,
 };
+
+int wk_sched_lend_accepts_ai(const WkNode *sched, int *out, WkError *err)
+{
+    *out = 1;
+    if (!sched || sched->type != WK_NODE_MAP)
+        return 0; /* a name alone: lend's default lends, other policies take AI jobs */
+    const char *name = NULL;
+    int rc = wk_node_str(sched, "name", 0, &name, err);
+    if (rc < 0 || !name || strcmp(name, "lend") != 0)
+        return rc < 0 ? rc : 0;
+    return wk_node_bool(sched, "lend", 0, out, err);
+}

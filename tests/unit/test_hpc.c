@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "models/run/hooks.h"
+#include "models/sched/sched.h"
 #include "models/workload/workload.h"
 
 /* Load a workload section given as YAML, keeping the document (the
@@ -220,6 +221,39 @@ static void test_lend_false_rejects_ai_jobs_and_serves_hpc_alone(void **state)
     test_run_free(&t);
 }
 
+static void test_lend_accepts_ai_is_false_only_for_lend_false(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *yaml;
+        int accepts;
+    } cases[] = {
+        {"x: 1\n", 1},
+        {"scheduler: lend\n", 1},
+        {"scheduler: {name: lend}\n", 1},
+        {"scheduler: {name: lend, lend: false}\n", 0},
+        {"scheduler: {name: fifo, lend: false}\n", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        WkDoc *doc = NULL;
+        WkError err;
+        int out = -1;
+        assert_int_equal(wk_doc_load_string(&doc, "s.yaml", cases[i].yaml, strlen(cases[i].yaml), &err), 0);
+        assert_int_equal(wk_sched_lend_accepts_ai(wk_node_get(doc->root, "scheduler"), &out, &err), 0);
+        assert_int_equal(out, cases[i].accepts);
+        wk_doc_free(doc);
+    }
+    WkDoc *doc = NULL;
+    WkError err;
+    int out = -1;
+    const char *bad = "scheduler: {name: lend, lend: maybe}\n";
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_string(&doc, "s.yaml", bad, strlen(bad), &err), 0);
+    assert_true(wk_sched_lend_accepts_ai(wk_node_get(doc->root, "scheduler"), &out, &err) < 0);
+    assert_string_equal(err.where, "s.yaml:1:31");
+    wk_doc_free(doc);
+}
+
 static void test_hpc_job_is_never_preempted_by_a_preempting_policy(void **state)
 {
     (void)state;
@@ -274,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_cpu_node_sku_is_one_device_per_node_and_refuses_model_jobs),
         cmocka_unit_test(test_lend_preempts_the_newest_ai_job_for_an_hpc_job),
         cmocka_unit_test(test_lend_false_rejects_ai_jobs_and_serves_hpc_alone),
+        cmocka_unit_test(test_lend_accepts_ai_is_false_only_for_lend_false),
         cmocka_unit_test(test_hpc_job_is_never_preempted_by_a_preempting_policy),
         cmocka_unit_test(test_hpc_job_restarts_whole_where_an_elastic_job_shrinks),
     };

@@ -178,13 +178,19 @@ static const char *lend_yaml = "cluster: {sku: H100-SXM-80G, nodes: 2}\n"
                                "    - {submit: 1h, gpus: 8, duration: 10h}\n"
                                "    - {submit: 2h, kind: hpc, nodes: 1, duration: 1h}\n";
 
+/* Run lend_yaml with extra scheduler options opts (", key: value"). */
+static void run_lend(TestRun *t, const char *opts)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, lend_yaml, opts);
+    test_run_yaml(t, yaml, NULL);
+}
+
 static void test_lend_preempts_the_newest_ai_job_for_an_hpc_job(void **state)
 {
     (void)state;
-    char yaml[512];
     TestRun t;
-    snprintf(yaml, sizeof yaml, lend_yaml, "");
-    test_run_yaml(&t, yaml, NULL);
+    run_lend(&t, "");
     WkRunJobView a = wk_run_hooks_job(t.run, 0), b = wk_run_hooks_job(t.run, 1), h = wk_run_hooks_job(t.run, 2);
     assert_int_equal(a.preemptions, 0);
     assert_int_equal(b.preemptions, 1);
@@ -198,8 +204,7 @@ static void test_lend_preempts_the_newest_ai_job_for_an_hpc_job(void **state)
     assert_int_equal(b.end, 3 * WK_NS_PER_H + 10 * WK_NS_PER_MIN + 9 * WK_NS_PER_H);
     test_run_free(&t);
     /* with 30 min of notice the HPC job takes the node at 2 h 30 */
-    snprintf(yaml, sizeof yaml, lend_yaml, ", reclaim: 30min");
-    test_run_yaml(&t, yaml, NULL);
+    run_lend(&t, ", reclaim: 30min");
     assert_int_equal(wk_run_hooks_job(t.run, 2).start, 2 * WK_NS_PER_H + 30 * WK_NS_PER_MIN);
     assert_int_equal(wk_run_hooks_job(t.run, 1).preemptions, 1);
     assert_int_equal(wk_run_hooks_job(t.run, 0).preemptions, 0);
@@ -209,10 +214,8 @@ static void test_lend_preempts_the_newest_ai_job_for_an_hpc_job(void **state)
 static void test_lend_false_rejects_ai_jobs_and_serves_hpc_alone(void **state)
 {
     (void)state;
-    char yaml[512];
     TestRun t;
-    snprintf(yaml, sizeof yaml, lend_yaml, ", lend: false");
-    test_run_yaml(&t, yaml, NULL);
+    run_lend(&t, ", lend: false");
     assert_int_equal(wk_run_hooks_job(t.run, 0).state, WK_JOB_REJECTED);
     assert_int_equal(wk_run_hooks_job(t.run, 1).state, WK_JOB_REJECTED);
     assert_non_null(strstr(wk_run_hooks_job(t.run, 0).reject_reason, "lend: false"));

@@ -61,8 +61,9 @@ int wk_progress_check(WkRun *r, WkError *err)
         const WkJobSpec *js = &r->wl.jobs[i];
         if (js->model && cpu)
             return wk_error_set(err, WK_E_INVAL, r->doc->file, 0, 0,
-                                "workload: job %zu (model %s): model jobs need accelerators, and node group %s "
-                                "is of CPU nodes (%s); run model jobs on a GPU cluster, or give plain or hpc jobs",
+                                "workload: job %zu (model %s): model jobs need accelerators, and node group '%s' "
+                                "is of CPU nodes (SKU %s); run model jobs on a GPU cluster, or give plain or hpc "
+                                "jobs",
                                 i, r->wl.models[js->model - 1].name ? r->wl.models[js->model - 1].name : "inline",
                                 cpu->name, cpu->sku->name);
         if (!js->model || js->gpus > r->cluster.gpus)

@@ -16,7 +16,7 @@
 
 typedef struct {
     WkJobQueue hpc;    /* waiting HPC jobs, arrival order */
-    WkJobQueue ai;     /* waiting AI jobs, arrival order */
+    WkQueuePolicy ai;  /* waiting AI jobs, arrival order, kept by GPU count (wk_queue_next_fit) */
     WkRunSet run;      /* jobs it started, with their start times */
     WkPlaceBuf buf;    /* placement of the job being started */
     WkPlacement how;   /* the scenario's `placement:` */
@@ -30,6 +30,10 @@ typedef struct {
 
 #define NONE UINT32_MAX
 
+/* The AI queue: arrival order, indexed by GPU count, so the pass finds
+ * the next AI job that fits the free GPUs without scanning the queue. */
+static const WkQueueRules ai_rules = {.name = "lend", .by_size = 1};
+
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
     static const char *const known[] = {WK_SCHED_COMMON_KEYS, "lend", "reclaim", NULL};
@@ -39,6 +43,8 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
     l->noticed = NONE;
     int rc = 0;
     if (params && (rc = wk_node_expect_keys(params, known, err)) < 0)
+        return rc;
+    if ((rc = wk_queue_policy_init(&l->ai, &ai_rules, NULL, err)) < 0)
         return rc;
     if ((rc = wk_queue_common_opts(params, &l->how, NULL, err)) < 0)
         return rc;
@@ -52,7 +58,7 @@ static void fini(void *priv)
 {
     Lend *l = priv;
     wk_queue_fini(&l->hpc);
-    wk_queue_fini(&l->ai);
+    wk_queue_policy_fini(&l->ai);
     wk_queue_running_fini(&l->run);
     wk_queue_place_fini(&l->buf);
     free(l->scratch);
@@ -61,7 +67,7 @@ static void fini(void *priv)
 static size_t queued(const void *priv)
 {
     const Lend *l = priv;
-    return l->hpc.n + l->ai.n;
+    return l->hpc.n + wk_queue_queued(&l->ai);
 }
 
 static int is_hpc(const WkSchedCtx *ctx, uint32_t job) { return wk_sched_job_kind(ctx, job) == WK_SCHED_JOB_HPC; }
@@ -69,8 +75,9 @@ static int is_hpc(const WkSchedCtx *ctx, uint32_t job) { return wk_sched_job_kin
 /* Queue job in its kind's queue at its arrival position. */
 static int enqueue(Lend *l, const WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
-    WkJobQueue *q = is_hpc(ctx, job) ? &l->hpc : &l->ai;
-    if (wk_queue_push(q, 0, wk_sched_job_submit(ctx, job), job) < 0)
+    if (!is_hpc(ctx, job))
+        return wk_queue_enqueue(&l->ai, ctx, job, err);
+    if (wk_queue_push(&l->hpc, 0, wk_sched_job_submit(ctx, job), job) < 0)
         return wk_error_nomem(err, "lend");
     return 0;
 }
@@ -204,22 +211,21 @@ static int pass_hpc(Lend *l, WkSchedCtx *ctx, WkError *err)
 }
 
 /* AI jobs in order wherever they fit, unless a notice runs (its nodes are
- * about to be taken back). */
+ * about to be taken back): each waiting job asking for no more GPUs than
+ * are free is tried, in arrival order. */
 static int pass_ai(Lend *l, WkSchedCtx *ctx, WkError *err)
 {
     if (l->noticed != NONE)
         return 0;
-    size_t i = 0;
-    while (i < l->ai.n && wk_sched_free_gpus(ctx) > 0) {
-        uint32_t job = wk_queue_at(&l->ai, i)->job;
-        int rc = wk_queue_start(ctx, job, &l->buf, &l->run, err);
-        if (rc == WK_E_NOROOM) {
-            i++;
-            continue;
-        }
-        if (rc < 0)
+    const WkQueueItem *x = wk_queue_next_fit(&l->ai, NULL, wk_sched_free_gpus(ctx));
+    while (x) {
+        WkQueueItem cur = *x;
+        int rc = wk_queue_start(ctx, cur.job, &l->buf, &l->run, err);
+        if (rc < 0 && rc != WK_E_NOROOM)
             return rc;
-        wk_queue_remove(&l->ai, i);
+        if (rc == 0)
+            wk_queue_dequeue_item(&l->ai, ctx, &cur);
+        x = wk_queue_next_fit(&l->ai, &cur, wk_sched_free_gpus(ctx));
     }
     return 0;
 }

@@ -32,6 +32,7 @@ static const ExColSpec job_cols[] = {
     {WK_SCHEMA_JOB_PREEMPTIONS, "preemptions", EX_INT, NULL, 0},
     {WK_SCHEMA_JOB_ETTR, "ettr", EX_F64, NULL, 0},
     {WK_SCHEMA_JOB_GPUS_FINAL, "gpus_final", EX_INT, NULL, 1},
+    {WK_SCHEMA_JOB_KIND, "kind", EX_ENUM, wk_schema_job_kind_names, 1},
 };
 
 static const ExColSpec incident_cols[] = {

@@ -27,8 +27,10 @@ typedef struct WkNode WkNode;
 
 /* ABI of WkSchedOps. Fields are only ever appended to WkSchedOps; the
  * number goes up when a field is added, removed or changes meaning, or a
- * function below changes its signature or meaning. wanka refuses a policy
- * whose abi differs from the number it was built with. */
+ * function below changes its signature or meaning; a function added below
+ * (as wk_sched_job_kind was) leaves it unchanged, since policies built
+ * before it never call it. wanka refuses a policy whose abi differs from
+ * the number it was built with. */
 #define WK_SCHED_ABI 1
 
 /* Keys every policy accepts in its `scheduler:` map (the run reads them):
@@ -126,7 +128,8 @@ double wk_sched_job_attained_gpu_s(const WkSchedCtx *ctx, uint32_t job);
 /** 1 while the job runs (holds GPUs). */
 int wk_sched_job_running(const WkSchedCtx *ctx, uint32_t job);
 /** 1 when wk_sched_preempt would accept the job now: running, not hung by
- * a failure awaiting detection, not waiting in place for a repair. */
+ * a failure awaiting detection, not waiting in place for a repair, and not
+ * an HPC job (wk_sched_job_kind: those are never preempted). */
 int wk_sched_job_preemptible(const WkSchedCtx *ctx, uint32_t job);
 /** The GPUs a running job holds (borrowed until it stops); *n = count. */
 const uint32_t *wk_sched_job_placement(const WkSchedCtx *ctx, uint32_t job, uint32_t *n);
@@ -152,6 +155,14 @@ double wk_sched_power_headroom_w(const WkSchedCtx *ctx);
 double wk_sched_job_power_w(const WkSchedCtx *ctx, uint32_t job);
 /** 1 when job may wait for cheap energy (`deferrable: true` in the workload). */
 int wk_sched_job_deferrable(const WkSchedCtx *ctx, uint32_t job);
+/* Kind of a job (wk_sched_job_kind): the workload's `kind:`. */
+typedef enum WkSchedJobKind {
+    WK_SCHED_JOB_AI = 0,  /* training or a plain job: preemptible, elastic under elastic recovery */
+    WK_SCHED_JOB_HPC = 1, /* a tightly coupled simulation: fixed size and duration, never preempted
+                             (wk_sched_preempt refuses it), never shrunk */
+} WkSchedJobKind;
+/** WkSchedJobKind of job. */
+int wk_sched_job_kind(const WkSchedCtx *ctx, uint32_t job);
 /** Electricity price now, per MWh (facility.prices), and the series'
  * time-weighted mean over its span; NaN without a price series. */
 double wk_sched_price_now(const WkSchedCtx *ctx);
@@ -189,7 +200,8 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
 
 /** Stop a running job and put it back to QUEUED (the policy re-queues it):
  * progress is kept (checkpointed at preemption); it pays `preemption_cost`
- * when it next starts. Returns 0 or WK_E_INTERNAL (not running). */
+ * when it next starts. Returns 0 or WK_E_INTERNAL (not running, or an HPC
+ * job). */
 int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err);
 
 /** Refuse job for good (it can never run here), with a short reason that is

@@ -52,13 +52,14 @@ typedef struct WkBrokerHostOps {
     uint32_t (*site_free_gpus)(const void *host, uint32_t site);
     double (*site_backlog_s)(const void *host, uint32_t site);
     double (*wait_s)(const void *host, uint32_t job, uint32_t site);
-    uint32_t (*job_gpus)(const void *host, uint32_t job);
+    uint32_t (*job_gpus)(const void *host, uint32_t job, uint32_t site);
     int (*feasible)(const void *host, uint32_t job, uint32_t site);
     double (*run_s)(const void *host, uint32_t job, uint32_t site);
     double (*transfer_s)(const void *host, uint32_t job, uint32_t site);
     double (*energy_cost)(const void *host, uint32_t job, uint32_t site, double start_s);
     double (*energy_co2_kg)(const void *host, uint32_t job, uint32_t site, double start_s);
     uint32_t (*job_home)(const void *host, uint32_t job);
+    int (*job_kind)(const void *host, uint32_t job);
 } WkBrokerHostOps;
 
 struct WkBrokerCtx {
@@ -84,10 +85,15 @@ double wk_broker_site_backlog_s(const WkBrokerCtx *ctx, uint32_t site);
 /** The job's estimated queue wait at the site, s: 0 when it fits in the
  * site's free GPUs and no job waits there, else the site's backlog. */
 double wk_broker_wait_s(const WkBrokerCtx *ctx, uint32_t job, uint32_t site);
-/** GPUs the job asks for. */
-uint32_t wk_broker_job_gpus(const WkBrokerCtx *ctx, uint32_t job);
+/** Devices the job asks for at the site (an hpc job's `nodes:` times the
+ * site's GPUs per node; otherwise its `gpus:`). */
+uint32_t wk_broker_job_gpus(const WkBrokerCtx *ctx, uint32_t job, uint32_t site);
+/** The job's kind: 0 an AI job (training or plain), 1 an hpc job (`kind: hpc`). */
+int wk_broker_job_kind(const WkBrokerCtx *ctx, uint32_t job);
 /** 1 when the site can run the job: it has enough GPUs, the job's model fits
- * its SKU's memory, and the site accepts the job's kind. */
+ * its SKU's memory (and the site has no CPU nodes), the site accepts the
+ * job's kind (`accepts:`; an AI job not at a site whose `lend` policy says
+ * `lend: false`), and a WAN link reaches it from the job's data home. */
 int wk_broker_feasible(const WkBrokerCtx *ctx, uint32_t job, uint32_t site);
 /** The job's nominal run time at the site, s (the site's performance model
  * for a model job; the stated duration for a plain job). INFINITY when

@@ -18,7 +18,8 @@ uint32_t wk_broker_site_gpus(const WkBrokerCtx *c, uint32_t s) { return c->ops->
 uint32_t wk_broker_site_free_gpus(const WkBrokerCtx *c, uint32_t s) { return c->ops->site_free_gpus(c->host, s); }
 double wk_broker_site_backlog_s(const WkBrokerCtx *c, uint32_t s) { return c->ops->site_backlog_s(c->host, s); }
 double wk_broker_wait_s(const WkBrokerCtx *c, uint32_t j, uint32_t s) { return c->ops->wait_s(c->host, j, s); }
-uint32_t wk_broker_job_gpus(const WkBrokerCtx *c, uint32_t j) { return c->ops->job_gpus(c->host, j); }
+uint32_t wk_broker_job_gpus(const WkBrokerCtx *c, uint32_t j, uint32_t s) { return c->ops->job_gpus(c->host, j, s); }
+int wk_broker_job_kind(const WkBrokerCtx *c, uint32_t j) { return c->ops->job_kind(c->host, j); }
 int wk_broker_feasible(const WkBrokerCtx *c, uint32_t j, uint32_t s) { return c->ops->feasible(c->host, j, s); }
 double wk_broker_run_s(const WkBrokerCtx *c, uint32_t j, uint32_t s) { return c->ops->run_s(c->host, j, s); }
 double wk_broker_transfer_s(const WkBrokerCtx *c, uint32_t j, uint32_t s) { return c->ops->transfer_s(c->host, j, s); }

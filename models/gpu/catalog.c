@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* catalog.c — the built-in GPU SKU table. Idle power is taken as 12.5 % of
+/* catalog.c — the built-in GPU SKU table (and one CPU node, catalog.h). Idle power is taken as 12.5 % of
  * TDP, the middle of the 10–15 % range in ../shared/REFERENCES.md, for every
  * SKU (a modelling choice, documented in docs/models.md). */
 #include "models/gpu/catalog.h"
@@ -54,6 +54,25 @@ static const WkGpuSku skus[] = {
         .link_bw_bytes_per_s = 392 * GB, /* HCCS */
         .tdp_w = 400, .idle_w = 400 * IDLE_FRACTION,
         .source = "Huawei Ascend 910B vendor figures: ~320 TFLOP/s FP16, 64 GB HBM2e ~1.6 TB/s, HCCS 392 GB/s, ~400 W",
+    },
+    {
+        /* A CPU node of a CPU supercomputer: two EPYC 9654 sockets (catalog.h,
+         * "A CPU SKU"). FP64 = 2 sockets x 96 cores x 2.40 GHz base x 16
+         * FLOP/cycle (two 256-bit FMA pipes; Zen 4 runs AVX-512 on a 256-bit
+         * data path) = 7.37 TFLOP/s; DRAM bandwidth = 2 x 12 channels x
+         * DDR5-4800 x 8 bytes = 921.6 GB/s; 768 GB = one 32 GB DIMM per
+         * channel (a configuration choice); socket link = 4 Infinity Fabric
+         * links x16 at 32 Gbps = 256 GB/s each way; TDP = 2 x 360 W (the
+         * sockets; DIMMs and NIC not counted); idle as every SKU. */
+        .name = "EPYC-9654-2S",
+        .bf16_flops = 7.3728 * T, .fp8_flops = 0, .fp64_flops = 7.3728 * T,
+        .hbm_bytes = 768 * GB, .hbm_bw_bytes_per_s = 921.6 * GB,
+        .link_bw_bytes_per_s = 512 * GB, /* bidirectional, as the GPUs' */
+        .tdp_w = 720, .idle_w = 720 * IDLE_FRACTION,
+        .cpu = 1,
+        .source = "AMD EPYC 9004 series specifications (2022): EPYC 9654 96 cores, 2.40 GHz base, 12 x DDR5-4800, "
+                  "4 x Infinity Fabric links 32 Gbps, AVX-512 on a 256-bit data path, 360 W default TDP; a CPU node "
+                  "of 2 sockets: 7.37 TFLOP/s FP64, 921.6 GB/s DRAM, 720 W",
     },
 };
 
@@ -179,13 +198,15 @@ static const Field fields[] = {
     {"link_gb_per_s", 1e9, offsetof(WkGpuSku, link_bw_bytes_per_s), 1},
     {"tdp_w", 1, offsetof(WkGpuSku, tdp_w), 1},
     {"idle_w", 1, offsetof(WkGpuSku, idle_w), 0},
+    {"fp64_tflops", 1e12, offsetof(WkGpuSku, fp64_flops), 0},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
 {
-    static const char *const known[] = {"name", "base", "source", "bf16_tflops", "fp8_tflops", "hbm_gb",
-                                        "hbm_tb_per_s", "link_gb_per_s", "tdp_w", "idle_w", NULL};
+    static const char *const known[] = {"name",   "base",        "source",        "bf16_tflops", "fp8_tflops",
+                                        "hbm_gb", "hbm_tb_per_s", "link_gb_per_s", "tdp_w",       "idle_w",
+                                        "fp64_tflops", "cpu",     NULL};
     if (!seq || seq->type == WK_NODE_NULL)
         return 0;
     if (seq->type != WK_NODE_SEQ)
@@ -231,6 +252,8 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
         }
         if (is_new && !base)
             sku.eff = wk_eff_nearest(sku.bf16_flops);
+        if ((rc = wk_node_bool(e, "cpu", 0, &sku.cpu, err)) < 0)
+            return rc;
         if (wk_node_get(e, "tdp_w") && !wk_node_get(e, "idle_w"))
             sku.idle_w = IDLE_FRACTION * sku.tdp_w;
         if (sku.idle_w > sku.tdp_w)

@@ -24,7 +24,17 @@ typedef struct WkGpuSku {
     double idle_w;             /* idle power, W */
     const char *source;        /* where the numbers come from */
     const WkGpuEff *eff;       /* measured efficiency curves (eff.c); NULL = by name, else nearest */
+    double fp64_flops;         /* dense FP64 peak, FLOP/s; 0 = not given */
+    int cpu;                   /* 1: a CPU node, not an accelerator: one device per node (gpus_per_node 1),
+                                  plain and hpc jobs only (model jobs are refused: docs/models.md) */
 } WkGpuSku;
+
+/* A CPU "SKU" stands for a whole CPU node: its device is the node (all its
+ * sockets), so a cluster of them has one device per node, and the fields
+ * read as node figures: bf16_flops and fp64_flops the node's FP64 vector
+ * peak (its working precision; what a plain job's speed ratio uses),
+ * hbm_* its DRAM, link_bw the socket-to-socket links, tdp_w the sockets'
+ * TDP. */
 
 /* Idle power as a fraction of TDP when no figure is given: the middle of the
  * 10–15 % range in ../shared/REFERENCES.md. */
@@ -54,7 +64,8 @@ int wk_catalog_init(WkGpuCatalog *c, WkError *err);
 /** Apply `cluster.skus` (a sequence; NULL = nothing): an entry whose name is
  * already in c overrides the fields it gives; a new name defines a SKU, from
  * `base:` (another SKU) or from scratch, when bf16_tflops, hbm_gb,
- * hbm_tb_per_s, link_gb_per_s and tdp_w are all required. idle_w defaults to
+ * hbm_tb_per_s, link_gb_per_s and tdp_w are all required; fp64_tflops and
+ * cpu (a bool: a CPU node, one device per node) are optional. idle_w defaults to
  * WK_GPU_IDLE_FRACTION x tdp_w whenever tdp_w is given without idle_w.
  * Strings are borrowed from the document. Errors are positioned. */
 int wk_catalog_apply(WkGpuCatalog *c, const WkNode *skus, WkError *err);

@@ -112,8 +112,9 @@ static int run_guarded(Check *c, Guarded *t, const char *yaml, unsigned inject_e
 
 /* ---- scenarios ---- */
 
-/* Synthetic, near saturation, gang sizes from 1 GPU to the whole cluster and
- * several priorities: queues build up and preemptive policies preempt. */
+/* Synthetic, near saturation, gang sizes from 1 GPU to the whole cluster,
+ * several priorities and hpc jobs of whole nodes (never preempted): queues
+ * build up and preemptive policies preempt. */
 static const char *const mix =
     "name: mix\n"
     "seed: 11\n"
@@ -128,7 +129,8 @@ static const char *const mix =
     "    - {gpus: 2, weight: 2, priority: 1}\n"
     "    - {gpus: 8, weight: 2, priority: 2}\n"
     "    - {gpus: 24, weight: 1}\n"
-    "    - {gpus: 64, weight: 0.5, priority: 3}\n";
+    "    - {gpus: 64, weight: 0.5, priority: 3}\n"
+    "    - {kind: hpc, nodes: 2, weight: 1, duration: {dist: lognormal, median: 20m, sigma: 1}}\n";
 
 /* Inline, with simultaneous submits, priorities, and two jobs larger than
  * the cluster (one by a single GPU). */
@@ -200,7 +202,8 @@ static const char *const failing =
     "    - {gpus: 2, weight: 2, priority: 1}\n"
     "    - {gpus: 8, weight: 2, priority: 2}\n"
     "    - {gpus: 24, weight: 1}\n"
-    "    - {gpus: 48, weight: 0.5, priority: 3}\n";
+    "    - {gpus: 48, weight: 0.5, priority: 3}\n"
+    "    - {kind: hpc, nodes: 2, weight: 1, duration: {dist: lognormal, median: 20m, sigma: 1}}\n";
 
 typedef struct {
     const char *const *text;

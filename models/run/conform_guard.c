@@ -236,9 +236,10 @@ static int guard_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     return rc;
 }
 
-/* Stop the lowest-numbered running job (not one already hung by a failure)
- * and report it as hit by an incident; sometimes report an incident that hit
- * no job (a repair). */
+/* Stop the lowest-numbered running job that may be stopped
+ * (wk_sched_job_preemptible: not one already hung by a failure, nor an hpc
+ * job, which wk_sched_preempt refuses) and report it as hit by an incident;
+ * sometimes report an incident that hit no job (a repair). */
 static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
 {
     const WkRun *r = g->run;
@@ -249,7 +250,7 @@ static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
             return rc;
     }
     for (uint32_t j = 0; j < wk_run_hooks_workload(r)->n; j++)
-        if (wk_run_hooks_job(r, j).state == WK_JOB_RUNNING && !wk_run_hooks_job(r, j).hung) {
+        if (wk_sched_job_preemptible(ctx, j)) {
             int rc = wk_sched_preempt(ctx, j, err);
             if (rc < 0)
                 return rc;

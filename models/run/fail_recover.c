@@ -159,8 +159,8 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
-    if (!js->model || !r->wl.models[js->model - 1].elastic)
-        return 1;
+    if (js->kind == WK_JOB_HPC || !js->model || !r->wl.models[js->model - 1].elastic)
+        return 1; /* only elastic model jobs shrink; an hpc job (no model) never does */
     uint32_t n = js->gpus, k = 0;
     uint32_t *surv = malloc((size_t)n * sizeof *surv);
     if (!surv)

@@ -8,6 +8,7 @@
  * describes the model, docs/scenarios.md the keys. Reporting of the network
  * (summary, trace) is in network_report.c. */
 #include "models/run/network_impl.h"
+#include "models/sched/sched.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -270,6 +271,10 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
         if ((rc = wk_run_prepare_site(&st->run, &st->doc, &so, &site, err)) < 0)
             return rc;
         st->gpus = st->run->cluster.gpus;
+        int lends = 1; /* a `lend` policy with `lend: false` rejects AI jobs: send them elsewhere */
+        if (!so.scheduler && (rc = wk_sched_lend_accepts_ai(wk_node_get(&st->root, "scheduler"), &lends, err)) < 0)
+            return rc;
+        st->accepts_ai &= lends;
         if (st->data_share < 0)
             st->data_share = st->gpus;
     }

@@ -136,7 +136,8 @@ static WkTime h_now(const void *h) { return NET(h)->now; }
 static uint64_t h_seed(const void *h) { return NET(h)->seed; }
 static uint32_t h_site_gpus(const void *h, uint32_t s) { return NET(h)->s[s].gpus; }
 static uint32_t h_site_free(const void *h, uint32_t s) { return NET(h)->s[s].run->pool.nfree; }
-static uint32_t h_job_gpus(const void *h, uint32_t j) { return NET(h)->s[0].run->wl.jobs[j].gpus; }
+static uint32_t h_job_gpus(const void *h, uint32_t j, uint32_t s) { return NET(h)->s[s].run->wl.jobs[j].gpus; }
+static int h_job_kind(const void *h, uint32_t j) { return NET(h)->s[0].run->wl.jobs[j].kind; }
 static uint32_t h_job_home(const void *h, uint32_t j) { return NET(h)->home[j]; }
 
 static double h_backlog(const void *h, uint32_t s)
@@ -172,9 +173,8 @@ static int h_feasible(const void *h, uint32_t j, uint32_t s)
 {
     const WkNet *n = NET(h);
     const NetSite *st = &n->s[s];
-    if (!st->run->site.ok[j] || !(st->accepts_ai || st->accepts_hpc))
-        return 0;
-    if (!st->accepts_ai) /* HPC jobs are a kind of their own; until then every job is an AI job */
+    int hpc = st->run->wl.jobs[j].kind == WK_JOB_HPC;
+    if (!st->run->site.ok[j] || !(hpc ? st->accepts_hpc : st->accepts_ai))
         return 0;
     return n->home[j] == s || n->bytes[j] <= 0 || link_of(n, n->home[j], s)->set;
 }
@@ -257,6 +257,7 @@ static const WkBrokerHostOps host_ops = {
     .energy_cost = h_cost,
     .energy_co2_kg = h_co2,
     .job_home = h_job_home,
+    .job_kind = h_job_kind,
 };
 
 /* ---- datasets ---- */

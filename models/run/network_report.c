@@ -143,6 +143,46 @@ static void jobs_energy(const WkNet *n, uint32_t s, double *kwh, double *cost, d
     *co2_t += f->ntariff ? kg / 1000 : NAN;
 }
 
+/* HPC beside AI, over the network: the hpc jobs' mean wait and JCT from
+ * the sites that ran them, GPU-hours and AI preemptions summed. */
+static int hpc_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+{
+    const WkNet *n = r->net;
+    const WkWorkload *wl = &n->s[0].run->wl;
+    if (!wl->nhpc)
+        return 0;
+    double wait = 0, jct = 0;
+    size_t nw = 0, nj = 0;
+    for (size_t j = 0; j < n->njobs; j++) {
+        if (wl->jobs[j].kind != WK_JOB_HPC || n->assign[j] < 0)
+            continue;
+        const WkRun *sr = n->s[n->assign[j]].run;
+        const WkJobRt *rt = &sr->rt[j];
+        if (rt->start >= 0) {
+            wait += wk_time_to_s(rt->start - wl->jobs[j].submit);
+            nw++;
+        }
+        if (rt->state == WK_JOB_COMPLETED) {
+            jct += wk_time_to_s(rt->end - wl->jobs[j].submit);
+            nj++;
+        }
+    }
+    int rc = 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_JOBS, "hpc jobs in the workload", "jobs", (double)wl->nhpc, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_WAIT_MEAN, "hpc queue wait mean", "s", nw ? wait / (double)nw : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_JCT_MEAN, "hpc job completion time mean", "s",
+                         nj ? jct / (double)nj : NAN, 0);
+    static const char *const sums[] = {WK_SCHEMA_M_HPC_GPU_HOURS, WK_SCHEMA_M_AI_GPU_HOURS, WK_SCHEMA_M_AI_PREEMPTIONS,
+                                       NULL};
+    for (size_t k = 0; sums[k]; k++) {
+        const char *label, *units;
+        int is_int;
+        if (label_of(&ss[0], sums[k], &label, &units, &is_int) == 0)
+            rc |= wk_summary_add(s, sums[k], label, units, total(ss, n->n, sums[k], NULL), is_int);
+    }
+    return rc;
+}
+
 /* Each site's headline metrics, named site.NAME.METRIC. */
 static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
 {
@@ -214,6 +254,7 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
             bad |= wk_summary_add(s, by_gpu[k], label, units, total(ss, n->n, by_gpu[k], w), is_int);
     }
     bad |= job_times(r, s);
+    bad |= hpc_rows(r, ss, s);
     double kwh = total(ss, n->n, WK_SCHEMA_M_ENERGY, NULL);
     bad |= wk_summary_add(s, WK_SCHEMA_M_MEAN_POWER, "mean power (all facilities)", "MW",
                           T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);

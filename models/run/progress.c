@@ -30,19 +30,48 @@ static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
     };
 }
 
+/* GPUs per node shared by every node group, or 0 when they differ. */
+static uint32_t common_gpus_per_node(const WkCluster *c)
+{
+    for (uint32_t g = 1; g < c->ngroups; g++)
+        if (c->groups[g].gpus_per_node != c->groups[0].gpus_per_node)
+            return 0;
+    return c->groups[0].gpus_per_node;
+}
+
+/* The first node group of CPU nodes, or NULL. */
+static const WkNodeGroup *cpu_group(const WkCluster *c)
+{
+    for (uint32_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].sku->cpu)
+            return &c->groups[g];
+    return NULL;
+}
+
 int wk_progress_check(WkRun *r, WkError *err)
 {
     enum { MAXSEEN = 256 };
     uint64_t seen[MAXSEEN];
     uint8_t seen_ok[MAXSEEN];
     size_t nseen = 0;
+    int rc = wk_workload_resolve_nodes(&r->wl, common_gpus_per_node(&r->cluster), r->doc->file, err);
+    if (rc < 0)
+        return rc;
+    const WkNodeGroup *cpu = cpu_group(&r->cluster);
     if (r->is_site && !(r->site.ok = malloc(r->wl.n ? r->wl.n : 1)))
         return wk_error_nomem(err, "site: feasibility");
     for (size_t i = 0; i < r->wl.n; i++) {
         const WkJobSpec *js = &r->wl.jobs[i];
-        if (r->is_site)
-            r->site.ok[i] = js->gpus <= r->cluster.gpus;
-        if (!js->model || js->gpus > r->cluster.gpus)
+        if (r->is_site) /* a site that cannot run a job: the broker sends it elsewhere */
+            r->site.ok[i] = js->gpus <= r->cluster.gpus && !(js->model && cpu);
+        else if (js->model && cpu)
+            return wk_error_set(err, WK_E_INVAL, r->doc->file, 0, 0,
+                                "workload: job %zu (model %s): model jobs need accelerators, and node group '%s' "
+                                "is of CPU nodes (SKU %s); run model jobs on a GPU cluster, or give plain or hpc "
+                                "jobs",
+                                i, r->wl.models[js->model - 1].name ? r->wl.models[js->model - 1].name : "inline",
+                                cpu->name, cpu->sku->name);
+        if (!js->model || js->gpus > r->cluster.gpus || cpu)
             continue;
         uint64_t key = ((uint64_t)js->model << 32) | js->gpus;
         size_t dup = nseen;

@@ -28,6 +28,7 @@ typedef struct JobRow {
     uint32_t preemptions;
     uint8_t status;     /* WkSchemaJobStatus */
     uint8_t path_class; /* WkSchemaPathClass */
+    uint8_t kind;       /* WkSchemaJobKind */
 } JobRow;
 
 /** The jobs-table row of job i of run r (after execute). */

@@ -318,9 +318,11 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err);
  * jobs whose share changed. */
 int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
 
-/** Check every distinct (model, GPU count) of the workload on the cluster's
- * first SKU, so a job that can never fit in memory is refused before the
- * run. Positioned at the scenario file, naming the job. */
+/** Resolve the workload's `nodes:` into GPUs on this cluster
+ * (wk_workload_resolve_nodes), refuse model jobs on a cluster with CPU
+ * nodes, then check every distinct (model, GPU count) of the workload on the
+ * cluster's first SKU, so a job that can never fit in memory is refused
+ * before the run. Positioned at the scenario file, naming the job. */
 int wk_progress_check(WkRun *r, WkError *err);
 
 

@@ -151,6 +151,45 @@ static int model_rows(const WkRun *r, WkSummary *s)
     return rc;
 }
 
+/* HPC beside AI (only when the workload has hpc jobs): the hpc jobs' mean
+ * wait and completion time, the GPU-hours each kind ran, and how often AI
+ * jobs were preempted (at a lending site: taken back for hpc jobs). */
+static int hpc_rows(const WkRun *r, WkSummary *s)
+{
+    if (!r->wl.nhpc)
+        return 0;
+    double wait = 0, jct = 0, hpc_s = 0, ai_s = 0, ai_pre = 0;
+    size_t nw = 0, nj = 0;
+    for (size_t i = 0; i < r->wl.n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        const WkJobSpec *js = &r->wl.jobs[i];
+        if (js->kind != WK_JOB_HPC) {
+            ai_s += running_gpu_s(r, (uint32_t)i);
+            ai_pre += rt->preemptions;
+            continue;
+        }
+        hpc_s += running_gpu_s(r, (uint32_t)i);
+        if (rt->start >= 0) {
+            wait += wk_time_to_s(rt->start - js->submit);
+            nw++;
+        }
+        if (rt->state == WK_JOB_COMPLETED) {
+            jct += wk_time_to_s(rt->end - js->submit);
+            nj++;
+        }
+    }
+    int rc = 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_JOBS, "hpc jobs in the workload", "jobs", (double)r->wl.nhpc, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_WAIT_MEAN, "hpc queue wait mean", "s", nw ? wait / (double)nw : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_JCT_MEAN, "hpc job completion time mean", "s",
+                         nj ? jct / (double)nj : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_HPC_GPU_HOURS, "hpc jobs' running time", "GPU-h", hpc_s / 3600, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_AI_GPU_HOURS, "AI jobs' running time (served)", "GPU-h", ai_s / 3600, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_AI_PREEMPTIONS, "AI job preemptions (lend: taken back for hpc)", "", ai_pre,
+                         1);
+    return rc;
+}
+
 /* Reliability: incidents, interruptions, preemptions, shrinks, recovery
  * times, lost work, ETTR, goodput (given). *full turns non-zero when the
  * table is full. Returns 0 or WK_E_NOMEM. */
@@ -286,6 +325,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? wk_time_to_s(r->end_t) : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_EVENTS, "events processed", "events", (double)wk_engine_events(r->eng), 1);
+    rc |= hpc_rows(r, s);
     free(jct);
     free(wait);
     if (rc)
@@ -300,6 +340,7 @@ _Static_assert((int)WK_PATH_CROSS_POD == (int)WK_SCHEMA_PATH_CROSS_POD, "path cl
 _Static_assert((int)WK_FC_N == (int)WK_SCHEMA_CLASS_EVENT, "failure classes as in the schema");
 _Static_assert((int)WK_FC_MAINT == (int)WK_SCHEMA_CLASS_MAINTENANCE, "failure classes as in the schema");
 _Static_assert((int)WK_INC_SOFT == (int)WK_SCHEMA_KIND_SOFTWARE, "incident kinds as in the schema");
+_Static_assert((int)WK_JOB_HPC == (int)WK_SCHEMA_JOBKIND_HPC, "job kinds as in the schema");
 
 static uint8_t status_of(uint8_t state)
 {
@@ -328,6 +369,7 @@ const WkTraceField wk_report_job_fields[] = {
     {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
     {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
     {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
+    {WK_SCHEMA_JOB_KIND, WK_FT_ENUM8, offsetof(JobRow, kind), "", wk_schema_job_kind_names},
 };
 
 const WkTraceField wk_report_sample_fields[] = {
@@ -377,6 +419,7 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
         .interruptions = rt->interruptions,
         .preemptions = rt->preemptions,
         .ettr = NAN,
+        .kind = js->kind,
     };
     if (rt->start >= 0) {
         WkTime until = rt->end >= 0 ? rt->end : r->end_t;

@@ -21,7 +21,7 @@ static int host_job_running(const void *host, uint32_t job) { return RUN(host)->
 static int host_job_preemptible(const void *host, uint32_t job)
 {
     const WkJobRt *rt = &RUN(host)->rt[job];
-    return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting;
+    return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting && RUN(host)->wl.jobs[job].kind != WK_JOB_HPC;
 }
 static uint32_t host_node_free(const void *host, uint32_t node) { return RUN(host)->pool.node_free[node]; }
 static uint32_t host_pod_free(const void *host, uint32_t pod) { return RUN(host)->pool.pod_free[pod]; }
@@ -101,7 +101,12 @@ static int host_start(void *host, uint32_t job, const uint32_t *gpus, uint32_t n
     return wk_lifecycle_begin(RUN(host), job, gpus, n, err);
 }
 
-static int host_preempt(void *host, uint32_t job, WkError *err) { return wk_lifecycle_preempt(RUN(host), job, err); }
+static int host_preempt(void *host, uint32_t job, WkError *err)
+{
+    if (RUN(host)->wl.jobs[job].kind == WK_JOB_HPC)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "scheduler: job %u is an hpc job, never preempted", job);
+    return wk_lifecycle_preempt(RUN(host), job, err);
+}
 
 static int host_reject(void *host, uint32_t job, const char *reason, WkError *err)
 {
@@ -120,6 +125,7 @@ static double host_job_power_w(const void *host, uint32_t job)
 }
 
 static int host_job_deferrable(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].deferrable; }
+static int host_job_kind(const void *host, uint32_t job) { return RUN(host)->wl.jobs[job].kind; }
 
 static double host_price_now(const void *host)
 {
@@ -169,5 +175,6 @@ const WkSchedHostOps wk_run_sched_host = {
     .job_deferrable = host_job_deferrable,
     .price_now = host_price_now,
     .price_mean = host_price_mean,
+    .job_kind = host_job_kind,
 };
 

@@ -3,6 +3,7 @@
  * run's table, policy lookup with the ABI check, and instance wrappers that
  * own the optional-method checks. Not a policy, not the run. */
 #include "models/sched/host.h"
+#include "models/workload/workload.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 static_assert(WK_SCHED_GPU_UP == (int)WK_GPU_UP && WK_SCHED_GPU_DOWN == (int)WK_GPU_DOWN &&
                   WK_SCHED_GPU_THROTTLED == (int)WK_GPU_THROTTLED,
               "WkSchedHealth differs from WkGpuHealth");
+/* the public job kinds are the workload's */
+static_assert(WK_SCHED_JOB_AI == (int)WK_JOB_AI && WK_SCHED_JOB_HPC == (int)WK_JOB_HPC,
+              "WkSchedJobKind differs from WkJobKind");
 
 /* ---- the context calls of sched.h ---- */
 
@@ -38,6 +42,7 @@ uint32_t wk_sched_usable_gpus(const WkSchedCtx *c) { return c->ops->usable_gpus(
 double wk_sched_power_headroom_w(const WkSchedCtx *c) { return c->ops->power_headroom_w(c->host); }
 double wk_sched_job_power_w(const WkSchedCtx *c, uint32_t job) { return c->ops->job_power_w(c->host, job); }
 int wk_sched_job_deferrable(const WkSchedCtx *c, uint32_t job) { return c->ops->job_deferrable(c->host, job); }
+int wk_sched_job_kind(const WkSchedCtx *c, uint32_t job) { return c->ops->job_kind(c->host, job); }
 double wk_sched_price_now(const WkSchedCtx *c) { return c->ops->price_now(c->host); }
 double wk_sched_price_mean(const WkSchedCtx *c) { return c->ops->price_mean(c->host); }
 int wk_sched_gpu_is_free(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_is_free(c->host, gpu); }

@@ -44,6 +44,7 @@ typedef struct WkSchedHostOps {
     int (*job_deferrable)(const void *host, uint32_t job);
     double (*price_now)(const void *host);
     double (*price_mean)(const void *host);
+    int (*job_kind)(const void *host, uint32_t job);
 } WkSchedHostOps;
 
 struct WkSchedCtx {

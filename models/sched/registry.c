@@ -14,6 +14,7 @@ static const WkSchedOps *const table[] = {
     &wk_sched_slurm,
     &wk_sched_sci,
     &wk_sched_energy,
+    &wk_sched_lend,
     NULL,
 };
 

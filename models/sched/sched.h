@@ -29,6 +29,13 @@ const WkSchedOps *const *wk_sched_registry(void);
  * the whole WkCluster; plugins use the accessors of wanka/sched.h. */
 const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx);
 
+/** Whether a site whose `scheduler:` section is sched (a policy name, a
+ * map, or NULL for the default) accepts AI jobs (`kind: ai`): *out = 0 only
+ * for `lend` with `lend: false`, which rejects them at submission; every
+ * other policy runs both kinds. For a broker choosing sites. Returns 0, or
+ * the positioned error of a bad `name`/`lend` value. sched is borrowed. */
+int wk_sched_lend_accepts_ai(const WkNode *sched, int *out, WkError *err);
+
 extern const WkSchedOps wk_sched_fifo;
 extern const WkSchedOps wk_sched_priority;
 extern const WkSchedOps wk_sched_sjf;
@@ -39,5 +46,6 @@ extern const WkSchedOps wk_sched_hetero;
 extern const WkSchedOps wk_sched_slurm;
 extern const WkSchedOps wk_sched_sci;
 extern const WkSchedOps wk_sched_energy;
+extern const WkSchedOps wk_sched_lend;
 
 #endif

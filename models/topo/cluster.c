@@ -31,6 +31,13 @@ static int parse_group(const WkNode *g, const WkGpuCatalog *cat, WkNodeGroup *ou
         return wk_node_error(n ? n : g, WK_E_NOTFOUND, err, "unknown GPU SKU '%s' (known: %s)", sku,
                              wk_catalog_list(cat, names, sizeof names));
     }
+    if (s->cpu) { /* a CPU node is one device (catalog.h) */
+        const WkNode *gk = wk_node_get(g, "gpus_per_node");
+        if (gk && gpn != 1)
+            return wk_node_error(gk, WK_E_RANGE, err, "SKU %s is a CPU node, one device per node: gpus_per_node "
+                                 "must be 1 (or left out)", s->name);
+        gpn = 1;
+    }
     if ((uint64_t)nodes * (uint64_t)gpn > WK_CLUSTER_MAX_GPUS)
         return wk_node_error(wk_node_get(g, "nodes"), WK_E_RANGE, err,
                              "%lld nodes x %lld GPUs is more than %u GPUs", (long long)nodes, (long long)gpn,

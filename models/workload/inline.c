@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* inline.c — jobs listed in the scenario itself:
- *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]} */
+ *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]}
+ * A job may say `kind: hpc` and give `nodes:` instead of `gpus:`. */
 #include "models/workload/workload.h"
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -21,14 +22,18 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         const WkNode *j = jobs->kids[i];
         WkTime submit = 0, dur = 0;
         int64_t gpus = 0;
+        WkJobSpec js = {0};
         if ((rc = wk_node_expect_keys(j, job_keys, err)) < 0 ||
             (rc = wk_node_duration(j, "submit", 0, 0, WK_WORKLOAD_MAX_TIME, &submit, err)) < 0 ||
-            (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0)
+            (rc = wk_workload_read_kind(out, j, &js, err)) < 0 ||
+            (!js.nodes && (rc = wk_node_int(j, "gpus", 1, 1, WK_JOB_MAX_GPUS, &gpus, err)) < 0))
             return rc;
         int64_t prio = 0;
         if ((rc = wk_node_int(j, "priority", 0, -1000000, 1000000, &prio, err)) < 0)
             return rc;
-        WkJobSpec js = {.submit = submit, .gpus = (uint32_t)gpus, .priority = (int32_t)prio};
+        js.submit = submit;
+        js.gpus = (uint32_t)gpus;
+        js.priority = (int32_t)prio;
         if ((rc = wk_node_bool(j, "deferrable", 0, &js.deferrable, err)) < 0)
             return rc;
         if ((rc = wk_workload_read_model(out, j, ctx, &js, err)) < 0)
@@ -48,6 +53,6 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
 const WkWorkloadSource wk_workload_inline = {
     .abi = WK_WORKLOAD_ABI,
     .name = "inline",
-    .description = "jobs listed in the scenario (submit, gpus, duration or model + iterations/tokens)",
+    .description = "jobs listed in the scenario (submit, gpus or nodes, duration or model + iterations/tokens, kind)",
     .load = load,
 };

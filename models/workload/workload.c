@@ -53,6 +53,64 @@ int wk_workload_push(WkWorkload *w, const WkJobSpec *job)
         w->cap = nc;
     }
     w->jobs[w->n++] = *job;
+    w->nhpc += job->kind == WK_JOB_HPC;
+    return 0;
+}
+
+const char *wk_workload_kind_name(int kind) { return kind == WK_JOB_HPC ? "hpc" : "ai"; }
+
+int wk_workload_read_kind(WkWorkload *w, const WkNode *map, WkJobSpec *js, WkError *err)
+{
+    const char *kind = NULL;
+    int64_t nodes = 0;
+    int rc = wk_node_str(map, "kind", 0, &kind, err);
+    if (rc < 0)
+        return rc;
+    if (kind && strcmp(kind, "ai") != 0 && strcmp(kind, "hpc") != 0)
+        return wk_node_error(wk_node_get(map, "kind"), WK_E_INVAL, err, "unknown job kind '%s' (known: ai, hpc)",
+                             kind);
+    js->kind = kind && strcmp(kind, "hpc") == 0 ? WK_JOB_HPC : WK_JOB_AI;
+    if ((rc = wk_node_int(map, "nodes", 0, 1, WK_JOB_MAX_NODES, &nodes, err)) < 0)
+        return rc;
+    const WkNode *nn = wk_node_get(map, "nodes"), *gn = wk_node_get(map, "gpus");
+    if (nodes > 0 && gn && gn->type != WK_NODE_NULL)
+        return wk_node_error(nn, WK_E_INVAL, err, "give either 'nodes' or 'gpus', not both");
+    if (nodes > 0 && !w->nodes_at)
+        w->nodes_at = nn;
+    js->nodes = (uint32_t)nodes;
+    if (js->kind != WK_JOB_HPC)
+        return 0;
+    static const char *const ai_only[] = {"model", "iterations", "tokens"};
+    for (size_t i = 0; i < sizeof ai_only / sizeof ai_only[0]; i++)
+        if (wk_node_get(map, ai_only[i]))
+            return wk_node_error(wk_node_get(map, ai_only[i]), WK_E_INVAL, err,
+                                 "an hpc job has a fixed duration and no model; drop '%s' or use kind: ai",
+                                 ai_only[i]);
+    return 0;
+}
+
+int wk_workload_resolve_nodes(WkWorkload *w, uint32_t gpus_per_node, const char *file, WkError *err)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        WkJobSpec *js = &w->jobs[i];
+        if (!js->nodes)
+            continue;
+        if (!gpus_per_node) {
+            const char *msg = "the cluster's node groups differ in GPUs per node, so a node count "
+                              "has no single GPU count; give 'gpus' instead";
+            return w->nodes_at ? wk_node_error(w->nodes_at, WK_E_INVAL, err, "%s", msg)
+                               : wk_error_set(err, WK_E_INVAL, file, 0, 0, "workload: job %zu: %s", i, msg);
+        }
+        uint64_t g = (uint64_t)js->nodes * gpus_per_node;
+        if (g > WK_JOB_MAX_GPUS) {
+            const char *fmt = "%u nodes x %u GPUs per node is more than %u GPUs";
+            return w->nodes_at ? wk_node_error(w->nodes_at, WK_E_RANGE, err, fmt, js->nodes, gpus_per_node,
+                                               (unsigned)WK_JOB_MAX_GPUS)
+                               : wk_error_set(err, WK_E_RANGE, file, 0, 0, fmt, js->nodes, gpus_per_node,
+                                              (unsigned)WK_JOB_MAX_GPUS);
+        }
+        js->gpus = (uint32_t)g;
+    }
     return 0;
 }
 

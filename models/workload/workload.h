@@ -23,6 +23,19 @@
 #define WK_WORKLOAD_MAX_JOBS 5000000
 #define WK_WORKLOAD_MAX_TIME (WK_TIME_NEVER / 4)
 
+/* What a job is (`kind:`): an AI job (the default: training or a plain job,
+ * preemptible, elastic under elastic recovery) or a tightly coupled HPC
+ * simulation (fixed size and duration, no model, never shrunk, never
+ * preempted by a policy). */
+typedef enum WkJobKind {
+    WK_JOB_AI = 0,
+    WK_JOB_HPC = 1,
+} WkJobKind;
+
+/* Most nodes a job may ask for with `nodes:` (resolved to GPUs per node x
+ * nodes, which must stay within WK_JOB_MAX_GPUS). */
+#define WK_JOB_MAX_NODES UINT32_C(1000000)
+
 typedef struct WkJobSpec {
     WkTime submit;     /* ns from the start of the run */
     WkTime duration;   /* ns of work at full speed on its GPUs (jobs without a model) */
@@ -32,6 +45,9 @@ typedef struct WkJobSpec {
     double tokens;     /* model jobs: tokens (or samples) to train, when iterations is 0 */
     int32_t priority;  /* `priority:` (higher first in priority policies), default 0 */
     int deferrable;    /* `deferrable:` 1 = may wait for cheap energy (the energy policy), default 0 */
+    uint32_t nodes;    /* `nodes:` whole nodes asked for (gpus is then 0 until wk_workload_resolve_nodes);
+                          0 = the job gave `gpus:` */
+    uint8_t kind;      /* WkJobKind (`kind:`), default WK_JOB_AI */
 } WkJobSpec;
 
 typedef struct WkWorkload {
@@ -39,6 +55,8 @@ typedef struct WkWorkload {
     size_t n, cap;
     WkModelSpec *models; /* owned: the distinct model specs jobs refer to */
     size_t nmodels, capmodels;
+    const WkNode *nodes_at; /* borrowed: the first `nodes:` key of the workload (error position), or NULL */
+    size_t nhpc;            /* jobs of kind hpc */
 } WkWorkload;
 
 /* What a source may use besides its own section. */
@@ -80,6 +98,24 @@ int wk_workload_push(WkWorkload *w, const WkJobSpec *job);
  * Positioned errors. */
 int wk_workload_read_model(WkWorkload *w, const WkNode *map, const WkWorkloadCtx *ctx, WkJobSpec *js,
                            WkError *err);
+
+/** Read a job's `kind:` (ai | hpc) and `nodes:` from map into js, and check
+ * what a kind allows: an hpc job has no model, iterations or tokens; `nodes:`
+ * excludes `gpus:` (the caller reads `gpus:` when js->nodes stays 0).
+ * Records the first `nodes:` node in w->nodes_at. Positioned errors naming
+ * the key. */
+int wk_workload_read_kind(WkWorkload *w, const WkNode *map, WkJobSpec *js, WkError *err);
+
+/** Resolve `nodes:` of every job into GPUs: gpus = nodes x gpus_per_node.
+ * gpus_per_node is the cluster's GPUs per node when all its node groups
+ * agree, 0 when they differ: a job giving `nodes:` is then an error
+ * positioned at the first `nodes:` of the workload (file is the scenario's
+ * path, for a message without a position). A result above WK_JOB_MAX_GPUS
+ * is WK_E_RANGE. Returns 0 or a negative WK_E_* code. */
+int wk_workload_resolve_nodes(WkWorkload *w, uint32_t gpus_per_node, const char *file, WkError *err);
+
+/** Name of a WkJobKind ("ai", "hpc"). */
+const char *wk_workload_kind_name(int kind);
 
 /** Release the job array. */
 void wk_workload_fini(WkWorkload *w);

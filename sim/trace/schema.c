@@ -46,6 +46,12 @@ const char *const wk_schema_incident_kind_names[WK_SCHEMA_KIND_N + 1] = {
     [WK_SCHEMA_KIND_N] = NULL,
 };
 
+const char *const wk_schema_job_kind_names[WK_SCHEMA_JOBKIND_N + 1] = {
+    [WK_SCHEMA_JOBKIND_AI] = "ai",
+    [WK_SCHEMA_JOBKIND_HPC] = "hpc",
+    [WK_SCHEMA_JOBKIND_N] = NULL,
+};
+
 const char *const wk_schema_sweep_status_names[4] = {"ok", "failed", "not_run", NULL};
 
 /* ---- what a reader checks at open ------------------------------------------------ */
@@ -70,6 +76,7 @@ static const WkSchemaColumn job_cols[] = {
     NUM(WK_SCHEMA_JOB_ETTR, WK_SCHEMA_T_F64),
     {WK_SCHEMA_JOB_GPUS_FINAL, WK_SCHEMA_T_U32, 0, NULL, 1},
     {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
+    {WK_SCHEMA_JOB_KIND, WK_SCHEMA_T_ENUM8, 0, wk_schema_job_kind_names, 4},
 };
 
 static const WkSchemaColumn cluster_cols[] = {

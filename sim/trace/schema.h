@@ -16,8 +16,8 @@
 #define WK_SCHEMA_VERSION "1.4" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
                                    (the reader refuses variable-length ones: docs/trace-format.md)
-                                   and timeseries/facility, 1.4 networks of sites: the site
-                                   columns, timeseries/sites and the attribute `sites` */
+                                   and timeseries/facility, 1.4 jobs.kind and networks of sites:
+                                   the site columns, timeseries/sites and the attribute `sites` */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -70,6 +70,7 @@
 #define WK_SCHEMA_JOB_PREEMPTIONS "preemptions"
 #define WK_SCHEMA_JOB_ETTR "ettr"
 #define WK_SCHEMA_JOB_GPUS_FINAL "gpus_final" /* 1.1: GPUs held at the end or when last stopped */
+#define WK_SCHEMA_JOB_KIND "kind"             /* 1.4: WkSchemaJobKind */
 
 /* timeseries/cluster: the cluster's state, sampled */
 #define WK_SCHEMA_CLUSTER_TIME "time"
@@ -153,6 +154,13 @@
 #define WK_SCHEMA_M_MAKESPAN "makespan_s"
 #define WK_SCHEMA_M_SIMULATED "simulated_s"
 #define WK_SCHEMA_M_EVENTS "events"
+/* only when the workload has hpc jobs */
+#define WK_SCHEMA_M_HPC_JOBS "hpc_jobs"
+#define WK_SCHEMA_M_HPC_WAIT_MEAN "hpc_wait_mean_s"
+#define WK_SCHEMA_M_HPC_JCT_MEAN "hpc_jct_mean_s"
+#define WK_SCHEMA_M_HPC_GPU_HOURS "hpc_gpu_hours"
+#define WK_SCHEMA_M_AI_GPU_HOURS "ai_gpu_hours"
+#define WK_SCHEMA_M_AI_PREEMPTIONS "ai_preemptions"
 
 /* ---- enum columns: stored as uint8 HDF5 enums, value i named names[i] ------------- */
 
@@ -204,12 +212,20 @@ typedef enum WkSchemaIncidentKind {
     WK_SCHEMA_KIND_N
 } WkSchemaIncidentKind;
 
+/* jobs.kind (1.4): the workload's `kind:` */
+typedef enum WkSchemaJobKind {
+    WK_SCHEMA_JOBKIND_AI = 0,
+    WK_SCHEMA_JOBKIND_HPC,
+    WK_SCHEMA_JOBKIND_N
+} WkSchemaJobKind;
+
 /* The names of each enum's values, NULL-terminated (a WkTraceField's
  * enum_names): wk_schema_job_status_names[WK_SCHEMA_STATUS_QUEUED] is "queued". */
 extern const char *const wk_schema_job_status_names[WK_SCHEMA_STATUS_N + 1];
 extern const char *const wk_schema_path_class_names[WK_SCHEMA_PATH_N + 1];
 extern const char *const wk_schema_fail_class_names[WK_SCHEMA_CLASS_N + 1];
 extern const char *const wk_schema_incident_kind_names[WK_SCHEMA_KIND_N + 1];
+extern const char *const wk_schema_job_kind_names[WK_SCHEMA_JOBKIND_N + 1];
 
 /* ---- the sweep index (sweep.h5; docs/batch.md) ------------------------------------ */
 

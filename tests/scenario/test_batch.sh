@@ -36,7 +36,8 @@ printf 'include: loop.yaml\n' > "$T/loop.yaml"
 expect 2 "include cycle" "$W" validate "$T/loop.yaml"
 
 # ---- check
-sed "s#\.\./\.\./scenarios#$SRC/scenarios#" "$SRC/tests/regression/baseline.yaml" > "$T/base.yaml"
+sed -e "s#\.\./\.\./scenarios#$SRC/scenarios#" -e "s#\.\./scenario/#$SRC/tests/scenario/#" \
+  "$SRC/tests/regression/baseline.yaml" > "$T/base.yaml"
 expect 0 "checks passed" "$W" check "$T/base.yaml" -q
 # a wrong expected value: FAIL, exit 1; --update fixes only that number
 awk 'done != 1 && /jct_mean_s: [0-9]/ { sub(/jct_mean_s: [0-9.e+-]+/, "jct_mean_s: 1"); done = 1 } { print }' \

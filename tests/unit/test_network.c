@@ -30,7 +30,8 @@ static uint32_t f_gpus(const void *h, uint32_t s) { return F(h)->gpus[s]; }
 static uint32_t f_free(const void *h, uint32_t s) { return F(h)->free[s]; }
 static double f_backlog(const void *h, uint32_t s) { return F(h)->backlog[s]; }
 static double f_wait(const void *h, uint32_t j, uint32_t s) { (void)j; return F(h)->wait[s]; }
-static uint32_t f_job_gpus(const void *h, uint32_t j) { (void)h; (void)j; return 8; }
+static uint32_t f_job_gpus(const void *h, uint32_t j, uint32_t s) { (void)h; (void)j; (void)s; return 8; }
+static int f_job_kind(const void *h, uint32_t j) { (void)h; (void)j; return 0; }
 static int f_feasible(const void *h, uint32_t j, uint32_t s) { (void)j; return F(h)->feasible[s]; }
 static double f_run(const void *h, uint32_t j, uint32_t s) { (void)j; return F(h)->run[s]; }
 static double f_transfer(const void *h, uint32_t j, uint32_t s) { (void)j; return F(h)->transfer[s]; }
@@ -40,7 +41,7 @@ static uint32_t f_home(const void *h, uint32_t j) { (void)j; return F(h)->home; 
 
 static const WkBrokerHostOps fake_ops = {
     f_sites, f_name, f_now, f_seed, f_gpus, f_free, f_backlog, f_wait, f_job_gpus, f_feasible, f_run,
-    f_transfer, f_cost, f_co2, f_home,
+    f_transfer, f_cost, f_co2, f_home, f_job_kind,
 };
 
 /* Three feasible sites, all alike and idle; tests change what they need. */

@@ -260,6 +260,9 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
                           T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);
     bad |= wk_summary_add(s, WK_SCHEMA_M_ENERGY_PER_JOB, "energy per completed job", "kWh",
                           completed > 0 ? kwh / completed : NAN, 0);
+    double tokens = total(ss, n->n, WK_SCHEMA_M_TOKENS_TRAINED, NULL);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_PER_JOULE, "tokens trained per joule (all facilities)", "tokens/J",
+                          kwh > 0 && !isnan(tokens) ? tokens / (kwh * 3.6e6) : NAN, 0);
     double jk = 0, jc = 0, jt = 0;
     for (uint32_t i = 0; i < n->n; i++)
         jobs_energy(n, i, &jk, &jc, &jt);

@@ -71,10 +71,10 @@ static int parse_accepts(NetSite *st, WkError *err)
         else if (it->type == WK_NODE_SCALAR && strcmp(it->str, "hpc") == 0)
             st->accepts_hpc = 1;
         else
-            return wk_node_error(it, WK_E_INVAL, err, "accepts: expected 'ai' or 'hpc'");
+            return wk_node_error(it, WK_E_INVAL, err, "expected 'ai' or 'hpc'");
     }
     if (n == 0)
-        return wk_node_error(a, WK_E_INVAL, err, "accepts: a site must accept 'ai', 'hpc' or both");
+        return wk_node_error(a, WK_E_INVAL, err, "a site must accept 'ai', 'hpc' or both");
     return 0;
 }
 
@@ -98,9 +98,9 @@ static int parse_sites(WkNet *n, const WkDoc *doc, const WkNode *root, WkError *
     static const char *const keys[] = {SITE_KEYS, NULL};
     const WkNode *sn = wk_node_get(root, "sites");
     if (sn->type != WK_NODE_SEQ || sn->nkids == 0)
-        return wk_node_error(sn, WK_E_INVAL, err, "sites: expected a list of sites (each a map with name and cluster)");
+        return wk_node_error(sn, WK_E_INVAL, err, "expected a list of sites (each a map with name and cluster)");
     if (sn->nkids > WK_NET_MAX_SITES)
-        return wk_node_error(sn, WK_E_RANGE, err, "sites: %zu sites, at most %d (docs/limits.md)", sn->nkids,
+        return wk_node_error(sn, WK_E_RANGE, err, "%zu sites, at most %d (docs/limits.md)", sn->nkids,
                              WK_NET_MAX_SITES);
     if (wk_node_get(root, "cluster"))
         return wk_node_error(wk_node_get(root, "cluster"), WK_E_INVAL, err,
@@ -113,7 +113,7 @@ static int parse_sites(WkNet *n, const WkDoc *doc, const WkNode *root, WkError *
         NetSite *st = &n->s[i];
         st->node = sn->kids[i];
         if (st->node->type != WK_NODE_MAP)
-            return wk_node_error(st->node, WK_E_INVAL, err, "sites: expected a map with name and cluster");
+            return wk_node_error(st->node, WK_E_INVAL, err, "expected a site: a map with name and cluster");
         if ((rc = wk_node_expect_keys(st->node, keys, err)) < 0 ||
             (rc = wk_node_str(st->node, "name", 1, &st->name, err)) < 0 ||
             (rc = wk_node_double(st->node, "data_share", 0, 0, 1e12, &st->data_share, err)) < 0 ||
@@ -126,7 +126,7 @@ static int parse_sites(WkNet *n, const WkDoc *doc, const WkNode *root, WkError *
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(n->s[j].name, st->name) == 0)
                 return wk_node_error(wk_node_get(st->node, "name"), WK_E_INVAL, err,
-                                     "sites: two sites named '%s'", st->name);
+                                     "two sites named '%s'", st->name);
         if ((rc = site_doc(st, doc, root, err)) < 0)
             return rc;
     }
@@ -176,7 +176,7 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
         return 0;
     int rc;
     if (w->type != WK_NODE_MAP)
-        return wk_node_error(w, WK_E_INVAL, err, "wan: expected a map with default and/or links");
+        return wk_node_error(w, WK_E_INVAL, err, "expected a map with default and/or links");
     if ((rc = wk_node_expect_keys(w, keys, err)) < 0)
         return rc;
     const WkNode *d = wk_node_get(w, "default");
@@ -186,24 +186,28 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
     for (uint32_t i = 0; i < n->n * n->n; i++)
         n->link[i] = def;
     const WkNode *ln = wk_node_get(w, "links");
+    if (ln && ln->type != WK_NODE_SEQ && ln->type != WK_NODE_NULL)
+        return wk_node_error(ln, WK_E_INVAL, err, "expected a list of links");
     size_t nl = 0;
     const WkNode *const *items = ln ? wk_node_items(&ln, &nl) : NULL;
     for (size_t k = 0; k < nl; k++) {
         const WkNode *m = items[k];
         if (m->type != WK_NODE_MAP)
-            return wk_node_error(m, WK_E_INVAL, err, "wan.links: expected a map with between, bandwidth, latency");
+            return wk_node_error(m, WK_E_INVAL, err, "expected a link: a map with between, bandwidth, latency");
         if ((rc = wk_node_expect_keys(m, linkkeys, err)) < 0)
             return rc;
         const WkNode *b = wk_node_get(m, "between");
-        if (!b || b->type != WK_NODE_SEQ || b->nkids != 2)
-            return wk_node_error(b ? b : m, WK_E_INVAL, err, "between: expected a list of two site names");
+        if (!b)
+            return wk_node_error(m, WK_E_INVAL, err, "missing key 'between' (a list of two site names)");
+        if (b->type != WK_NODE_SEQ || b->nkids != 2)
+            return wk_node_error(b, WK_E_INVAL, err, "expected a list of two site names");
         uint32_t a = 0, c = 0;
         WkNetLink l = {0};
         if ((rc = site_index(n, b->kids[0], &a, err)) < 0 || (rc = site_index(n, b->kids[1], &c, err)) < 0 ||
             (rc = parse_link(m, &l, err)) < 0)
             return rc;
         if (a == c)
-            return wk_node_error(b, WK_E_INVAL, err, "between: a link joins two different sites");
+            return wk_node_error(b, WK_E_INVAL, err, "a link joins two different sites");
         n->link[a * n->n + c] = n->link[c * n->n + a] = l;
     }
     return 0;
@@ -223,7 +227,7 @@ static int parse_broker(WkNet *n, const WkNode *root, const WkRunOpts *o, WkErro
     } else if (b && b->type == WK_NODE_SCALAR) {
         name = b->str;
     } else if (b && b->type != WK_NODE_NULL) {
-        return wk_node_error(b, WK_E_INVAL, err, "broker: expected a broker name or a map with 'name'");
+        return wk_node_error(b, WK_E_INVAL, err, "expected a broker name or a map with 'name'");
     }
     if (o && o->broker) {
         name = o->broker;

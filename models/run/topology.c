@@ -15,7 +15,7 @@ static int network_topology(const WkDoc *doc, const char *name, WkSummary *s, Wk
 {
     const WkNode *sn = wk_node_get(doc->root, "sites");
     if (sn->type != WK_NODE_SEQ || sn->nkids == 0)
-        return wk_node_error(sn, WK_E_INVAL, err, "sites: expected a list of sites (each a map with name and cluster)");
+        return wk_node_error(sn, WK_E_INVAL, err, "expected a list of sites (each a map with name and cluster)");
     snprintf(s->scenario, sizeof s->scenario, "%s", name);
     snprintf(s->title, sizeof s->title, "network of scenario %s: %zu sites", name, sn->nkids);
     double gpus = 0, peak = 0, idle = 0;

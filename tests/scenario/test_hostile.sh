@@ -74,6 +74,20 @@ printf '%s\nworkload: {source: inline, jobs: [{gpus: 1, duration: -5s}]}\n' "$C"
 refuse neg.yaml "workload.jobs[0].duration: must be between"
 printf '%s\nworkload: {source: synthetic, jobs: 5000001}\n' "$C" > jobs.yaml
 refuse jobs.yaml "workload.jobs: must be between 1 and 5000000"
+# networks of sites (docs/scenarios.md): a link to an unknown site, a price
+# series that does not cover the run at one site, a site of no name, a bad rate
+S='  - {name: a, cluster: {nodes: 2, gpus_per_node: 8}}'
+J='workload: {source: inline, jobs: [{gpus: 8, duration: 30h}]}'
+printf 'sites:\n%s\nwan: {links: [{between: [a, z], bandwidth: 1Gbps}]}\n%s\n' "$S" "$J" > net-link.yaml
+refuse net-link.yaml "net-link.yaml:3:29: wan.links[0].between[1]: unknown site 'z'"
+printf 'time,price_per_mwh,gco2_per_kwh\n0h,50,300\n1h,60,300\n' > short.csv
+printf 'sites:\n  - {name: a, cluster: {nodes: 2, gpus_per_node: 8}, facility: {prices: short.csv}}\n%s\n' "$J" > net-prices.yaml
+expect 2 "net-prices.yaml:2:73: sites[0].facility.prices: the price series covers" "$W" run net-prices.yaml -q -o "$T/out.h5"
+[ -e "$T/out.h5" ] && { bad "net-prices: a trace was written"; rm -f "$T/out.h5"; } || ok
+printf 'sites:\n  - {cluster: {nodes: 2}}\n%s\n' "$J" > net-name.yaml
+refuse net-name.yaml "net-name.yaml:2:5: sites[0].name: missing required key"
+printf 'sites:\n%s\nwan: {default: {bandwidth: fast}}\n%s\n' "$S" "$J" > net-rate.yaml
+refuse net-rate.yaml "net-rate.yaml:3:28: wan.default.bandwidth: expected a rate"
 head -c 100000 /dev/urandom > random.yaml
 out=$(timeout $((20 * slow)) "$W" validate random.yaml 2>&1); st=$?
 [ "$st" = 2 ] && ok || bad "random bytes: status $st: $(echo "$out" | head -c 300)"

@@ -21,7 +21,10 @@ WHAT is one of:
   scaling      throughput and scaling efficiency against GPUs; INPUT is the
                JSON of `wanka perf JOB.yaml --scale N1,N2,... --json`
 
-gantt, heatmap and recovery draw one panel per trace.
+gantt, heatmap and recovery draw one panel per trace. One trace of a
+network of sites (schema 1.4: timeseries/sites, the root attribute `sites`)
+is drawn site by site: utilization, queue and power one line per site beside
+the network's total, jct-cdf one curve per site (docs/brokers.md).
 
 Exit status: 0 written, 2 bad arguments / missing file / a trace lacking
 the dataset or malformed (one line: "wanka: FILE: what is wrong", never a
@@ -203,6 +206,20 @@ class Trace:
         return ds
 
 
+def site_names(t):
+    """The site names of a network's trace (schema 1.4), or [] for one cluster."""
+    names = attr_str(t.f, "sites")
+    return names.split(",") if names and "timeseries/sites" in t.f else []
+
+
+def site_gpus(t, name):
+    """A site's GPUs from the summary row site.NAME.gpus (0 when absent)."""
+    try:
+        return int(t.f["summary"].attrs.get(f"site.{name}.gpus", 0))
+    except (KeyError, TypeError, ValueError):
+        return 0
+
+
 def disambiguate(traces):
     """Labels two traces share get the file name appended, or the path if those match too."""
     for key in (lambda t: os.path.basename(t.path), lambda t: t.path):
@@ -215,19 +232,31 @@ def disambiguate(traces):
                     t.label = f"{t.label} [{key(t)}]"
 
 
+def series_y(np, ts, what, gpus, path):
+    if what == "utilization":
+        if gpus <= 0:
+            die_file(path, "GPU count missing or 0; cannot compute utilization")
+        return ts["allocated_gpus"].astype(np.float64) / gpus
+    if what == "queue":
+        return ts["queued_jobs"].astype(np.float64)
+    return ts["power"].astype(np.float64) / 1e6
+
+
 def series(ax, np, traces, dataset, what):
     for t in traces:
         ts = t.need(dataset, what)[:]
         days = ts["time"].astype(np.float64) / NS_PER_DAY
-        if what == "utilization":
-            if t.gpus <= 0:
-                die_file(t.path, "root attribute 'gpus' is missing or 0; cannot compute utilization")
-            y = ts["allocated_gpus"].astype(np.float64) / t.gpus
-        elif what == "queue":
-            y = ts["queued_jobs"].astype(np.float64)
-        else:
-            y = ts["power"].astype(np.float64) / 1e6
-        ax.plot(days, y, drawstyle="steps-post", linewidth=1.2, label=t.label)
+        if what == "utilization" and t.gpus <= 0:
+            die_file(t.path, "root attribute 'gpus' is missing or 0; cannot compute utilization")
+        sites = site_names(t) if len(traces) == 1 else []
+        for k, name in enumerate(sites):  # one network: each site, then the total
+            ss = t.need("timeseries/sites", what)[:]
+            rows = ss[ss["site"] == k]
+            ax.plot(rows["time"].astype(np.float64) / NS_PER_DAY, series_y(np, rows, what, site_gpus(t, name), t.path),
+                    drawstyle="steps-post", linewidth=0.9, label=name)
+        ax.plot(days, series_y(np, ts, what, t.gpus, t.path), drawstyle="steps-post",
+                linewidth=1.6 if sites else 1.2, color="black" if sites else None,
+                linestyle="--" if sites else "-", label=f"{t.label} (network)" if sites else t.label)
     ax.set_xlabel("time (days)")
     ax.set_ylabel({"utilization": "allocated GPUs / GPUs", "queue": "jobs waiting",
                    "power": "facility power (MW)"}[what])
@@ -254,14 +283,17 @@ def jct_cdf(ax, np, h5py, traces):
             completed = [v for v, k in status.items() if k == "completed"]
             if completed:
                 done &= rows["status"] == completed[0]
-        jct = np.sort((rows["end"][done] - rows["submit"][done]).astype(np.float64) / NS_PER_HOUR)
-        if jct.size == 0:
-            print(f"{PROG}: {t.path}: no completed jobs; its CDF is empty", file=sys.stderr)
-            continue
-        positive = positive and jct[0] > 0
-        y = np.arange(1, jct.size + 1) / jct.size
-        ax.plot(jct, y, drawstyle="steps-post", linewidth=1.2, label=f"{t.label} ({jct.size} jobs)")
-        drawn += 1
+        sites = site_names(t) if len(traces) == 1 and "site" in (ds.dtype.names or ()) else []
+        groups = [(f"{name}", done & (rows["site"] == k)) for k, name in enumerate(sites)] or [(t.label, done)]
+        for label, sel in groups:
+            jct = np.sort((rows["end"][sel] - rows["submit"][sel]).astype(np.float64) / NS_PER_HOUR)
+            if jct.size == 0:
+                print(f"{PROG}: {t.path}: {label}: no completed jobs; its CDF is empty", file=sys.stderr)
+                continue
+            positive = positive and jct[0] > 0
+            y = np.arange(1, jct.size + 1) / jct.size
+            ax.plot(jct, y, drawstyle="steps-post", linewidth=1.2, label=f"{label} ({jct.size} jobs)")
+            drawn += 1
     if drawn and positive:
         ax.set_xscale("log")
     ax.set_xlabel("job completion time, end − submit (hours)")

@@ -192,6 +192,9 @@ static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
     for (uint32_t i = 0; i < r->net->n; i++) {
         const NetSite *st = &r->net->s[i];
         char name[48], label[64];
+        snprintf(name, sizeof name, "site.%s.gpus", st->name);
+        snprintf(label, sizeof label, "%.24s: GPUs", st->name);
+        rc |= wk_summary_add(s, name, label, "GPUs", (double)st->gpus, 1);
         snprintf(name, sizeof name, "site.%s.jobs", st->name);
         snprintf(label, sizeof label, "%.24s: jobs sent there", st->name);
         rc |= wk_summary_add(s, name, label, "jobs", (double)st->assigned, 1);

@@ -52,6 +52,22 @@ expect 0 "" "$W" plot "$T/inc.h5" -o "$T/inc.png" --what incidents
 is_png "$T/inc.png"
 
 expect 0 "" "$W" plot "$T/a.h5" -o "$T/u.svg" --what utilization
+# one network's trace: a line (a curve) per site, named in the SVG's legend
+cat > "$T/net.yaml" <<'EOF2'
+name: net
+sites:
+  - {name: alpha, cluster: {nodes: 2, gpus_per_node: 8}}
+  - {name: beta, cluster: {nodes: 4, gpus_per_node: 8}}
+workload: {source: synthetic, jobs: 40, interarrival: {dist: exponential, mean: 10m},
+           duration: {dist: lognormal, median: 1h, sigma: 1}, gpus: [{gpus: 8, weight: 1}]}
+EOF2
+expect 0 "" "$W" run "$T/net.yaml" -q -o "$T/net.h5"
+for what in utilization jct-cdf; do
+  expect 0 "" "$W" plot "$T/net.h5" -o "$T/net-$what.svg" --what "$what"
+  for site in alpha beta; do
+    grep -q "$site" "$T/net-$what.svg" && ok || bad "net-$what.svg: no line of site $site"
+  done
+done
 grep -q "<svg" "$T/u.svg" 2>/dev/null && ok || bad "u.svg is not an SVG"
 
 # gantt, heatmap, recovery: per-run panels; quickstart with scripted incidents

@@ -244,6 +244,43 @@ static void test_network_transfer_delays_remote_start(void **state)
     test_run_free(&t);
 }
 
+/* A network of one site (no failures: a site draws its own failure
+ * streams) is the single-cluster run: every metric both summaries have is
+ * equal. */
+static void test_network_of_one_site_is_the_cluster_run(void **state)
+{
+    (void)state;
+    const char *body = "workload:\n  source: synthetic\n  jobs: 300\n  interarrival: {dist: exponential, mean: 5m}\n"
+                       "  duration: {dist: lognormal, median: 1h, sigma: 1.0}\n"
+                       "  gpus:\n    - {gpus: 8, weight: 0.6}\n    - {gpus: 32, weight: 0.2, model: llama3-8b, iterations: 200}\n"
+                       "    - {gpus: 64, weight: 0.2}\n"
+                       "scheduler: backfill\nfailures: {enabled: false}\n";
+    const char *cl = "{sku: H100-SXM-80G, nodes: 16, gpus_per_node: 8, nodes_per_pod: 8,\n"
+                     "  fabric: {kind: rail, tiers: 2, radix: 64, link_gbps: 400, rails: 8}}\n";
+    char one[2048], net[2048];
+    snprintf(one, sizeof one, "name: x\nseed: 9\ncluster: %s%s", cl, body);
+    snprintf(net, sizeof net, "name: x\nseed: 9\nsites:\n  - name: only\n    cluster: %s%s", cl, body);
+    TestRun a, b;
+    test_run_yaml(&a, one, NULL);
+    test_run_yaml(&b, net, NULL);
+    size_t same = 0;
+    for (size_t i = 0; i < a.sum.n; i++) {
+        const WkMetric *m = wk_summary_get(&b.sum, a.sum.m[i].name);
+        if (!m)
+            continue;
+        double x = a.sum.m[i].value, y = m->value;
+        if (isnan(x) && isnan(y))
+            continue;
+        if (fabs(x - y) > 1e-12 * fmax(1, fabs(x)))
+            fail_msg("%s: %.17g (cluster) vs %.17g (network of one site)", a.sum.m[i].name, x, y);
+        same++;
+    }
+    assert_true(same >= 25);
+    assert_float_equal(test_metric(&b, "jobs_completed"), 300, 0);
+    test_run_free(&a);
+    test_run_free(&b);
+}
+
 static void expect_error(const char *yaml, const char *needle, long line)
 {
     WkError err;
@@ -297,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_broker_lookup_names_known),
         cmocka_unit_test(test_network_conserves_gpu_time),
         cmocka_unit_test(test_network_rejects_job_no_site_fits),
+        cmocka_unit_test(test_network_of_one_site_is_the_cluster_run),
         cmocka_unit_test(test_network_transfer_delays_remote_start),
         cmocka_unit_test(test_network_bad_input_is_positioned),
     };

@@ -33,6 +33,7 @@ static const ExColSpec job_cols[] = {
     {WK_SCHEMA_JOB_ETTR, "ettr", EX_F64, NULL, 0},
     {WK_SCHEMA_JOB_GPUS_FINAL, "gpus_final", EX_INT, NULL, 1},
     {WK_SCHEMA_JOB_KIND, "kind", EX_ENUM, wk_schema_job_kind_names, 1},
+    {WK_SCHEMA_SITE, "site", EX_INT, NULL, 1},
 };
 
 static const ExColSpec incident_cols[] = {
@@ -50,9 +51,19 @@ static const ExColSpec incident_cols[] = {
     {WK_SCHEMA_INC_RECOVERY, "recovery_s", EX_F64, NULL, 0},
     {WK_SCHEMA_INC_LOST_WORK, "lost_work_gpu_h", EX_F64, NULL, 0},
     {WK_SCHEMA_INC_CLOCK, "clock", EX_F64, NULL, 0},
+    {WK_SCHEMA_SITE, "site", EX_INT, NULL, 1},
 };
 
 static const ExColSpec timeseries_cols[] = {
+    {WK_SCHEMA_CLUSTER_TIME, "time_ns", EX_INT, NULL, 0},
+    {WK_SCHEMA_CLUSTER_ALLOCATED, "allocated_gpus", EX_INT, NULL, 0},
+    {WK_SCHEMA_CLUSTER_RUNNING, "running_jobs", EX_INT, NULL, 0},
+    {WK_SCHEMA_CLUSTER_QUEUED, "queued_jobs", EX_INT, NULL, 0},
+    {WK_SCHEMA_CLUSTER_POWER, "power_w", EX_F64, NULL, 0},
+};
+
+static const ExColSpec site_series_cols[] = {
+    {WK_SCHEMA_SITE, "site", EX_INT, NULL, 0},
     {WK_SCHEMA_CLUSTER_TIME, "time_ns", EX_INT, NULL, 0},
     {WK_SCHEMA_CLUSTER_ALLOCATED, "allocated_gpus", EX_INT, NULL, 0},
     {WK_SCHEMA_CLUSTER_RUNNING, "running_jobs", EX_INT, NULL, 0},
@@ -65,6 +76,9 @@ static const ExColSpec timeseries_cols[] = {
 const ExTableSpec wk_ex_jobs = {WK_SCHEMA_JOBS, "jobs.csv", job_cols, NCOLS(job_cols)};
 const ExTableSpec wk_ex_incidents = {WK_SCHEMA_INCIDENTS, "incidents.csv", incident_cols, NCOLS(incident_cols)};
 const ExTableSpec wk_ex_timeseries = {WK_SCHEMA_CLUSTER, "timeseries.csv", timeseries_cols, NCOLS(timeseries_cols)};
+/* a network's trace only (schema 1.4) */
+static const ExTableSpec site_series = {WK_SCHEMA_SITES_SERIES, "timeseries_sites.csv", site_series_cols,
+                                        NCOLS(site_series_cols)};
 
 /* Check that every value of an enum column has a name. */
 static int check_enum(WkTraceRead *r, const ExTableSpec *spec, const ExCol *c, size_t n, WkError *err)
@@ -384,24 +398,24 @@ static int ensure_dir(const char *dir, WkError *err)
     return 0;
 }
 
-enum { CSV_JOBS, CSV_INCIDENTS, CSV_TIMESERIES, CSV_SUMMARY, CSV_RUN, CSV_N };
+enum { CSV_JOBS, CSV_INCIDENTS, CSV_TIMESERIES, CSV_SITES, CSV_SUMMARY, CSV_RUN, CSV_N, CSV_TABLES = CSV_SUMMARY };
 
 int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError *err)
 {
-    static const char *const names[CSV_N] = {"jobs.csv", "incidents.csv", "timeseries.csv", "summary.csv",
-                                             "run.csv"};
-    const ExTableSpec *specs[3] = {&wk_ex_jobs, &wk_ex_incidents, &wk_ex_timeseries};
+    static const char *const names[CSV_N] = {"jobs.csv", "incidents.csv", "timeseries.csv", "timeseries_sites.csv",
+                                             "summary.csv", "run.csv"};
+    const ExTableSpec *specs[CSV_TABLES] = {&wk_ex_jobs, &wk_ex_incidents, &wk_ex_timeseries, &site_series};
     WkExportStats s = {0};
     WkTraceRead *r = NULL;
-    ExTable t[3] = {{0}};
+    ExTable t[CSV_TABLES] = {{0}};
     ExOut out[CSV_N] = {{0}};
     int rc = wk_trace_read_open(&r, trace, err);
-    for (size_t k = 0; rc == 0 && k < 3; k++)
-        rc = wk_ex_table_load(r, specs[k], k == CSV_INCIDENTS, &t[k], err);
+    for (size_t k = 0; rc == 0 && k < CSV_TABLES; k++)
+        rc = wk_ex_table_load(r, specs[k], k == CSV_INCIDENTS || k == CSV_SITES, &t[k], err);
     if (rc == 0)
         rc = ensure_dir(dir, err);
     for (size_t k = 0; rc == 0 && k < CSV_N; k++) {
-        if (k < 3 && !t[k].present)
+        if (k < CSV_TABLES && !t[k].present)
             continue;
         size_t l = strlen(dir) + strlen(names[k]) + 2;
         char *path = malloc(l);
@@ -414,7 +428,7 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
         free(path);
         if (rc < 0)
             break;
-        if (k < 3) {
+        if (k < CSV_TABLES) {
             csv_table(out[k].f, &t[k]);
             s.rows += t[k].n;
         } else if (k == CSV_SUMMARY) {
@@ -432,7 +446,7 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
         }
     for (size_t k = 0; k < CSV_N; k++)
         wk_ex_out_discard(&out[k]);
-    for (size_t k = 0; k < 3; k++)
+    for (size_t k = 0; k < CSV_TABLES; k++)
         wk_ex_table_free(&t[k]);
     wk_trace_read_close(r);
     if (st)

@@ -9,6 +9,8 @@ pandas DataFrames.
     t.timeseries    # the cluster's sampled state (timeseries/cluster)
     t.summary       # pandas Series: summary metric -> value (NaN = undefined)
     t.attrs         # dict: root attributes (scenario_name, scheduler, seed, ...)
+    t.sites         # a network's site names (index = the `site` columns), [] otherwise
+    t.site_series   # a network's timeseries/sites (empty DataFrame otherwise)
 
 Column names carry their units the way `wanka export --format csv` writes
 them: a column whose trace units are ns, s, W or GPU-h gets the suffix
@@ -30,7 +32,9 @@ import numpy as np
 import pandas as pd
 
 SCHEMA_MAJOR = 1
-TABLES = {"jobs": "jobs", "incidents": "incidents", "timeseries": "timeseries/cluster"}
+TABLES = {"jobs": "jobs", "incidents": "incidents", "timeseries": "timeseries/cluster",
+          "site_series": "timeseries/sites"}
+OPTIONAL = ("incidents", "site_series")  # an older trace without incidents; a single-cluster run
 UNIT_SUFFIX = {"ns": "_ns", "s": "_s", "W": "_w", "GPU-h": "_gpu_h"}
 
 __all__ = ["load", "column_name", "SCHEMA_MAJOR"]
@@ -90,10 +94,11 @@ def load(path):
         for key, table in TABLES.items():
             if table in f:
                 tables[key] = _table(f, table)
-            elif key == "incidents":
-                tables[key] = pd.DataFrame()  # an older trace without incidents
+            elif key in OPTIONAL:
+                tables[key] = pd.DataFrame()
             else:
                 raise ValueError(f"{path}: no table '{table}'")
         summary = pd.Series({k: float(v) for k, v in f["summary"].attrs.items()} if "summary" in f else {},
                             dtype="float64").sort_index()
-    return types.SimpleNamespace(path=path, attrs=attrs, summary=summary, **tables)
+    sites = str(attrs["sites"]).split(",") if attrs.get("sites") else []
+    return types.SimpleNamespace(path=path, attrs=attrs, summary=summary, sites=sites, **tables)

@@ -76,6 +76,20 @@ def trace_checks(tmp):
         check(set(np.unique(fac["site"])) == set(range(len(sites))), "every site has facility rows")
         check("site" in f["incidents"].dtype.names, "incidents have a site column")
     check(m["jobs_completed"] + m["jobs_rejected"] + m["jobs_unfinished"] == m["jobs_submitted"], "jobs add up")
+    # the CSV export and the pandas reader carry the sites too
+    out = subprocess.run([WANKA, "export", trace, "--format", "csv", "-o", os.path.join(tmp, "csv")],
+                         capture_output=True, text=True, timeout=120)
+    check(out.returncode == 0, f"export csv: {out.stderr}")
+    with open(os.path.join(tmp, "csv", "timeseries_sites.csv")) as fh:
+        check(sum(1 for _ in fh) - 1 == len(ss), "timeseries_sites.csv: a row per site row")
+    sys.path.insert(0, os.path.join(SRC, "analysis"))
+    try:
+        import wanka_trace
+        t = wanka_trace.load(trace)
+        check(t.sites == sites and len(t.site_series) == len(ss), "wanka_trace: sites and site_series")
+        check("site" in t.jobs.columns, "wanka_trace: jobs.site")
+    except ImportError:
+        print("wanka_trace: no pandas, not checked")
     check(m["jobs_energy_kwh"] < m["energy_kwh"], "the jobs' added energy is part of the facilities'")
 
 

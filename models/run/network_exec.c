@@ -388,7 +388,7 @@ int wk_net_execute(WkRun *r, WkError *err)
     WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
     for (size_t i = 0; i < nj && rc == 0;) {
         WkTime t = arr[i].t;
-        if (t > until)
+        if (t > until || (r->opts.interrupt && *r->opts.interrupt)) /* past the horizon, or SIGINT/SIGTERM */
             break;
         for (uint32_t s = 0; s < n->n && t > 0 && rc == 0; s++)
             rc = wk_run_site_advance(n->s[s].run, t - 1, err);

@@ -345,53 +345,72 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     return rc == 0 ? wk_trace_table_end(tab, err) : rc;
 }
 
-static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)
+/* A table of every site's rows (items of item_size bytes from items(),
+ * site after site), each row the item followed by its site at site_off in a
+ * row of row_size bytes. */
+typedef const void *(*SiteItems)(const WkRun *site, size_t *n);
+
+static int write_by_site(const WkRun *r, WkTrace *t, const char *path, const WkTraceField *base, size_t nbase,
+                         size_t item_size, size_t row_size, size_t site_off, SiteItems items, const char *desc,
+                         WkError *err)
 {
     const WkNet *n = r->net;
     WkTraceField f[MAXF];
-    size_t nf = with_site(f, wk_report_incident_fields, wk_report_nincident_fields, offsetof(NetIncRow, site));
+    size_t nf = with_site(f, base, nbase, site_off);
     WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_INCIDENTS, f, nf, sizeof(NetIncRow),
-                                  "one row per failure, slowdown or scripted incident, site by site in time order",
-                                  &tab, err);
-    NetIncRow rows[256];
+    enum { CHUNK = 256 };
+    unsigned char *rows = calloc(CHUNK, row_size);
+    if (!rows)
+        return wk_error_nomem(err, path);
+    int rc = wk_trace_table_begin(t, path, f, nf, row_size, desc, &tab, err);
     for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
-        const WkRunFail *fl = &n->s[s].run->fl;
-        size_t k = 0;
-        for (size_t i = 0; rc == 0 && i < fl->nincidents; i++) {
-            rows[k++] = (NetIncRow){fl->incidents[i], (int32_t)s};
-            if (k == NF(rows) || i + 1 == fl->nincidents) {
+        size_t count = 0, k = 0;
+        const unsigned char *it = items(n->s[s].run, &count);
+        int32_t site = (int32_t)s;
+        for (size_t i = 0; rc == 0 && i < count; i++) {
+            memcpy(rows + k * row_size, it + i * item_size, item_size);
+            memcpy(rows + k * row_size + site_off, &site, sizeof site);
+            if (++k == CHUNK || i + 1 == count) {
                 rc = wk_trace_table_append(tab, rows, k, err);
                 k = 0;
             }
         }
     }
+    free(rows);
     return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+}
+
+static const void *incident_items(const WkRun *r, size_t *n)
+{
+    *n = r->fl.nincidents;
+    return r->fl.incidents;
+}
+
+static const void *sample_items(const WkRun *r, size_t *n)
+{
+    *n = r->acct.nsamples;
+    return r->acct.samples;
+}
+
+static const void *facility_items(const WkRun *r, size_t *n)
+{
+    *n = r->bud.nrows;
+    return r->bud.rows;
+}
+
+static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)
+{
+    return write_by_site(r, t, WK_SCHEMA_INCIDENTS, wk_report_incident_fields, wk_report_nincident_fields,
+                         sizeof(WkIncidentRow), sizeof(NetIncRow), offsetof(NetIncRow, site), incident_items,
+                         "one row per failure, slowdown or scripted incident, site by site in time order", err);
 }
 
 /* timeseries/sites: every site's rows with its index. */
 static int write_site_series(const WkRun *r, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
-    WkTraceField f[MAXF];
-    size_t nf = with_site(f, wk_report_sample_fields, wk_report_nsample_fields, offsetof(NetSampleRow, site));
-    WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_SITES_SERIES, f, nf, sizeof(NetSampleRow),
-                                  "each site's state, as timeseries/cluster of a single-site run, site by site", &tab,
-                                  err);
-    NetSampleRow rows[256];
-    for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
-        const WkAccount *a = &n->s[s].run->acct;
-        size_t k = 0;
-        for (size_t i = 0; rc == 0 && i < a->nsamples; i++) {
-            rows[k++] = (NetSampleRow){a->samples[i], (int32_t)s};
-            if (k == NF(rows) || i + 1 == a->nsamples) {
-                rc = wk_trace_table_append(tab, rows, k, err);
-                k = 0;
-            }
-        }
-    }
-    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+    return write_by_site(r, t, WK_SCHEMA_SITES_SERIES, wk_report_sample_fields, wk_report_nsample_fields,
+                         sizeof(WkSampleRow), sizeof(NetSampleRow), offsetof(NetSampleRow, site), sample_items,
+                         "each site's state, as timeseries/cluster of a single-site run, site by site", err);
 }
 
 /* timeseries/cluster of the network: at every time any site has a row, the
@@ -449,24 +468,9 @@ static int write_facility(const WkRun *r, WkTrace *t, WkError *err)
         any |= n->s[s].run->fac.nbudget || n->s[s].run->fac.ntariff;
     if (!any)
         return 0;
-    WkTraceField f[MAXF];
-    size_t nf = with_site(f, wk_report_facility_fields, wk_report_nfacility_fields, offsetof(NetFacRow, site));
-    WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_FACILITY, f, nf, sizeof(NetFacRow),
-                                  "each site's facility (sites with a facility section), site by site", &tab, err);
-    NetFacRow rows[256];
-    for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
-        const WkRunBudget *b = &n->s[s].run->bud;
-        size_t k = 0;
-        for (size_t i = 0; rc == 0 && i < b->nrows; i++) {
-            rows[k++] = (NetFacRow){b->rows[i], (int32_t)s};
-            if (k == NF(rows) || i + 1 == b->nrows) {
-                rc = wk_trace_table_append(tab, rows, k, err);
-                k = 0;
-            }
-        }
-    }
-    return rc == 0 ? wk_trace_table_end(tab, err) : rc;
+    return write_by_site(r, t, WK_SCHEMA_FACILITY, wk_report_facility_fields, wk_report_nfacility_fields,
+                         sizeof(WkFacilityRow), sizeof(NetFacRow), offsetof(NetFacRow, site), facility_items,
+                         "each site's facility (sites with a facility section), site by site", err);
 }
 
 int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)

@@ -213,6 +213,8 @@ void wk_budget_clock_settle(WkRun *r, uint32_t job, WkTime t0, WkTime t1)
 
 double wk_budget_job_power_at_w(const WkRun *r, uint32_t job, double f, double *idle_w)
 {
+    if (job >= r->wl.n)
+        return NAN;
     const WkCluster *c = &r->cluster;
     const WkJobSpec *js = &r->wl.jobs[job];
     double idle = 0, dyn = 0;
@@ -264,6 +266,8 @@ static double iter_at(WkRun *r, uint32_t job, double cap)
 
 double wk_budget_job_time_factor(WkRun *r, uint32_t job, double f)
 {
+    if (job >= r->wl.n)
+        return NAN;
     double cf = job_clamp(r, job, f), c1 = job_clamp(r, job, 1.0);
     if (!r->wl.jobs[job].model) {
         double s = r->cluster.power.compute_share;
@@ -276,6 +280,8 @@ double wk_budget_job_time_factor(WkRun *r, uint32_t job, double f)
 
 double wk_budget_job_clock_floor(const WkRun *r, uint32_t job)
 {
+    if (job >= r->wl.n)
+        return NAN;
     const WkCluster *c = &r->cluster;
     if (r->rt[job].state != WK_JOB_RUNNING)
         return c->groups[0].floor_clock;

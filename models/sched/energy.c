@@ -47,11 +47,10 @@ typedef struct {
 WK_QUEUE_POLICY_FIRST(Energy);
 
 static int pass(void *priv, WkSchedCtx *ctx, WkError *err);
-static int place(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out);
 
 static const char *const known[] = {WK_SCHED_COMMON_KEYS, "defer_above", "max_defer", "cap", "time_weight", NULL};
 static const WkQueueRules rules = {
-    .name = "energy", .keys = known, .pass = pass, .place = place, .front = 1, .track = 1};
+    .name = "energy", .keys = known, .pass = pass, .front = 1, .track = 1};
 
 static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError *err)
 {
@@ -256,35 +255,46 @@ static double avail_w(const WkSchedCtx *ctx, double full)
     return h - 1e-9 * fabs(h) - 1e-6;
 }
 
-/* Placement hook: place by the scenario's rule, then choose the newcomer's
- * clock (and, fitting a budget, lower others' to make room). */
-static int place(void *priv, const WkSchedCtx *cctx, uint32_t job, uint32_t n, uint32_t *out)
+/* Choose the clock of job, about to start (and, fitting a budget, lower
+ * the running jobs' to make room for it). Returns 0, WK_E_NOROOM when it
+ * does not fit even at the floors, or a negative code with err filled. */
+static int choose(Energy *e, WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
-    Energy *e = priv;
-    int rc = wk_sched_place(cctx, n, out);
-    if (rc < 0 || !(e->cap_auto || fitting(cctx)))
-        return rc;
-    WkSchedCtx *ctx = (WkSchedCtx *)(uintptr_t)cctx; /* the hook runs inside the policy's own pass */
-    WkError err;
     Grid *g = grid_of(e, ctx, job);
     if (!g)
-        return WK_E_NOMEM;
-    if (!fitting(ctx)) {
-        g->pick = g->top;
-        g->cur = -1; /* force: a job back from a preemption may carry another clock */
-        rc = set_clock(g, ctx, job, g->top, &err);
-        return rc < 0 ? rc : 0;
-    }
+        return wk_error_nomem(err, "energy");
+    g->cur = -1; /* set it in any case: a job back from a preemption may carry another clock */
+    if (!fitting(ctx))
+        return set_clock(g, ctx, job, g->top, err);
     size_t m;
     double full;
-    if ((rc = collect(e, ctx, job, &m, &full)) < 0)
-        return rc;
+    if (collect(e, ctx, job, &m, &full) < 0)
+        return wk_error_nomem(err, "energy");
     if (!fit(e, ctx, m, avail_w(ctx, full)))
         return WK_E_NOROOM; /* even at the floors it does not fit: it waits */
-    g->cur = -1;
-    e->dirty = 1;
-    rc = apply(e, ctx, m, &err);
-    return rc < 0 ? rc : 0;
+    e->dirty = 1; /* until the start happens */
+    return apply(e, ctx, m, err);
+}
+
+/* Start job: placed by the scenario's rule, at the clock chosen for it. */
+static int start(Energy *e, WkSchedCtx *ctx, uint32_t job, WkError *err)
+{
+    WkQueuePolicy *p = &e->base;
+    if (!(e->cap_auto || fitting(ctx)))
+        return wk_queue_policy_start(p, ctx, job, err);
+    uint32_t n = wk_sched_job_gpus(ctx, job);
+    if (n > wk_sched_free_gpus(ctx))
+        return WK_E_NOROOM;
+    if (wk_queue_place_reserve(&p->buf, n) < 0)
+        return wk_error_nomem(err, "energy");
+    int rc = wk_sched_place(ctx, n, p->buf.gpus);
+    if (rc == WK_E_NOROOM)
+        return rc;
+    if (rc < 0)
+        return wk_error_set(err, rc, NULL, 0, 0, "energy: placement of job %u failed", job);
+    if ((rc = choose(e, ctx, job, err)) != 0)
+        return rc;
+    return wk_queue_start_on(ctx, job, p->buf.gpus, n, &p->run, err);
 }
 
 /* Fitting a budget: re-fit the running jobs when the headroom moved (a job
@@ -327,7 +337,7 @@ static int pass(void *priv, WkSchedCtx *ctx, WkError *err)
             i++;
             continue;
         }
-        int rc = wk_queue_policy_start(p, ctx, job, err);
+        int rc = start(e, ctx, job, err);
         if (rc == WK_E_NOROOM)
             break;
         if (rc < 0)

@@ -324,6 +324,15 @@ static void test_bad_budgets_are_positioned_errors(void **state)
                                        BUDGET_JOBS, &err),
                      WK_E_RANGE);
     assert_non_null(strstr(err.msg, "lowest clocks"));
+    /* the energy policy's clock keys */
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "scheduler: {name: energy, cap: always}\n" BUDGET_JOBS, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.where, "bad.yaml:2:"));
+    assert_int_equal(
+        test_prepare_yaml(BUDGET_CLUSTER "scheduler: {name: energy, cap: auto, time_weight: -1}\n" BUDGET_JOBS, &err),
+        WK_E_RANGE);
+    assert_non_null(strstr(err.where, "bad.yaml:2:"));
+    assert_non_null(strstr(err.msg, "time_weight"));
 }
 
 /* Write text to dir/name; the path into path. */

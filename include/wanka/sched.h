@@ -168,6 +168,46 @@ int wk_sched_job_kind(const WkSchedCtx *ctx, uint32_t job);
 double wk_sched_price_now(const WkSchedCtx *ctx);
 double wk_sched_price_mean(const WkSchedCtx *ctx);
 
+/* --- clocks a policy chooses per job (per-job power caps) --- */
+
+/* What the run does when the facility budget (`facility.on_budget`) is hit
+ * (wk_sched_budget_mode). */
+typedef enum WkSchedBudgetMode {
+    WK_SCHED_BUDGET_NONE = 0,   /* no budget */
+    WK_SCHED_BUDGET_CAP = 1,    /* the run lowers every busy GPU's clock uniformly */
+    WK_SCHED_BUDGET_HOLD = 2,   /* a start that does not fit at full clock waits */
+    WK_SCHED_BUDGET_POLICY = 3, /* the policy chooses each job's clock to fit (wk_sched_set_job_clock);
+                                   the run's uniform caps are only the backstop */
+} WkSchedBudgetMode;
+/** WkSchedBudgetMode of the run. */
+int wk_sched_budget_mode(const WkSchedCtx *ctx);
+/** Lowest SM clock factor job's GPUs may run at (the DVFS floor: the
+ * lowest driver clock or the lowest settable power limit); on its
+ * placement while it runs, else on the cluster's first SKU. */
+double wk_sched_job_clock_floor(const WkSchedCtx *ctx, uint32_t job);
+/** Facility power, W (PUE included), job's GPUs draw while it runs at SM
+ * clock factor clock (clamped to [floor, its group's own cap]): idle +
+ * (TDP - idle) x busy activity x g(clock), the DVFS curve of
+ * docs/models.md; *idle_w (may be NULL) receives the part they draw idle,
+ * so the return minus *idle_w is what the job adds to the facility. The
+ * same bound the budget enforces. On its placement while it runs, else on
+ * the cluster's first SKU. */
+double wk_sched_job_power_at_w(const WkSchedCtx *ctx, uint32_t job, double clock, double *idle_w);
+/** Run time of job at SM clock factor clock relative to full clock (>= 1):
+ * the operator model for model jobs (compute-bound operators stretch by
+ * 1/clock, memory-bound ones and communication do not), compute_share for
+ * plain jobs; in its current environment while it runs, else alone on the
+ * cluster's first GPUs. NaN when the model cannot be evaluated. */
+double wk_sched_job_time_factor(const WkSchedCtx *ctx, uint32_t job, double clock);
+/** Choose job's SM clock factor, in (0, 1] (1 = no chosen clock; a clock
+ * below its floor runs at the floor). A running job is re-rated now; a
+ * waiting one gets it when it starts (and keeps it across preemption).
+ * Its GPUs run at the lowest of this clock, their group's cap and the
+ * run's uniform site clock (the budget's backstop). Returns 0, or
+ * WK_E_INTERNAL for a clock outside (0, 1] or a job that neither waits nor
+ * runs, or WK_E_NOMEM. */
+int wk_sched_set_job_clock(WkSchedCtx *ctx, uint32_t job, double clock, WkError *err);
+
 /* Placement: the calls below only choose GPUs (nothing is allocated until
  * wk_sched_start). "No room" is not an error: they return WK_E_NOROOM when
  * fewer than n (allowed) GPUs are free and usable, with out[0..n) then

@@ -184,7 +184,7 @@ static int parse_prices(const WkNode *sec, const char *base_dir, WkFacilitySpec 
 int wk_facility_parse(const WkNode *sec, const char *base_dir, WkFacilitySpec *out, WkError *err)
 {
     static const char *const known[] = {"budget_mw", "budget", "on_budget", "prices", "prices_repeat", NULL};
-    static const char *const modes[] = {"cap", "hold", NULL};
+    static const char *const modes[] = {"cap", "hold", "policy", NULL};
     memset(out, 0, sizeof *out);
     if (!sec || sec->type == WK_NODE_NULL)
         return 0;

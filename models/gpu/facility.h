@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* facility.h — the site around the cluster: its power budget (MW, constant
  * or a step series), what the run does when a start would exceed it (cap
- * clocks uniformly, or hold the job in the queue), and its electricity
+ * clocks uniformly, hold the job in the queue, or let the scheduler choose
+ * per-job clocks with uniform caps as a backstop), and its electricity
  * price and grid carbon intensity series (a CSV file). The `facility:`
  * section. Enforcement lives in the run (models/run/budget.c); the file
  * format and keys are in docs/scenarios.md, the model in docs/models.md. */
@@ -19,7 +20,9 @@
 
 typedef enum WkBudgetMode {
     WK_BUDGET_CAP = 0,  /* cap busy GPUs' clocks uniformly; hold a start only when floors cannot fit it */
-    WK_BUDGET_HOLD = 1, /* hold a start that would not fit at full clock */
+    WK_BUDGET_HOLD = 1, /* hold a start that would not fit at full clock (or the clock its policy chose) */
+    WK_BUDGET_POLICY = 2, /* the scheduler chooses each job's clock to fit (wk_sched_set_job_clock);
+                             admission and the uniform caps of `cap` are the backstop */
 } WkBudgetMode;
 
 /* From `at` on (until the next step) the facility may draw `w`. */

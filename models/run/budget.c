@@ -8,22 +8,34 @@
 
 /* Facility draw bound with busy[k] GPUs busy in group k at site clock f:
  * every GPU's idle draw, plus each busy GPU's dynamic draw at its cap clock
- * clamped by f (throttles only lower it), plus the network, times PUE. */
-static double bound_w(const WkRun *r, const uint32_t *busy, double f)
+ * clamped by f (throttles only lower it) and, with `chosen`, by the clock
+ * the scheduler chose for its job, plus the network, times PUE. */
+static double bound_at(const WkRun *r, const uint32_t *busy, double f, int chosen)
 {
     const WkCluster *c = &r->cluster;
+    const WkRunBudget *b = &r->bud;
     double w = r->bud.idle_w + r->bud.net_w;
+    chosen = chosen && b->nck;
     for (uint32_t k = 0; k < c->ngroups; k++) {
         const WkNodeGroup *g = &c->groups[k];
-        if (!busy[k])
+        uint32_t n = busy[k] - (chosen ? b->ck_busy[k] : 0);
+        if (!n)
             continue;
-        double fk = g->cap_clock < f ? g->cap_clock : f;
-        fk = fk > g->floor_clock ? fk : g->floor_clock;
-        double gk = fk < 1 ? wk_dvfs_power_frac(g->dvfs, fk) : 1.0;
-        w += busy[k] * (g->sku->tdp_w - g->sku->idle_w) * c->power.busy_activity * gk;
+        double gk = wk_budget_gpu_frac(g, f, 1.0);
+        w += n * (g->sku->tdp_w - g->sku->idle_w) * c->power.busy_activity * gk;
     }
+    for (size_t i = 0; chosen && i < b->nck; i++)
+        for (uint32_t k = 0; k < c->ngroups; k++) {
+            const WkNodeGroup *g = &c->groups[k];
+            if (b->ck[i].count[k])
+                w += b->ck[i].count[k] * (g->sku->tdp_w - g->sku->idle_w) * c->power.busy_activity *
+                     wk_budget_gpu_frac(g, f, b->ck[i].clock);
+        }
     return w * c->power.pue;
 }
+
+/* The bound the run enforces: chosen clocks included. */
+static double bound_w(const WkRun *r, const uint32_t *busy, double f) { return bound_at(r, busy, f, 1); }
 
 /* The largest site clock in [0, 1] whose bound fits the limit (0 when even
  * the floors do not). */
@@ -91,15 +103,27 @@ static void count(const WkRun *r, uint32_t *busy, const uint32_t *gpus, uint32_t
         busy[c->node_group[c->gpu_node[gpus[i]]]] += (uint32_t)sign;
 }
 
-int wk_budget_admit(WkRun *r, const uint32_t *gpus, uint32_t n)
+int wk_budget_admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
 {
     WkRunBudget *b = &r->bud;
     if (!b->busy)
         return 0;
-    count(r, b->busy, gpus, n, +1);
-    double f = r->fac.mode == WK_BUDGET_HOLD ? 1.0 : 0.0;
-    int fits = bound_w(r, b->busy, f) <= b->limit_w;
-    count(r, b->busy, gpus, n, -1);
+    const WkCluster *c = &r->cluster;
+    int hold = r->fac.mode == WK_BUDGET_HOLD;
+    double jc = hold && b->job_clock ? b->job_clock[job] : 1.0, w;
+    if (jc < 1) { /* hold: the job at the clock its scheduler chose */
+        double dyn = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const WkNodeGroup *g = wk_cluster_group_of(c, gpus[i]);
+            dyn += (g->sku->tdp_w - g->sku->idle_w) * wk_budget_gpu_frac(g, 1.0, jc);
+        }
+        w = bound_w(r, b->busy, 1.0) + dyn * c->power.busy_activity * c->power.pue;
+    } else {
+        count(r, b->busy, gpus, n, +1);
+        w = bound_w(r, b->busy, hold ? 1.0 : 0.0);
+        count(r, b->busy, gpus, n, -1);
+    }
+    int fits = w <= b->limit_w;
     if (!fits)
         b->held++;
     return fits ? 0 : WK_E_NOROOM;
@@ -115,7 +139,7 @@ double wk_budget_headroom_w(const WkRun *r)
 {
     if (!r->bud.busy)
         return INFINITY;
-    return r->bud.limit_w - bound_w(r, r->bud.busy, 1.0);
+    return r->bud.limit_w - bound_at(r, r->bud.busy, 1.0, 0);
 }
 
 /* Append (or rewrite, at the same instant) the facility row of now. */
@@ -166,7 +190,7 @@ static int set_clock(WkRun *r, double f, WkTime now, WkError *err)
         b->capped_since = -1;
     }
     c->site_clock = f;
-    c->site_capped = f < 1;
+    c->site_capped = f < 1 || b->nck;
     double w = 0;
     for (uint32_t g = 0; g < c->gpus; g++)
         w += wk_account_gpu_draw(c, g, r->pool.owner[g] != WK_POOL_NONE);
@@ -230,4 +254,5 @@ void wk_budget_fini(WkRunBudget *b)
 {
     free(b->busy);
     free(b->rows);
+    wk_budget_clock_fini(b);
 }

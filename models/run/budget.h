@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* budget.h — the facility's power budget during a run: the bound on the
  * facility draw for a given site clock (kept per node group from busy
- * counts, O(groups)), admission of a start (cap: the GPUs at their floor
- * clocks must fit; hold: at full clock), the uniform site clock that keeps
- * the draw under the budget, budget steps as events, and the facility time
- * series (power, budget, clock, price, carbon). Private to models/run. */
+ * counts, O(groups), plus the running jobs whose scheduler chose a lower
+ * clock), admission of a start (cap, policy: the GPUs at their floor
+ * clocks must fit; hold: at full clock or the job's chosen clock), the
+ * uniform site clock that keeps the draw under the budget, budget steps as
+ * events, and the facility time series (power, budget, clock, price,
+ * carbon). Per-job clocks chosen by the scheduler and the trade-off they
+ * make (energy saved, GPU-time lost) are in budget_clock.c. Private to
+ * models/run. */
 #ifndef WK_RUN_BUDGET_H
 #define WK_RUN_BUDGET_H
 
@@ -12,6 +16,7 @@
 #include <stdint.h>
 
 #include "models/gpu/facility.h"
+#include "models/topo/cluster.h"
 #include "sim/core/error.h"
 #include "sim/core/time.h"
 
@@ -28,6 +33,21 @@ typedef struct WkFacilityRow {
     double gco2_per_kwh;  /* NaN without a price series */
 } WkFacilityRow;
 
+/* A running job whose scheduler chose a clock below 1 (for the bound). */
+typedef struct WkClockedJob {
+    uint32_t job;
+    double clock;    /* the chosen clock factor, (0, 1) */
+    uint32_t *count; /* [groups] its GPUs per node group (owned) */
+} WkClockedJob;
+
+/* The trade-off of a job's chosen clock now (rates between its re-ratings). */
+typedef struct WkClockRate {
+    double saved_w;   /* facility W saved for the same work: P_o x rho - P (PUE included) */
+    double lost_gpus; /* GPUs' time lost per second: n x (1 - rho) */
+    uint8_t on;       /* 1 while the chosen clock binds (rho < 1 or P < P_o) */
+    uint8_t ever;     /* 1 once it ran under a binding chosen clock */
+} WkClockRate;
+
 typedef struct WkRunBudget {
     double limit_w;        /* facility W allowed now; INFINITY without a budget */
     size_t step;           /* the budget step in force */
@@ -40,6 +60,54 @@ typedef struct WkRunBudget {
     uint64_t held;         /* starts held back by the budget */
     WkFacilityRow *rows;   /* owned */
     size_t nrows, caprows;
+    /* clocks chosen by the scheduler (budget_clock.c); all NULL until one is chosen */
+    double *job_clock;     /* [jobs] chosen clock factor, (0, 1]; 1 = none */
+    double *gpu_clock;     /* [gpus] the chosen clock of the job holding each GPU (cluster.policy_clock) */
+    WkClockRate *rate;     /* [jobs] the trade-off of each job's chosen clock now */
+    WkClockedJob *ck;      /* running jobs with a chosen clock < 1 */
+    size_t nck, capck;
+    uint32_t *ck_busy;     /* [groups] busy GPUs of those jobs */
+    double pc_saved_j;     /* facility energy the chosen clocks saved for the same work, J */
+    double pc_cost, pc_co2_kg; /* its price and grid CO2 (facility.prices) */
+    double pc_lost_gpu_s;  /* GPU-time the chosen clocks added to the jobs' run, GPU-s */
 } WkRunBudget;
+
+struct WkRun;
+
+/** Normalised dynamic power g(f_k) of a busy GPU of group g at site clock f
+ * under a chosen clock `clock` (1 = none): f_k = max(floor, min(cap clock,
+ * f, clock)); exactly 1 at f_k = 1. */
+static inline double wk_budget_gpu_frac(const WkNodeGroup *g, double f, double clock)
+{
+    double fk = g->cap_clock < f ? g->cap_clock : f;
+    fk = clock < fk ? clock : fk;
+    fk = fk > g->floor_clock ? fk : g->floor_clock;
+    return fk < 1 ? wk_dvfs_power_frac(g->dvfs, fk) : 1.0;
+}
+
+/** Per-job clocks (budget_clock.c). set: the scheduler chose clock factor
+ * f in (0, 1] for job (1 = none); a running job is accounted up to now,
+ * its GPUs' draw and rate change now and the budget is enforced; a waiting
+ * job gets it when it starts. WK_E_INTERNAL for f outside (0, 1] or a job
+ * that neither waits nor runs; WK_E_NOMEM. on/off: a job starts on gpus
+ * (its chosen clock applies to them; call before their busy draw is
+ * added) / stops (after its busy draw is taken). rate: recompute the
+ * trade-off of a running job's chosen clock after it was re-rated. settle:
+ * add that trade-off over [t0, t1). The queries answer for the scheduler:
+ * its GPUs' facility draw at clock f (idle + dynamic at busy_activity,
+ * PUE included; *idle_w the idle part), its run time at f relative to full
+ * clock (the operator model for model jobs, compute_share for plain ones),
+ * and the lowest clock it may run at. A waiting job is taken on the
+ * cluster's first GPUs. */
+int wk_budget_set_job_clock(struct WkRun *r, uint32_t job, double f, WkError *err);
+int wk_budget_clock_on(struct WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+void wk_budget_clock_off(struct WkRun *r, uint32_t job);
+void wk_budget_clock_rate(struct WkRun *r, uint32_t job);
+void wk_budget_clock_settle(struct WkRun *r, uint32_t job, WkTime t0, WkTime t1);
+double wk_budget_job_power_at_w(const struct WkRun *r, uint32_t job, double f, double *idle_w);
+double wk_budget_job_time_factor(struct WkRun *r, uint32_t job, double f);
+double wk_budget_job_clock_floor(const struct WkRun *r, uint32_t job);
+/** Free the per-job clock state. */
+void wk_budget_clock_fini(WkRunBudget *b);
 
 #endif

@@ -26,7 +26,7 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
                             r->si.ops->name, job, n, js->gpus);
     if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
         return wk_error_nomem(err, "job placement");
-    int rc = wk_budget_admit(r, gpus, n);
+    int rc = wk_budget_admit(r, job, gpus, n);
     if (rc < 0) /* the facility budget has no room for it now: it waits */
         return rc;
     WkTime now = wk_engine_now(r->eng);
@@ -41,6 +41,8 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     if (r->cluster.power.model_activity) /* a model job's own activity follows when it is rated */
         for (uint32_t i = 0; i < n; i++)
             r->cluster.gpu_act[gpus[i]] = r->cluster.power.busy_activity;
+    if ((rc = wk_budget_clock_on(r, job, gpus, n, err)) < 0) /* the clock its scheduler chose */
+        return rc;
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
     wk_budget_hold(r, gpus, n, 1);
@@ -96,6 +98,7 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
         wk_pool_release(&r->pool, g);
     }
     wk_budget_hold(r, rt->gpus, n, 0);
+    wk_budget_clock_off(r, job);
     r->running--;
     if ((rc = wk_sleep_released(r, rt->gpus, n, now, err)) < 0)
         return rc;

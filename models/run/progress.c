@@ -178,6 +178,8 @@ void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
         if (isfinite(rt->nominal_iter_s))
             rt->work_gpu_s += iters * rt->nominal_iter_s * rt->gpus_req;
     }
+    if (r->bud.rate) /* what its scheduler-chosen clock saved and cost */
+        wk_budget_clock_settle(r, job, rt->seg_start, now);
     rt->seg_start = now;
 }
 
@@ -269,6 +271,7 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
     rt->iter_s = res.iter_s;
     if (r->cluster.power.model_activity)
         set_activity(r, job, &res, now);
+    wk_budget_clock_rate(r, job);
     rt->flops_per_iter = res.model_flops_per_iter;
     rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;
@@ -308,6 +311,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
         rt->speed = plain_speed(r, rt->gpus, js->gpus);
+        wk_budget_clock_rate(r, job);
         return wk_engine_post_e(r->eng, rt->seg_start + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
     const WkModelSpec *m = &r->wl.models[js->model - 1];
@@ -356,8 +360,10 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
         wk_progress_settle(r, job, now);
-        if (new_env)
+        if (new_env) {
             rt->speed = plain_speed(r, rt->gpus, js->gpus);
+            wk_budget_clock_rate(r, job);
+        }
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
         return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }

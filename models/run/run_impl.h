@@ -263,16 +263,17 @@ int wk_runfail_grow_elastic(WkRun *r, WkError *err);
 /** Facility budget (models/run/budget.c). init: at prepare, after the
  * cluster and `facility:` (every step checked against the idle cluster and,
  * after the first, the cluster busy at its floor clocks; positioned
- * errors). start: register and post the budget steps. admit: 0 when a job
- * on gpus[0..n) fits the budget (cap: at floor clocks; hold: at full
- * clock), else WK_E_NOROOM. hold: count gpus busy (held 1) or free (0).
+ * errors). start: register and post the budget steps. admit: 0 when job
+ * on gpus[0..n) fits the budget (cap, policy: at floor clocks; hold: at
+ * full clock or the clock its scheduler chose), else WK_E_NOROOM. hold: count gpus busy (held 1) or free (0).
  * enforce: after any change of allocation or budget, set the site clock to
- * the largest that fits, re-rate running jobs if it moved, and write the
- * facility row of now. headroom: budget minus the draw bound at full clock
+ * the largest that fits (with the clocks schedulers chose), re-rate
+ * running jobs if it moved, and write the facility row of now. headroom:
+ * budget minus the draw bound at full clock, chosen clocks ignored
  * (INFINITY without a budget). sample: the facility row at a sample. */
 int wk_budget_init(WkRun *r, WkError *err);
 int wk_budget_start(WkRun *r, WkError *err);
-int wk_budget_admit(WkRun *r, const uint32_t *gpus, uint32_t n);
+int wk_budget_admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
 void wk_budget_hold(WkRun *r, const uint32_t *gpus, uint32_t n, int held);
 int wk_budget_enforce(WkRun *r, WkError *err);
 double wk_budget_headroom_w(const WkRun *r);

@@ -236,6 +236,42 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
     return 0;
 }
 
+/* Rows of the clocks schedulers chose per job: only when one did, or with
+ * `on_budget: policy` (so other summaries are unchanged). */
+static int clock_rows(const WkRun *r, WkSummary *s)
+{
+    const WkRunBudget *b = &r->bud;
+    if (!b->job_clock && !(r->fac.nbudget && r->fac.mode == WK_BUDGET_POLICY))
+        return 0;
+    size_t jobs = 0;
+    double saved_j = b->pc_saved_j, cost = b->pc_cost, co2 = b->pc_co2_kg, lost = b->pc_lost_gpu_s;
+    for (size_t i = 0; b->rate && i < r->wl.n; i++) {
+        const WkClockRate *q = &b->rate[i];
+        const WkJobRt *rt = &r->rt[i];
+        jobs += q->ever;
+        if (!q->on || rt->state != WK_JOB_RUNNING || rt->hung || r->end_t <= rt->seg_start)
+            continue;
+        /* the open segment of a running job counts, as in useful_work */
+        double dt = wk_time_to_s(r->end_t - rt->seg_start);
+        saved_j += q->saved_w * dt;
+        lost += q->lost_gpus * dt;
+        if (r->fac.ntariff)
+            (void)wk_facility_charge(&r->fac, rt->seg_start, r->end_t, q->saved_w, &cost, &co2);
+    }
+    int priced = r->fac.ntariff > 0, rc = 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CLOCKED_JOBS, "jobs that ran at a clock their scheduler chose", "jobs",
+                         (double)jobs, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CLOCK_SAVED_KWH, "energy the chosen clocks saved for the same work", "kWh",
+                         saved_j / 3.6e6, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CLOCK_SAVED_COST, "energy cost the chosen clocks saved", "currency",
+                         priced ? cost : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CLOCK_SAVED_CO2, "grid CO2 the chosen clocks saved", "t",
+                         priced ? co2 / 1000 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_CLOCK_LOST_GPU_H, "GPU-time the chosen clocks added to the jobs' run",
+                         "GPU-h", lost / 3600, 0);
+    return rc;
+}
+
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
     if (r->net)
@@ -326,6 +362,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", wk_time_to_s(r->end_t), 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_EVENTS, "events processed", "events", (double)wk_engine_events(r->eng), 1);
     rc |= hpc_rows(r, s);
+    rc |= clock_rows(r, s);
     free(jct);
     free(wait);
     if (rc)

@@ -136,6 +136,36 @@ static double host_price_now(const void *host)
 
 static double host_price_mean(const void *host) { return wk_facility_price_mean(&RUN(host)->fac); }
 
+static int host_budget_mode(const void *host)
+{
+    const WkRun *r = RUN(host);
+    if (!r->fac.nbudget)
+        return WK_SCHED_BUDGET_NONE;
+    return r->fac.mode == WK_BUDGET_HOLD     ? WK_SCHED_BUDGET_HOLD
+           : r->fac.mode == WK_BUDGET_POLICY ? WK_SCHED_BUDGET_POLICY
+                                             : WK_SCHED_BUDGET_CAP;
+}
+
+static double host_job_clock_floor(const void *host, uint32_t job)
+{
+    return wk_budget_job_clock_floor(RUN(host), job);
+}
+
+static double host_job_power_at_w(const void *host, uint32_t job, double clock, double *idle_w)
+{
+    return wk_budget_job_power_at_w(RUN(host), job, clock, idle_w);
+}
+
+static double host_job_time_factor(const void *host, uint32_t job, double clock)
+{
+    return wk_budget_job_time_factor(RUN(host), job, clock);
+}
+
+static int host_set_job_clock(void *host, uint32_t job, double clock, WkError *err)
+{
+    return wk_budget_set_job_clock(RUN(host), job, clock, err);
+}
+
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
 
 static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
@@ -176,5 +206,10 @@ const WkSchedHostOps wk_run_sched_host = {
     .price_now = host_price_now,
     .price_mean = host_price_mean,
     .job_kind = host_job_kind,
+    .budget_mode = host_budget_mode,
+    .job_clock_floor = host_job_clock_floor,
+    .job_power_at_w = host_job_power_at_w,
+    .job_time_factor = host_job_time_factor,
+    .set_job_clock = host_set_job_clock,
 };
 

@@ -45,6 +45,20 @@ int wk_sched_job_deferrable(const WkSchedCtx *c, uint32_t job) { return c->ops->
 int wk_sched_job_kind(const WkSchedCtx *c, uint32_t job) { return c->ops->job_kind(c->host, job); }
 double wk_sched_price_now(const WkSchedCtx *c) { return c->ops->price_now(c->host); }
 double wk_sched_price_mean(const WkSchedCtx *c) { return c->ops->price_mean(c->host); }
+int wk_sched_budget_mode(const WkSchedCtx *c) { return c->ops->budget_mode(c->host); }
+double wk_sched_job_clock_floor(const WkSchedCtx *c, uint32_t job) { return c->ops->job_clock_floor(c->host, job); }
+double wk_sched_job_power_at_w(const WkSchedCtx *c, uint32_t job, double clock, double *idle_w)
+{
+    return c->ops->job_power_at_w(c->host, job, clock, idle_w);
+}
+double wk_sched_job_time_factor(const WkSchedCtx *c, uint32_t job, double clock)
+{
+    return c->ops->job_time_factor(c->host, job, clock);
+}
+int wk_sched_set_job_clock(WkSchedCtx *c, uint32_t job, double clock, WkError *err)
+{
+    return c->ops->set_job_clock(c->host, job, clock, err);
+}
 int wk_sched_gpu_is_free(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_is_free(c->host, gpu); }
 int wk_sched_gpu_health(const WkSchedCtx *c, uint32_t gpu) { return c->ops->gpu_health(c->host, gpu); }
 uint32_t wk_sched_node_free(const WkSchedCtx *c, uint32_t node) { return c->ops->node_free(c->host, node); }

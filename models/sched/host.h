@@ -45,6 +45,11 @@ typedef struct WkSchedHostOps {
     double (*price_now)(const void *host);
     double (*price_mean)(const void *host);
     int (*job_kind)(const void *host, uint32_t job);
+    int (*budget_mode)(const void *host);
+    double (*job_clock_floor)(const void *host, uint32_t job);
+    double (*job_power_at_w)(const void *host, uint32_t job, double clock, double *idle_w);
+    double (*job_time_factor)(const void *host, uint32_t job, double clock);
+    int (*set_job_clock)(void *host, uint32_t job, double clock, WkError *err);
 } WkSchedHostOps;
 
 struct WkSchedCtx {

@@ -55,7 +55,10 @@ typedef struct WkCluster {
     float *clock;            /* [gpus] clock factor, 1.0 nominal */
     double site_clock;       /* SM clock factor the facility budget allows busy GPUs, (0, 1]; 1 = no cap */
     int capped;              /* 1 when some group has cap_clock < 1 (then the run keeps clocks exact) */
-    int site_capped;         /* 1 while site_clock < 1 (an int: checked in hot loops that store doubles) */
+    int site_capped;         /* 1 while site_clock < 1 or a running job has a policy clock < 1 (an int:
+                                checked in hot loops that store doubles) */
+    const double *policy_clock; /* [gpus] clock factor the scheduler chose for the job holding each GPU
+                                   (1 = none); NULL until a policy chooses one; borrowed from the run */
     uint8_t *node_asleep;    /* [nodes] 1 = powered down (power.sleep_after); NULL when nodes never sleep */
     double *gpu_act;         /* [gpus] activity while busy: busy_activity, or a model job's (power.model_activity) */
     /* network and power */
@@ -93,11 +96,14 @@ static inline const WkGpuSku *wk_cluster_sku_of(const WkCluster *c, uint32_t gpu
 }
 
 /** SM clock factor of GPU gpu when busy: its group's cap clock, lowered to
- * the facility's site clock (never below the group's floor). 1 uncapped. */
+ * the facility's site clock and to the clock the scheduler chose for its
+ * job (never below the group's floor). 1 uncapped. */
 static inline double wk_cluster_cap_clock(const WkCluster *c, uint32_t gpu)
 {
     const WkNodeGroup *g = wk_cluster_group_of(c, gpu);
     double f = g->cap_clock < c->site_clock ? g->cap_clock : c->site_clock;
+    if (c->policy_clock && c->policy_clock[gpu] < f)
+        f = c->policy_clock[gpu];
     return f > g->floor_clock ? f : g->floor_clock;
 }
 

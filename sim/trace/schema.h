@@ -161,6 +161,12 @@
 #define WK_SCHEMA_M_HPC_GPU_HOURS "hpc_gpu_hours"
 #define WK_SCHEMA_M_AI_GPU_HOURS "ai_gpu_hours"
 #define WK_SCHEMA_M_AI_PREEMPTIONS "ai_preemptions"
+/* only when a scheduler chose a job's clock (or on_budget: policy) */
+#define WK_SCHEMA_M_CLOCKED_JOBS "clocked_jobs"
+#define WK_SCHEMA_M_CLOCK_SAVED_KWH "clock_saved_kwh"
+#define WK_SCHEMA_M_CLOCK_SAVED_COST "clock_saved_cost"
+#define WK_SCHEMA_M_CLOCK_SAVED_CO2 "clock_saved_co2_t"
+#define WK_SCHEMA_M_CLOCK_LOST_GPU_H "clock_lost_gpu_hours"
 
 /* ---- enum columns: stored as uint8 HDF5 enums, value i named names[i] ------------- */
 

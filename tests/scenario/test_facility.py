@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # test_facility.py — the shipped power-capped-10k scenario under its site
 # budget, read as users read the trace (h5py): in every mode (uniform caps,
-# hold) no row of timeseries/facility draws more than its budget, the rows
+# hold, per-job clocks chosen by the energy policy under `on_budget: policy`)
+# no row of timeseries/facility draws more than its budget, the rows
 # carry the daily price and carbon curve, and the summary's cost matches the
 # price series integrated over the facility rows (exact: power is constant
-# between rows and prices change on the hour, at rows too).
+# between rows and prices change on the hour, at rows too). Under `policy`
+# the energy policy fits the budget by itself (the uniform backstop never
+# engages), and a policy that chooses no clock (backfill) gets exactly the
+# uniform caps of `cap`.
 # usage: test_facility.py WANKA SRCROOT   (exit 77 = skipped: no h5py)
 import json
 import os
@@ -31,18 +35,22 @@ def check(cond, what):
         print(f"FAIL: {what}")
 
 
-def run(tmp, mode):
-    trace = os.path.join(tmp, f"{mode}.h5")
-    out = subprocess.run([WANKA, "run", SCENARIO, "--json", "-q", "-o", trace, "--set", f"facility.on_budget={mode}"],
-                         capture_output=True, text=True, timeout=300)
+def run(tmp, mode, *extra):
+    trace = os.path.join(tmp, f"{mode}{len(extra)}.h5")
+    out = subprocess.run([WANKA, "run", SCENARIO, "--json", "-q", "-o", trace, "--set", f"facility.on_budget={mode}",
+                          *extra], capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         sys.exit(f"wanka run ({mode}): exit {out.returncode}: {out.stderr}")
     return json.loads(out.stdout)["metrics"], trace
 
 
+ENERGY = ("--set", "scheduler={name: energy, tick: 15min}")
+
 with tempfile.TemporaryDirectory() as tmp:
-    for mode in ("cap", "hold"):
-        m, trace = run(tmp, mode)
+    summaries = {}
+    for mode, extra in (("cap", ()), ("hold", ()), ("policy", ENERGY)):
+        m, trace = run(tmp, mode, *extra)
+        summaries[mode] = m
         with h5py.File(trace, "r") as f:
             ver = f.attrs["schema_version"]
             ver = ver.decode() if isinstance(ver, bytes) else ver
@@ -58,6 +66,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if mode == "cap":
             check(fac["clock"].min() < 1, "cap: clocks were lowered")
             check(m["power_capped_h"] > 0, "cap: power_capped_h > 0")
+        elif mode == "policy":
+            check(m["power_capped_h"] == 0, f"policy: the energy policy fits the budget alone ({m['power_capped_h']} h capped)")
+            check(m["clocked_jobs"] > 0 and m["clock_lost_gpu_hours"] > 0, "policy: jobs ran at chosen clocks")
         else:
             check(np.all(fac["clock"] == 1), "hold: clocks never lowered")
             check(m["budget_refusals"] > 0, "hold: starts were refused")
@@ -69,6 +80,13 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{mode}: energy_cost {m['energy_cost']} = price x energy over the rows {cost}")
         kwh = float(np.sum(fac["power"] * dt) / 3.6e6)
         check(abs(kwh - m["energy_kwh"]) <= 1e-6 * m["energy_kwh"], f"{mode}: energy over the rows {kwh} = energy_kwh")
+
+    # a policy that chooses no clock gets the uniform caps: every metric as under `cap`
+    m, _ = run(tmp, "policy")
+    same = [k for k in summaries["cap"] if k in m and m[k] != summaries["cap"][k]
+            and not (m[k] != m[k] and summaries["cap"][k] != summaries["cap"][k])]
+    check(not same, f"backfill under policy = under cap (differ: {same})")
+    check(m["clocked_jobs"] == 0, "backfill chose no clock")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

@@ -324,6 +324,15 @@ static void test_bad_budgets_are_positioned_errors(void **state)
                                        BUDGET_JOBS, &err),
                      WK_E_RANGE);
     assert_non_null(strstr(err.msg, "lowest clocks"));
+    /* the energy policy's clock keys */
+    assert_int_equal(test_prepare_yaml(BUDGET_CLUSTER "scheduler: {name: energy, cap: always}\n" BUDGET_JOBS, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.where, "bad.yaml:2:"));
+    assert_int_equal(
+        test_prepare_yaml(BUDGET_CLUSTER "scheduler: {name: energy, cap: auto, time_weight: -1}\n" BUDGET_JOBS, &err),
+        WK_E_RANGE);
+    assert_non_null(strstr(err.where, "bad.yaml:2:"));
+    assert_non_null(strstr(err.msg, "time_weight"));
 }
 
 /* Write text to dir/name; the path into path. */
@@ -490,6 +499,122 @@ static void test_energy_policy_defers_deferrable_jobs_to_cheap_hours(void **stat
     assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
+/* The energy policy's clock rule (cap: auto, time_weight w = 1): a plain
+ * job of 1000 s on one H100 node, PUE 1, with a compute share s runs at the
+ * clock of the grid f_i = lo + (1 - lo) i / 20 (f_20 = 1, lo the floor)
+ * minimising P(f) T(f)^2, with P = 8 (87.5 + 612.5 g(f)) and T = s/f + 1 - s.
+ * Its JCT is 1000 T, its energy P x JCT; against full clock it saved
+ * 8 x 700 x 1000 - P x JCT and lost 8 (JCT - 1000) GPU-s. s = 0 (nothing
+ * clock-bound) runs at the floor, where a busy H100 draws its lowest
+ * settable limit, 200 W; s = 1 never pays (the energy-delay product falls
+ * all the way to full clock) and runs uncapped. */
+static void test_energy_delay_clock_matches_closed_form(void **state)
+{
+    (void)state;
+    const WkGpuSku *h = wk_catalog_find("H100-SXM-80G");
+    const WkDvfs *d = wk_dvfs_of(h);
+    double lo = wk_dvfs_floor(h);
+    const double shares[] = {0.0, 0.5, 1.0};
+    for (int k = 0; k < 3; k++) {
+        double s = shares[k], best = INFINITY, f = 1;
+        for (int i = 20; i >= 0; i--) {
+            double fi = i == 20 ? 1.0 : lo + (1 - lo) * i / 20;
+            double t = s / fi + 1 - s, obj = (87.5 + 612.5 * wk_dvfs_power_frac(d, fi)) * t * t;
+            if (obj < best * (1 - 1e-12)) {
+                best = obj;
+                f = fi;
+            }
+        }
+        char yaml[512];
+        snprintf(yaml, sizeof yaml,
+                 "cluster: {sku: H100-SXM-80G, nodes: 1, power: {pue: 1, compute_share: %g}}\n"
+                 "scheduler: {name: energy, cap: auto}\n"
+                 "workload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 1000s}\n",
+                 s);
+        TestRun t;
+        test_run_yaml(&t, yaml, NULL);
+        double jct = 1000 * (s / f + 1 - s), p = 8 * (87.5 + 612.5 * (f < 1 ? wk_dvfs_power_frac(d, f) : 1));
+        assert_float_equal(test_metric(&t, "jct_mean_s"), jct, 1e-6);
+        assert_float_equal(test_metric(&t, "energy_kwh"), p * jct / 3.6e6, 1e-9);
+        assert_float_equal(test_metric(&t, "clocked_jobs"), f < 1, 0);
+        assert_float_equal(test_metric(&t, "clock_saved_kwh"), f < 1 ? (5600 * 1000 - p * jct) / 3.6e6 : 0, 1e-9);
+        assert_float_equal(test_metric(&t, "clock_lost_gpu_hours"), 8 * (jct - 1000) / 3600, 1e-9);
+        if (s == 0) { /* the floor: 200 W a GPU, no time lost */
+            assert_float_equal(f, lo, 0);
+            assert_float_equal(p, 1600, 1e-6);
+        }
+        if (s == 0.5) { /* within a grid step of the continuous optimum (0.589) */
+            double fc = 1, oc = INFINITY;
+            for (double x = lo; x <= 1; x += 1e-5) {
+                double tx = s / x + 1 - s, o = (87.5 + 612.5 * wk_dvfs_power_frac(d, x)) * tx * tx;
+                if (o < oc) {
+                    oc = o;
+                    fc = x;
+                }
+            }
+            assert_float_equal(fc, 0.589, 1e-3);
+            assert_true(fabs(f - fc) <= (1 - lo) / 20);
+        }
+        if (s == 1)
+            assert_float_equal(f, 1.0, 0);
+        test_run_free(&t);
+    }
+}
+
+/* on_budget: policy with a policy that chooses no clock: the run's uniform
+ * caps apply, exactly as under `cap`. With energy, which fits the budget by
+ * per-job clocks, the four alike jobs run on grid clocks: never over the
+ * budget, the backstop never engaged, and no faster than the continuous
+ * uniform clock f (the best for alike jobs), no slower than a grid step
+ * below it. */
+static void test_budget_policy_mode_fits_by_job_clocks_or_falls_back_to_uniform(void **state)
+{
+    (void)state;
+    TestRun t;
+    WkRunOpts o = {.scheduler = "fifo"};
+    test_run_yaml(&t, BUDGET_CLUSTER "facility: {budget_mw: 0.015, on_budget: policy}\n" BUDGET_JOBS, &o);
+    double f = clock_for((15000.0 - 2800) / (32 * 612.5));
+    assert_float_equal(test_metric(&t, "jct_mean_s"), 1000 / f, 1e-3);
+    assert_float_equal(test_metric(&t, "clocked_jobs"), 0, 0);
+    assert_true(test_metric(&t, "power_capped_h") > 0);
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+    test_run_yaml(&t, BUDGET_CLUSTER "facility: {budget_mw: 0.015, on_budget: policy}\nscheduler: energy\n" BUDGET_JOBS,
+                  NULL);
+    double step = (1 - wk_dvfs_floor(wk_catalog_find("H100-SXM-80G"))) / 20;
+    assert_float_equal(test_metric(&t, "power_capped_h"), 0, 0);
+    assert_float_equal(test_metric(&t, "clocked_jobs"), 4, 0);
+    assert_true(test_metric(&t, "jct_mean_s") >= 1000 / f - 1e-3);
+    assert_true(test_metric(&t, "jct_mean_s") <= 1000 / (f - step));
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+}
+
+/* Under on_budget: policy the energy policy lowers first the clock of the
+ * job whose run time grows least: a Llama 3 8B job (memory-bound operators
+ * and communication do not stretch) beside a fully clock-bound plain job,
+ * on two H100 nodes under 8 kW (11.2 kW at full clock). */
+static void test_budget_policy_caps_the_less_clock_bound_job_more(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {sku: H100-SXM-80G, nodes: 2, power: {pue: 1}}\n"
+                  "facility: {budget_mw: 0.008, on_budget: policy}\nscheduler: energy\n"
+                  "models:\n  m: {base: llama3-8b, tp: 2, pp: 1, global_batch: 64}\n"
+                  "workload:\n  source: inline\n  jobs:\n"
+                  "    - {submit: 0, gpus: 8, duration: 1000s}\n"
+                  "    - {submit: 0, gpus: 8, model: m, iterations: 100}\n",
+                  NULL);
+    const WkRunBudget *b = wk_run_hooks_budget(t.run);
+    assert_non_null(b->job_clock);
+    assert_true(b->job_clock[1] < b->job_clock[0]);
+    assert_float_equal(test_metric(&t, "power_capped_h"), 0, 0);
+    assert_true(test_metric(&t, "clock_lost_gpu_hours") > 0);
+    assert_series_under_budget(t.run);
+    test_run_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +634,9 @@ int main(void)
         cmocka_unit_test(test_bad_price_series_are_positioned_errors),
         cmocka_unit_test(test_idle_nodes_sleep_and_wake_as_closed_form),
         cmocka_unit_test(test_energy_policy_defers_deferrable_jobs_to_cheap_hours),
+        cmocka_unit_test(test_energy_delay_clock_matches_closed_form),
+        cmocka_unit_test(test_budget_policy_mode_fits_by_job_clocks_or_falls_back_to_uniform),
+        cmocka_unit_test(test_budget_policy_caps_the_less_clock_bound_job_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include "models/run/network_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,28 @@ static double job_bytes(const WkNet *n, const WkWorkload *wl, size_t j)
     return tokens * n->bytes_per_token;
 }
 
+/* The broker's init failed: when it is a plugin's, say which file it came
+ * from (an error positioned in the scenario stays there). */
+static int init_failed(WkNet *n, int rc, WkError *err)
+{
+    const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
+    if (!path || !err)
+        return rc;
+    WkError inner = *err;
+    wk_error_clear(err);
+    if (!inner.code)
+        return wk_error_set(err, rc, path, 0, 0, "broker plugin: init of broker '%s' failed (code %d, no message)",
+                            n->broker->name, rc);
+    if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
+        *err = inner;
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (broker '%s' of broker plugin %s)", n->broker->name, path);
+        return inner.code;
+    }
+    return wk_error_set(err, inner.code, path, 0, 0, "broker plugin: init of broker '%s' failed: %s",
+                        n->broker->name, inner.msg);
+}
+
 int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
 {
     n->seed = r->seed;
@@ -298,10 +321,10 @@ int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
     wk_rng_free(rng);
     if (n->broker->priv_size && !(n->bpriv = calloc(1, n->broker->priv_size)))
         return wk_error_nomem(err, "broker");
-    static const char *const name_only[] = {"name", NULL};
+    static const char *const common[] = {WK_BROKER_COMMON_KEYS, NULL};
     if (n->broker->init && (rc = n->broker->init(n->bpriv, n->bparams, &n->ctx, err)) < 0)
-        return rc;
-    if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, name_only, err)) < 0)
+        return init_failed(n, rc, err);
+    if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, common, err)) < 0)
         return rc;
     return 0;
 }
@@ -330,9 +353,12 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
         n->unplaced++;
         return 0;
     }
-    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s))
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "broker '%s' chose site %d for job %u, which cannot run it there", n->broker->name, s, j);
+    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s)) {
+        const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
+        return wk_error_set(err, WK_E_INTERNAL, path, 0, 0,
+                            "%sbroker '%s' chose site %d for job %u, which cannot run it there",
+                            path ? "broker plugin: " : "", n->broker->name, s, j);
+    }
     NetSite *st = &n->s[s];
     uint32_t home = n->home[j];
     if (home != (uint32_t)s && n->bytes[j] > 0) {

@@ -3,28 +3,16 @@
  * its checks, and the lookup among built-ins and plugins. */
 #include "models/broker/plugin.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/core/dl.h"
 
-static int broker_error(const char *path, const WkNode *at, int code, WkError *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
 /* An error about the plugin at path: positioned at the scenario's key when
  * there is one (the message then names the file), else at path itself. */
-static int broker_error(const char *path, const WkNode *at, int code, WkError *err, const char *fmt, ...)
+static int broker_error(const char *path, const WkNode *at, int code, WkError *err, const char *msg)
 {
-    char msg[WK_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (at)
         return wk_node_error(at, code, err, "broker plugin %s: %s", path, msg);
     return wk_error_set(err, code, path, 0, 0, "broker plugin: %s", msg);
@@ -58,14 +46,16 @@ int wk_broker_plugins_add(WkBrokerPlugins *set, const char *path, const WkNode *
                           WkError *err)
 {
     void *h, *sym;
-    char why[WK_ERROR_MSG_MAX / 2];
+    char why[WK_ERROR_MSG_MAX / 2], msg[WK_ERROR_MSG_MAX / 2 + 16];
     int rc = wk_dl_open(path, WK_BROKER_PLUGIN_SYMBOL, &h, &sym, why, sizeof why);
     if (rc == WK_E_NOTFOUND)
         return broker_error(path, at, rc, err,
                             "no symbol '" WK_BROKER_PLUGIN_SYMBOL "' (a broker exports const WkBrokerOps *"
                             WK_BROKER_PLUGIN_SYMBOL "(void); see docs/brokers.md)");
-    if (rc == WK_E_IO)
-        return broker_error(path, at, rc, err, "cannot load: %s", why);
+    if (rc == WK_E_IO) {
+        snprintf(msg, sizeof msg, "cannot load: %s", why);
+        return broker_error(path, at, rc, err, msg);
+    }
     if (rc < 0)
         return wk_error_nomem(err, "broker plugin path");
     WkBrokerPluginFn fn;
@@ -74,7 +64,7 @@ int wk_broker_plugins_add(WkBrokerPlugins *set, const char *path, const WkNode *
     why[0] = '\0';
     if ((rc = check_table(ops, set, why, sizeof why)) < 0) {
         wk_dl_close(h);
-        return broker_error(path, at, rc, err, "%s", why);
+        return broker_error(path, at, rc, err, why);
     }
     if (out)
         *out = ops;

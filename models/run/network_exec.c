@@ -4,6 +4,7 @@
  * WAN transfer, and the lockstep that advances every site to a submission
  * instant before the broker decides (docs/brokers.md). */
 #include "models/run/network_impl.h"
+#include "sim/core/dl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -280,21 +281,11 @@ static double job_bytes(const WkNet *n, const WkWorkload *wl, size_t j)
 static int init_failed(WkNet *n, int rc, WkError *err)
 {
     const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
-    if (!path || !err)
+    if (!path)
         return rc;
-    WkError inner = *err;
-    wk_error_clear(err);
-    if (!inner.code)
-        return wk_error_set(err, rc, path, 0, 0, "broker plugin: init of broker '%s' failed (code %d, no message)",
-                            n->broker->name, rc);
-    if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
-        *err = inner;
-        size_t len = strlen(err->msg);
-        snprintf(err->msg + len, sizeof err->msg - len, " (broker '%s' of broker plugin %s)", n->broker->name, path);
-        return inner.code;
-    }
-    return wk_error_set(err, inner.code, path, 0, 0, "broker plugin: init of broker '%s' failed: %s",
-                        n->broker->name, inner.msg);
+    char what[128];
+    snprintf(what, sizeof what, "broker '%s'", n->broker->name);
+    return wk_dl_init_failed(err, rc, path, "broker plugin", what);
 }
 
 int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)

@@ -46,6 +46,23 @@ void wk_dl_close(void *handle)
         dlclose(handle);
 }
 
+int wk_dl_init_failed(WkError *err, int rc, const char *path, const char *kind, const char *what)
+{
+    if (!err)
+        return rc;
+    WkError inner = *err;
+    wk_error_clear(err);
+    if (!inner.code)
+        return wk_error_set(err, rc, path, 0, 0, "%s: init of %s failed (code %d, no message)", kind, what, rc);
+    if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
+        *err = inner;
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (%s of %s %s)", what, kind, path);
+        return inner.code;
+    }
+    return wk_error_set(err, inner.code, path, 0, 0, "%s: init of %s failed: %s", kind, what, inner.msg);
+}
+
 char *wk_dl_path(const char *dir, const char *rel)
 {
     if (!dir || !dir[0])

@@ -22,6 +22,14 @@ int wk_dl_open(const char *path, const char *symbol, void **handle, void **sym, 
 /** Close a handle of wk_dl_open. NULL is a no-op. */
 void wk_dl_close(void *handle);
 
+/** A plugin's init failed with rc, err holding its own error (or none):
+ * say which file it came from. An error positioned in the scenario (a
+ * parameter) stays there with " (WHAT of KIND PATH)" appended; otherwise
+ * it is placed at path as "KIND: init of WHAT failed: MSG" (or "(code N,
+ * no message)"). kind: e.g. "scheduler plugin"; what: e.g. "policy 'x'".
+ * Returns the error's code (rc when err is NULL). */
+int wk_dl_init_failed(WkError *err, int rc, const char *path, const char *kind, const char *what);
+
 /** rel joined to dir ("dir/rel"), or rel itself when it is absolute; dir
  * NULL or "" is ".". Returns a string the caller frees, NULL when out of
  * memory. */

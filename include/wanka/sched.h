@@ -8,7 +8,7 @@
  *     const WkSchedOps *wk_sched_plugin(void);
  * (WK_SCHED_PLUGIN_SYMBOL) and is loaded with `wanka run --plugin FILE.so`.
  * The functions declared here are exported by the wanka executable.
- * Self-contained: standard headers and wanka/error.h only.
+ * Self-contained: standard headers, wanka/error.h and wanka/node.h only.
  * Guide: docs/writing-a-scheduler.md. */
 #ifndef WANKA_SCHED_H
 #define WANKA_SCHED_H
@@ -17,13 +17,7 @@
 #include <stdint.h>
 
 #include "error.h"
-
-/* Simulated time: int64 nanoseconds since the start of the run. */
-typedef int64_t WkTime;
-
-/* A node of the scenario's YAML tree (opaque here): the `scheduler:` map a
- * policy reads its parameters from, with the readers below. */
-typedef struct WkNode WkNode;
+#include "node.h"
 
 /* ABI of WkSchedOps. Fields are only ever appended to WkSchedOps; the
  * number goes up when a field is added, removed or changes meaning, or a
@@ -248,29 +242,6 @@ int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err);
  * counted in the summary. Returns 0 or WK_E_INTERNAL (job not waiting). */
 int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err);
 
-/* --- reading parameters (the `scheduler:` map given to init) --- */
-
-/** Child of a map by key, or NULL (also when map is NULL or not a map). */
-const WkNode *wk_node_get(const WkNode *map, const char *key);
-
-/** Check that map is a map and that every key is in the NULL-terminated
- * list `known` (start it with WK_SCHED_COMMON_KEYS); another key gives
- * WK_E_INVAL "unknown key 'k' (known: ...)" at the key's position. */
-int wk_node_expect_keys(const WkNode *map, const char *const *known, WkError *err);
-
-/* Typed readers: each looks up `key` in `map`. An absent key (or a null
- * value) returns 0 leaving *out unchanged if !required, else WK_E_INVAL
- * "missing required key". A wrong type or out-of-range value gives
- * WK_E_INVAL / WK_E_RANGE positioned at the value, naming the key path. */
-int wk_node_int(const WkNode *map, const char *key, int required, int64_t min, int64_t max,
-                int64_t *out, WkError *err);
-int wk_node_double(const WkNode *map, const char *key, int required, double min, double max,
-                   double *out, WkError *err);
-int wk_node_bool(const WkNode *map, const char *key, int required, int *out, WkError *err);
-/** *out borrows the scalar text (lives as long as the scenario). */
-int wk_node_str(const WkNode *map, const char *key, int required, const char **out, WkError *err);
-/** A duration: seconds, or a number with a unit (ns, us, ms, s, m, h, d, w). */
-int wk_node_duration(const WkNode *map, const char *key, int required, WkTime min, WkTime max,
-                     WkTime *out, WkError *err);
+/* --- reading parameters: the wk_node_* readers of wanka/node.h --- */
 
 #endif

@@ -146,7 +146,7 @@ typedef struct {
 
 static int slack_init(void *priv, const WkNode *params, const WkBrokerCtx *c, WkError *err)
 {
-    static const char *const keys[] = {"name", "slack", NULL};
+    static const char *const keys[] = {WK_BROKER_COMMON_KEYS, "slack", NULL};
     Slack *p = priv;
     (void)c;
     WkTime slack = 6 * WK_NS_PER_H; /* a stated choice: a job may finish up to 6 h later for cheaper energy */

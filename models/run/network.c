@@ -9,6 +9,7 @@
  * (summary, trace) is in network_report.c. */
 #include "models/run/network_impl.h"
 #include "models/sched/sched.h"
+#include "sim/core/dl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -213,27 +214,57 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
     return 0;
 }
 
-static int parse_broker(WkNet *n, const WkNode *root, const WkRunOpts *o, WkError *err)
+/* The broker plugins of opts (relative to the working directory) and of
+ * `broker: {plugin: FILE}` (relative to the scenario's folder, dir); *own
+ * is the scenario's plugin's broker, or NULL. */
+static int load_broker_plugins(WkNet *n, const WkNode *b, const char *dir, const WkRunOpts *o,
+                               const WkBrokerOps **own, WkError *err)
+{
+    int rc = 0;
+    *own = NULL;
+    for (size_t i = 0; o && rc == 0 && i < o->nbroker_plugins; i++)
+        rc = wk_broker_plugins_add(&n->plugins, o->broker_plugins[i], NULL, NULL, err);
+    const char *rel = NULL;
+    if (rc < 0 || !b || b->type != WK_NODE_MAP || (rc = wk_node_str(b, "plugin", 0, &rel, err)) < 0 || !rel)
+        return rc;
+    const WkNode *at = wk_node_get(b, "plugin");
+    if (!rel[0])
+        return wk_node_error(at, WK_E_INVAL, err, "expected a shared-object path");
+    char *path = wk_dl_path(dir, rel);
+    if (!path)
+        return wk_error_nomem(err, "broker plugin path");
+    rc = wk_broker_plugins_add(&n->plugins, path, at, own, err);
+    free(path);
+    return rc;
+}
+
+static int parse_broker(WkNet *n, const WkNode *root, const char *dir, const WkRunOpts *o, WkError *err)
 {
     const WkNode *b = wk_node_get(root, "broker");
     const char *name = "least-loaded";
     const WkNode *where = b;
+    const WkBrokerOps *own = NULL;
     int rc;
+    if (b && b->type != WK_NODE_MAP && b->type != WK_NODE_SCALAR && b->type != WK_NODE_NULL)
+        return wk_node_error(b, WK_E_INVAL, err, "expected a broker name or a map with 'name'");
+    if ((rc = load_broker_plugins(n, b, dir, o, &own, err)) < 0)
+        return rc;
     if (b && b->type == WK_NODE_MAP) {
-        if ((rc = wk_node_str(b, "name", 1, &name, err)) < 0)
+        /* with a plugin, its broker is the default name */
+        if (own)
+            name = own->name;
+        if ((rc = wk_node_str(b, "name", !own, &name, err)) < 0)
             return rc;
-        where = wk_node_get(b, "name");
+        where = wk_node_get(b, "name") ? wk_node_get(b, "name") : b;
         n->bparams = b;
     } else if (b && b->type == WK_NODE_SCALAR) {
         name = b->str;
-    } else if (b && b->type != WK_NODE_NULL) {
-        return wk_node_error(b, WK_E_INVAL, err, "expected a broker name or a map with 'name'");
     }
     if (o && o->broker) {
         name = o->broker;
         where = NULL;
     }
-    return wk_broker_lookup(name, where, &n->broker, err);
+    return wk_broker_plugins_lookup(&n->plugins, name, where, &n->broker, err);
 }
 
 static int parse_data(WkNet *n, const WkNode *root, WkError *err)
@@ -263,7 +294,7 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
     r->net = n;
     int rc;
     if ((rc = parse_sites(n, r->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
-        (rc = parse_broker(n, root, &r->opts, err)) < 0 || (rc = parse_data(n, root, err)) < 0)
+        (rc = parse_broker(n, root, r->doc->dir ? r->doc->dir : ".", &r->opts, err)) < 0 || (rc = parse_data(n, root, err)) < 0)
         return rc;
     WkRunOpts so = r->opts;
     so.has_seed = 1;
@@ -319,6 +350,7 @@ void wk_net_free(WkNet *n)
     free(n->home);
     free(n->bytes);
     free(n->bpriv);
+    wk_broker_plugins_fini(&n->plugins); /* after the broker: its code lives there */
     free(n);
 }
 

@@ -4,8 +4,10 @@
  * WAN transfer, and the lockstep that advances every site to a submission
  * instant before the broker decides (docs/brokers.md). */
 #include "models/run/network_impl.h"
+#include "sim/core/dl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +276,18 @@ static double job_bytes(const WkNet *n, const WkWorkload *wl, size_t j)
     return tokens * n->bytes_per_token;
 }
 
+/* The broker's init failed: when it is a plugin's, say which file it came
+ * from (an error positioned in the scenario stays there). */
+static int init_failed(WkNet *n, int rc, WkError *err)
+{
+    const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
+    if (!path)
+        return rc;
+    char what[128];
+    snprintf(what, sizeof what, "broker '%s'", n->broker->name);
+    return wk_dl_init_failed(err, rc, path, "broker plugin", what);
+}
+
 int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
 {
     n->seed = r->seed;
@@ -298,10 +312,10 @@ int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
     wk_rng_free(rng);
     if (n->broker->priv_size && !(n->bpriv = calloc(1, n->broker->priv_size)))
         return wk_error_nomem(err, "broker");
-    static const char *const name_only[] = {"name", NULL};
+    static const char *const common[] = {WK_BROKER_COMMON_KEYS, NULL};
     if (n->broker->init && (rc = n->broker->init(n->bpriv, n->bparams, &n->ctx, err)) < 0)
-        return rc;
-    if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, name_only, err)) < 0)
+        return init_failed(n, rc, err);
+    if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, common, err)) < 0)
         return rc;
     return 0;
 }
@@ -330,9 +344,12 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
         n->unplaced++;
         return 0;
     }
-    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s))
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "broker '%s' chose site %d for job %u, which cannot run it there", n->broker->name, s, j);
+    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s)) {
+        const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
+        return wk_error_set(err, WK_E_INTERNAL, path, 0, 0,
+                            "%sbroker '%s' chose site %d for job %u, which cannot run it there",
+                            path ? "broker plugin: " : "", n->broker->name, s, j);
+    }
     NetSite *st = &n->s[s];
     uint32_t home = n->home[j];
     if (home != (uint32_t)s && n->bytes[j] > 0) {

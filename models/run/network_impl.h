@@ -7,6 +7,7 @@
 #define WK_NETWORK_IMPL_H
 
 #include "models/broker/broker.h"
+#include "models/broker/plugin.h"
 #include "models/run/run_impl.h"
 
 /* Sites in one network at most (docs/limits.md). */
@@ -56,6 +57,7 @@ struct WkNet {
     WkTime *link_free;      /* owned, [from * n + to]: when the link's queued transfers are done */
     const WkNode *wan;
     const WkBrokerOps *broker;
+    WkBrokerPlugins plugins; /* owned: broker plugins loaded, closed after the broker */
     const WkNode *bparams;
     void *bpriv;            /* owned */
     WkBrokerCtx ctx;

@@ -5,6 +5,7 @@
  * scheduler host in sched_host.c, progress in progress.c, failures in
  * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
 #include "models/run/network_impl.h"
+#include "sim/core/dl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -210,21 +211,9 @@ static int init_failed(const WkRun *r, int rc, WkError *err)
 {
     for (size_t i = 0; i < r->plugins.n; i++)
         if (r->plugins.items[i].ops == r->sched) {
-            WkError inner = *err;
-            wk_error_clear(err);
-            if (!inner.code)
-                return wk_error_set(err, rc, r->plugins.items[i].path, 0, 0,
-                                    "scheduler plugin: init of policy '%s' failed (code %d, no message)",
-                                    r->sched->name, rc);
-            if (inner.where[0]) { /* positioned in the scenario (a parameter): keep it there */
-                *err = inner;
-                size_t len = strlen(err->msg);
-                snprintf(err->msg + len, sizeof err->msg - len, " (policy '%s' of scheduler plugin %s)",
-                         r->sched->name, r->plugins.items[i].path);
-                return inner.code;
-            }
-            return wk_error_set(err, inner.code, r->plugins.items[i].path, 0, 0,
-                                "scheduler plugin: init of policy '%s' failed: %s", r->sched->name, inner.msg);
+            char what[128];
+            snprintf(what, sizeof what, "policy '%s'", r->sched->name);
+            return wk_dl_init_failed(err, rc, r->plugins.items[i].path, "scheduler plugin", what);
         }
     return rc;
 }

@@ -35,6 +35,10 @@ typedef struct WkRunOpts {
     const volatile sig_atomic_t *interrupt; /* optional: non-zero stops the run at the
                                                next event (wk_engine_set_interrupt) */
     const char *broker;        /* a network (`sites:`): overrides `broker:` when non-NULL */
+    const char *const *broker_plugins; /* shared objects of brokers to load (paths as given:
+                                          relative to the working directory), besides
+                                          the scenario's `broker: {plugin: ...}` */
+    size_t nbroker_plugins;
 } WkRunOpts;
 
 typedef struct WkRun WkRun;

@@ -3,7 +3,8 @@
  * table, its checks, and the built-ins-plus-plugins lookup table. */
 #include "models/sched/plugin.h"
 
-#include <dlfcn.h>
+#include "sim/core/dl.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,34 +74,20 @@ static int rebuild_table(WkSchedPlugins *set, WkError *err)
 
 int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at, WkError *err)
 {
-    /* a bare name would make dlopen search the library path: load files only */
-    char *dup = NULL;
-    if (!strchr(path, '/')) {
-        dup = malloc(strlen(path) + 3);
-        if (!dup)
-            return wk_error_nomem(err, "plugin path");
-        snprintf(dup, strlen(path) + 3, "./%s", path);
-    }
-    dlerror();
-    void *h = dlopen(dup ? dup : path, RTLD_NOW | RTLD_LOCAL);
-    free(dup);
-    if (!h) {
-        const char *e = dlerror();
-        return plugin_error(path, at, WK_E_IO, err, "cannot load: %s", e ? e : "dlopen failed");
-    }
-    WkSchedPluginFn fn;
-    dlerror();
-    void *sym = dlsym(h, WK_SCHED_PLUGIN_SYMBOL);
-    const char *e = dlerror();
-    if (e || !sym) {
-        dlclose(h);
+    void *h, *sym;
+    char why[WK_ERROR_MSG_MAX / 2];
+    int rc = wk_dl_open(path, WK_SCHED_PLUGIN_SYMBOL, &h, &sym, why, sizeof why);
+    if (rc == WK_E_NOTFOUND)
         return plugin_error(path, at, WK_E_NOTFOUND, err,
                             "no symbol '" WK_SCHED_PLUGIN_SYMBOL "' (a policy exports "
                             "const WkSchedOps *" WK_SCHED_PLUGIN_SYMBOL "(void); see docs/writing-a-scheduler.md)");
-    }
+    if (rc == WK_E_IO)
+        return plugin_error(path, at, WK_E_IO, err, "cannot load: %s", why);
+    if (rc < 0)
+        return wk_error_nomem(err, "plugin path");
+    WkSchedPluginFn fn;
     memcpy(&fn, &sym, sizeof fn); /* POSIX: a function's address comes back as void * */
     const WkSchedOps *ops = fn();
-    int rc = 0;
     const char *miss = NULL;
     if (!ops)
         rc = plugin_error(path, at, WK_E_INVAL, err, WK_SCHED_PLUGIN_SYMBOL "() returned NULL");
@@ -113,7 +100,7 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
         rc = plugin_error(path, at, WK_E_INVAL, err, "policy '%s' has the name of a built-in scheduler", ops->name);
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         if (set->items[i].ops == ops) { /* the same object again: one entry */
-            dlclose(h);
+            wk_dl_close(h);
             return 0;
         }
         if (strcmp(set->items[i].ops->name, ops->name) == 0)
@@ -121,14 +108,14 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
                               set->items[i].path);
     }
     if (rc < 0) {
-        dlclose(h);
+        wk_dl_close(h);
         return rc;
     }
     if (set->n == set->cap) {
         size_t cap = set->cap ? 2 * set->cap : 4;
         WkSchedPlugin *it = realloc(set->items, cap * sizeof *it);
         if (!it) {
-            dlclose(h);
+            wk_dl_close(h);
             return wk_error_nomem(err, "scheduler plugins");
         }
         set->items = it;
@@ -136,7 +123,7 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
     }
     char *p = malloc(strlen(path) + 1);
     if (!p) {
-        dlclose(h);
+        wk_dl_close(h);
         return wk_error_nomem(err, "scheduler plugins");
     }
     memcpy(p, path, strlen(path) + 1);
@@ -144,7 +131,7 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
     if ((rc = rebuild_table(set, err)) < 0) {
         set->n--;
         free(p);
-        dlclose(h);
+        wk_dl_close(h);
     }
     return rc;
 }
@@ -155,21 +142,14 @@ int wk_sched_plugins_add_list(WkSchedPlugins *set, const WkNode *pl, const char 
         return 0;
     if (pl->type != WK_NODE_SEQ)
         return wk_node_error(pl, WK_E_INVAL, err, "expected a list of shared-object paths");
-    if (!dir || !dir[0])
-        dir = ".";
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < pl->nkids; i++) {
         const WkNode *it = pl->kids[i];
         if (it->type != WK_NODE_SCALAR || !it->str[0])
             return wk_node_error(it, WK_E_INVAL, err, "expected a shared-object path");
-        size_t n = strlen(dir) + strlen(it->str) + 2;
-        char *path = malloc(n);
+        char *path = wk_dl_path(dir, it->str);
         if (!path)
             return wk_error_nomem(err, "plugin path");
-        if (it->str[0] == '/')
-            snprintf(path, n, "%s", it->str);
-        else
-            snprintf(path, n, "%s/%s", dir, it->str);
         rc = wk_sched_plugins_add(set, path, it, err);
         free(path);
     }
@@ -186,7 +166,7 @@ void wk_sched_plugins_fini(WkSchedPlugins *set)
     if (!set)
         return;
     for (size_t i = 0; i < set->n; i++) {
-        dlclose(set->items[i].handle);
+        wk_dl_close(set->items[i].handle);
         free(set->items[i].path);
     }
     free(set->items);

@@ -194,6 +194,11 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--plugin", NULL)))
                 return wk_cli_common_usage_error(cmd, "%s needs a shared-object path", s);
             a->plugins[a->nplugins++] = v;
+        } else if (wk_cli_common_is_opt(s, "--broker-plugin", NULL) &&
+                   (strcmp(cmd, "run") == 0 || strcmp(cmd, "validate") == 0)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--broker-plugin", NULL)))
+                return wk_cli_common_usage_error(cmd, "%s needs a shared-object path", s);
+            a->broker_plugins[a->nbroker_plugins++] = v;
         } else if (wk_cli_common_is_opt(s, "--set", NULL)) {
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--set", NULL)))
                 return wk_cli_common_usage_error(cmd, "%s needs KEY.PATH=VALUE", s);
@@ -212,6 +217,8 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
     a->ro.nsets = a->nsets;
     a->ro.plugins = a->plugins;
     a->ro.nplugins = a->nplugins;
+    a->ro.broker_plugins = a->broker_plugins;
+    a->ro.nbroker_plugins = a->nbroker_plugins;
     return 0;
 }
 
@@ -220,8 +227,9 @@ int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, 
 {
     a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
     a->plugins = calloc((size_t)argc + 1, sizeof *a->plugins);
+    a->broker_plugins = calloc((size_t)argc + 1, sizeof *a->broker_plugins);
     a->rest = calloc((size_t)argc + 1, sizeof *a->rest);
-    if (!a->sets || !a->plugins || !a->rest)
+    if (!a->sets || !a->plugins || !a->broker_plugins || !a->rest)
         return wk_cli_common_nomem();
     int nrest = 0;
     for (int i = 0; i < argc; i++) {
@@ -238,9 +246,11 @@ void wk_cli_common_args_fini(WkCliArgs *a)
 {
     free(a->sets);
     free(a->plugins);
+    free(a->broker_plugins);
     free(a->rest);
     a->sets = NULL;
     a->plugins = NULL;
+    a->broker_plugins = NULL;
     a->rest = NULL;
 }
 

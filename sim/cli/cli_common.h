@@ -91,11 +91,13 @@ typedef struct WkCliArgs {
     const char *output;    /* -o, --output */
     int no_trace, json, quiet;
     int keep_partial;      /* --keep-partial (run only) */
-    WkRunOpts ro;          /* --seed, --scheduler, --plugin, --set */
+    WkRunOpts ro;          /* --seed, --scheduler, --broker, --plugin, --broker-plugin, --set */
     const char **sets;     /* --set values, in order (owned array) */
     size_t nsets;
     const char **plugins;  /* --plugin paths (run, validate), in order (owned array) */
     size_t nplugins;
+    const char **broker_plugins; /* --broker-plugin paths (run, validate), in order (owned array) */
+    size_t nbroker_plugins;
     char **rest;           /* argv less the command's own options (owned array) */
 } WkCliArgs;
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_conform.c — `wanka conformance`: the checks of models/run/conform.h
- * on a scheduler plugin (or a built-in), each in a forked child so that a
- * policy that crashes fails its check instead of taking wanka down. The
- * plugin is loaded and its init tried (in a child too) before any check:
- * a load or init failure is exit 2, like `wanka run`. */
+ * on a scheduler plugin (or a built-in), or with --broker those of
+ * models/broker/conform.h on a broker plugin (or a built-in), each in a
+ * forked child so that a policy that crashes fails its check instead of
+ * taking wanka down. A scheduler plugin is loaded and its init tried (in a
+ * child too) before any check: a load or init failure is exit 2, like
+ * `wanka run`; a broker plugin that cannot be loaded is exit 2 too. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "models/broker/conform.h"
+#include "models/broker/plugin.h"
 #include "models/run/conform.h"
 #include "models/run/run.h"
 #include "models/sched/plugin.h"
@@ -21,6 +25,7 @@
 
 const char wk_cli_conform_usage[] =
     "usage: wanka conformance PLUGIN.so|NAME [--policy NAME] [-v]\n"
+    "       wanka conformance --broker PLUGIN.so|NAME [-v]\n"
     "\n"
     "Run the scheduler conformance checks on the policy of a plugin (a shared\n"
     "object as `wanka run --plugin` loads it) or on a built-in policy NAME,\n"
@@ -31,17 +36,22 @@ const char wk_cli_conform_usage[] =
     "process: a policy that crashes fails that check (\"crashed: signal ...\").\n"
     "\n"
     "  --policy NAME   the policy to check (default: the plugin's one policy)\n"
+    "  --broker X      check a broker instead: a plugin (a shared object as\n"
+    "                  `wanka run --broker-plugin` loads it) or a built-in NAME,\n"
+    "                  against a scripted network of random site states\n"
     "  -v, --verbose   also print what each check holds\n"
     "\n"
     "Checks: allocation, outcome, determinism, conservation, incidents, keys;\n"
-    "docs/writing-a-scheduler.md describes each.\n"
+    "docs/writing-a-scheduler.md describes each. Broker checks: init, choice,\n"
+    "sizes, determinism; docs/brokers.md describes them.\n"
     "\n"
     "exit status: 0 every check passed, 1 a check failed, 2 the plugin cannot\n"
     "be loaded or its init fails or crashes (the message names the file).\n"
     "\n"
     "example:\n"
     "  wanka conformance ./largest_first.so\n"
-    "  wanka conformance fifo\n";
+    "  wanka conformance fifo\n"
+    "  wanka conformance --broker ./cheapest_idle.so\n";
 
 /* What a child reports through its pipe. */
 typedef struct Verdict {
@@ -157,9 +167,107 @@ static void signal_text(int sig, char *buf, size_t n)
     snprintf(buf, n, "signal %d%s%s", sig, s ? ": " : "", s ? s : "");
 }
 
+/* A list of checks, each run by one in a child on arg after its index is
+ * put in *check. */
+typedef struct Suite {
+    size_t count;
+    const char *(*name)(size_t i);
+    const char *(*description)(size_t i);
+    int (*one)(const void *arg, char *msg, size_t n); /* exit 0 pass, 1 fail, 3 could not run */
+    size_t *check;
+    const void *arg;
+} Suite;
+
+/* Run every check of s in a child, print pass or FAIL per check and the
+ * count. The exit status: 0 all passed, 1 else. */
+static int run_suite(const Suite *s, int verbose)
+{
+    size_t pass = 0, fail = 0;
+    int internal = 0;
+    Verdict v;
+    for (size_t i = 0; i < s->count; i++) {
+        *s->check = i;
+        const char *name = s->name(i);
+        if (in_child(s->one, s->arg, &v) < 0) {
+            fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
+            internal = 1;
+            break;
+        }
+        if (v.status == 0 && !v.sig) {
+            pass++;
+            if (verbose)
+                printf("  pass  %-13s %s\n", name, s->description(i));
+            else
+                printf("  pass  %s\n", name);
+            continue;
+        }
+        fail++;
+        if (v.sig) {
+            char sig[128];
+            signal_text(v.sig, sig, sizeof sig);
+            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", v.msg);
+        } else if (v.status == 3) {
+            printf("  FAIL  %-13s could not run: %s\n", name, v.msg);
+            internal = 1;
+        } else {
+            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? v.msg : "(no message)");
+        }
+        if (verbose)
+            printf("        (holds: %s)\n", s->description(i));
+    }
+    printf("%zu passed, %zu failed\n", pass, fail);
+    fflush(stdout);
+    return fail || internal ? 1 : 0;
+}
+
+/* ---- brokers ---- */
+
+typedef struct BrokerTarget {
+    const WkBrokerOps *b;
+    size_t check;
+} BrokerTarget;
+
+/* In the child: one broker check. Exit 0 pass, 1 fail, 3 could not run. */
+static int broker_check(const void *arg, char *msg, size_t n)
+{
+    const BrokerTarget *t = arg;
+    WkError err;
+    wk_error_clear(&err);
+    int rc = wk_broker_conform_run(t->check, t->b, msg, n, &err);
+    if (rc < 0) {
+        wk_error_format(&err, msg, n);
+        return 3;
+    }
+    return rc ? 1 : 0;
+}
+
+/* `wanka conformance --broker WHAT`: a built-in's name, else a file. */
+static int conform_broker(const char *what, int verbose)
+{
+    BrokerTarget t = {0};
+    WkBrokerPlugins set = {0};
+    WkError err;
+    wk_error_clear(&err);
+    const char *file = NULL;
+    if (wk_broker_lookup(what, NULL, &t.b, NULL) < 0) { /* a file: load errors are exit 2 */
+        if (wk_broker_plugins_add(&set, what, NULL, &t.b, &err) < 0)
+            return wk_cli_common_report(&err);
+        file = what;
+    }
+    if (file)
+        printf("conformance of broker '%s' (plugin %s): %zu checks\n", t.b->name, file, wk_broker_conform_count());
+    else
+        printf("conformance of built-in broker '%s': %zu checks\n", t.b->name, wk_broker_conform_count());
+    Suite su = {wk_broker_conform_count(), wk_broker_conform_name, wk_broker_conform_description, broker_check,
+                &t.check, &t};
+    int status = run_suite(&su, verbose);
+    wk_broker_plugins_fini(&set);
+    return status;
+}
+
 int wk_cli_conform(int argc, char **argv)
 {
-    const char *what = NULL, *policy = NULL;
+    const char *what = NULL, *policy = NULL, *broker = NULL;
     int verbose = 0;
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -167,6 +275,10 @@ int wk_cli_conform(int argc, char **argv)
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--policy", NULL)))
                 return wk_cli_common_usage_error("conformance", "--policy needs a name");
             policy = v;
+        } else if (wk_cli_common_is_opt(argv[i], "--broker", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--broker", NULL)))
+                return wk_cli_common_usage_error("conformance", "--broker needs a plugin or a broker name");
+            broker = v;
         } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
         } else if (wk_cli_common_is_dash(argv[i])) {
@@ -177,6 +289,10 @@ int wk_cli_conform(int argc, char **argv)
             return wk_cli_common_usage_error("conformance", "unexpected argument '%s' (one plugin)", argv[i]);
         }
     }
+    if (broker && (what || policy))
+        return wk_cli_common_usage_error("conformance", "--broker checks one broker: no scheduler or --policy with it");
+    if (broker)
+        return conform_broker(broker, verbose);
     if (!what)
         return wk_cli_common_usage_error("conformance", "missing PLUGIN.so or a policy name");
     Target t = {.name = what};
@@ -223,40 +339,8 @@ int wk_cli_conform(int argc, char **argv)
         printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, t.plugin, wk_conform_count());
     else
         printf("conformance of built-in policy '%s': %zu checks\n", t.name, wk_conform_count());
-    size_t pass = 0, fail = 0;
-    int internal = 0;
-    for (size_t i = 0; i < wk_conform_count(); i++) {
-        t.check = i;
-        const char *name = wk_conform_name(i);
-        if (in_child(one_check, &t, &v) < 0) {
-            fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
-            internal = 1;
-            break;
-        }
-        if (v.status == 0 && !v.sig) {
-            pass++;
-            if (verbose)
-                printf("  pass  %-13s %s\n", name, wk_conform_description(i));
-            else
-                printf("  pass  %s\n", name);
-            continue;
-        }
-        fail++;
-        if (v.sig) {
-            char sig[128];
-            signal_text(v.sig, sig, sizeof sig);
-            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", v.msg);
-        } else if (v.status == 3) {
-            printf("  FAIL  %-13s could not run: %s\n", name, v.msg);
-            internal = 1;
-        } else {
-            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? v.msg : "(no message)");
-        }
-        if (verbose)
-            printf("        (holds: %s)\n", wk_conform_description(i));
-    }
-    printf("%zu passed, %zu failed\n", pass, fail);
-    fflush(stdout);
+    Suite su = {wk_conform_count(), wk_conform_name, wk_conform_description, one_check, &t.check, &t};
+    int status = run_suite(&su, verbose);
     wk_sched_plugins_fini(&set);
-    return fail || internal ? 1 : 0;
+    return status;
 }

@@ -2,7 +2,7 @@
 /* cli_run.c — the commands that take one scenario or job file: run,
  * validate, topo, perf, and list (the plugins a scenario can name). Each
  * reaches the models through models/run/run.h; list loads scheduler
- * plugins itself (models/sched/plugin.h). */
+ * and broker plugins itself (models/sched/plugin.h, models/broker/plugin.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "models/run/eval.h"
 #include "models/run/run.h"
+#include "models/broker/plugin.h"
 #include "models/sched/plugin.h"
 #include "models/workload/workload.h"
 #include "sim/core/file.h"
@@ -42,6 +43,10 @@ const char wk_cli_run_usage_run[] =
     "                          scenario's plugins: list does); repeatable. Its policy\n"
     "                          is then a scheduler name like the built-ins; see\n"
     "                          docs/writing-a-scheduler.md and wanka conformance\n"
+    "      --broker-plugin FILE.so\n"
+    "                          load a broker from a shared object (as the scenario's\n"
+    "                          broker: {plugin: ...} does); repeatable. Its broker is\n"
+    "                          then a broker name like the built-ins; see docs/brokers.md\n"
     "      --set KEY.PATH=VALUE\n"
     "                          override one scenario value; repeatable.\n"
     "                          e.g. --set cluster.nodes=64 --set workload.jobs=500\n"
@@ -65,7 +70,7 @@ const char wk_cli_run_usage_run[] =
 
 const char wk_cli_run_usage_validate[] =
     "usage: wanka validate SCENARIO.yaml [--resolved] [--seed N] [--scheduler NAME] [--broker NAME] [--plugin FILE.so]...\n"
-    "                      [--set KEY.PATH=VALUE]...\n"
+    "                      [--broker-plugin FILE.so]... [--set KEY.PATH=VALUE]...\n"
     "\n"
     "Read and check the whole scenario as `wanka run` would (unknown keys,\n"
     "types, ranges, trace files, workload rows) without simulating. Prints\n"
@@ -125,11 +130,12 @@ const char wk_cli_run_usage_perf[] =
     "  wanka perf examples/perf-wan.yaml --set wan.bandwidth=800Gbps\n";
 
 const char wk_cli_run_usage_list[] =
-    "usage: wanka list schedulers|brokers|sources|skus [--plugin FILE.so]...\n"
+    "usage: wanka list schedulers|brokers|sources|skus [--plugin FILE.so]... [--broker-plugin FILE.so]...\n"
     "\n"
     "  schedulers  scheduling policies for `scheduler:` or --scheduler; with\n"
     "              --plugin, also the policies of those shared objects\n"
-    "  brokers     policies choosing each job's site in a network (`broker:`)\n"
+    "  brokers     policies choosing each job's site in a network (`broker:`);\n"
+    "              with --broker-plugin, also the brokers of those shared objects\n"
     "  sources     workload sources for `workload.source`\n"
     "  skus        built-in GPU SKUs for `cluster.sku`, with their sources\n";
 
@@ -508,43 +514,76 @@ int wk_cli_run_perf(int argc, char **argv)
 
 /* ---- list ---- */
 
+/* `list brokers`: the built-ins, then the plugins of set with their files. */
+static void list_brokers(const WkBrokerPlugins *set)
+{
+    for (const WkBrokerOps *const *p = wk_broker_registry(); *p; p++)
+        printf("%-14s %s\n", (*p)->name, (*p)->description);
+    for (size_t k = 0; k < set->n; k++) {
+        const WkBrokerOps *b = set->items[k].ops;
+        printf("%-14s %s (plugin %s)\n", b->name, b->description ? b->description : "", set->items[k].path);
+    }
+}
+
+/* `list schedulers`: the built-ins, then the plugins of set with their files. */
+static void list_schedulers(const WkSchedPlugins *set)
+{
+    for (const WkSchedOps *const *p = wk_sched_plugins_table(set); *p; p++) {
+        const char *from = NULL;
+        for (size_t k = 0; k < set->n; k++)
+            if (set->items[k].ops == *p)
+                from = set->items[k].path;
+        if (from)
+            printf("%-14s %s (plugin %s)\n", (*p)->name, (*p)->description ? (*p)->description : "", from);
+        else
+            printf("%-14s %s\n", (*p)->name, (*p)->description);
+    }
+}
+
+/* Take a --plugin or --broker-plugin option of list at argv[*i]: 0 taken
+ * (loaded into set or bset), -1 not one of them, else an exit status. */
+static int list_plugin_opt(int argc, char **argv, int *i, WkSchedPlugins *set, WkBrokerPlugins *bset)
+{
+    int broker = wk_cli_common_is_opt(argv[*i], "--broker-plugin", NULL);
+    if (!broker && !wk_cli_common_is_opt(argv[*i], "--plugin", NULL))
+        return -1;
+    const char *opt = broker ? "--broker-plugin" : "--plugin";
+    const char *v = wk_cli_common_opt_value(argc, argv, i, opt, NULL);
+    if (!v)
+        return wk_cli_common_usage_error("list", "%s needs a shared-object path", opt);
+    WkError err;
+    wk_error_clear(&err);
+    int rc = broker ? wk_broker_plugins_add(bset, v, NULL, NULL, &err) : wk_sched_plugins_add(set, v, NULL, &err);
+    return rc < 0 ? wk_cli_common_report(&err) : 0;
+}
+
 int wk_cli_run_list(int argc, char **argv)
 {
     const char *kind = NULL;
     WkSchedPlugins set = {0};
-    WkError err;
-    wk_error_clear(&err);
+    WkBrokerPlugins bset = {0};
     int status = 0;
     for (int i = 0; i < argc && status == 0; i++) {
-        const char *v;
-        if (wk_cli_common_is_opt(argv[i], "--plugin", NULL)) {
-            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--plugin", NULL)))
-                status = wk_cli_common_usage_error("list", "--plugin needs a shared-object path");
-            else if (wk_sched_plugins_add(&set, v, NULL, &err) < 0)
-                status = wk_cli_common_report(&err);
-        } else if (wk_cli_common_is_dash(argv[i])) {
+        int st = list_plugin_opt(argc, argv, &i, &set, &bset);
+        if (st >= 0)
+            status = st;
+        else if (wk_cli_common_is_dash(argv[i]))
             status = wk_cli_common_usage_error("list", "unknown option '%s'", argv[i]);
-        } else if (!kind) {
+        else if (!kind)
             kind = argv[i];
-        } else {
+        else
             status = wk_cli_common_usage_error("list", "expected one of: schedulers, brokers, sources, skus");
-        }
     }
     if (status == 0 && !kind)
         status = wk_cli_common_usage_error("list", "expected one of: schedulers, brokers, sources, skus");
     if (status == 0 && set.n && strcmp(kind, "schedulers") != 0)
         status = wk_cli_common_usage_error("list", "--plugin goes with: list schedulers");
+    if (status == 0 && bset.n && strcmp(kind, "brokers") != 0)
+        status = wk_cli_common_usage_error("list", "--broker-plugin goes with: list brokers");
     if (status == 0 && strcmp(kind, "schedulers") == 0) {
-        for (const WkSchedOps *const *p = wk_sched_plugins_table(&set); *p; p++) {
-            const char *from = NULL;
-            for (size_t k = 0; k < set.n; k++)
-                if (set.items[k].ops == *p)
-                    from = set.items[k].path;
-            if (from)
-                printf("%-14s %s (plugin %s)\n", (*p)->name, (*p)->description ? (*p)->description : "", from);
-            else
-                printf("%-14s %s\n", (*p)->name, (*p)->description);
-        }
+        list_schedulers(&set);
+    } else if (status == 0 && strcmp(kind, "brokers") == 0) {
+        list_brokers(&bset);
     } else if (status == 0) {
         WkPluginInfo info[64];
         long n = wk_run_plugins(kind, info, 64);
@@ -554,5 +593,6 @@ int wk_cli_run_list(int argc, char **argv)
             printf("%-14s %s\n", info[i].name, info[i].description);
     }
     wk_sched_plugins_fini(&set);
+    wk_broker_plugins_fini(&bset);
     return status;
 }

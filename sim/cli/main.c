@@ -24,7 +24,7 @@ static const WkCliCommand table[] = {
     {"list", "KIND", wk_cli_run_list, wk_cli_run_usage_list,
      "list schedulers, sources (workload) or skus (GPUs)"},
     {"conformance", "PLUGIN.so", wk_cli_conform, wk_cli_conform_usage,
-     "check a scheduler plugin (or a built-in) against the policy contract"},
+     "check a scheduler or broker plugin (or a built-in) against its contract"},
     {"compare", "A.h5 B.h5 ...", wk_cli_analysis_compare, wk_cli_analysis_usage_compare,
      "summary metrics of several traces side by side"},
     {"export", "TRACE.h5 -o OUT", wk_cli_export_export, wk_cli_export_usage_export,

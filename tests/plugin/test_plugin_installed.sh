@@ -1,12 +1,13 @@
 #!/bin/sh
-# test_plugin_installed.sh — a scheduler built outside wanka's tree, as a
-# user builds one: wanka installed into a staging directory (meson install
-# --destdir), examples/sched-largest-first configured with its own meson,
-# finding wanka through pkg-config (PKG_CONFIG_PATH into the staged prefix,
-# PKG_CONFIG_SYSROOT_DIR for its -I), then the installed wanka runs it and
-# checks its conformance; a plugin compiled against the installed header
-# with another ABI number is refused with exit 2. About 10 s (a meson
-# configure and two small builds).
+# test_plugin_installed.sh — a scheduler and a broker built outside
+# wanka's tree, as a user builds them: wanka installed into a staging
+# directory (meson install --destdir), examples/sched-largest-first and
+# examples/broker-cheapest-idle configured with their own meson, finding
+# wanka through pkg-config (PKG_CONFIG_PATH into the staged prefix,
+# PKG_CONFIG_SYSROOT_DIR for its -I), then the installed wanka runs them
+# and checks their conformance; a plugin compiled against the installed
+# header with another ABI number is refused with exit 2. About 15 s (two
+# meson configures and a few small builds).
 # usage: test_plugin_installed.sh BUILDDIR SRCROOT
 set -u
 B=$1
@@ -23,6 +24,7 @@ HDR=$(find "$ST" -path '*/include/wanka/sched.h' | head -n 1)
 [ -x "$W" ] && ok || bad "no installed wanka under $ST"
 [ -f "$PC" ] && ok || bad "no installed wanka-sched.pc under $ST"
 [ -f "$HDR" ] && [ -f "$(dirname "$HDR")/error.h" ] && ok || bad "no installed wanka/sched.h and wanka/error.h"
+[ -f "$(dirname "$HDR")/broker.h" ] && [ -f "$(dirname "$HDR")/node.h" ] && ok || bad "no installed wanka/broker.h and wanka/node.h"
 [ "$fail" = 0 ] || { # a plugin calling a function this wanka does not export is refused at load
 cat > "$T/undef.c" <<'C'
 #include <wanka/sched.h>
@@ -48,6 +50,11 @@ expect 0 "$ST" pkg-config --cflags wanka-sched
 # the installed header compiles alone, with nothing of wanka's tree
 printf '#include <wanka/sched.h>\nint main(void) { return WK_SCHED_ABI == 0; }\n' > "$T/alone.c"
 expect 0 "" cc -std=c11 -Wall -Wextra -Wpedantic -Werror $(pkg-config --cflags wanka-sched) -c "$T/alone.c" -o "$T/alone.o"
+printf '#include <wanka/broker.h>\nint main(void) { return WK_BROKER_ABI == 0; }\n' > "$T/alone_b.c"
+expect 0 "" cc -std=c11 -Wall -Wextra -Wpedantic -Werror $(pkg-config --cflags wanka-sched) -c "$T/alone_b.c" -o "$T/alone_b.o"
+# both interfaces in one file: their shared declarations agree
+printf '#include <wanka/sched.h>\n#include <wanka/broker.h>\nint main(void) { return WK_SCHED_ABI != WK_BROKER_ABI; }\n' > "$T/both.c"
+expect 0 "" cc -std=c11 -Wall -Wextra -Wpedantic -Werror $(pkg-config --cflags wanka-sched) -c "$T/both.c" -o "$T/both.o"
 
 # the example, with its own meson, against the installed wanka
 expect 0 "" meson setup "$T/ex" "$SRC/examples/sched-largest-first"
@@ -75,6 +82,14 @@ expect 0 '"jobs_completed":300' "$W" run "$T/small.yaml" --plugin "$SO" --json -
 [ -s "$T/small.h5" ] && ok || bad "no trace from the plugin's run"
 expect 0 "largest-first" "$W" list schedulers --plugin "$SO"
 expect 0 "6 passed, 0 failed" "$W" conformance "$SO"
+
+# the example broker, with its own meson, against the installed wanka
+expect 0 "" meson setup "$T/exb" "$SRC/examples/broker-cheapest-idle"
+expect 0 "" ninja -C "$T/exb"
+BSO="$T/exb/cheapest_idle.so"
+[ -f "$BSO" ] && ok || bad "the example did not build $BSO"
+expect 0 "4 passed, 0 failed" "$W" conformance --broker "$BSO"
+expect 0 "cheapest-idle" "$W" list brokers --broker-plugin "$BSO"
 
 # a plugin built against the installed header that declares another ABI
 cat > "$T/wrong.c" <<'C'

@@ -27,7 +27,7 @@ typedef struct Site {
     uint32_t gpus, free, job_gpus;
     int feasible, priced;
     double backlog, wait, run, transfer, price, co2;
-    char name[12];
+    char name[16]; /* "site" and up to 10 digits */
 } Site;
 
 /* The scripted network: the state of the current round and what the

@@ -36,8 +36,10 @@ printf 'include: loop.yaml\n' > "$T/loop.yaml"
 expect 2 "include cycle" "$W" validate "$T/loop.yaml"
 
 # ---- check
+# the baseline's first four rows (the whole baseline is the regression
+# test's; four runs of it here took over the time limit under sanitizers)
 sed -e "s#\.\./\.\./scenarios#$SRC/scenarios#" -e "s#\.\./scenario/#$SRC/tests/scenario/#" \
-  "$SRC/tests/regression/baseline.yaml" > "$T/base.yaml"
+  "$SRC/tests/regression/baseline.yaml" | awk '/^  - scenario:/ { n++ } n <= 4 { print }' > "$T/base.yaml"
 expect 0 "checks passed" "$W" check "$T/base.yaml" -q
 # a wrong expected value: FAIL, exit 1; --update fixes only that number
 awk 'done != 1 && /jct_mean_s: [0-9]/ { sub(/jct_mean_s: [0-9.e+-]+/, "jct_mean_s: 1"); done = 1 } { print }' \

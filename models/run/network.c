@@ -327,6 +327,8 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
         n->s[i].run->site.delay = n->delay;
     }
     n->njobs = nj;
+    if ((rc = wk_net_span_parse(n, root, err)) < 0)
+        return rc;
     r->name = n->s[0].run->name;
     r->horizon = n->s[0].run->horizon;
     r->sample_interval = n->s[0].run->sample_interval;
@@ -337,6 +339,7 @@ void wk_net_free(WkNet *n)
 {
     if (!n)
         return;
+    wk_net_span_free(n);
     for (uint32_t i = 0; n->s && i < n->n; i++) {
         wk_run_free(n->s[i].run);
         free(n->s[i].out);

@@ -150,14 +150,12 @@ static double h_backlog(const void *h, uint32_t s)
     return n->s[s].queued_gpu_s / (double)n->s[s].gpus;
 }
 
-/* When the job would start behind the site's queue (refresh's plan). */
-static double h_wait(const void *h, uint32_t j, uint32_t s)
+double wk_net_plan_wait(WkNet *n, uint32_t s, int64_t need)
 {
-    WkNet *n = NET(h);
     NetSite *st = &n->s[s];
     if (refresh(n, s) < 0)
-        return h_backlog(h, s);
-    int64_t need = st->run->wl.jobs[j].gpus, avail = st->plan_free;
+        return h_backlog(n, s);
+    int64_t avail = st->plan_free;
     WkTime t = st->plan_t;
     for (size_t i = 0; i < st->nplan && avail < need; i++) {
         avail += st->plan[i].gpus;
@@ -167,6 +165,13 @@ static double h_wait(const void *h, uint32_t j, uint32_t s)
     if (avail < need)
         return INFINITY;
     return wk_time_to_s(t - n->now);
+}
+
+/* When the job would start behind the site's queue (refresh's plan). */
+static double h_wait(const void *h, uint32_t j, uint32_t s)
+{
+    WkNet *n = NET(h);
+    return wk_net_plan_wait(n, s, n->s[s].run->wl.jobs[j].gpus);
 }
 
 static const WkNetLink *link_of(const WkNet *n, uint32_t from, uint32_t to) { return &n->link[from * n->n + to]; }
@@ -189,18 +194,22 @@ static double h_run_s(const void *h, uint32_t j, uint32_t s)
     return wk_run_job_estimate_s(n->s[s].run, j);
 }
 
-/* The transfer's duration if it were queued now on the link (s). */
-static double transfer_s(const WkNet *n, uint32_t j, uint32_t s)
+double wk_net_transfer_s(const WkNet *n, uint32_t home, uint32_t s, double bytes)
 {
-    uint32_t home = n->home[j];
-    if (home == s || n->bytes[j] <= 0)
+    if (home == s || bytes <= 0)
         return 0;
     const WkNetLink *l = link_of(n, home, s);
     if (!l->set)
         return INFINITY;
     WkTime busy = n->link_free[home * n->n + s];
     double queue = busy > n->now ? wk_time_to_s(busy - n->now) : 0;
-    return queue + n->bytes[j] / l->bytes_per_s + l->latency_s;
+    return queue + bytes / l->bytes_per_s + l->latency_s;
+}
+
+/* The transfer's duration if it were queued now on the link (s). */
+static double transfer_s(const WkNet *n, uint32_t j, uint32_t s)
+{
+    return wk_net_transfer_s(n, n->home[j], s, n->bytes[j]);
 }
 
 static double h_transfer(const void *h, uint32_t j, uint32_t s) { return transfer_s(NET(h), j, s); }
@@ -340,31 +349,45 @@ static int cmp_arrival(const void *a, const void *b)
 static int assign(WkNet *n, uint32_t j, WkError *err)
 {
     int32_t s = n->broker->choose(n->bpriv, &n->ctx, j);
-    if (s < 0) {
-        n->unplaced++;
-        return 0;
-    }
-    if ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s)) {
+    if (s >= 0 && ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s))) {
         const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
         return wk_error_set(err, WK_E_INTERNAL, path, 0, 0,
                             "%sbroker '%s' chose site %d for job %u, which cannot run it there",
                             path ? "broker plugin: " : "", n->broker->name, s, j);
     }
-    NetSite *st = &n->s[s];
-    uint32_t home = n->home[j];
-    if (home != (uint32_t)s && n->bytes[j] > 0) {
-        const WkNetLink *l = link_of(n, home, (uint32_t)s);
-        WkTime *busy = &n->link_free[home * n->n + (uint32_t)s];
-        WkTime start = *busy > n->now ? *busy : n->now;
-        WkTime xfer = wk_time_from_s(n->bytes[j] / l->bytes_per_s);
-        *busy = start + xfer;
-        n->delay[j] = start + xfer + wk_time_from_s(l->latency_s) - n->now;
-        n->wan_bytes += n->bytes[j];
-        n->wan_cost += n->bytes[j] / 1e12 * l->cost_per_tb;
-        n->transfers++;
-        st->transfer_s += wk_time_to_s(n->delay[j]);
+    int spanned = 0, rc = wk_net_span_consider(n, j, s, &spanned, err);
+    if (rc < 0 || spanned)
+        return rc;
+    if (s < 0) {
+        n->unplaced++;
+        return 0;
     }
+    n->delay[j] = wk_net_send_data(n, j, (uint32_t)s, n->bytes[j]);
     n->assign[j] = s;
+    return wk_net_site_take(n, (uint32_t)s, j, err);
+}
+
+WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
+{
+    uint32_t home = n->home[j];
+    if (home == s || bytes <= 0)
+        return 0;
+    const WkNetLink *l = link_of(n, home, s);
+    WkTime *busy = &n->link_free[home * n->n + s];
+    WkTime start = *busy > n->now ? *busy : n->now;
+    WkTime xfer = wk_time_from_s(bytes / l->bytes_per_s);
+    *busy = start + xfer;
+    WkTime delay = start + xfer + wk_time_from_s(l->latency_s) - n->now;
+    n->wan_bytes += bytes;
+    n->wan_cost += bytes / 1e12 * l->cost_per_tb;
+    n->transfers++;
+    n->s[s].transfer_s += wk_time_to_s(delay);
+    return delay;
+}
+
+int wk_net_site_take(WkNet *n, uint32_t s, uint32_t j, WkError *err)
+{
+    NetSite *st = &n->s[s];
     st->assigned++;
     if (st->nout == st->capout) {
         size_t cap = st->capout ? 2 * st->capout : 64;
@@ -377,6 +400,27 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
     st->out[st->nout++] = j;
     st->refreshed = -1; /* its backlog and plan change */
     return 0;
+}
+
+/* Every site to `to` (events at times <= to); while jobs span sites, in
+ * steps of span.sync with the gangs kept after each. */
+static int advance_all(WkNet *n, WkTime *synced, WkTime to, WkError *err)
+{
+    int rc = 0;
+    while (rc == 0) {
+        WkTime t = to;
+        if (n->gangs_open && to - *synced > n->span_sync)
+            t = *synced + n->span_sync;
+        for (uint32_t s = 0; s < n->n && rc == 0; s++)
+            rc = wk_run_site_advance(n->s[s].run, t, err);
+        if (rc == 0 && n->gangs_open)
+            rc = wk_net_span_sync(n, t, err);
+        if (t > *synced)
+            *synced = t;
+        if (t >= to)
+            break;
+    }
+    return rc;
 }
 
 int wk_net_execute(WkRun *r, WkError *err)
@@ -403,17 +447,34 @@ int wk_net_execute(WkRun *r, WkError *err)
         arr[j] = (Arrival){wl->jobs[j].submit, (uint32_t)j};
     qsort(arr, nj, sizeof *arr, cmp_arrival);
     WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
+    WkTime synced = 0;
     for (size_t i = 0; i < nj && rc == 0;) {
         WkTime t = arr[i].t;
         if (t > until || (r->opts.interrupt && *r->opts.interrupt)) /* past the horizon, or SIGINT/SIGTERM */
             break;
-        for (uint32_t s = 0; s < n->n && t > 0 && rc == 0; s++)
-            rc = wk_run_site_advance(n->s[s].run, t - 1, err);
+        if (t > 0)
+            rc = advance_all(n, &synced, t - 1, err);
         n->now = t;
         for (; i < nj && arr[i].t == t && rc == 0; i++)
             rc = assign(n, arr[i].id, err);
     }
     free(arr);
+    /* after the last submission: keep the gangs in step until they end (or
+     * stall: no gang has started or ended for 30 simulated days) */
+    WkTime stall = 30 * 24 * WK_NS_PER_H, last = synced;
+    size_t open = n->gangs_open, live = 0;
+    while (rc == 0 && n->gangs_open && synced < until && synced - last < stall &&
+           !(r->opts.interrupt && *r->opts.interrupt)) {
+        WkTime to = until - synced > n->span_sync ? synced + n->span_sync : until;
+        rc = advance_all(n, &synced, to, err);
+        size_t now_live = 0;
+        for (size_t g = 0; g < n->ngang; g++)
+            now_live += n->gang[g].live;
+        if (n->gangs_open != open || now_live != live)
+            last = synced;
+        open = n->gangs_open;
+        live = now_live;
+    }
     if (rc < 0)
         return rc;
     WkTime t_end = 0;

@@ -27,6 +27,25 @@ typedef struct WkNetEnd {
     uint32_t gpus;
 } WkNetEnd;
 
+/* Sites one job may span at most (docs/brokers.md, "Jobs across sites"). */
+#define WK_NET_SPAN_MAX 8
+
+/* A job that spans sites (`span:`): one part per site, data-parallel over
+ * the WAN, started and stopped as a gang. */
+typedef struct WkNetGang {
+    uint32_t job;
+    uint32_t k;                      /* sites */
+    uint32_t site[WK_NET_SPAN_MAX];  /* the parts' sites; site[0] is the job's row in the trace */
+    uint32_t part;                   /* GPUs of each part */
+    double run_s;                    /* run time of the spanning job at nominal speed */
+    double wan_bytes;                /* gradient bytes its ring moves over the WAN in all */
+    int live;                        /* every part runs and progresses */
+    int done;                        /* every part finished, or the job was given up */
+    int given_up;                    /* a part was rejected by its site */
+    WkTime first_go, hold_since, end;
+    double hold_gpu_s;               /* GPU-seconds parts held their GPUs waiting for the others */
+} WkNetGang;
+
 typedef struct NetSite {
     const char *name;       /* borrowed from the scenario */
     const WkNode *node;     /* its map in `sites:` */
@@ -47,6 +66,7 @@ typedef struct NetSite {
     WkTime plan_t;          /* when the last queued job would start (FIFO reservations) */
     int64_t plan_free;      /* GPUs free then */
     size_t assigned;        /* jobs the broker sent here */
+    uint8_t *part;          /* owned, per job: WK_NET_PART | WK_NET_HELD (NULL: nothing spans) */
     double transfer_s;      /* their WAN transfer time, summed */
 } NetSite;
 
@@ -73,6 +93,17 @@ struct WkNet {
     double wan_bytes, wan_cost; /* moved over the WAN, and its cost */
     size_t transfers;
     WkTime end_t;
+    /* jobs across sites (`span:`, network_span.c) */
+    uint32_t span_max;      /* sites a job may span, 1: never */
+    int span_faster;        /* also span when it finishes sooner than the broker's site */
+    WkTime span_sync;       /* how often the network checks the gangs' parts */
+    WkTime span_hold;       /* a gang not all running after this gives its GPUs back */
+    WkNetGang *gang;        /* owned */
+    size_t ngang, capgang, gangs_open;
+    int32_t *gang_of;       /* owned, per job: its gang, -1 none (NULL: nothing spans) */
+    double span_wan_bytes;
+    size_t span_considered; /* jobs for which spanning was weighed */
+    size_t span_retries;    /* gangs that gave their GPUs back after span.hold */
 };
 
 typedef struct WkNet WkNet;
@@ -80,5 +111,44 @@ typedef struct WkNet WkNet;
 /** Open the broker (its private block, init with its parameters) and draw
  * each job's dataset home and size. 0 or a negative code. */
 int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err);
+
+/** When `need` GPUs would start at site s behind its queue, s from now
+ * (the FIFO-reservation plan; INFINITY: never). */
+double wk_net_plan_wait(WkNet *n, uint32_t s, int64_t need);
+
+/** Duration of moving `bytes` of a dataset from `home` to site s if queued
+ * now on their link, s (0 at home; INFINITY without a link). */
+double wk_net_transfer_s(const WkNet *n, uint32_t home, uint32_t s, double bytes);
+
+/** Queue `bytes` of job j's dataset from its home to site s (which must be
+ * linked): the link's FIFO, the WAN totals; returns the delay before the
+ * data are there (0 at home). */
+WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes);
+
+/** Site s takes job j (or a part of it): counted, listed for its plan.
+ * 0 or WK_E_NOMEM. */
+int wk_net_site_take(WkNet *n, uint32_t s, uint32_t j, WkError *err);
+
+/** `span:` (top level of a network): parse and, when jobs may span, give
+ * every site its part flags. 0 or a negative code, positioned. */
+int wk_net_span_parse(WkNet *n, const WkNode *root, WkError *err);
+
+/** Job j is submitted now and the broker chose site `chosen` (-1: none):
+ * weigh spanning it over sites (docs/brokers.md) and, when that is chosen,
+ * set up its parts and gang. *spanned is 1 then (the job is assigned), else
+ * 0 and the caller assigns it as usual. 0 or a negative code. */
+int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkError *err);
+
+/** Every site has run to t (events at times <= t): let go the gangs whose
+ * parts all run, hold the others, give GPUs back after span.hold, close
+ * the finished ones. 0 or a negative code. */
+int wk_net_span_sync(WkNet *n, WkTime t, WkError *err);
+
+/** Of job j in a network: its start (the first time all its parts ran),
+ * end and state, wherever it ran (a gang's, or its site's). */
+void wk_net_job_times(const WkNet *n, uint32_t j, WkTime *start, WkTime *end, uint8_t *state);
+
+/** Free the span state. */
+void wk_net_span_free(WkNet *n);
 
 #endif

@@ -97,13 +97,13 @@ static int job_times(const WkRun *r, WkSummary *s)
     for (size_t j = 0; j < nj; j++) {
         if (n->assign[j] < 0)
             continue;
-        const WkRun *sr = n->s[n->assign[j]].run;
-        const WkJobRt *rt = &sr->rt[j];
-        WkTime submit = sr->wl.jobs[j].submit;
-        if (rt->start >= 0)
-            sw += wait[b++] = wk_time_to_s(rt->start - submit);
-        if (rt->state == WK_JOB_COMPLETED)
-            sj += jct[a++] = wk_time_to_s(rt->end - submit);
+        WkTime submit = n->s[n->assign[j]].run->wl.jobs[j].submit, start, end;
+        uint8_t state;
+        wk_net_job_times(n, (uint32_t)j, &start, &end, &state);
+        if (start >= 0)
+            sw += wait[b++] = wk_time_to_s(start - submit);
+        if (state == WK_JOB_COMPLETED)
+            sj += jct[a++] = wk_time_to_s(end - submit);
     }
     qsort(jct, a, sizeof *jct, cmp_double);
     qsort(wait, b, sizeof *wait, cmp_double);
@@ -183,6 +183,33 @@ static int hpc_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
     return rc;
 }
 
+/* Jobs across sites (`span:`): how many, what holding their GPUs for the
+ * gang cost, and the gradients their rings moved over the WAN. */
+static int span_rows(const WkNet *n, WkSummary *s)
+{
+    size_t done = 0, given_up = 0;
+    double hold = 0;
+    for (size_t g = 0; g < n->ngang; g++) {
+        done += n->gang[g].done && !n->gang[g].given_up;
+        given_up += n->gang[g].given_up;
+        hold += n->gang[g].hold_gpu_s;
+    }
+    int rc = 0;
+    rc |= wk_summary_add(s, "span_considered", "jobs weighed for running across sites", "jobs",
+                         (double)n->span_considered, 1);
+    rc |= wk_summary_add(s, "spanned_jobs", "jobs run across sites", "jobs", (double)n->ngang, 1);
+    rc |= wk_summary_add(s, "spanned_completed", "jobs across sites completed", "jobs", (double)done, 1);
+    rc |= wk_summary_add(s, "spanned_given_up", "jobs across sites given up (a site refused a part)", "jobs",
+                         (double)given_up, 1);
+    rc |= wk_summary_add(s, "span_retries", "times a gang gave its GPUs back after span.hold", "times",
+                         (double)n->span_retries, 1);
+    rc |= wk_summary_add(s, "span_hold_gpu_h", "GPU-hours parts held waiting for their gang", "GPU-h", hold / 3600,
+                         0);
+    rc |= wk_summary_add(s, "span_wan_tb", "gradients moved over the WAN by jobs across sites", "TB",
+                         n->span_wan_bytes / 1e12, 0);
+    return rc;
+}
+
 /* Each site's headline metrics, named site.NAME.METRIC. */
 static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
 {
@@ -236,6 +263,12 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
     }
     double completed = total(ss, n->n, WK_SCHEMA_M_JOBS_COMPLETED, NULL);
     double rejected = total(ss, n->n, WK_SCHEMA_M_JOBS_REJECTED, NULL) + (double)n->unplaced;
+    for (size_t g = 0; g < n->ngang; g++) { /* a job across sites counts once */
+        const WkNetGang *gg = &n->gang[g];
+        for (uint32_t q = 0; q < gg->k; q++)
+            completed -= n->s[gg->site[q]].run->rt[gg->job].state == WK_JOB_COMPLETED;
+        completed += gg->done && !gg->given_up;
+    }
     double T = wk_time_to_s(r->end_t);
     int bad = 0;
     bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(r), 1);
@@ -247,8 +280,9 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
     for (size_t k = 0; summed[k]; k++) {
         const char *label, *units;
         int is_int;
+        double v = strcmp(summed[k], WK_SCHEMA_M_JOBS_COMPLETED) == 0 ? completed : total(ss, n->n, summed[k], NULL);
         if (label_of(&ss[0], summed[k], &label, &units, &is_int) == 0)
-            bad |= wk_summary_add(s, summed[k], label, units, total(ss, n->n, summed[k], NULL), is_int);
+            bad |= wk_summary_add(s, summed[k], label, units, v, is_int);
     }
     for (size_t k = 0; by_gpu[k]; k++) {
         const char *label, *units;
@@ -280,6 +314,8 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
         xfer += n->s[i].transfer_s;
     bad |= wk_summary_add(s, "transfer_mean_s", "WAN transfer time per moved job, mean", "s",
                           n->transfers ? xfer / (double)n->transfers : NAN, 0);
+    if (n->span_max >= 2)
+        bad |= span_rows(n, s);
     bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? T : NAN, 0);
     bad |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", T, 0);
     bad |= site_rows(r, ss, s);
@@ -334,6 +370,20 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     for (size_t j = 0; rc == 0 && j < n->njobs; j++) {
         int32_t s = n->assign[j];
         rows[k++] = (NetJobRow){wk_report_job_row(n->s[s < 0 ? 0 : s].run, j), s};
+        if (n->gang_of && n->gang_of[j] >= 0) { /* across sites: the gang's GPUs and times, at its first site */
+            const WkNetGang *g = &n->gang[n->gang_of[j]];
+            JobRow *row = &rows[k - 1].job;
+            WkTime start, end;
+            uint8_t state;
+            wk_net_job_times(n, (uint32_t)j, &start, &end, &state);
+            row->gpus = row->gpus_final = g->part * g->k;
+            row->start_ns = start;
+            row->end_ns = end;
+            row->status = state == WK_JOB_COMPLETED ? WK_SCHEMA_STATUS_COMPLETED
+                          : state == WK_JOB_REJECTED ? WK_SCHEMA_STATUS_REJECTED
+                          : state == WK_JOB_RUNNING  ? WK_SCHEMA_STATUS_RUNNING
+                                                     : WK_SCHEMA_STATUS_QUEUED;
+        }
         if (s < 0) /* never sent anywhere: rejected by the network, or never submitted */
             rows[k - 1].job.status = n->s[0].run->rt[j].state == WK_JOB_PENDING ? WK_SCHEMA_STATUS_NOT_SUBMITTED
                                                                                 : WK_SCHEMA_STATUS_REJECTED;

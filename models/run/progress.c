@@ -146,11 +146,19 @@ static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
     return n && speed > 0 && isfinite(speed) ? speed : 1.0;
 }
 
+/* A held part of a job spanning sites makes no progress (network_span.c). */
+static int held(const WkRun *r, uint32_t job)
+{
+    return r->is_site && r->site.part && (r->site.part[job] & WK_NET_HELD);
+}
+
 /* Wall time a plain job needs for left_ns of reference run time. */
 static WkTime plain_wall(const WkJobRt *rt)
 {
     if (rt->speed == 1.0)
         return rt->left_ns;
+    if (rt->speed <= 0) /* held: its end is never reached until it is let go */
+        return WK_RUN_MAX_TIME + 1;
     double w = ceil((double)rt->left_ns / rt->speed);
     /* Past the limit of a run: the end is never reached, and the run stops
      * at WK_RUN_MAX_TIME with the job unfinished (never completed early). */
@@ -310,7 +318,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     const WkJobSpec *js = &r->wl.jobs[job];
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
-        rt->speed = plain_speed(r, rt->gpus, js->gpus);
+        rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
         wk_budget_clock_rate(r, job);
         return wk_engine_post_e(r->eng, rt->seg_start + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
@@ -361,7 +369,7 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     if (!js->model) {
         wk_progress_settle(r, job, now);
         if (new_env) {
-            rt->speed = plain_speed(r, rt->gpus, js->gpus);
+            rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
             wk_budget_clock_rate(r, job);
         }
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
@@ -373,6 +381,26 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         rt->env.net_bw = bw;
     }
     return rerate(r, job, now, err);
+}
+
+int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime now, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (js->model || !r->site.part)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u is not a part of a job spanning sites", job);
+    if (rt->state == WK_JOB_RUNNING)
+        wk_progress_settle(r, job, now);
+    if (left_ns >= 0)
+        rt->left_ns = left_ns;
+    r->site.part[job] = (uint8_t)(hold ? r->site.part[job] | WK_NET_HELD : r->site.part[job] & ~WK_NET_HELD);
+    if (rt->state != WK_JOB_RUNNING)
+        return 0;
+    rt->speed = hold ? 0 : plain_speed(r, rt->gpus, js->gpus);
+    if (rt->hung)
+        return 0;
+    WkTime from = rt->seg_start > now ? rt->seg_start : now;
+    return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
 }
 
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err)

@@ -70,7 +70,7 @@ static int on_submit(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     }
     WkTime now = wk_engine_now(e);
     if (r->is_site) {
-        if (r->site.assign[job] != (int32_t)r->site.index) {
+        if (r->site.assign[job] != (int32_t)r->site.index && !(r->site.part && r->site.part[job])) {
             r->elsewhere++;
             return finish_if_done(r, now);
         }
@@ -263,6 +263,10 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
             goto fail;
         *out = r;
         return 0;
+    } else if (wk_node_get(root, "span")) {
+        rc = wk_node_error(wk_node_get(root, "span"), WK_E_INVAL, err,
+                           "'span' spreads a job over the sites of a network: it needs 'sites'");
+        goto fail;
     }
 
     if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0 ||

@@ -106,6 +106,10 @@ typedef struct WkRunFail {
     size_t nshrunk;
 } WkRunFail;
 
+/* Bits of a site's part flags (WkRunSite.part), per job. */
+#define WK_NET_PART 1u /* this site runs a part of a job spanning sites */
+#define WK_NET_HELD 2u /* the part holds its GPUs without progress: its gang is not all running */
+
 /* A run that is one site of a network (models/run/network.c): the network
  * decides which jobs come here and when they arrive. */
 typedef struct WkRunSite {
@@ -114,6 +118,8 @@ typedef struct WkRunSite {
     const WkTime *delay;   /* borrowed, per job: WAN transfer time before it reaches its site */
     uint64_t salt;         /* mixed into the engine's seed: the site's own failure streams */
     uint8_t *ok;           /* owned, per job: 1 when this site can run it (wk_progress_check) */
+    uint8_t *part;         /* borrowed, per job: WK_NET_PART (a part of a job spanning sites runs here)
+                            * | WK_NET_HELD (it makes no progress); NULL when no job spans sites */
 } WkRunSite;
 
 struct WkNet;
@@ -241,6 +247,13 @@ int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err);
 /** A running job's speed inputs changed: settle, optionally recompute its
  * placement environment (clocks, SKUs), re-post its end. */
 int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
+
+/** A part of a job spanning sites (a plain job of a site run): settle its
+ * progress to now (>= the engine's clock), set its run time still to go to
+ * left_ns (< 0: keep it), hold it (no progress; WK_NET_HELD in
+ * r->site.part) or let it go at its speed, and re-post its end. 0 or a
+ * negative code. */
+int wk_progress_gate(WkRun *r, uint32_t job, int held, WkTime left_ns, WkTime now, WkError *err);
 
 /** Rebuild a running job's flows (paths avoid failed links) and re-share. */
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);

@@ -136,6 +136,15 @@ int wk_engine_pending(const WkEngine *e, uint32_t token)
 WkTime wk_engine_now(const WkEngine *e) { return e->now; }
 uint64_t wk_engine_seed(const WkEngine *e) { return e->seed; }
 void wk_engine_stop(WkEngine *e) { e->stop = 1; }
+
+void wk_engine_advance_clock(WkEngine *e, WkTime t)
+{
+    if (t <= e->now)
+        return;
+    WkTime next = wk_evq_peek_time(e->q); /* a cancelled record may be first: it only makes this stricter */
+    if (next > t)
+        e->now = t;
+}
 uint64_t wk_engine_events(const WkEngine *e) { return e->events; }
 uint64_t wk_engine_queued(const WkEngine *e) { return wk_evq_size(e->q); }
 

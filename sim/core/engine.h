@@ -74,6 +74,11 @@ uint64_t wk_engine_seed(const WkEngine *e);
  * code of the first failing handler (err filled). */
 int wk_engine_run(WkEngine *e, WkTime until, WkError *err);
 
+/** Move the clock forward to t when no event is pending before or at t
+ * (a caller acting at t between runs, as a network's sync); never back,
+ * never past a pending event. */
+void wk_engine_advance_clock(WkEngine *e, WkTime t);
+
 /** Ask wk_engine_run to return after the current event. */
 void wk_engine_stop(WkEngine *e);
 

@@ -23,6 +23,7 @@ static const WkSection table[] = {
     {"recovery", S, "what a job hit by a failure does"},
     {"sites", S, "a network of sites, each with its own cluster (and facility, failures, scheduler)"},
     {"broker", S, "the policy that chooses each job's site in a network"},
+    {"span", S, "in a network: jobs that may run data-parallel across sites, and when"},
     {"data", S, "datasets of a network's jobs: bytes per token, bytes of other jobs"},
     {"model", P, "the job's model: a preset name or a map"},
     {"gpus", P, "the job's GPU count"},

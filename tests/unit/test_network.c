@@ -9,6 +9,10 @@
 #include <math.h>
 
 #include "models/broker/broker.h"
+#include "models/run/eval.h"
+#include "models/topo/cluster.h"
+#include "models/workload/model.h"
+#include "models/workload/perf.h"
 
 /* ---- a scripted host ---- */
 
@@ -183,6 +187,17 @@ static const char *const two_sites =
     "  gpus:\n    - {gpus: 8, weight: 0.7}\n    - {gpus: 64, weight: 0.3}\n"
     "scheduler: backfill\n";
 
+/* allocated + idle + down = GPUs x end over all sites, exactly */
+static void assert_gpu_time_conserved(const TestRun *t)
+{
+    WkRunAccount a;
+    wk_run_account(t->run, &a);
+    __uint128_t alloc = ((__uint128_t)a.alloc_hi << 64) | a.alloc_lo;
+    __uint128_t idle = ((__uint128_t)a.idle_hi << 64) | a.idle_lo;
+    __uint128_t down = ((__uint128_t)a.down_hi << 64) | a.down_lo;
+    assert_true(alloc + idle + down == (__uint128_t)wk_run_gpus(t->run) * (__uint128_t)a.end_ns);
+}
+
 static void test_network_conserves_gpu_time(void **state)
 {
     (void)state;
@@ -190,12 +205,7 @@ static void test_network_conserves_gpu_time(void **state)
         WkRunOpts o = {.broker = (*b)->name};
         TestRun t;
         test_run_yaml(&t, two_sites, &o);
-        WkRunAccount a;
-        wk_run_account(t.run, &a);
-        __uint128_t alloc = ((__uint128_t)a.alloc_hi << 64) | a.alloc_lo;
-        __uint128_t idle = ((__uint128_t)a.idle_hi << 64) | a.idle_lo;
-        __uint128_t down = ((__uint128_t)a.down_hi << 64) | a.down_lo;
-        assert_true(alloc + idle + down == (__uint128_t)wk_run_gpus(t.run) * (__uint128_t)a.end_ns);
+        assert_gpu_time_conserved(&t);
         assert_int_equal(wk_run_gpus(t.run), 160);
         assert_int_equal(wk_run_sites(t.run), 2);
         assert_float_equal(test_metric(&t, "jobs_completed"), 200, 0);
@@ -322,6 +332,150 @@ static void test_network_bad_input_is_positioned(void **state)
     expect_error(y, "site name", 2);
 }
 
+
+/* ---- jobs across sites (`span:`) ---- */
+
+#define H100_8 "{sku: H100-SXM-80G, nodes: 8, gpus_per_node: 8, nodes_per_pod: 8,\n" \
+               "  fabric: {kind: rail, tiers: 2, radix: 64, link_gbps: 400, rails: 8}}"
+
+/* Iteration time of llama3-8b on 2 x 64 GPUs of H100_8 sites over one
+ * 400 Gb/s, 5 ms link: the performance model's spanning job. */
+static double span_iter_s(void)
+{
+    const char *y = "cluster: " H100_8 "\nmodel: {base: llama3-8b}\n";
+    WkDoc *d = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    WkCluster c;
+    WkModelSpec m;
+    WkPerfParams pp;
+    if (wk_doc_load_string(&d, "t.yaml", y, strlen(y), &err) < 0 ||
+        wk_cluster_parse(wk_node_get(d->root, "cluster"), &c, &err) < 0 ||
+        wk_model_parse(wk_node_get(d->root, "model"), NULL, &m, &err) < 0 || wk_perf_parse(NULL, &pp, &err) < 0)
+        fail_msg("%s: %s", err.where, err.msg);
+    WkPerfWan wan = {.sites = 2, .bw_bits_per_s = 400e9, .lat_s = 0.005};
+    WkPerfResult res;
+    uint8_t pc;
+    if (wk_eval_job_wan(&c, &m, NULL, 64, &pp, &wan, &res, NULL, &pc, &err) < 0)
+        fail_msg("%s", err.msg);
+    wk_cluster_fini(&c);
+    wk_doc_free(d);
+    return res.iter_s;
+}
+
+static const char *span_net(char *buf, size_t size, const char *span, const char *jobs, const char *site_a)
+{
+    snprintf(buf, size,
+             "name: span\nseed: 1\nsites:\n  - name: a\n    cluster: " H100_8 "\n%s  - name: b\n    cluster: " H100_8 "\n"
+             "wan: {default: {bandwidth: 400Gbps, latency: 5ms, cost_per_tb: 2}}\n%s"
+             "data: {bytes_per_token: 0}\nfailures: {enabled: false}\ncheckpoint: {interval: 30m}\n"
+             "workload:\n  source: inline\n  jobs:\n%s",
+             site_a, span, jobs);
+    return buf;
+}
+
+/* A job larger than any site runs over two: its run time is the spanning
+ * job's iterations x iteration time; without `span:` it is rejected. */
+static void test_span_runs_a_job_no_site_fits(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *job = "    - {gpus: 128, model: llama3-8b, iterations: 2000}\n";
+    TestRun t;
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2}\n", job, ""), NULL);
+    double run = 2000 * span_iter_s();
+    assert_float_equal(test_metric(&t, "spanned_jobs"), 1, 0);
+    assert_float_equal(test_metric(&t, "jobs_completed"), 1, 0);
+    assert_float_equal(test_metric(&t, "jct_mean_s"), run, 1e-6);
+    assert_float_equal(test_metric(&t, "wait_mean_s"), 0, 0);
+    assert_float_equal(test_metric(&t, "span_hold_gpu_h"), 0, 0);
+    /* each site's part ran the whole time, and both parts ended together */
+    assert_float_equal(test_metric(&t, "site.a.jct_mean_s"), test_metric(&t, "site.b.jct_mean_s"), 0);
+    test_run_free(&t);
+    test_run_yaml(&t, span_net(y, sizeof y, "", job, ""), NULL);
+    assert_float_equal(test_metric(&t, "jobs_rejected"), 1, 0);
+    assert_int_equal(wk_summary_get(&t.sum, "spanned_jobs") == NULL, 1);
+    test_run_free(&t);
+}
+
+/* Site a is busy for 2 h: the spanning job is reserved for then at both
+ * sites (no part holds GPUs waiting), its wait is the 2 h less its 10 min
+ * submission, its GPU-time is conserved. */
+static void test_span_reserves_the_common_start(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *jobs = "    - {gpus: 32, duration: 2h}\n"
+                       "    - {gpus: 128, model: llama3-8b, iterations: 2000, submit: 10m}\n";
+    TestRun t;
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2}\n", jobs, ""), NULL);
+    assert_float_equal(test_metric(&t, "spanned_completed"), 1, 0);
+    assert_float_equal(test_metric(&t, "span_hold_gpu_h"), 0, 0);
+    assert_float_equal(test_metric(&t, "wait_mean_s"), (7200.0 - 600) / 2, 1e-6);
+    assert_float_equal(test_metric(&t, "makespan_s"), 7200 + 2000 * span_iter_s(), 1e-6);
+    assert_gpu_time_conserved(&t);
+    test_run_free(&t);
+}
+
+/* A node of site a fails an hour in, for 2 h: a's part goes back to the
+ * queue (56 GPUs left, it needs 64) and rolls back to its start (failures
+ * off: no checkpoints are taken), b's part holds and is rolled back with
+ * it; the job resumes when a is repaired and both parts end together, the
+ * outage and the lost hour later than without it (plus restart costs). */
+static void test_span_failure_holds_and_rolls_back_the_gang(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *job = "    - {gpus: 128, model: llama3-8b, iterations: 20000}\n";
+    const char *down = "    failures: {enabled: false, incidents: [{at: 1h, kind: down, node: 0, duration: 2h}]}\n";
+    TestRun t;
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2}\n", job, down), NULL);
+    double run = 20000 * span_iter_s();
+    assert_true(run > 3 * 3600); /* the failure falls inside the run */
+    assert_float_equal(test_metric(&t, "jobs_completed"), 1, 0);
+    assert_true(test_metric(&t, "jct_mean_s") >= run + 3 * 3600);
+    assert_true(test_metric(&t, "jct_mean_s") <= run + 3 * 3600 + 15 * 60);
+    assert_float_equal(test_metric(&t, "site.a.jct_mean_s"), test_metric(&t, "site.b.jct_mean_s"), 0);
+    assert_true(test_metric(&t, "span_hold_gpu_h") > 0); /* b held while a waited for its repair */
+    assert_gpu_time_conserved(&t);
+    test_run_free(&t);
+}
+
+/* `when: faster`: a 32-GPU job finds every site with 16 GPUs free for the
+ * next 10 h; over two sites it starts now. `too-big` keeps it in one site. */
+static void test_span_faster_spans_when_it_finishes_sooner(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *jobs = "    - {gpus: 48, duration: 10h}\n    - {gpus: 48, duration: 10h}\n"
+                       "    - {gpus: 32, model: llama3-8b, iterations: 500, submit: 1m}\n";
+    TestRun t;
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2, when: faster}\n", jobs, ""), NULL);
+    assert_float_equal(test_metric(&t, "spanned_jobs"), 1, 0);
+    assert_float_equal(test_metric(&t, "jobs_completed"), 3, 0);
+    test_run_free(&t);
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2}\n", jobs, ""), NULL);
+    assert_float_equal(test_metric(&t, "spanned_jobs"), 0, 0);
+    assert_float_equal(test_metric(&t, "span_considered"), 0, 0);
+    assert_float_equal(test_metric(&t, "jobs_completed"), 3, 0);
+    test_run_free(&t);
+}
+
+static void test_span_bad_input_is_positioned(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *job = "    - {gpus: 8, duration: 1h}\n";
+    expect_error(span_net(y, sizeof y, "span: {sites: 3}\n", job, ""), "the network has 2 sites", 11);
+    expect_error(span_net(y, sizeof y, "span: {sites: 2, when: always}\n", job, ""), "expected too-big", 11);
+    expect_error(span_net(y, sizeof y, "span: {sites: 2, every: 1m}\n", job, ""), "every", 11);
+    expect_error(span_net(y, sizeof y, "span: {sync: 0s}\n", job, ""), "sync", 11);
+    expect_error(span_net(y, sizeof y, "span: 2\n", job, ""), "expected a map", 11);
+    expect_error("name: x\ncluster: {sku: H100-SXM-80G, nodes: 1}\nspan: {sites: 2}\n"
+                 "workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}\n",
+                 "needs 'sites'", 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +491,11 @@ int main(void)
         cmocka_unit_test(test_network_of_one_site_is_the_cluster_run),
         cmocka_unit_test(test_network_transfer_delays_remote_start),
         cmocka_unit_test(test_network_bad_input_is_positioned),
+        cmocka_unit_test(test_span_runs_a_job_no_site_fits),
+        cmocka_unit_test(test_span_reserves_the_common_start),
+        cmocka_unit_test(test_span_failure_holds_and_rolls_back_the_gang),
+        cmocka_unit_test(test_span_faster_spans_when_it_finishes_sooner),
+        cmocka_unit_test(test_span_bad_input_is_positioned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

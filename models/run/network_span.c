@@ -114,8 +114,8 @@ static double job_iters(const WkJobSpec *js, const WkModelSpec *m)
 }
 
 /* The best way to run job j over k sites now: the k linked sites whose
- * parts could start soonest, its run time the slowest part's. 0 with
- * p->start + p->run_s finite when there is one. */
+ * parts could start soonest, its run time the slowest part's; p->start +
+ * p->run_s is INFINITY when there is none. */
 static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
 {
     const WkRun *r0 = n->s[0].run;
@@ -126,7 +126,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     p->start = p->run_s = INFINITY;
     uint32_t home = n->home[j];
     double bytes = n->bytes[j] / k;
-    Cand c[WK_NET_MAX_SITES];
+    Cand c[WK_NET_MAX_SITES] = {{0, 0}};
     uint32_t nc = 0;
     for (uint32_t s = 0; s < n->n; s++) {
         const NetSite *st = &n->s[s];

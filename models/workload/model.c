@@ -174,12 +174,13 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "kind", "base", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "mlp", "experts",
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
-        "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
+        "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
         "arch", "blocks", "width", "image", "patch", "classes", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", NULL};
     static const char *const recs[] = {"none", "selective", "full", NULL};
+    static const char *const fp8s[] = {"delayed", "current", NULL};
     static const char *const scheds[] = {"1f1b", "interleaved", NULL};
     static const char *const attns[] = {"flash", "unfused", NULL};
     static const char *const tpov[] = {"backward", "none", "full", NULL};
@@ -223,6 +224,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         }
     }
     int kind = (int)m.kind, mlp = m.gated_mlp, prec = m.fp8, rec = (int)m.recompute, sch = (int)m.schedule;
+    int fp8s_i = m.fp8_current;
     int64_t zero = m.zero;
     int attn = (int)m.attention, tpo = (int)m.tp_overlap, pos = m.learned_pos;
     int sp = !m.no_seq_parallel, gov = !m.no_grad_overlap;
@@ -240,11 +242,14 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = u32(n, "micro_batch", 1, BIG, &m.micro_batch, err)) < 0 ||
         (rc = wk_node_enum(n, "precision", 0, precs, &prec, err)) < 0 ||
         (rc = wk_node_enum(n, "recompute", 0, recs, &rec, err)) < 0 ||
+        (rc = wk_node_enum(n, "fp8_scaling", 0, fp8s, &fp8s_i, err)) < 0 ||
         (rc = u32(n, "tp", 1, 1 << 20, &m.tp, err)) < 0 || (rc = u32(n, "pp", 1, 1 << 20, &m.pp, err)) < 0 ||
         (rc = u32(n, "cp", 1, 1 << 20, &m.cp, err)) < 0 || (rc = u32(n, "ep", 1, 1 << 20, &m.ep, err)) < 0 ||
         (rc = u32(n, "etp", 0, 1 << 20, &m.etp, err)) < 0 ||
         (rc = wk_node_enum(n, "schedule", 0, scheds, &sch, err)) < 0 ||
-        (rc = u32(n, "vp", 1, 1024, &m.vp, err)) < 0 || (rc = wk_node_int(n, "zero", 0, 0, 3, &zero, err)) < 0 ||
+        (rc = u32(n, "vp", 1, 1024, &m.vp, err)) < 0 ||
+        (rc = u32(n, "first_stage_layers", 1, 100000, &m.first_stage_layers, err)) < 0 ||
+        (rc = u32(n, "last_stage_layers", 1, 100000, &m.last_stage_layers, err)) < 0 || (rc = wk_node_int(n, "zero", 0, 0, 3, &zero, err)) < 0 ||
         (rc = wk_node_bool(n, "rebalance", 0, &m.rebalance, err)) < 0 ||
         (rc = wk_node_bool(n, "elastic", 0, &m.elastic, err)) < 0 ||
         (rc = wk_node_double(n, "flops_per_sample", 0, 1, 1e18, &m.flops_per_sample, err)) < 0 ||
@@ -269,6 +274,9 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     m.kind = (WkModelKind)kind;
     m.gated_mlp = mlp;
     m.fp8 = prec;
+    m.fp8_current = fp8s_i;
+    if (wk_node_get(n, "fp8_scaling") && !m.fp8)
+        return wk_node_error(wk_node_get(n, "fp8_scaling"), WK_E_INVAL, err, "fp8_scaling needs precision: fp8");
     m.recompute = (WkRecompute)rec;
     m.schedule = (WkSchedule)sch;
     m.zero = (int)zero;
@@ -292,6 +300,23 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
                                  "top_k %u exceeds %u experts", m.top_k, m.experts);
         if (m.experts && !m.top_k)
             m.top_k = 1;
+        if (m.first_stage_layers || m.last_stage_layers) {
+            const WkNode *at = wk_node_get(n, "first_stage_layers") ? wk_node_get(n, "first_stage_layers")
+                                                                     : wk_node_get(n, "last_stage_layers");
+            uint32_t f = m.first_stage_layers, l = m.last_stage_layers, rest = 0;
+            if (m.pp < 2)
+                return wk_node_error(at, WK_E_INVAL, err, "first_stage_layers/last_stage_layers need pp >= 2");
+            if (!f || !l) /* the other edge stage takes an even share */
+                f = l = f ? f : l;
+            if ((uint64_t)f + l <= m.layers)
+                rest = m.layers - f - l;
+            if ((uint64_t)f + l > m.layers || (m.pp == 2 ? rest != 0 : rest < m.pp - 2))
+                return wk_node_error(at, WK_E_INVAL, err,
+                                     "first %u + last %u stage layers leave %u for the %u middle stages of %u layers",
+                                     f, l, (uint64_t)f + l > m.layers ? 0 : rest, m.pp - 2, m.layers);
+            m.first_stage_layers = f;
+            m.last_stage_layers = l;
+        }
         if (m.ep > 1 && (!m.experts || m.experts % m.ep))
             return wk_node_error(wk_node_get(n, "ep") ? wk_node_get(n, "ep") : n, WK_E_INVAL, err,
                                  "ep = %u needs a number of experts divisible by it (experts: %u)", m.ep, m.experts);

@@ -45,11 +45,13 @@ typedef struct WkModelSpec {
     uint32_t global_batch;  /* sequences per iteration (0 = micro_batch * dp * pp-bound default) */
     uint32_t micro_batch;   /* sequences per micro-batch */
     int fp8;                /* 1: FP8 GEMMs (peak from fp8_flops) */
+    int fp8_current;        /* 1: FP8 current scaling: each cast tensor is read once more for its amax */
     WkRecompute recompute;
     uint32_t tp, pp, cp, ep;/* tensor, pipeline, context, expert parallel degrees */
     uint32_t etp;           /* expert tensor parallelism, dividing tp (MoE parallel folding); 0 = tp */
     WkSchedule schedule;
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
+    uint32_t first_stage_layers, last_stage_layers; /* uneven pipeline split (0: even) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
     WkAttention attention;  /* flash (default) or unfused (scores in HBM) */
     int no_seq_parallel;    /* 1: no sequence parallelism with tp > 1 (norms etc. on all T tokens) */

@@ -43,7 +43,8 @@ static double memop(WkOpsCtx *c, WkOpKind k, double bytes, double vflops)
 }
 
 /* GEMM (M x K) . (K x N), n of them grouped in one kernel; FP8 casts its
- * M x K input (read BF16, write FP8 and its transpose). */
+ * M x K input (read BF16, write FP8 and its transpose), under current
+ * scaling after a first read of it for its amax. */
 static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
 {
     int fp8 = c->peak_fp8 > 0;
@@ -53,7 +54,7 @@ static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
     double tm = n * (in * (M * K + K * N) + ELEM * M * N) / (c->hbm * c->e->mem_max);
     double t = book(c, WK_OP_GEMM, tc, tm, 1);
     if (fp8)
-        t += memop(c, WK_OP_CAST, n * M * K * (ELEM + 2), 0);
+        t += memop(c, WK_OP_CAST, n * M * K * (ELEM + 2 + (c->fp8_current ? ELEM : 0)), 0);
     return t;
 }
 

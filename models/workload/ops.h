@@ -63,6 +63,7 @@ typedef struct WkOpsCtx {
     double peak, peak_fp8; /* matrix peaks x clock factor, FLOP/s */
     double hbm;            /* HBM bandwidth x clock factor, bytes/s */
     double speed;          /* clock factor (vector peak) */
+    int fp8_current;       /* FP8 current scaling: an amax read of each cast input (docs/models.md) */
     double mult;           /* how many times per iteration the next operators run */
     WkOpStat *acc;         /* WK_OP_NKIND sums, or NULL */
 } WkOpsCtx;

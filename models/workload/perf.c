@@ -112,7 +112,7 @@ static void add_ops(WkOpStat *dst, const WkOpStat *src, double k)
  * the operator list: its layers forward, backward and recomputed, the
  * output layer (and the embedding when pp = 1). Fills `in` with the per
  * layer figures the communication model needs and r->ops per micro-batch. */
-static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double layers, WkCommIn *in,
+static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double *layers, WkCommIn *in,
                          WkPerfResult *r)
 {
     WkOpStat f[WK_OP_NKIND] = {{0}}, b[WK_OP_NKIND] = {{0}}, x[WK_OP_NKIND] = {{0}}, hd[WK_OP_NKIND] = {{0}};
@@ -127,15 +127,28 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
                                                          : 0;
     c->acc = hd;
     double head = wk_ops_head(c, sh) + (m->pp == 1 ? wk_ops_embed(c, sh) : 0);
-    add_ops(r->ops, f, layers);
-    add_ops(r->ops, b, layers);
-    add_ops(r->ops, x, layers);
-    add_ops(r->ops, hd, 1);
+    double per = tf + tb + rc, with_head = 1;
+    if (m->first_stage_layers && m->pp > 1) {
+        /* an uneven split: the slowest of the first stage, a middle one and
+         * the last (which also runs the output layer) bounds the pipeline */
+        double first = m->first_stage_layers, last = m->last_stage_layers;
+        double mid = m->pp > 2 ? ceil((m->layers - first - last) / (double)(m->pp - 2)) : 0;
+        double tl = last * per + head, tm = mid * per, tf1 = first * per;
+        *layers = last;
+        if (tm > tl || tf1 > tl) {
+            *layers = tm >= tf1 ? mid : first;
+            with_head = 0;
+        }
+    }
+    add_ops(r->ops, f, *layers);
+    add_ops(r->ops, b, *layers);
+    add_ops(r->ops, x, *layers);
+    add_ops(r->ops, hd, with_head);
     in->gemm_fwd_s = f[WK_OP_GEMM].s;
     in->gemm_bwd_s = b[WK_OP_GEMM].s;
     in->fwd_s = tf;
     in->bwd_s = tb;
-    return layers * (tf + tb + rc) + head;
+    return *layers * per + with_head * head;
 }
 
 /* Clock factor of the SM side (tensor and vector peaks, kernel launch
@@ -181,7 +194,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double sm = sm_speed(env);
     WkOpsCtx c = {.e = &e, .peak = env->sku->bf16_flops * sm,
                   .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
-                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm};
+                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
     WkWanLeg leg;
@@ -189,7 +202,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
                    .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params};
     /* ZeRO-3 across sites shards inside a site (hybrid sharding) */
     uint32_t shard_dp = in.wan && m->zero >= 3 ? dp / in.wan->sites : dp;
-    double t_mb = stage_mb_s(m, &c, &sh, layers, &in, r);
+    double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r);
+    in.layers = layers; /* the bounding stage's */
     add_ops(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
     r->dp = dp;

@@ -507,6 +507,65 @@ static void test_parallel_block_halves_norms_and_tensor_parallel_traffic(void **
     assert_true(x.iter_s < r.iter_s);
 }
 
+/* FP8 current scaling reads each cast input once more (for its amax):
+ * the casts' bytes grow from 4 to 6 per element, nothing else moves. */
+static void test_fp8_current_scaling_reads_each_cast_twice(void **state)
+{
+    (void)state;
+    WkModelSpec d = model("model: {base: llama3-8b, precision: fp8, tp: 8, global_batch: 64}\n");
+    WkModelSpec c = model("model: {base: llama3-8b, precision: fp8, fp8_scaling: current, tp: 8, global_batch: 64}\n");
+    WkPerfResult rd = eval_ok(&d, env_h100(8)), rc = eval_ok(&c, env_h100(8));
+    assert_true(rd.ops[WK_OP_CAST].memory_s > 0);
+    assert_float_equal(rc.ops[WK_OP_CAST].memory_s / rd.ops[WK_OP_CAST].memory_s, 1.5, 1e-12);
+    assert_float_equal(rc.ops[WK_OP_GEMM].s, rd.ops[WK_OP_GEMM].s, 0);
+    assert_true(rc.iter_s > rd.iter_s);
+    WkError err;
+    wk_error_clear(&err);
+    WkModelSpec m;
+    assert_int_equal(wk_model_parse(yaml_node("model: {base: llama3-8b, fp8_scaling: current}\n", "model"), NULL, &m,
+                                    &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "precision: fp8"));
+}
+
+static WkPerfResult eval_layers(const char *layers_and_split)
+{
+    char y[256];
+    snprintf(y, sizeof y, "model: {base: llama3-8b, tp: 2, pp: 4, global_batch: 64, recompute: full, %s}\n",
+             layers_and_split);
+    WkModelSpec m = model(y);
+    return eval_ok(&m, env_h100(64));
+}
+
+/* An uneven pipeline split is bounded by its slowest stage. One layer's
+ * time per micro-batch is the difference of 10 and 9 layers per stage
+ * (even splits of 40 and 36 layers over pp 4, each with the output layer);
+ * 32 layers as 6 + 10 + 10 + 6 are bounded by a middle stage of 10 layers
+ * and no output layer; 10 + 10 + 10 + 10 given explicitly is the even split
+ * bit for bit; impossible splits are refused. */
+static void test_uneven_pipeline_stages_are_bounded_by_the_slowest(void **state)
+{
+    (void)state;
+    WkPerfResult r40 = eval_layers("layers: 40"), r36 = eval_layers("layers: 36");
+    WkPerfResult u = eval_layers("layers: 32, first_stage_layers: 6, last_stage_layers: 6");
+    WkPerfResult x = eval_layers("layers: 40, first_stage_layers: 10");
+    double mb = r40.micro_batches, per = (r40.compute_s - r36.compute_s) / mb;
+    double head = r40.compute_s / mb - 10 * per;
+    assert_true(per > 0 && head > 0 && 6 * per + head < 10 * per); /* the middle stage bounds */
+    assert_float_equal(u.compute_s, mb * 10 * per, 1e-9 * u.compute_s);
+    assert_float_equal(x.iter_s, r40.iter_s, 0);
+    assert_float_equal(x.compute_s, r40.compute_s, 0);
+    WkError err;
+    WkModelSpec m;
+    const char *bad[] = {"model: {base: llama3-8b, first_stage_layers: 4}\n",
+                         "model: {base: llama3-8b, pp: 4, first_stage_layers: 16, last_stage_layers: 16}\n",
+                         "model: {base: llama3-8b, pp: 2, first_stage_layers: 10}\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wk_error_clear(&err);
+        assert_int_equal(wk_model_parse(yaml_node(bad[i], "model"), NULL, &m, &err), WK_E_INVAL);
+        assert_non_null(strstr(err.msg, "stage"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +590,8 @@ int main(void)
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
         cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),
+        cmocka_unit_test_teardown(test_fp8_current_scaling_reads_each_cast_twice, teardown),
+        cmocka_unit_test_teardown(test_uneven_pipeline_stages_are_bounded_by_the_slowest, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

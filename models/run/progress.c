@@ -236,19 +236,25 @@ double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, u
     return wk_perf_eval(m, &env, &r->perf, &res, &e) < 0 ? NAN : res.iter_s;
 }
 
-/* With power.model_activity, set the activity of a model job's GPUs from
- * its iteration split (compute- and memory-bound operator time, the rest),
- * accounting the energy up to now at the old draw first. */
-static void set_activity(WkRun *r, uint32_t job, const WkPerfResult *res, WkTime now)
+/* The activity of a model job's GPUs from its iteration split (compute-
+ * and memory-bound operator time, the rest). */
+static double split_activity(const WkRun *r, const WkPerfResult *res)
 {
-    WkCluster *c = &r->cluster;
+    const WkCluster *c = &r->cluster;
     double cs = 0, ms = 0;
     for (int k = 0; k < WK_OP_NKIND; k++) {
         cs += res->ops[k].compute_s;
         ms += res->ops[k].memory_s;
     }
-    double a = wk_power_split_activity(c->power.busy_activity, cs, ms, res->iter_s, c->power.memory_activity,
-                                             c->power.other_activity);
+    return wk_power_split_activity(c->power.busy_activity, cs, ms, res->iter_s, c->power.memory_activity,
+                                   c->power.other_activity);
+}
+
+/* With power.model_activity, set the activity a of a model job's GPUs,
+ * accounting the energy up to now at the old draw first. */
+static void set_activity(WkRun *r, uint32_t job, double a, WkTime now)
+{
+    WkCluster *c = &r->cluster;
     const uint32_t *gpus = r->rt[job].gpus;
     uint32_t n = r->wl.jobs[job].gpus;
     wk_account_to(&r->acct, &r->pool, now);
@@ -263,25 +269,31 @@ static void set_activity(WkRun *r, uint32_t job, const WkPerfResult *res, WkTime
 }
 
 /* Re-evaluate a running model job's iteration time with its current
- * bandwidth share and re-post its end. */
-static int rerate(WkRun *r, uint32_t job, WkTime now, WkError *err)
+ * bandwidth share and re-post its end. Unless `env_changed`, a share equal
+ * to the one of the last evaluation reuses its result: the performance
+ * model is a function of the environment alone, so it would return the
+ * same figures (most re-shares leave a job's share as it was). */
+static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     wk_progress_settle(r, job, now);
-    double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r));
+    double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r)), was = rt->env.net_bw;
     rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
-    WkPerfResult res;
-    WkError e;
-    wk_error_clear(&e);
-    if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u: %s", job, e.msg);
-    rt->iter_s = res.iter_s;
+    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was) {
+        WkPerfResult res;
+        WkError e;
+        wk_error_clear(&e);
+        if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
+            return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u: %s", job, e.msg);
+        rt->iter_s = res.iter_s;
+        rt->activity = split_activity(r, &res);
+        rt->flops_per_iter = res.model_flops_per_iter;
+        rt->samples_per_iter = res.samples_per_iter;
+    }
     if (r->cluster.power.model_activity)
-        set_activity(r, job, &res, now);
+        set_activity(r, job, rt->activity, now);
     wk_budget_clock_rate(r, job);
-    rt->flops_per_iter = res.model_flops_per_iter;
-    rt->samples_per_iter = res.samples_per_iter;
     double left_s = (rt->work - rt->done) * rt->iter_s;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;
     r->share.reflows++;
@@ -307,7 +319,7 @@ static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
     size_t n;
     int rc = wk_share_solve(&r->share, except, rerated, r, &jobs, &n, err);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = rerate(r, jobs[i], now, err);
+        rc = rerate(r, jobs[i], now, 0, err);
     free(jobs);
     return rc;
 }
@@ -347,7 +359,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     if (rc == 0)
         rc = reshare(r, job, now, err);
     if (rc == 0)
-        rc = rerate(r, job, now, err);
+        rc = rerate(r, job, now, 1, err);
     return rc;
 }
 
@@ -380,7 +392,7 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         placement_env(r, &r->wl.models[js->model - 1], rt->gpus, js->gpus, &rt->env);
         rt->env.net_bw = bw;
     }
-    return rerate(r, job, now, err);
+    return rerate(r, job, now, new_env, err);
 }
 
 int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime now, WkError *err)
@@ -412,6 +424,6 @@ int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err)
     if (rc == 0)
         rc = reshare(r, UINT32_MAX, now, err);
     if (rc == 0 && !rt->hung)
-        rc = rerate(r, job, now, err);
+        rc = rerate(r, job, now, 0, err);
     return rc;
 }

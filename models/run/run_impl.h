@@ -61,6 +61,7 @@ typedef struct WkJobRt {
     double work;               /* iterations to train */
     double done;               /* iterations done at time `last` */
     double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
+    double activity;           /* its GPUs' activity from the last evaluation's operator split */
     WkPerfEnv env;             /* placement-derived inputs of the perf model */
     uint32_t *flows;           /* owned: its flows in the flow network */
     uint32_t nflows;

@@ -104,6 +104,9 @@ expect 2 "wan.sites: 2048 GPUs do not split over 3 sites" "$W" perf "$T/jwan.yam
 expect 2 "wan.hops: unknown key 'hops'" "$W" perf "$T/jwan.yaml" --set wan.hops=3
 expect 2 "does not combine with wan" "$W" perf "$T/jwan.yaml" --scale 256,512
 expect 0 "slowdown across sites" "$W" perf "$SRC/examples/perf-wan.yaml"
+expect 0 "jobs run across sites                                        1" "$W" run "$SRC/examples/network-span.yaml" -o "$T/span.h5"
+expect 2 "needs 'sites'" "$W" run "$Q" --set span.sites=2 -o "$T/nospan.h5"
+[ -e "$T/nospan.h5" ] && bad "trace written for span without sites" || ok
 printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, model: {base: llama3-70b, tp: 1, pp: 1}, iterations: 5}]\n' > "$T/mem.yaml"
 expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
 [ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok

@@ -403,14 +403,17 @@ int wk_net_site_take(WkNet *n, uint32_t s, uint32_t j, WkError *err)
 }
 
 /* Every site to `to` (events at times <= to); while jobs span sites, in
- * steps of span.sync with the gangs kept after each. */
+ * steps with the gangs kept after each (wk_net_span_step). */
 static int advance_all(WkNet *n, WkTime *synced, WkTime to, WkError *err)
 {
     int rc = 0;
     while (rc == 0) {
         WkTime t = to;
-        if (n->gangs_open && to - *synced > n->span_sync)
-            t = *synced + n->span_sync;
+        if (n->gangs_open) {
+            WkTime step = wk_net_span_step(n);
+            if (to - *synced > step)
+                t = *synced + step;
+        }
         for (uint32_t s = 0; s < n->n && rc == 0; s++)
             rc = wk_run_site_advance(n->s[s].run, t, err);
         if (rc == 0 && n->gangs_open)
@@ -459,21 +462,10 @@ int wk_net_execute(WkRun *r, WkError *err)
             rc = assign(n, arr[i].id, err);
     }
     free(arr);
-    /* after the last submission: keep the gangs in step until they end (or
-     * stall: no gang has started or ended for 30 simulated days) */
-    WkTime stall = 30 * 24 * WK_NS_PER_H, last = synced;
-    size_t open = n->gangs_open, live = 0;
-    while (rc == 0 && n->gangs_open && synced < until && synced - last < stall &&
-           !(r->opts.interrupt && *r->opts.interrupt)) {
-        WkTime to = until - synced > n->span_sync ? synced + n->span_sync : until;
-        rc = advance_all(n, &synced, to, err);
-        size_t now_live = 0;
-        for (size_t g = 0; g < n->ngang; g++)
-            now_live += n->gang[g].live;
-        if (n->gangs_open != open || now_live != live)
-            last = synced;
-        open = n->gangs_open;
-        live = now_live;
+    /* after the last submission: keep the gangs in step until they end */
+    while (rc == 0 && n->gangs_open && synced < until && !(r->opts.interrupt && *r->opts.interrupt)) {
+        WkTime step = wk_net_span_step(n);
+        rc = advance_all(n, &synced, until - synced > step ? synced + step : until, err);
     }
     if (rc < 0)
         return rc;

@@ -104,6 +104,8 @@ struct WkNet {
     double span_wan_bytes;
     size_t span_considered; /* jobs for which spanning was weighed */
     size_t span_retries;    /* gangs that gave their GPUs back after span.hold */
+    size_t span_running;    /* parts of open gangs running at the last sync */
+    uint32_t span_idle;     /* syncs in a row with no part of an open gang running */
 };
 
 typedef struct WkNet WkNet;
@@ -143,6 +145,14 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
  * parts all run, hold the others, give GPUs back after span.hold, close
  * the finished ones. 0 or a negative code. */
 int wk_net_span_sync(WkNet *n, WkTime t, WkError *err);
+
+/** How far the sites may run before the next sync: span.sync while a part
+ * of an open gang runs (a stopped part is noticed within it, span.hold
+ * counted in it); else doubling after each idle sync, up to a day and to
+ * half the shortest open gang's run time (a part can only start at a site
+ * event, and letting the gang go is credited from the last part's start,
+ * so a later sync loses nothing but that bound). */
+WkTime wk_net_span_step(const WkNet *n);
 
 /** Of job j in a network: its start (the first time all its parts ran),
  * end and state, wherever it ran (a gang's, or its site's). */

@@ -380,10 +380,35 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
 int wk_net_span_sync(WkNet *n, WkTime t, WkError *err)
 {
     int rc = 0;
+    n->span_running = 0;
     for (size_t i = 0; i < n->ngang && rc == 0; i++)
         if (!n->gang[i].done)
             rc = sync_gang(n, &n->gang[i], t, err);
+    for (size_t i = 0; i < n->ngang; i++) { /* parts running now, after this sync's changes */
+        const WkNetGang *g = &n->gang[i];
+        for (uint32_t q = 0; q < g->k && !g->done; q++)
+            n->span_running += n->s[g->site[q]].run->rt[g->job].state == WK_JOB_RUNNING;
+    }
+    n->span_idle = n->span_running ? 0 : n->span_idle + 1;
     return rc;
+}
+
+WkTime wk_net_span_step(const WkNet *n)
+{
+    if (n->span_running || n->span_idle == 0)
+        return n->span_sync;
+    WkTime cap = 24 * WK_NS_PER_H;
+    for (size_t i = 0; i < n->ngang; i++)
+        if (!n->gang[i].done) {
+            WkTime half = (WkTime)(n->gang[i].run_s * 0.5e9);
+            cap = half < cap ? half : cap;
+        }
+    if (cap < n->span_sync)
+        return n->span_sync;
+    WkTime step = n->span_sync;
+    for (uint32_t i = 0; i < n->span_idle && step < cap; i++)
+        step *= 2;
+    return step < cap ? step : cap;
 }
 
 void wk_net_job_times(const WkNet *n, uint32_t j, WkTime *start, WkTime *end, uint8_t *state)

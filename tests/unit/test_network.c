@@ -417,6 +417,24 @@ static void test_span_reserves_the_common_start(void **state)
     test_run_free(&t);
 }
 
+/* The gang waits 40 days behind a job that fills site a, after the last
+ * submission, with no part running meanwhile: the network keeps stepping
+ * (ever longer syncs) until the reserved start, then lets both parts go. */
+static void test_span_waits_long_behind_a_full_site(void **state)
+{
+    (void)state;
+    char y[4096];
+    const char *jobs = "    - {gpus: 64, duration: 40d}\n"
+                       "    - {gpus: 128, model: llama3-8b, iterations: 2000, submit: 1m}\n";
+    TestRun t;
+    test_run_yaml(&t, span_net(y, sizeof y, "span: {sites: 2}\n", jobs, ""), NULL);
+    assert_float_equal(test_metric(&t, "jobs_completed"), 2, 0);
+    assert_float_equal(test_metric(&t, "spanned_completed"), 1, 0);
+    assert_float_equal(test_metric(&t, "makespan_s"), 40 * 86400.0 + 2000 * span_iter_s(), 1e-6);
+    assert_float_equal(test_metric(&t, "span_hold_gpu_h"), 0, 0);
+    test_run_free(&t);
+}
+
 /* A node of site a fails an hour in, for 2 h: a's part goes back to the
  * queue (56 GPUs left, it needs 64) and rolls back to its start (failures
  * off: no checkpoints are taken), b's part holds and is rolled back with
@@ -493,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_network_bad_input_is_positioned),
         cmocka_unit_test(test_span_runs_a_job_no_site_fits),
         cmocka_unit_test(test_span_reserves_the_common_start),
+        cmocka_unit_test(test_span_waits_long_behind_a_full_site),
         cmocka_unit_test(test_span_failure_holds_and_rolls_back_the_gang),
         cmocka_unit_test(test_span_faster_spans_when_it_finishes_sooner),
         cmocka_unit_test(test_span_bad_input_is_positioned),

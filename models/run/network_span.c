@@ -306,10 +306,12 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
         n->gangs_open--;
         return 0;
     }
-    if (rejected) { /* a site refused its part for good: the job is given up, the other parts end now */
+    if (rejected) { /* a site refused its part for good: the job is given up, the other parts end now
+                     * (a queued one as soon as it starts: nothing is left to run) */
         for (uint32_t q = 0; q < g->k && rc == 0; q++) {
             WkRun *sr = n->s[g->site[q]].run;
-            if (sr->rt[j].state == WK_JOB_RUNNING)
+            uint8_t st = sr->rt[j].state;
+            if (st != WK_JOB_COMPLETED && st != WK_JOB_REJECTED)
                 rc = wk_progress_gate(sr, j, 0, 0, t, err);
         }
         g->done = g->given_up = 1;

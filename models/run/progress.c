@@ -409,6 +409,7 @@ int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime no
     if (rt->state != WK_JOB_RUNNING)
         return 0;
     rt->speed = hold ? 0 : plain_speed(r, rt->gpus, js->gpus);
+    wk_budget_clock_rate(r, job); /* as wk_progress_refresh after a speed change */
     if (rt->hung)
         return 0;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;

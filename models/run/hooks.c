@@ -12,7 +12,7 @@ WkRunJobView wk_run_hooks_job(const WkRun *r, uint32_t job)
         .gpus = rt->gpus,
         .ngpus = r->wl.jobs[job].gpus,
         .preemptions = rt->preemptions,
-        .interruptions = rt->interruptions,
+        .interruptions = wk_run_fail(r)->job ? wk_run_fail(r)->job[job].interruptions : 0,
         .hung = rt->hung,
         .iter_s = rt->iter_s,
         .nflows = rt->nflows,
@@ -30,16 +30,16 @@ const WkCluster *wk_run_hooks_cluster(const WkRun *r) { return &r->cluster; }
 const WkWorkload *wk_run_hooks_workload(const WkRun *r) { return &r->wl; }
 const WkPool *wk_run_hooks_pool(const WkRun *r) { return &r->pool; }
 const WkAccount *wk_run_hooks_account(const WkRun *r) { return &r->acct; }
-const WkRunBudget *wk_run_hooks_budget(const WkRun *r) { return &r->bud; }
+const WkRunBudget *wk_run_hooks_budget(const WkRun *r) { return wk_run_budget(r); }
 WkTime wk_run_hooks_now(const WkRun *r) { return r->eng ? wk_engine_now(r->eng) : 0; }
 WkTime wk_run_hooks_end(const WkRun *r) { return r->end_t; }
 WkTime wk_run_hooks_sample_interval(const WkRun *r) { return r->sample_interval; }
 size_t wk_run_hooks_fabric_flows(const WkRun *r) { return r->share.net ? wk_flownet_count(r->share.net) : 0; }
-size_t wk_run_hooks_incidents(const WkRun *r) { return r->fl.nincidents; }
+size_t wk_run_hooks_incidents(const WkRun *r) { return wk_run_fail(r)->nincidents; }
 
 WkRunIncidentView wk_run_hooks_incident(const WkRun *r, size_t i)
 {
-    const WkIncidentRow *row = &r->fl.incidents[i];
+    const WkIncidentRow *row = &wk_run_fail(r)->incidents[i];
     return (WkRunIncidentView){
         .id = row->id,
         .cls = row->cls,

@@ -3,7 +3,9 @@
  * pool, with power and accounting), loses them (completion, preemption,
  * failure), is rejected; every change is accounted up to now first, and the
  * time series row of the instant is rewritten. The policy-facing checks
- * (right state, right count) live here so every path shares them. */
+ * (right state, right count) live here so every path shares them. The
+ * subsystems (recovery, energy) hear of each step through their slots
+ * (models/state/state.h), in the order of models/run/subsys.c. */
 #include "models/run/run_impl.h"
 
 #include <stdlib.h>
@@ -16,6 +18,79 @@ static double gpu_draw(const WkRun *r, uint32_t gpu, int busy)
     return wk_account_gpu_draw(&r->cluster, gpu, busy);
 }
 
+/* The subsystems' slots, each with its combining rule (state.h). */
+static int admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i]; i++)
+        if (r->subsys[i]->admit && r->subsys[i]->admit(r, r->sub_st[i], job, gpus, n) < 0)
+            rc = WK_E_NOROOM; /* any veto wins; every subsystem hears the ask */
+    return rc;
+}
+
+static WkTime placing(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now)
+{
+    WkTime delay = 0;
+    for (size_t i = 0; r->subsys[i]; i++)
+        if (r->subsys[i]->placing) {
+            WkTime d = r->subsys[i]->placing(r, r->sub_st[i], job, gpus, n, now);
+            delay = d > delay ? d : delay;
+        }
+    return delay;
+}
+
+static int held(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++)
+        if (r->subsys[i]->held)
+            rc = r->subsys[i]->held(r, r->sub_st[i], job, gpus, n, err);
+    return rc;
+}
+
+static int started(WkRun *r, uint32_t job, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++)
+        if (r->subsys[i]->started)
+            rc = r->subsys[i]->started(r, r->sub_st[i], job, err);
+    return rc;
+}
+
+static int released(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++)
+        if (r->subsys[i]->released)
+            rc = r->subsys[i]->released(r, r->sub_st[i], job, gpus, n, now, err);
+    return rc;
+}
+
+static int changed(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++)
+        if (r->subsys[i]->changed)
+            rc = r->subsys[i]->changed(r, r->sub_st[i], err);
+    return rc;
+}
+
+void wk_lifecycle_stopping(WkRun *r, uint32_t job, WkStopWhy why)
+{
+    for (size_t i = 0; r->subsys[i]; i++)
+        if (r->subsys[i]->stopping)
+            r->subsys[i]->stopping(r, r->sub_st[i], job, why);
+}
+
+int wk_lifecycle_freed(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++)
+        if (r->subsys[i]->freed)
+            rc = r->subsys[i]->freed(r, r->sub_st[i], err);
+    return rc;
+}
+
 int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
@@ -26,12 +101,12 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
                             r->si.ops->name, job, n, js->gpus);
     if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
         return wk_error_nomem(err, "job placement");
-    int rc = wk_budget_admit(r, job, gpus, n);
-    if (rc < 0) /* the facility budget has no room for it now: it waits */
+    int rc = admit(r, job, gpus, n);
+    if (rc < 0) /* e.g. the facility budget has no room for it now: it waits */
         return rc;
     WkTime now = wk_engine_now(r->eng);
     account(r, now); /* up to now at the old allocation */
-    WkTime wake = wk_sleep_wake(r, gpus, n, now);
+    WkTime wake = placing(r, job, gpus, n, now); /* e.g. a sleeping node boots first */
     uint32_t bad;
     if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
@@ -41,30 +116,27 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     if (r->cluster.power.model_activity) /* a model job's own activity follows when it is rated */
         for (uint32_t i = 0; i < n; i++)
             r->cluster.gpu_act[gpus[i]] = r->cluster.power.busy_activity;
-    if ((rc = wk_budget_clock_on(r, job, gpus, n, err)) < 0) /* the clock its scheduler chose */
+    if ((rc = held(r, job, gpus, n, err)) < 0) /* e.g. the clock its scheduler chose */
         return rc;
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
-    wk_budget_hold(r, gpus, n, 1);
     r->running++;
     r->queued--;
     rt->state = WK_JOB_RUNNING;
     rt->alloc_t = now;
     if (rt->start < 0)
         rt->start = now;
-    if (wake > rt->pending_cost) { /* a sleeping node boots first */
-        wk_sleep_delayed(r, wake - rt->pending_cost);
+    if (wake > rt->pending_cost)
         rt->pending_cost = wake;
-    }
     rt->seg_start = now + rt->pending_cost;
     rt->pending_cost = 0;
     if (!rt->token) {
         if ((rc = wk_engine_token_new(r->eng, &rt->token, err)) < 0)
             return rc;
     }
-    if ((rc = wk_progress_start(r, job, err)) < 0 || (rc = wk_runfail_job_started(r, job, err)) < 0)
+    if ((rc = wk_progress_start(r, job, err)) < 0 || (rc = started(r, job, err)) < 0)
         return rc;
-    return wk_budget_enforce(r, err);
+    return changed(r, err);
 }
 
 /* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
@@ -97,12 +169,10 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
         r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
         wk_pool_release(&r->pool, g);
     }
-    wk_budget_hold(r, rt->gpus, n, 0);
-    wk_budget_clock_off(r, job);
     r->running--;
-    if ((rc = wk_sleep_released(r, rt->gpus, n, now, err)) < 0)
+    if ((rc = released(r, job, rt->gpus, n, now, err)) < 0)
         return rc;
-    return wk_budget_enforce(r, err);
+    return changed(r, err);
 }
 
 int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err)
@@ -111,7 +181,7 @@ int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     wk_progress_settle(r, job, now);
     wk_engine_cancel(r->eng, rt->token);
-    wk_runfail_job_stopped(r, job);
+    wk_lifecycle_stopping(r, job, WK_STOP_REQUEUE);
     rt->state = WK_JOB_QUEUED; /* before stop: its own flows are not re-rated */
     int rc = wk_progress_stop(r, job, err);
     if (rc < 0)

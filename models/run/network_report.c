@@ -432,8 +432,8 @@ static int write_by_site(const WkRun *r, WkTrace *t, const char *path, const WkT
 
 static const void *incident_items(const WkRun *r, size_t *n)
 {
-    *n = r->fl.nincidents;
-    return r->fl.incidents;
+    *n = wk_run_fail(r)->nincidents;
+    return wk_run_fail(r)->incidents;
 }
 
 static const void *sample_items(const WkRun *r, size_t *n)
@@ -444,8 +444,8 @@ static const void *sample_items(const WkRun *r, size_t *n)
 
 static const void *facility_items(const WkRun *r, size_t *n)
 {
-    *n = r->bud.nrows;
-    return r->bud.rows;
+    *n = wk_run_budget(r)->nrows;
+    return wk_run_budget(r)->rows;
 }
 
 static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)

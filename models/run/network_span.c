@@ -11,7 +11,7 @@
  * after span.hold gives its GPUs back and queues again. docs/brokers.md
  * "Jobs across sites" has the model and its limits. */
 #include "models/run/network_impl.h"
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -187,7 +187,8 @@ static void make_part(WkNet *n, uint32_t s, uint32_t j, uint32_t part, double ru
     js->gpus = part;
     js->model = 0;
     js->duration = d;
-    rt->left_ns = rt->ckpt_left = rt->snap_left = d;
+    rt->left_ns = d;
+    wk_recovery_rolled_back(wk_run_fail(sr), j, d);
     rt->gpus_req = part;
     rt->est_s = 0;
     sr->site.ok[j] = 1;

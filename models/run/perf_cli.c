@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "models/net/flow.h"
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 #include "models/run/run.h"
 #include "sim/scenario/section.h"
 #include "sim/core/strbuf.h"

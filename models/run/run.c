@@ -14,24 +14,6 @@
 
 enum { EV_SUBMIT = WK_EV_SUBMIT, EV_END = WK_EV_END, EV_SAMPLE = WK_EV_SAMPLE };
 
-/* ---- accounting and the time series (models/run/account.c) ---- */
-
-void wk_run_account_to(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
-
-int wk_run_sample(WkRun *r, WkTime now)
-{
-    int rc = wk_account_sample(&r->acct, &r->cluster, now, r->pool.alloc, r->running, r->queued);
-    return rc < 0 ? rc : wk_budget_sample(r, now, NULL);
-}
-
-/* Keep "a row is the state after every event at its instant": an event at
- * the time of the last row rewrites that row. */
-void wk_run_resample(WkRun *r, WkTime now)
-{
-    if (wk_account_sampled_at(&r->acct, now))
-        wk_run_sample(r, now);
-}
-
 static int finish_if_done(WkRun *r, WkTime now)
 {
     if (r->completed + r->rejected + r->elsewhere < r->wl.n)
@@ -92,7 +74,7 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkJobRt *rt = &r->rt[ev->target];
     WkTime now = wk_engine_now(e);
     wk_progress_settle(r, ev->target, now);
-    wk_runfail_job_stopped(r, ev->target);
+    wk_lifecycle_stopping(r, ev->target, WK_STOP_END);
     rt->state = WK_JOB_COMPLETED;
     rt->end = now;
     int rc = wk_progress_stop(r, ev->target, err);
@@ -101,7 +83,7 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if ((rc = wk_lifecycle_release(r, ev->target, now, err)) < 0)
         return rc;
     r->completed++;
-    if (r->fl.nshrunk && (rc = wk_runfail_grow_elastic(r, err)) < 0)
+    if ((rc = wk_lifecycle_freed(r, err)) < 0) /* e.g. shrunk elastic jobs grow back */
         return rc;
     rc = wk_sched_host_release(&r->si, err);
     if (rc < 0)
@@ -235,6 +217,7 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
     r->name = "unnamed";
     r->horizon = WK_TIME_NEVER;
     r->sample_interval = WK_NS_PER_H;
+    r->req.requeue = wk_lifecycle_requeue;
     r->preempt_cost = 10 * WK_NS_PER_MIN; /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
     int64_t seed = 1;
     const WkNode *simn = wk_node_get(root, "sim");
@@ -271,8 +254,7 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
 
     if ((rc = wk_cluster_parse(wk_node_get(root, "cluster"), &r->cluster, err)) < 0 ||
         (rc = wk_facility_parse(wk_node_get(root, "facility"), doc->dir ? doc->dir : ".", &r->fac, err)) < 0 ||
-        (rc = wk_budget_init(r, err)) < 0 || (rc = tariff_covers(r, r->horizon, err)) < 0 ||
-        (rc = wk_runfail_parse(r, root, err)) < 0)
+        (rc = tariff_covers(r, r->horizon, err)) < 0 || (rc = wk_run_attach(r, wk_run_subsys, root, err)) < 0)
         goto fail;
     r->acct.fac = &r->fac;
     const WkNode *lib = wk_node_get(root, "models");
@@ -368,7 +350,7 @@ static int run_begin(WkRun *r, WkError *err)
         return rc;
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,
-                             .left_ns = r->wl.jobs[i].duration, .gpus_req = r->wl.jobs[i].gpus, .speed = 1.0, .ckpt_left = r->wl.jobs[i].duration};
+                             .left_ns = r->wl.jobs[i].duration, .gpus_req = r->wl.jobs[i].gpus, .speed = 1.0};
     r->acct.gpu_power_w = 0;
     for (uint32_t g = 0; g < r->cluster.gpus; g++)
         r->acct.gpu_power_w += wk_account_gpu_draw(&r->cluster, g, 0);
@@ -391,9 +373,9 @@ static int run_begin(WkRun *r, WkError *err)
         return rc;
     if (r->tick_ns > 0 && (rc = wk_engine_post_e(r->eng, r->tick_ns, WK_EV_TICK, 0, 0, 0, r->tick_tok, err)) < 0)
         return rc;
-    if ((rc = wk_runfail_start(r, err)) < 0 || (rc = wk_budget_start(r, err)) < 0 ||
-        (rc = wk_sleep_start(r, err)) < 0)
-        return rc;
+    for (size_t i = 0; r->subsys[i]; i++) /* their handlers and first events */
+        if (r->subsys[i]->start && (rc = r->subsys[i]->start(r, r->sub_st[i], err)) < 0)
+            return rc;
     if ((rc = wk_engine_post_e(r->eng, 0, EV_SAMPLE, 0, 0, 0, r->sample_tok, err)) < 0 ||
         (n && (rc = wk_engine_post_e(r->eng, r->wl.jobs[r->order[0]].submit, EV_SUBMIT, 0, 0, 0, 0, err)) < 0))
         return rc;
@@ -409,8 +391,9 @@ static int run_begin(WkRun *r, WkError *err)
 static int run_close(WkRun *r, WkError *err)
 {
     wk_run_account_to(r, r->end_t);
-    wk_budget_finish(r, r->end_t);
-    wk_sleep_finish(r, r->end_t);
+    for (size_t i = 0; r->subsys[i]; i++)
+        if (r->subsys[i]->finish)
+            r->subsys[i]->finish(r, r->sub_st[i], r->end_t);
     int rc = tariff_covers(r, r->end_t, err);
     if (rc < 0)
         return rc;
@@ -503,14 +486,9 @@ void wk_run_free(WkRun *r)
     free(r->rt);
     free(r->order);
     wk_pool_fini(&r->pool);
-    free(r->fl.incidents);
+    wk_run_detach(r);
     wk_account_fini(&r->acct);
-    wk_budget_fini(&r->bud);
-    wk_sleep_fini(&r->slp);
     wk_facility_fini(&r->fac);
-    free(r->fl.waitlist);
-    free(r->fl.shrunk);
-    free(r->fl.proc_rng);
     wk_fail_fini(&r->fail);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);

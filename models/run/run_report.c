@@ -196,15 +196,15 @@ static int hpc_rows(const WkRun *r, WkSummary *s)
 static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *full, WkError *err)
 {
     int rc = 0;
-    double *rec = malloc((r->fl.nincidents ? r->fl.nincidents : 1) * sizeof *rec);
+    double *rec = malloc((wk_run_fail(r)->nincidents ? wk_run_fail(r)->nincidents : 1) * sizeof *rec);
     if (!rec)
         return wk_error_nomem(err, "summary");
     size_t nrec = 0;
     double sum_rec = 0;
-    for (size_t i = 0; i < r->fl.nincidents; i++)
-        if (!isnan(r->fl.incidents[i].recovery_s)) {
-            rec[nrec++] = r->fl.incidents[i].recovery_s;
-            sum_rec += r->fl.incidents[i].recovery_s;
+    for (size_t i = 0; i < wk_run_fail(r)->nincidents; i++)
+        if (!isnan(wk_run_fail(r)->incidents[i].recovery_s)) {
+            rec[nrec++] = wk_run_fail(r)->incidents[i].recovery_s;
+            sum_rec += wk_run_fail(r)->incidents[i].recovery_s;
         }
     qsort(rec, nrec, sizeof *rec, cmp_double);
     double useful = 0, elapsed = 0;
@@ -220,14 +220,14 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
         elapsed += wk_time_to_s(until - rt->start);
     }
     int failures = r->fail.enabled || r->fail.nscripted;
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)r->fl.nincidents, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)r->fl.interruptions, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INCIDENTS, "incidents (failures, slowdowns)", "", (double)wk_run_fail(r)->nincidents, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_INTERRUPTIONS, "job interruptions by failures", "", (double)wk_run_fail(r)->interruptions, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_PREEMPTIONS, "job preemptions by the scheduler", "", (double)r->preemptions, 1);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)r->fl.shrinks, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_ELASTIC_SHRINKS, "elastic restarts on fewer GPUs", "", (double)wk_run_fail(r)->shrinks, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", wk_quantile_sorted(rec, nrec, 0.5), 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", wk_quantile_sorted(rec, nrec, 0.99), 0);
-    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? r->fl.lost_gpu_s / 3600 : NAN, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? wk_run_fail(r)->lost_gpu_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
                          goodput, 0);
@@ -240,7 +240,7 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
  * `on_budget: policy` (so other summaries are unchanged). */
 static int clock_rows(const WkRun *r, WkSummary *s)
 {
-    const WkRunBudget *b = &r->bud;
+    const WkRunBudget *b = wk_run_budget(r);
     if (!b->job_clock && !(r->fac.nbudget && r->fac.mode == WK_BUDGET_POLICY))
         return 0;
     size_t jobs = 0;
@@ -341,16 +341,16 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
                          priced ? r->acct.cost : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_CO2, "grid CO2 (facility.prices)", "t", priced ? r->acct.co2_kg / 1000 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_POWER_CAPPED, "time the facility budget capped clocks", "h",
-                         budget ? r->bud.capped_s / 3600 : NAN, 0);
+                         budget ? wk_run_budget(r)->capped_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_BUDGET_REFUSALS, "starts refused by the facility budget", "",
-                         budget ? (double)r->bud.held : NAN, 1);
+                         budget ? (double)wk_run_budget(r)->held : NAN, 1);
     int sleeps = r->cluster.power.sleep_after > 0;
     rc |= wk_summary_add(s, WK_SCHEMA_M_SLEEP_SAVED, "energy saved by idle power-down", "kWh",
-                         sleeps ? r->slp.saved_j / 3.6e6 : NAN, 0);
+                         sleeps ? wk_run_sleep(r)->saved_j / 3.6e6 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAYS, "job starts delayed by a waking node", "",
-                         sleeps ? (double)r->slp.delays : NAN, 1);
+                         sleeps ? (double)wk_run_sleep(r)->delays : NAN, 1);
     rc |= wk_summary_add(s, WK_SCHEMA_M_WAKE_DELAY, "start delay added by waking nodes", "h",
-                         sleeps ? r->slp.delay_s / 3600 : NAN, 0);
+                         sleeps ? wk_run_sleep(r)->delay_s / 3600 : NAN, 0);
     rc |= model_rows(r, s);
     int rr = reliability_rows(r, s, avail > 0 ? kept / avail : NAN, &rc, err);
     if (rr < 0) {
@@ -453,7 +453,7 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
         .tflops = tf,
         .status = status_of(rt->state),
         .path_class = rt->path_class == WK_JOB_NO_PATH ? WK_SCHEMA_PATH_NONE : rt->path_class,
-        .interruptions = rt->interruptions,
+        .interruptions = wk_run_fail(r)->job ? wk_run_fail(r)->job[i].interruptions : 0,
         .preemptions = rt->preemptions,
         .ettr = NAN,
         .kind = js->kind,
@@ -615,11 +615,11 @@ static int write_tables(const WkRun *r, WkTrace *t, WkError *err)
         return rc;
     if ((r->fac.nbudget || r->fac.ntariff) &&
         (rc = wk_trace_table(t, WK_SCHEMA_FACILITY, wk_report_facility_fields, NF(wk_report_facility_fields), sizeof(WkFacilityRow),
-                             r->bud.rows, r->bud.nrows,
+                             wk_run_budget(r)->rows, wk_run_budget(r)->nrows,
                              "the facility after every change of allocation or budget and at every sample", err)) < 0)
         return rc;
     if ((rc = wk_trace_table(t, WK_SCHEMA_INCIDENTS, wk_report_incident_fields, NF(wk_report_incident_fields), sizeof(WkIncidentRow),
-                             r->fl.incidents, r->fl.nincidents,
+                             wk_run_fail(r)->incidents, wk_run_fail(r)->nincidents,
                              "one row per failure, slowdown or scripted incident, in time order", err)) < 0)
         return rc;
     return 0;

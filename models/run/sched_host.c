@@ -113,7 +113,7 @@ static int host_reject(void *host, uint32_t job, const char *reason, WkError *er
     return wk_lifecycle_reject(RUN(host), job, reason, err);
 }
 
-static double host_power_headroom_w(const void *host) { return wk_budget_headroom_w(RUN(host)); }
+static double host_power_headroom_w(const void *host) { return wk_budget_headroom_w(RUN(host), wk_run_budget(RUN(host))); }
 
 static double host_job_power_w(const void *host, uint32_t job)
 {
@@ -163,7 +163,7 @@ static double host_job_time_factor(const void *host, uint32_t job, double clock)
 
 static int host_set_job_clock(void *host, uint32_t job, double clock, WkError *err)
 {
-    return wk_budget_set_job_clock(RUN(host), job, clock, err);
+    return wk_budget_set_job_clock(RUN(host), wk_run_budget(RUN(host)), job, clock, err);
 }
 
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 #include "models/run/run.h"
 #include "models/broker/plugin.h"
 #include "models/sched/plugin.h"

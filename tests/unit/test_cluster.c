@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#include "models/run/account.h"
+#include "models/state/account.h"
 #include "models/run/hooks.h"
 #include "models/topo/cluster.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "models/broker/broker.h"
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 #include "models/topo/cluster.h"
 #include "models/workload/model.h"
 #include "models/workload/perf.h"

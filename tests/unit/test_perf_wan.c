@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "models/gpu/catalog.h"
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 #include "models/workload/model.h"
 #include "models/workload/perf.h"
 

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "models/run/fail_impl.h"
+#include "models/recovery/fail_impl.h"
 
 #define NONE WK_RUNFAIL_NONE
 
@@ -34,7 +34,7 @@ static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err)
 }
 
 /* Apply a slowdown, outage or soft failure to GPUs [lo, hi). */
-static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi, double clock, WkTime dur,
+static int apply_effect(WkRun *r, WkRunFail *f, WkIncidentKind kind, uint32_t lo, uint32_t hi, double clock, WkTime dur,
                         uint32_t inc, WkError *err)
 {
     WkTime now = wk_engine_now(r->eng);
@@ -44,20 +44,20 @@ static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi,
     for (uint32_t g = lo; g < hi; g++)
         gl[g - lo] = g;
     int rc = 0;
-    r->fl.incidents[inc].clock = clock;
+    f->incidents[inc].clock = clock;
     if (kind == WK_INC_DOWN) {
-        rc = wk_runfail_down_gpus(r, gl, hi - lo, inc, WK_DETECT_HEALTH_CHECK, err);
+        rc = wk_runfail_down_gpus(r, f, gl, hi - lo, inc, WK_DETECT_HEALTH_CHECK, err);
         if (rc == 0)
             rc = wk_engine_post_e(r->eng, now + dur, WK_EV_REPAIR, inc, 0, 0, 0, err);
     } else if (kind == WK_INC_SOFT) {
-        rc = wk_runfail_hit_soft(r, gl, hi - lo, inc, WK_DETECT_TIMEOUT, err);
-        r->fl.incidents[inc].end_ns = now;
+        rc = wk_runfail_hit_soft(r, f, gl, hi - lo, inc, WK_DETECT_TIMEOUT, err);
+        f->incidents[inc].end_ns = now;
     } else {
         wk_runfail_account_now(r);
         for (uint32_t g = lo; g < hi; g++)
             if (r->cluster.health[g] != WK_GPU_DOWN) {
                 wk_runfail_set_health(r, g, WK_GPU_THROTTLED, (float)clock);
-                r->fl.incidents[inc].gpus_lost++;
+                f->incidents[inc].gpus_lost++;
             }
         rc = rerate_range(r, lo, hi, err);
         if (rc == 0)
@@ -70,8 +70,9 @@ static int apply_effect(WkRun *r, WkIncidentKind kind, uint32_t lo, uint32_t hi,
 /* A throttle is over: its GPUs back to full clock. */
 int wk_runfail_on_effect_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
-    WkIncidentRow *row = &r->fl.incidents[ev->target];
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
+    WkIncidentRow *row = &f->incidents[ev->target];
     row->end_ns = wk_engine_now(e);
     uint32_t lo, hi;
     wk_runfail_unit_range(r, (WkScope)row->scope, row->component, &lo, &hi);
@@ -87,9 +88,10 @@ int wk_runfail_on_effect_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError 
 /* A random process fires on a unit: draw the next event, apply the effect. */
 int wk_runfail_on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     const WkFailProcess *p = &r->fail.procs[ev->target];
-    WkRng *g = r->fl.proc_rng[ev->target];
+    WkRng *g = f->proc_rng[ev->target];
     WkTime now = wk_engine_now(e);
     uint64_t nu = wk_runfail_units(r, p->scope);
     uint64_t unit = ev->payload;
@@ -106,39 +108,41 @@ int wk_runfail_on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if (prc < 0)
         return prc;
     uint32_t inc;
-    prc = wk_runfail_new_incident(r, WK_FC_N, (uint8_t)p->kind, (uint8_t)p->scope, (uint32_t)unit, now, &inc, err);
+    prc = wk_runfail_new_incident(f, WK_FC_N, (uint8_t)p->kind, (uint8_t)p->scope, (uint32_t)unit, now, &inc, err);
     if (prc < 0)
         return prc;
     uint32_t lo, hi;
     wk_runfail_unit_range(r, p->scope, (uint32_t)unit, &lo, &hi);
-    return apply_effect(r, p->kind, lo, hi, p->clock, dur, inc, err);
+    return apply_effect(r, f, p->kind, lo, hi, p->clock, dur, inc, err);
 }
 
 /* A scripted incident fires. */
 int wk_runfail_on_script(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     const WkScripted *s = &r->fail.scripted[ev->target];
     uint32_t inc;
-    int rc = wk_runfail_new_incident(r, WK_FC_N, (uint8_t)s->kind, (uint8_t)s->scope, s->index, wk_engine_now(e), &inc, err);
+    int rc = wk_runfail_new_incident(f, WK_FC_N, (uint8_t)s->kind, (uint8_t)s->scope, s->index, wk_engine_now(e), &inc, err);
     if (rc < 0)
         return rc;
     uint32_t lo, hi;
     wk_runfail_unit_range(r, s->scope, s->index, &lo, &hi);
     if (s->gpus && hi - lo > s->gpus)
         hi = lo + s->gpus;
-    return apply_effect(r, s->kind, lo, hi, s->clock, s->duration, inc, err);
+    return apply_effect(r, f, s->kind, lo, hi, s->clock, s->duration, inc, err);
 }
 
 /* The hourly time-of-day clock factor; every running job re-rated. */
 int wk_runfail_on_diurnal(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     (void)ev;
     WkTime now = wk_engine_now(e);
     double day = wk_time_to_s(now % WK_NS_PER_DAY) / 86400.0;
     /* clock loss peaks at mid-day: 1 - A (1 - cos 2 pi t) / 2 */
-    r->fl.diurnal = 1 - r->fail.diurnal_amplitude * (1 - cos(6.283185307179586 * day)) / 2;
+    r->diurnal = 1 - r->fail.diurnal_amplitude * (1 - cos(6.283185307179586 * day)) / 2;
     int rc = rerate_range(r, 0, r->cluster.gpus, err);
     if (rc == 0)
         rc = wk_engine_post_e(e, now + WK_NS_PER_H, WK_EV_DIURNAL, 0, 0, 0, 0, err);

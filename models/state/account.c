@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* account.c — GPU-time and energy integrals, the cluster time series and
  * the allocation record of a run (see account.h). */
-#include "models/run/account.h"
+#include "models/state/account.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* eval.c — a job on a placement without a run (see eval.h): environment,
  * rings, and a one-job evaluation on its own flow network. */
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* budget.c — enforcing the facility's power budget in a run (see budget.h;
  * the model in docs/models.md, "Facility power budget"). */
-#include "models/run/run_impl.h"
+#include "models/energy/energy_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,11 +10,10 @@
  * every GPU's idle draw, plus each busy GPU's dynamic draw at its cap clock
  * clamped by f (throttles only lower it) and, with `chosen`, by the clock
  * the scheduler chose for its job, plus the network, times PUE. */
-static double bound_at(const WkRun *r, const uint32_t *busy, double f, int chosen)
+static double bound_at(const WkRun *r, const WkRunBudget *b, const uint32_t *busy, double f, int chosen)
 {
     const WkCluster *c = &r->cluster;
-    const WkRunBudget *b = &r->bud;
-    double w = r->bud.idle_w + r->bud.net_w;
+    double w = b->idle_w + b->net_w;
     chosen = chosen && b->nck;
     for (uint32_t k = 0; k < c->ngroups; k++) {
         const WkNodeGroup *g = &c->groups[k];
@@ -35,29 +34,28 @@ static double bound_at(const WkRun *r, const uint32_t *busy, double f, int chose
 }
 
 /* The bound the run enforces: chosen clocks included. */
-static double bound_w(const WkRun *r, const uint32_t *busy, double f) { return bound_at(r, busy, f, 1); }
+static double bound_w(const WkRun *r, const WkRunBudget *b, const uint32_t *busy, double f) { return bound_at(r, b, busy, f, 1); }
 
 /* The largest site clock in [0, 1] whose bound fits the limit (0 when even
  * the floors do not). */
-static double fit_clock(const WkRun *r, const uint32_t *busy)
+static double fit_clock(const WkRun *r, const WkRunBudget *b, const uint32_t *busy)
 {
-    double lim = r->bud.limit_w;
-    if (bound_w(r, busy, 1.0) <= lim)
+    double lim = b->limit_w;
+    if (bound_w(r, b, busy, 1.0) <= lim)
         return 1.0;
-    double a = 0, b = 1;
-    while (b - a > 1e-9) {
-        double m = 0.5 * (a + b);
-        if (bound_w(r, busy, m) <= lim)
-            a = m;
+    double lo = 0, hi = 1;
+    while (hi - lo > 1e-9) {
+        double m = 0.5 * (lo + hi);
+        if (bound_w(r, b, busy, m) <= lim)
+            lo = m;
         else
-            b = m;
+            hi = m;
     }
-    return a;
+    return lo;
 }
 
-int wk_budget_init(WkRun *r, WkError *err)
+int wk_budget_init(WkRun *r, WkRunBudget *b, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
     const WkCluster *c = &r->cluster;
     b->limit_w = INFINITY;
     b->capped_since = -1;
@@ -80,7 +78,7 @@ int wk_budget_init(WkRun *r, WkError *err)
     int rc = 0;
     for (size_t i = 0; i < r->fac.nbudget && rc == 0; i++) {
         const WkBudgetStep *s = &r->fac.budget[i];
-        double idle = bound_w(r, none, 1.0), floor = bound_w(r, all, 0.0);
+        double idle = bound_w(r, b, none, 1.0), floor = bound_w(r, b, all, 0.0);
         if (s->w < idle)
             rc = wk_node_error(s->where, WK_E_RANGE, err,
                                "a budget of %.4g MW is below the idle cluster's %.4g MW (PUE and network included)",
@@ -103,9 +101,8 @@ static void count(const WkRun *r, uint32_t *busy, const uint32_t *gpus, uint32_t
         busy[c->node_group[c->gpu_node[gpus[i]]]] += (uint32_t)sign;
 }
 
-int wk_budget_admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
+int wk_budget_admit(WkRun *r, WkRunBudget *b, uint32_t job, const uint32_t *gpus, uint32_t n)
 {
-    WkRunBudget *b = &r->bud;
     if (!b->busy)
         return 0;
     const WkCluster *c = &r->cluster;
@@ -117,10 +114,10 @@ int wk_budget_admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
             const WkNodeGroup *g = wk_cluster_group_of(c, gpus[i]);
             dyn += (g->sku->tdp_w - g->sku->idle_w) * wk_budget_gpu_frac(g, 1.0, jc);
         }
-        w = bound_w(r, b->busy, 1.0) + dyn * c->power.busy_activity * c->power.pue;
+        w = bound_w(r, b, b->busy, 1.0) + dyn * c->power.busy_activity * c->power.pue;
     } else {
         count(r, b->busy, gpus, n, +1);
-        w = bound_w(r, b->busy, hold ? 1.0 : 0.0);
+        w = bound_w(r, b, b->busy, hold ? 1.0 : 0.0);
         count(r, b->busy, gpus, n, -1);
     }
     int fits = w <= b->limit_w;
@@ -129,23 +126,22 @@ int wk_budget_admit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n)
     return fits ? 0 : WK_E_NOROOM;
 }
 
-void wk_budget_hold(WkRun *r, const uint32_t *gpus, uint32_t n, int held)
+void wk_budget_hold(WkRun *r, WkRunBudget *b, const uint32_t *gpus, uint32_t n, int held)
 {
-    if (r->bud.busy)
-        count(r, r->bud.busy, gpus, n, held ? +1 : -1);
+    if (b->busy)
+        count(r, b->busy, gpus, n, held ? +1 : -1);
 }
 
-double wk_budget_headroom_w(const WkRun *r)
+double wk_budget_headroom_w(const WkRun *r, const WkRunBudget *b)
 {
-    if (!r->bud.busy)
+    if (!b->busy)
         return INFINITY;
-    return r->bud.limit_w - bound_at(r, r->bud.busy, 1.0, 0);
+    return b->limit_w - bound_at(r, b, b->busy, 1.0, 0);
 }
 
 /* Append (or rewrite, at the same instant) the facility row of now. */
-static int facility_row(WkRun *r, WkTime now, WkError *err)
+static int facility_row(WkRun *r, WkRunBudget *b, WkTime now, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
     if (b->nrows && b->rows[b->nrows - 1].time_ns == now)
         b->nrows--;
     if (b->nrows == WK_RUN_MAX_FACILITY_ROWS)
@@ -171,17 +167,16 @@ static int facility_row(WkRun *r, WkTime now, WkError *err)
     return 0;
 }
 
-int wk_budget_sample(WkRun *r, WkTime now, WkError *err)
+int wk_budget_sample(WkRun *r, WkRunBudget *b, WkTime now, WkError *err)
 {
-    return r->fac.nbudget || r->fac.ntariff ? facility_row(r, now, err) : 0;
+    return r->fac.nbudget || r->fac.ntariff ? facility_row(r, b, now, err) : 0;
 }
 
 /* The site clock becomes f: integrate up to now at the old draw, recompute
  * every GPU's draw, re-rate every running job. */
-static int set_clock(WkRun *r, double f, WkTime now, WkError *err)
+static int set_clock(WkRun *r, WkRunBudget *b, double f, WkTime now, WkError *err)
 {
     WkCluster *c = &r->cluster;
-    WkRunBudget *b = &r->bud;
     wk_run_account_to(r, now);
     if (f < 1 && b->capped_since < 0)
         b->capped_since = now;
@@ -204,26 +199,25 @@ static int set_clock(WkRun *r, double f, WkTime now, WkError *err)
     return rc;
 }
 
-int wk_budget_enforce(WkRun *r, WkError *err)
+int wk_budget_enforce(WkRun *r, WkRunBudget *b, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
     if (!b->busy)
         return 0;
     WkTime now = wk_engine_now(r->eng);
-    double f = fit_clock(r, b->busy);
+    double f = fit_clock(r, b, b->busy);
     int rc = 0;
     if (f != r->cluster.site_clock)
-        rc = set_clock(r, f, now, err);
-    return rc < 0 ? rc : facility_row(r, now, err);
+        rc = set_clock(r, b, f, now, err);
+    return rc < 0 ? rc : facility_row(r, b, now, err);
 }
 
 static int on_step(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
-    WkRunBudget *b = &r->bud;
+    WkRunBudget *b = ctx;
+    WkRun *r = b->r;
     b->step = ev->target;
     b->limit_w = r->fac.budget[b->step].w;
-    int rc = wk_budget_enforce(r, err);
+    int rc = wk_budget_enforce(r, b, err);
     if (rc == 0 && b->step + 1 < r->fac.nbudget)
         rc = wk_engine_post_e(e, r->fac.budget[b->step + 1].at, WK_EV_BUDGET, (uint32_t)b->step + 1, 0, 0, b->tok, err);
     if (rc == 0) /* a higher budget may let held jobs start */
@@ -231,10 +225,9 @@ static int on_step(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     return rc;
 }
 
-int wk_budget_start(WkRun *r, WkError *err)
+int wk_budget_start(WkRun *r, WkRunBudget *b, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
-    int rc = wk_engine_on(r->eng, WK_EV_BUDGET, on_step, r, err);
+    int rc = wk_engine_on(r->eng, WK_EV_BUDGET, on_step, b, err);
     if (rc < 0 || !b->busy || r->fac.nbudget < 2)
         return rc;
     if ((rc = wk_engine_token_new(r->eng, &b->tok, err)) < 0)
@@ -242,9 +235,8 @@ int wk_budget_start(WkRun *r, WkError *err)
     return wk_engine_post_e(r->eng, r->fac.budget[1].at, WK_EV_BUDGET, 1, 0, 0, b->tok, err);
 }
 
-void wk_budget_finish(WkRun *r, WkTime end)
+void wk_budget_finish(WkRunBudget *b, WkTime end)
 {
-    WkRunBudget *b = &r->bud;
     if (b->capped_since >= 0 && end > b->capped_since)
         b->capped_s += wk_time_to_s(end - b->capped_since);
     b->capped_since = -1;
@@ -254,5 +246,4 @@ void wk_budget_fini(WkRunBudget *b)
 {
     free(b->busy);
     free(b->rows);
-    wk_budget_clock_fini(b);
 }

@@ -7,7 +7,7 @@
  * read the free-GPU pool; the policy then calls wk_sched_start. */
 #include <stdlib.h>
 
-#include "models/run/pool.h"
+#include "models/state/pool.h"
 
 static int ok(const WkPool *pl, uint32_t g, int (*allowed)(uint32_t, void *), void *user)
 {

@@ -5,7 +5,7 @@
  * failure rolls back to, and the restore time a restart pays. */
 #include <math.h>
 
-#include "models/run/fail_impl.h"
+#include "models/recovery/fail_impl.h"
 
 /* Bytes of a job's checkpoint: its model's parameters x bytes per
  * parameter, or the plain-job size. */
@@ -17,10 +17,10 @@ static double ckpt_bytes(const WkRun *r, uint32_t job)
 
 /* Stall of a checkpoint now (writers share the storage), and when it is
  * complete (async keeps writing after the snapshot). */
-static void ckpt_cost(const WkRun *r, uint32_t job, double *stall, double *complete)
+static void ckpt_cost(const WkRun *r, const WkRunFail *f, uint32_t job, double *stall, double *complete)
 {
     double size = ckpt_bytes(r, job);
-    double share = r->fail.storage_bw / (r->fl.ckpt_active + 1);
+    double share = r->fail.storage_bw / (f->ckpt_active + 1);
     double snap = size / ((double)r->wl.jobs[job].gpus * r->fail.host_bw);
     switch (r->fail.mode) {
     case WK_CKPT_ASYNC: *stall = snap; *complete = snap + size / share; break;
@@ -67,39 +67,41 @@ static double job_tau_s(const WkRun *r, uint32_t job)
     }
 }
 
-int wk_runfail_job_started(WkRun *r, uint32_t job, WkError *err)
+int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
+    WkFailJob *fj = &f->job[job];
     WkTime now = wk_engine_now(r->eng);
-    if (rt->incident) {
-        WkIncidentRow *row = &r->fl.incidents[rt->incident - 1];
-        double rec = wk_time_to_s(rt->seg_start - rt->fail_t);
-        row->wait_s = wk_time_to_s(now - rt->detect_t);
+    if (fj->incident) {
+        WkIncidentRow *row = &f->incidents[fj->incident - 1];
+        double rec = wk_time_to_s(rt->seg_start - fj->fail_t);
+        row->wait_s = wk_time_to_s(now - fj->detect_t);
         row->restart_s = wk_time_to_s(rt->seg_start - now);
         if (isnan(row->recovery_s) || rec > row->recovery_s)
             row->recovery_s = rec;
-        rt->incident = 0;
+        fj->incident = 0;
     }
     if (!r->fail.enabled || r->fail.interval_rule == WK_CKPT_NONE)
         return 0;
-    if (rt->tau_s == 0)
-        rt->tau_s = job_tau_s(r, job);
-    if (!(rt->tau_s > 0))
+    if (fj->tau_s == 0)
+        fj->tau_s = job_tau_s(r, job);
+    if (!(fj->tau_s > 0))
         return 0;
-    if (!rt->ckpt_tok && wk_engine_token_new(r->eng, &rt->ckpt_tok, err) < 0)
+    if (!fj->ckpt_tok && wk_engine_token_new(r->eng, &fj->ckpt_tok, err) < 0)
         return WK_E_NOMEM;
-    return wk_engine_post_e(r->eng, rt->seg_start + wk_time_from_s(rt->tau_s), WK_EV_CKPT, job, 0, 0, rt->ckpt_tok, err);
+    return wk_engine_post_e(r->eng, rt->seg_start + wk_time_from_s(fj->tau_s), WK_EV_CKPT, job, 0, 0, fj->ckpt_tok, err);
 }
 
-void wk_runfail_job_stopped(WkRun *r, uint32_t job)
+void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job)
 {
     WkJobRt *rt = &r->rt[job];
-    if (rt->ckpt_tok && !rt->hung)
-        wk_engine_cancel(r->eng, rt->ckpt_tok);
-    if (rt->in_ckpt) {
-        rt->in_ckpt = 0;
-        if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
-            r->fl.ckpt_active--;
+    WkFailJob *fj = &f->job[job];
+    if (fj->ckpt_tok && !rt->hung)
+        wk_engine_cancel(r->eng, fj->ckpt_tok);
+    if (fj->in_ckpt) {
+        fj->in_ckpt = 0;
+        if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
+            f->ckpt_active--;
     }
 }
 
@@ -107,39 +109,43 @@ void wk_runfail_job_stopped(WkRun *r, uint32_t job)
  * its completion. */
 int wk_runfail_on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     uint32_t job = ev->target;
     WkJobRt *rt = &r->rt[job];
+    WkFailJob *fj = &f->job[job];
     WkTime now = wk_engine_now(e);
     wk_progress_settle(r, job, now);
-    rt->snap_done = rt->done;
-    rt->snap_left = rt->left_ns;
-    rt->snap_prog_s = rt->prog_s;
+    fj->snap_done = rt->done;
+    fj->snap_left = rt->left_ns;
+    fj->snap_prog_s = rt->prog_s;
     double stall, complete;
-    ckpt_cost(r, job, &stall, &complete);
-    rt->in_ckpt = 1;
+    ckpt_cost(r, f, job, &stall, &complete);
+    fj->in_ckpt = 1;
     if (r->fail.mode != WK_CKPT_MEMORY)
-        r->fl.ckpt_active++;
+        f->ckpt_active++;
     rt->seg_start = now + wk_time_from_s(stall); /* no progress while writing */
     int rc = wk_progress_refresh(r, job, 0, err);
     if (rc < 0)
         return rc;
-    return wk_engine_post_e(e, now + wk_time_from_s(complete), WK_EV_CKPT_DONE, job, 0, 0, rt->ckpt_tok, err);
+    return wk_engine_post_e(e, now + wk_time_from_s(complete), WK_EV_CKPT_DONE, job, 0, 0, fj->ckpt_tok, err);
 }
 
 /* A checkpoint is complete: the snapshot becomes what a failure rolls back
  * to; the next one is due an interval after progress resumed. */
 int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     WkJobRt *rt = &r->rt[ev->target];
+    WkFailJob *fj = &f->job[ev->target];
     WkTime now = wk_engine_now(e);
-    rt->in_ckpt = 0;
-    if (r->fail.mode != WK_CKPT_MEMORY && r->fl.ckpt_active)
-        r->fl.ckpt_active--;
-    rt->ckpt_done = rt->snap_done;
-    rt->ckpt_left = rt->snap_left;
-    rt->ckpt_prog_s = rt->snap_prog_s;
+    fj->in_ckpt = 0;
+    if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
+        f->ckpt_active--;
+    fj->ckpt_done = fj->snap_done;
+    fj->ckpt_left = fj->snap_left;
+    fj->ckpt_prog_s = fj->snap_prog_s;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;
-    return wk_engine_post_e(e, from + wk_time_from_s(rt->tau_s), WK_EV_CKPT, ev->target, 0, 0, rt->ckpt_tok, err);
+    return wk_engine_post_e(e, from + wk_time_from_s(fj->tau_s), WK_EV_CKPT, ev->target, 0, 0, fj->ckpt_tok, err);
 }

@@ -7,15 +7,14 @@
  * energy they saved for the same work and the GPU-time they cost (see
  * budget.h; the model in docs/models.md, "Per-job clocks chosen by the
  * scheduler", the metrics in docs/metrics.md). */
-#include "models/run/run_impl.h"
+#include "models/energy/energy_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 /* Allocate the per-job clock state on the first chosen clock. */
-static int ensure(WkRun *r, WkError *err)
+static int ensure(WkRun *r, WkRunBudget *b, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
     if (b->job_clock)
         return 0;
     size_t nj = r->wl.n ? r->wl.n : 1;
@@ -35,14 +34,13 @@ static int ensure(WkRun *r, WkError *err)
     return 0;
 }
 
-static void update_flag(WkRun *r)
+static void update_flag(WkRun *r, WkRunBudget *b)
 {
-    r->cluster.site_capped = r->cluster.site_clock < 1 || r->bud.nck;
+    r->cluster.site_capped = r->cluster.site_clock < 1 || b->nck;
 }
 
-int wk_budget_clock_on(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+int wk_budget_clock_on(WkRun *r, WkRunBudget *b, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
-    WkRunBudget *b = &r->bud;
     const WkCluster *c = &r->cluster;
     if (!b->job_clock || !(b->job_clock[job] < 1))
         return 0;
@@ -70,13 +68,12 @@ int wk_budget_clock_on(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
         b->gpu_clock[gpus[i]] = e->clock;
     }
     b->nck++;
-    update_flag(r);
+    update_flag(r, b);
     return 0;
 }
 
-void wk_budget_clock_off(WkRun *r, uint32_t job)
+void wk_budget_clock_off(WkRun *r, WkRunBudget *b, uint32_t job)
 {
-    WkRunBudget *b = &r->bud;
     if (!b->job_clock)
         return;
     b->rate[job].on = 0;
@@ -94,10 +91,10 @@ void wk_budget_clock_off(WkRun *r, uint32_t job)
     b->ck[i] = b->ck[b->nck - 1];
     b->ck[b->nck - 1] = gone;
     b->nck--;
-    update_flag(r);
+    update_flag(r, b);
 }
 
-int wk_budget_set_job_clock(WkRun *r, uint32_t job, double f, WkError *err)
+int wk_budget_set_job_clock(WkRun *r, WkRunBudget *b, uint32_t job, double f, WkError *err)
 {
     const char *name = r->si.ops ? r->si.ops->name : "scheduler";
     if (!(f > 0 && f <= 1))
@@ -106,8 +103,7 @@ int wk_budget_set_job_clock(WkRun *r, uint32_t job, double f, WkError *err)
     if (job >= r->wl.n || (r->rt[job].state != WK_JOB_QUEUED && r->rt[job].state != WK_JOB_RUNNING))
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
                             "scheduler %s: clock for job %u, which neither waits nor runs", name, job);
-    int rc = ensure(r, err);
-    WkRunBudget *b = &r->bud;
+    int rc = ensure(r, b, err);
     if (rc < 0 || b->job_clock[job] == f)
         return rc;
     WkJobRt *rt = &r->rt[job];
@@ -121,15 +117,15 @@ int wk_budget_set_job_clock(WkRun *r, uint32_t job, double f, WkError *err)
     uint32_t n = r->wl.jobs[job].gpus;
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w -= wk_account_gpu_draw(&r->cluster, rt->gpus[i], 1);
-    wk_budget_clock_off(r, job);
+    wk_budget_clock_off(r, b, job);
     b->job_clock[job] = f;
-    if ((rc = wk_budget_clock_on(r, job, rt->gpus, n, err)) < 0)
+    if ((rc = wk_budget_clock_on(r, b, job, rt->gpus, n, err)) < 0)
         return rc;
     for (uint32_t i = 0; i < n; i++)
         r->acct.gpu_power_w += wk_account_gpu_draw(&r->cluster, rt->gpus[i], 1);
     if (!rt->hung && !rt->waiting)
         rc = wk_progress_refresh(r, job, 1, err);
-    return rc < 0 ? rc : wk_budget_enforce(r, err);
+    return rc < 0 ? rc : wk_budget_enforce(r, b, err);
 }
 
 /* Clock factor of a busy GPU of group g at clock f without the site clock. */
@@ -154,9 +150,8 @@ static double job_clamp(const WkRun *r, uint32_t job, double f)
     return lo;
 }
 
-void wk_budget_clock_rate(WkRun *r, uint32_t job)
+void wk_budget_clock_rate(WkRun *r, WkRunBudget *b, uint32_t job)
 {
-    WkRunBudget *b = &r->bud;
     if (!b->job_clock)
         return;
     WkClockRate *q = &b->rate[job];
@@ -198,9 +193,8 @@ void wk_budget_clock_rate(WkRun *r, uint32_t job)
     q->on = q->ever = 1;
 }
 
-void wk_budget_clock_settle(WkRun *r, uint32_t job, WkTime t0, WkTime t1)
+void wk_budget_clock_settle(WkRun *r, WkRunBudget *b, uint32_t job, WkTime t0, WkTime t1)
 {
-    WkRunBudget *b = &r->bud;
     const WkClockRate *q = &b->rate[job];
     if (!q->on || t1 <= t0)
         return;

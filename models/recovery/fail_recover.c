@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/run/fail_impl.h"
+#include "models/recovery/fail_impl.h"
 
 #define NONE WK_RUNFAIL_NONE
 
@@ -144,7 +144,7 @@ uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, ui
 
 int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
-    int rc = wk_lifecycle_requeue(r, job, err);
+    int rc = wk_run_request_requeue(r, job, err);
     if (rc < 0)
         return rc;
     r->rt[job].hung = 0;
@@ -155,7 +155,7 @@ int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uin
 /* Elastic shrink: restart at once on the surviving GPUs with as many whole
  * DP replicas as still fit the batch and memory. Returns 0 when restarted,
  * 1 when it could not shrink. */
-static int try_shrink(WkRun *r, uint32_t job, WkError *err)
+static int try_shrink(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
@@ -171,10 +171,10 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
     uint32_t pick = wk_runfail_elastic_fit(r, job, surv, k < n ? k : n - 1, 0);
     int rc = 1;
     if (pick) {
-        r->fl.shrinks++;
+        f->shrinks++;
         rc = wk_runfail_elastic_restart(r, job, surv, pick, err);
         if (rc == 0)
-            rc = wk_runfail_note_shrunk(r, job, err);
+            rc = wk_runfail_note_shrunk(r, f, job, err);
     }
     free(surv);
     return rc;
@@ -183,7 +183,7 @@ static int try_shrink(WkRun *r, uint32_t job, WkError *err)
 /* Restart a hung job on the GPUs it holds once none of them is down. After
  * a software failure its ring flows are still on the fabric: they leave
  * (and the others re-share) before the restart adds them afresh. */
-static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
+static int restart_in_place(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
@@ -197,21 +197,21 @@ static int restart_in_place(WkRun *r, uint32_t job, WkError *err)
     rt->seg_start = now + rt->pending_cost;
     rt->pending_cost = 0;
     int rc = wk_progress_start(r, job, err);
-    return rc < 0 ? rc : wk_runfail_job_started(r, job, err);
+    return rc < 0 ? rc : wk_runfail_job_started(r, f, job, err);
 }
 
 /* Recovery `wait`: keep the GPUs, drop the traffic and wait on the
  * waitlist for the repair. */
-static int wait_for_repair(WkRun *r, uint32_t job, WkError *err)
+static int wait_for_repair(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     int rc = wk_progress_stop(r, job, err);
     if (rc < 0)
         return rc;
     r->rt[job].waiting = 1;
     /* a job waits at most once at a time: room for every job */
-    if (!r->fl.waitlist && !(r->fl.waitlist = malloc(r->wl.n * sizeof *r->fl.waitlist)))
+    if (!f->waitlist && !(f->waitlist = malloc(r->wl.n * sizeof *f->waitlist)))
         return wk_error_nomem(err, "recovery waitlist");
-    r->fl.waitlist[r->fl.nwait++] = job;
+    f->waitlist[f->nwait++] = job;
     return 0;
 }
 
@@ -220,19 +220,21 @@ static int wait_for_repair(WkRun *r, uint32_t job, WkError *err)
  * spares or requeue, by recovery mode. */
 int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
-    WkRun *r = ctx;
+    WkRunFail *f = ctx;
+    WkRun *r = f->r;
     uint32_t job = ev->target, inc = ev->payload;
     WkJobRt *rt = &r->rt[job];
+    WkFailJob *fj = &f->job[job];
     WkTime now = wk_engine_now(e);
-    WkIncidentRow *row = &r->fl.incidents[inc];
-    double det = wk_time_to_s(now - rt->fail_t);
+    WkIncidentRow *row = &f->incidents[inc];
+    double det = wk_time_to_s(now - fj->fail_t);
     if (isnan(row->detect_s) || det > row->detect_s)
         row->detect_s = det;
-    rt->detect_t = now;
-    rt->interruptions++;
-    r->fl.interruptions++;
+    fj->detect_t = now;
+    fj->interruptions++;
+    f->interruptions++;
     rt->pending_cost = r->fail.launch + wk_time_from_s(wk_runfail_restore_s(r, job));
-    int rc = try_shrink(r, job, err);
+    int rc = try_shrink(r, f, job, err);
     if (rc <= 0)
         return rc;
     if (r->fail.recovery == WK_RECOVER_WAIT) {
@@ -240,10 +242,10 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
         for (uint32_t i = 0; i < r->wl.jobs[job].gpus; i++)
             any_down |= r->cluster.health[rt->gpus[i]] == WK_GPU_DOWN;
         if (!any_down) /* a software failure: restart where it is */
-            return restart_in_place(r, job, err);
-        return wait_for_repair(r, job, err);
+            return restart_in_place(r, f, job, err);
+        return wait_for_repair(r, f, job, err);
     }
-    if ((rc = wk_lifecycle_requeue(r, job, err)) < 0)
+    if ((rc = wk_run_request_requeue(r, job, err)) < 0)
         return rc;
     rt->hung = 0;
     if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, job, err)) <= 0)
@@ -252,11 +254,11 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
 }
 
 /* After a repair: restart the waiting jobs whose GPUs are all up again. */
-int wk_runfail_wake_waiting(WkRun *r, WkError *err)
+int wk_runfail_wake_waiting(WkRun *r, WkRunFail *f, WkError *err)
 {
     int rc = 0;
-    for (size_t i = 0; i < r->fl.nwait && rc == 0;) {
-        uint32_t job = r->fl.waitlist[i];
+    for (size_t i = 0; i < f->nwait && rc == 0;) {
+        uint32_t job = f->waitlist[i];
         int down = 0;
         for (uint32_t k = 0; k < r->wl.jobs[job].gpus && !down; k++)
             down = r->cluster.health[r->rt[job].gpus[k]] == WK_GPU_DOWN;
@@ -264,8 +266,19 @@ int wk_runfail_wake_waiting(WkRun *r, WkError *err)
             i++;
             continue;
         }
-        r->fl.waitlist[i] = r->fl.waitlist[--r->fl.nwait];
-        rc = restart_in_place(r, job, err);
+        f->waitlist[i] = f->waitlist[--f->nwait];
+        rc = restart_in_place(r, f, job, err);
     }
     return rc;
+}
+
+int wk_runfail_note_shrunk(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
+{
+    if (f->job[job].on_shrunk)
+        return 0;
+    if (!f->shrunk && !(f->shrunk = malloc(r->wl.n * sizeof *f->shrunk)))
+        return wk_error_nomem(err, "elastic job list");
+    f->shrunk[f->nshrunk++] = job;
+    f->job[job].on_shrunk = 1;
+    return 0;
 }

@@ -49,6 +49,7 @@ typedef struct WkClockRate {
 } WkClockRate;
 
 typedef struct WkRunBudget {
+    struct WkRun *r;       /* the run it belongs to (borrowed) */
     double limit_w;        /* facility W allowed now; INFINITY without a budget */
     size_t step;           /* the budget step in force */
     uint32_t *busy;        /* [groups] GPUs held by jobs */
@@ -99,15 +100,44 @@ static inline double wk_budget_gpu_frac(const WkNodeGroup *g, double f, double c
  * clock (the operator model for model jobs, compute_share for plain ones),
  * and the lowest clock it may run at. A waiting job is taken on the
  * cluster's first GPUs. */
-int wk_budget_set_job_clock(struct WkRun *r, uint32_t job, double f, WkError *err);
-int wk_budget_clock_on(struct WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
-void wk_budget_clock_off(struct WkRun *r, uint32_t job);
-void wk_budget_clock_rate(struct WkRun *r, uint32_t job);
-void wk_budget_clock_settle(struct WkRun *r, uint32_t job, WkTime t0, WkTime t1);
+/** The facility budget of a run (budget.c). init: at prepare, after the
+ * cluster and `facility:` (every step checked against the idle cluster and,
+ * after the first, the cluster busy at its floor clocks; positioned
+ * errors). start: register and post the budget steps. admit: 0 when job
+ * on gpus[0..n) fits the budget (cap, policy: at floor clocks; hold: at
+ * full clock or the clock its scheduler chose), else WK_E_NOROOM. hold:
+ * count gpus busy (held 1) or free (0). enforce: after any change of
+ * allocation or budget, set the site clock to the largest that fits (with
+ * the clocks schedulers chose), re-rate running jobs if it moved, and write
+ * the facility row of now. headroom: budget minus the draw bound at full
+ * clock, chosen clocks ignored (INFINITY without a budget). sample: the
+ * facility row at a sample. finish: the capped time up to end. */
+int wk_budget_init(struct WkRun *r, WkRunBudget *b, WkError *err);
+int wk_budget_start(struct WkRun *r, WkRunBudget *b, WkError *err);
+int wk_budget_admit(struct WkRun *r, WkRunBudget *b, uint32_t job, const uint32_t *gpus, uint32_t n);
+void wk_budget_hold(struct WkRun *r, WkRunBudget *b, const uint32_t *gpus, uint32_t n, int held);
+int wk_budget_enforce(struct WkRun *r, WkRunBudget *b, WkError *err);
+double wk_budget_headroom_w(const struct WkRun *r, const WkRunBudget *b);
+int wk_budget_sample(struct WkRun *r, WkRunBudget *b, WkTime now, WkError *err);
+void wk_budget_finish(WkRunBudget *b, WkTime end);
+void wk_budget_fini(WkRunBudget *b); /* the budget's tables (not the clocks': wk_budget_clock_fini) */
+
+/** Clocks the scheduler chose per job (budget_clock.c). set_job_clock: job
+ * (waiting or running) runs at clock factor f in (0, 1] (a running one is
+ * settled and re-rated now). clock_on/off: a job with a chosen clock takes
+ * gpus[0..n) / gives them back. clock_rate: its trade-off now (after a
+ * speed change); clock_settle: the trade-off over [t0, t1). power_at_w: its
+ * facility draw at clock f (*idle_w the idle part). time_factor: its run
+ * time at f relative to full clock. clock_floor: the lowest clock its GPUs
+ * allow. fini: free the clock tables. */
+int wk_budget_set_job_clock(struct WkRun *r, WkRunBudget *b, uint32_t job, double f, WkError *err);
+int wk_budget_clock_on(struct WkRun *r, WkRunBudget *b, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+void wk_budget_clock_off(struct WkRun *r, WkRunBudget *b, uint32_t job);
+void wk_budget_clock_rate(struct WkRun *r, WkRunBudget *b, uint32_t job);
+void wk_budget_clock_settle(struct WkRun *r, WkRunBudget *b, uint32_t job, WkTime t0, WkTime t1);
 double wk_budget_job_power_at_w(const struct WkRun *r, uint32_t job, double f, double *idle_w);
 double wk_budget_job_time_factor(struct WkRun *r, uint32_t job, double f);
 double wk_budget_job_clock_floor(const struct WkRun *r, uint32_t job);
-/** Free the per-job clock state. */
 void wk_budget_clock_fini(WkRunBudget *b);
 
 #endif

@@ -28,7 +28,7 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err);
 /** Release the flow network and the tables. */
 void wk_share_fini(WkShare *s);
 
-/** Add the ring flows of job on gpus[0..n) (models/run/eval.h rings), each
+/** Add the ring flows of job on gpus[0..n) (models/state/eval.h rings), each
  * routed around links down where another way exists (up to 16 salted ECMP
  * choices). *flows (malloc'd, caller frees) receives their ids; *path_class
  * the widest path class. Returns 0 or WK_E_NOMEM. */

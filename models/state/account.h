@@ -13,7 +13,7 @@
 
 #include "models/gpu/facility.h"
 #include "models/gpu/power.h"
-#include "models/run/pool.h"
+#include "models/state/pool.h"
 #include "sim/core/time.h"
 
 __extension__ typedef unsigned __int128 wk_u128;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* share.c — the fabric share of a run (see share.h). */
-#include "models/run/share.h"
+#include "models/state/share.h"
 
 #include <stdlib.h>
 
-#include "models/run/eval.h"
+#include "models/state/eval.h"
 
 int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/run/fail_impl.h"
+#include "models/recovery/fail_impl.h"
 
 /* Append free GPUs to list[k..max): the GPUs of wholly free nodes first,
  * then those of partly free ones, each node in GPU order. Returns the new
@@ -52,31 +52,21 @@ static int try_grow(WkRun *r, uint32_t job, WkError *err)
     return rc;
 }
 
-int wk_runfail_note_shrunk(WkRun *r, uint32_t job, WkError *err)
-{
-    if (r->rt[job].on_shrunk)
-        return 0;
-    if (!r->fl.shrunk && !(r->fl.shrunk = malloc(r->wl.n * sizeof *r->fl.shrunk)))
-        return wk_error_nomem(err, "elastic job list");
-    r->fl.shrunk[r->fl.nshrunk++] = job;
-    r->rt[job].on_shrunk = 1;
-    return 0;
-}
 
-int wk_runfail_grow_elastic(WkRun *r, WkError *err)
+int wk_runfail_grow_elastic(WkRun *r, WkRunFail *f, WkError *err)
 {
     /* in list order (the order they shrank); a job leaves the list once it
      * is back at its request or no longer running */
-    for (size_t i = 0; i < r->fl.nshrunk;) {
-        uint32_t job = r->fl.shrunk[i];
+    for (size_t i = 0; i < f->nshrunk;) {
+        uint32_t job = f->shrunk[i];
         int rc = try_grow(r, job, err);
         if (rc < 0)
             return rc;
         const WkJobRt *rt = &r->rt[job];
         if (rt->state != WK_JOB_RUNNING || r->wl.jobs[job].gpus >= rt->gpus_req) {
-            memmove(r->fl.shrunk + i, r->fl.shrunk + i + 1, (r->fl.nshrunk - i - 1) * sizeof *r->fl.shrunk);
-            r->fl.nshrunk--;
-            r->rt[job].on_shrunk = 0;
+            memmove(f->shrunk + i, f->shrunk + i + 1, (f->nshrunk - i - 1) * sizeof *f->shrunk);
+            f->nshrunk--;
+            f->job[job].on_shrunk = 0;
         } else {
             i++;
         }

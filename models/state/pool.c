@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pool.c — the GPU pool of a run (see pool.h): ownership, the free bitmap
  * and its per-node and per-pod counts, spares, and health transitions. */
-#include "models/run/pool.h"
+#include "models/state/pool.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fail_impl.h — what the files of a run's failure model share: run_fail.c
- * (component failures, repairs, set-up), fail_effect.c (processes, scripted
+/* fail_impl.h — what the files of a run's failure model share: fail_hit.c
+ * (component failures, hits, GPUs and links), fail_effect.c (processes, scripted
  * incidents, throttles, the diurnal clock), fail_ckpt.c (checkpoints),
  * fail_recover.c (detection and restart) and fail_grow.c (elastic jobs grow
- * back). Private to those files. */
-#ifndef WK_RUN_FAIL_IMPL_H
-#define WK_RUN_FAIL_IMPL_H
+ * back), recovery.c (set-up, repairs, the subsystem's slots). Private to
+ * models/recovery. */
+#ifndef WK_RECOVERY_FAIL_IMPL_H
+#define WK_RECOVERY_FAIL_IMPL_H
 
-#include "models/run/run_impl.h"
+#include "models/recovery/recovery.h"
 
 /* No job, no incident; as a FAIL or PROC payload: the class's (process's)
  * aggregated Poisson stream rather than one component (unit). */
@@ -22,7 +23,7 @@ uint64_t wk_runfail_units(const WkRun *r, WkScope s);
 
 /** Open an incidents row at time t and set *id to it. WK_E_RANGE past
  * WK_RUN_MAX_INCIDENTS, WK_E_NOMEM; the table is unchanged on failure. */
-int wk_runfail_new_incident(WkRun *r, uint8_t cls, uint8_t kind, uint8_t scope, uint32_t comp, WkTime t,
+int wk_runfail_new_incident(WkRunFail *f, uint8_t cls, uint8_t kind, uint8_t scope, uint32_t comp, WkTime t,
                             uint32_t *id, WkError *err);
 
 /** Integrate accounting (GPU-time, energy) up to now before a health or
@@ -35,11 +36,11 @@ void wk_runfail_set_health(WkRun *r, uint32_t g, WkGpuHealth h, float clock);
 
 /** Take g[0..n) down for incident inc (already down ones are skipped):
  * every job holding one is hit and detects it by path det. */
-int wk_runfail_down_gpus(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
+int wk_runfail_down_gpus(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
 
 /** A software failure on g[0..n): every job holding one is hit (rolled
  * back, hung until detection by path det); no GPU goes down. */
-int wk_runfail_hit_soft(WkRun *r, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
+int wk_runfail_hit_soft(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
 
 /** Restore time of job's checkpoint from storage (or host memory), s. */
 double wk_runfail_restore_s(const WkRun *r, uint32_t job);
@@ -54,7 +55,7 @@ uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, ui
  * restart cost. */
 /** Put an elastic job that just shrank on the list of jobs that may grow
  * back (once). 0 or WK_E_NOMEM. */
-int wk_runfail_note_shrunk(WkRun *r, uint32_t job, WkError *err);
+int wk_runfail_note_shrunk(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
 
 int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
 
@@ -67,9 +68,9 @@ void wk_runfail_spares_refill(WkRun *r, uint32_t node);
 
 /** After a repair: restart in place the waiting jobs (recovery `wait`)
  * none of whose GPUs is down any more. */
-int wk_runfail_wake_waiting(WkRun *r, WkError *err);
+int wk_runfail_wake_waiting(WkRun *r, WkRunFail *f, WkError *err);
 
-/** Event handlers (ctx is the WkRun), registered by wk_runfail_start.
+/** Event handlers (ctx is the WkRunFail), registered by wk_runfail_start.
  * DETECT: recovery of a hit job (fail_recover.c); CKPT, CKPT_DONE: a
  * checkpoint begins, is complete (fail_ckpt.c); EFFECT_END, PROC, SCRIPT,
  * DIURNAL: a throttle ends, a random process or scripted incident fires,
@@ -81,5 +82,31 @@ int wk_runfail_on_effect_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError 
 int wk_runfail_on_proc(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
 int wk_runfail_on_script(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
 int wk_runfail_on_diurnal(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+
+/** Failures of class c: components in the cluster; the next failure of
+ * component comp (renewal) or of any (comp WK_RUNFAIL_NONE: the Poisson
+ * superposition) after from; a component fails (FAIL handler). */
+uint64_t wk_runfail_class_count(const WkRun *r, WkFailClass c);
+int wk_runfail_next_class_event(WkRun *r, WkRunFail *f, WkFailClass c, uint32_t comp, WkTime from, WkError *err);
+int wk_runfail_on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err);
+
+/** g[0..n) come back up (health and power; the caller has accounted). */
+void wk_runfail_up_gpus(WkRun *r, const uint32_t *g, uint32_t n);
+
+/** Take a failure's links out of service (delta +1) or give them back
+ * (-1), then re-route every running job. */
+int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err);
+
+/** A job (re)starts or stops: arm or drop its checkpoint events; a restart
+ * after an incident records the recovery time (fail_ckpt.c). */
+int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
+void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job);
+
+/** Capacity came back (repair or job end): elastic jobs below their request
+ * grow onto free GPUs, before the scheduler sees them (fail_grow.c). */
+int wk_runfail_grow_elastic(WkRun *r, WkRunFail *f, WkError *err);
+
+/** Effective clock factor of a GPU (its clock x the time-of-day factor). */
+double wk_runfail_clock(const WkRun *r, uint32_t gpu);
 
 #endif

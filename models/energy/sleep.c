@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sleep.c — idle nodes power down and wake for the next job (see sleep.h). */
-#include "models/run/run_impl.h"
+#include "models/energy/energy_impl.h"
 
 #include <stdlib.h>
 
@@ -25,7 +25,7 @@ static double node_draw(const WkRun *r, uint32_t node)
 }
 
 /* Put node to sleep (asleep 1) or wake it (0), accounted up to now first. */
-static void set_asleep(WkRun *r, uint32_t node, int asleep, WkTime now)
+static void set_asleep(WkRun *r, WkRunSleep *sl, uint32_t node, int asleep, WkTime now)
 {
     WkCluster *c = &r->cluster;
     wk_run_account_to(r, now);
@@ -34,46 +34,47 @@ static void set_asleep(WkRun *r, uint32_t node, int asleep, WkTime now)
     double after = node_draw(r, node);
     r->acct.gpu_power_w += after - before;
     if (asleep)
-        r->slp.since[node] = now;
+        sl->since[node] = now;
     else /* it slept since `since`, drawing `before` instead of `after` */
-        r->slp.saved_j += (after - before) * c->power.pue * wk_time_to_s(now - r->slp.since[node]);
+        sl->saved_j += (after - before) * c->power.pue * wk_time_to_s(now - sl->since[node]);
 }
 
-static int post_sleep(WkRun *r, uint32_t node, WkTime now, WkError *err)
+static int post_sleep(WkRun *r, WkRunSleep *sl, uint32_t node, WkTime now, WkError *err)
 {
-    return wk_engine_post_e(r->eng, now + r->cluster.power.sleep_after, WK_EV_SLEEP, node, r->slp.gen[node], 0, 0, err);
+    return wk_engine_post_e(r->eng, now + r->cluster.power.sleep_after, WK_EV_SLEEP, node, sl->gen[node], 0, 0, err);
 }
 
 static int on_sleep(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
     (void)err;
-    WkRun *r = ctx;
+    WkRunSleep *sl = ctx;
+    WkRun *r = sl->r;
     uint32_t node = ev->target;
-    if (ev->payload == r->slp.gen[node] && !r->cluster.node_asleep[node] && node_unheld(r, node)) {
+    if (ev->payload == sl->gen[node] && !r->cluster.node_asleep[node] && node_unheld(r, node)) {
         WkTime now = wk_engine_now(e);
-        set_asleep(r, node, 1, now);
+        set_asleep(r, sl, node, 1, now);
         wk_run_resample(r, now);
     }
     return 0;
 }
 
-int wk_sleep_start(WkRun *r, WkError *err)
+int wk_sleep_start(WkRun *r, WkRunSleep *sl, WkError *err)
 {
     WkCluster *c = &r->cluster;
     if (c->power.sleep_after <= 0)
         return 0;
     c->node_asleep = calloc(c->nodes, 1);
-    r->slp.gen = calloc(c->nodes, sizeof *r->slp.gen);
-    r->slp.since = calloc(c->nodes, sizeof *r->slp.since);
-    if (!c->node_asleep || !r->slp.gen || !r->slp.since)
+    sl->gen = calloc(c->nodes, sizeof *sl->gen);
+    sl->since = calloc(c->nodes, sizeof *sl->since);
+    if (!c->node_asleep || !sl->gen || !sl->since)
         return wk_error_nomem(err, "idle power-down");
-    int rc = wk_engine_on(r->eng, WK_EV_SLEEP, on_sleep, r, err);
+    int rc = wk_engine_on(r->eng, WK_EV_SLEEP, on_sleep, sl, err);
     for (uint32_t n = 0; n < c->nodes && rc == 0; n++)
-        rc = post_sleep(r, n, 0, err);
+        rc = post_sleep(r, sl, n, 0, err);
     return rc;
 }
 
-WkTime wk_sleep_wake(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now)
+WkTime wk_sleep_wake(WkRun *r, WkRunSleep *sl, const uint32_t *gpus, uint32_t n, WkTime now)
 {
     WkCluster *c = &r->cluster;
     if (!c->node_asleep)
@@ -81,24 +82,24 @@ WkTime wk_sleep_wake(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now)
     int woke = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t node = c->gpu_node[gpus[i]];
-        r->slp.gen[node]++; /* a pending sleep of this node is void */
+        sl->gen[node]++; /* a pending sleep of this node is void */
         if (c->node_asleep[node]) {
-            set_asleep(r, node, 0, now);
+            set_asleep(r, sl, node, 0, now);
             woke = 1;
         }
     }
     return woke ? c->power.wake_latency : 0;
 }
 
-void wk_sleep_delayed(WkRun *r, WkTime extra)
+void wk_sleep_delayed(WkRunSleep *sl, WkTime extra)
 {
     if (extra > 0) {
-        r->slp.delays++;
-        r->slp.delay_s += wk_time_to_s(extra);
+        sl->delays++;
+        sl->delay_s += wk_time_to_s(extra);
     }
 }
 
-int wk_sleep_released(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err)
+int wk_sleep_released(WkRun *r, WkRunSleep *sl, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err)
 {
     const WkCluster *c = &r->cluster;
     if (!c->node_asleep)
@@ -108,13 +109,13 @@ int wk_sleep_released(WkRun *r, const uint32_t *gpus, uint32_t n, WkTime now, Wk
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         uint32_t node = c->gpu_node[gpus[i]];
         if (node != last && node_unheld(r, node))
-            rc = post_sleep(r, node, now, err);
+            rc = post_sleep(r, sl, node, now, err);
         last = node;
     }
     return rc;
 }
 
-void wk_sleep_finish(WkRun *r, WkTime end)
+void wk_sleep_finish(WkRun *r, WkRunSleep *sl, WkTime end)
 {
     WkCluster *c = &r->cluster;
     for (uint32_t n = 0; c->node_asleep && n < c->nodes; n++)
@@ -123,7 +124,7 @@ void wk_sleep_finish(WkRun *r, WkTime end)
             c->node_asleep[n] = 0;
             double awake = node_draw(r, n);
             c->node_asleep[n] = 1;
-            r->slp.saved_j += (awake - asleep) * c->power.pue * wk_time_to_s(end - r->slp.since[n]);
+            sl->saved_j += (awake - asleep) * c->power.pue * wk_time_to_s(end - sl->since[n]);
         }
 }
 

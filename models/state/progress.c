@@ -5,11 +5,18 @@
  * rail across its NVLink domains; the flow network shares links max-min
  * fairly; whenever the shares change, the affected jobs settle their
  * progress and re-post their end (DESIGN.md, "Modelling resolution"). */
-#include "models/run/run_impl.h"
+#include "models/state/state.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The job's speed was set: the subsystems with a `rated` slot hear of it. */
+static void rated(WkRun *r, uint32_t job)
+{
+    for (size_t k = 0; r->on_rated[k]; k++)
+        r->on_rated[k]->rated(r, r->rated_st[k], job);
+}
 
 static double link_bw(const WkRun *r) { return wk_eval_link_bw(&r->cluster); }
 
@@ -105,7 +112,7 @@ int wk_progress_check(WkRun *r, WkError *err)
 /* Environment from the actual placement, at the GPUs' clocks now. */
 static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, WkPerfEnv *env)
 {
-    wk_eval_env(&r->cluster, m, gpus, n, r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, env);
+    wk_eval_env(&r->cluster, m, gpus, n, r->diurnal > 0 ? r->diurnal : 1.0, env);
 }
 
 /* The job's ring flows on the fabric share; sets its widest path class. */
@@ -134,9 +141,9 @@ static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
     int capped = c->capped | c->site_capped;
-    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->fl.diurnal > 0 && r->fl.diurnal != 1.0) && !capped)
+    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->diurnal > 0 && r->diurnal != 1.0) && !capped)
         return 1.0; /* one SKU, every clock nominal */
-    double ref = c->groups[0].sku->bf16_flops, factor = r->fl.diurnal > 0 ? r->fl.diurnal : 1.0, speed = INFINITY;
+    double ref = c->groups[0].sku->bf16_flops, factor = r->diurnal > 0 ? r->diurnal : 1.0, speed = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);
         if (capped) /* only the clock-bound share of its run time stretches (docs/models.md) */
@@ -186,8 +193,8 @@ void wk_progress_settle(WkRun *r, uint32_t job, WkTime now)
         if (isfinite(rt->nominal_iter_s))
             rt->work_gpu_s += iters * rt->nominal_iter_s * rt->gpus_req;
     }
-    if (r->bud.rate) /* what its scheduler-chosen clock saved and cost */
-        wk_budget_clock_settle(r, job, rt->seg_start, now);
+    for (size_t k = 0; r->on_settled[k]; k++) /* e.g. what a chosen clock saved and cost */
+        r->on_settled[k]->settled(r, r->settled_st[k], job, rt->seg_start, now);
     rt->seg_start = now;
 }
 
@@ -293,7 +300,7 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *
     }
     if (r->cluster.power.model_activity)
         set_activity(r, job, rt->activity, now);
-    wk_budget_clock_rate(r, job);
+    rated(r, job);
     double left_s = (rt->work - rt->done) * rt->iter_s;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;
     r->share.reflows++;
@@ -331,7 +338,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
         rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
-        wk_budget_clock_rate(r, job);
+        rated(r, job);
         return wk_engine_post_e(r->eng, rt->seg_start + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
     const WkModelSpec *m = &r->wl.models[js->model - 1];
@@ -382,7 +389,7 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         wk_progress_settle(r, job, now);
         if (new_env) {
             rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
-            wk_budget_clock_rate(r, job);
+            rated(r, job);
         }
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
         return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
@@ -409,7 +416,7 @@ int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime no
     if (rt->state != WK_JOB_RUNNING)
         return 0;
     rt->speed = hold ? 0 : plain_speed(r, rt->gpus, js->gpus);
-    wk_budget_clock_rate(r, job); /* as wk_progress_refresh after a speed change */
+    rated(r, job); /* as wk_progress_refresh after a speed change */
     if (rt->hung)
         return 0;
     WkTime from = rt->seg_start > now ? rt->seg_start : now;

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* state.h — the state of one run that every layer above shares: the cluster,
+ * workload, pool, fabric share, accounting, per-job progress and the
+ * scheduler instance, plus the table of subsystems attached to it (recovery,
+ * energy) and the driver's requests. The run driver (models/run) owns the
+ * run's life; subsystems (models/recovery, models/energy) read and change
+ * this state only through these types and the calls of models/state. Nothing
+ * here names a subsystem or the driver. */
+#ifndef WK_STATE_STATE_H
+#define WK_STATE_STATE_H
+
+#include "models/state/account.h"
+#include "models/state/eval.h"
+#include "models/state/opts.h"
+#include "models/state/pool.h"
+#include "models/state/share.h"
+#include "models/fail/fail.h"
+#include "models/gpu/facility.h"
+#include "models/net/flow.h"
+#include "models/sched/host.h"
+#include "models/sched/plugin.h"
+#include "models/topo/cluster.h"
+#include "models/workload/perf.h"
+#include "models/workload/workload.h"
+#include "sim/scenario/node.h"
+
+/* A job's state in a run. */
+typedef enum WkJobState {
+    WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
+    WK_JOB_QUEUED,      /* submitted, waiting for GPUs */
+    WK_JOB_RUNNING,
+    WK_JOB_COMPLETED,
+    WK_JOB_REJECTED,    /* can never run on this cluster */
+} WkJobState;
+
+/* A job in the run: allocation and progress. What a subsystem keeps per job
+ * (checkpoints, incidents, chosen clocks) lives in the subsystem's own table
+ * keyed by job, not here. */
+typedef struct WkJobRt {
+    WkTime start, end;         /* ns; -1 until it happens */
+    uint32_t *gpus;            /* owned while running */
+    uint32_t token;            /* cancellation token of its end event */
+    uint8_t state;             /* WkJobState */
+    uint8_t path_class;        /* WkPathClass of its widest flow; WK_JOB_NO_PATH before it starts */
+    uint8_t hung;              /* stalled by a failure: no progress, not preemptible, ends only after a restart */
+    uint8_t waiting;           /* holds its GPUs in place until a repair: not preemptible */
+    const char *reject_reason; /* static string from the policy */
+    /* progress of every job across preemptions and restarts */
+    WkTime left_ns;            /* plain jobs: run time still to go on the reference SKU at full clock */
+    double nominal_iter_s;     /* model jobs: iteration time alone on the cluster's first GPUs (0 = not yet) */
+    double work_gpu_s;         /* useful work done, GPU-s at nominal speed (docs/metrics.md util_effective) */
+    uint32_t gpus_req;         /* GPUs the workload asked for (the spec's count may shrink: elastic) */
+    double speed;              /* plain jobs: reference run time per wall time on its GPUs now (1 = nominal) */
+    WkTime seg_start;          /* when the current run segment makes progress (after restart cost) */
+    WkTime pending_cost;       /* restart cost to pay at the next start */
+    double attained_gpu_s;     /* GPU-seconds of service in finished segments */
+    double est_s;              /* nominal expected run time (0 = not yet computed) */
+    uint32_t preemptions;      /* times stopped by the scheduler */
+    WkTime alloc_t;            /* when it last got its GPUs */
+    double prog_s;             /* time spent making progress (kept or not yet rolled back) */
+    /* model jobs: progress settled lazily at every rate change */
+    double work;               /* iterations to train */
+    double done;               /* iterations done at time `last` */
+    double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
+    double activity;           /* its GPUs' activity from the last evaluation's operator split */
+    WkPerfEnv env;             /* placement-derived inputs of the perf model */
+    uint32_t *flows;           /* owned: its flows in the flow network */
+    uint32_t nflows;
+    double flops_per_iter;     /* model FLOPs of one iteration, whole job */
+    double samples_per_iter;   /* tokens or samples per iteration */
+} WkJobRt;
+
+/* Bits of a site's part flags (WkRunSite.part), per job. */
+#define WK_NET_PART 1u /* this site runs a part of a job spanning sites */
+#define WK_NET_HELD 2u /* the part holds its GPUs without progress: its gang is not all running */
+
+/* Engine event kinds of a run (one table, so that two owners never clash). */
+enum {
+    WK_EV_SUBMIT = 0, WK_EV_END = 1, WK_EV_SAMPLE = 2, WK_EV_TICK = 3,
+    WK_EV_FAIL = 4,      /* recovery; target: class; payload: component, or UINT32_MAX for the class's Poisson stream */
+    WK_EV_REPAIR = 5,    /* recovery; target: incident */
+    WK_EV_DETECT = 6,    /* recovery; target: job */
+    WK_EV_CKPT = 7,      /* recovery; target: job */
+    WK_EV_CKPT_DONE = 8, /* recovery; target: job */
+    WK_EV_EFFECT_END = 9,/* recovery; target: incident (throttle over) */
+    WK_EV_PROC = 10,     /* recovery; target: process; payload: unit */
+    WK_EV_SCRIPT = 11,   /* recovery; target: scripted incident */
+    WK_EV_DIURNAL = 12,  /* recovery */
+    WK_EV_BUDGET = 13,   /* energy; target: budget step */
+    WK_EV_SLEEP = 14,    /* energy; target: node; payload: its generation when posted */
+    WK_EV_ARRIVE = 15,   /* driver; target: job (a site run: its dataset has crossed the WAN) */
+};
+
+typedef struct WkRun WkRun;
+
+/* Why a job stops (WkRunSubsysOps.stopping). */
+typedef enum WkStopWhy {
+    WK_STOP_END = 0,     /* completed */
+    WK_STOP_REQUEUE = 1, /* back to the queue: preempted, failed, evicted */
+} WkStopWhy;
+
+/* A subsystem attached to a run: one static, ordered table of these (the
+ * driver's models/run/subsys.c) is the whole registration. Every slot is
+ * optional (NULL). Slots run in table order; the combining rule is per
+ * slot: `admit` — any veto (WK_E_NOROOM) wins; `placing` — the largest
+ * delay wins; the others — the first negative code stops. `st` is the
+ * block the subsystem's `init` returned. A subsystem calls only down, into
+ * models/state (and the domain below), never the driver or another
+ * subsystem; to restart a job it asks the driver (wk_run_request_requeue). */
+typedef struct WkRunSubsysOps {
+    const char *name;
+    /* prepare, after the cluster and `facility:` are read: parse its
+     * sections, allocate its state (*st, freed by fini). */
+    int (*init)(WkRun *r, const WkNode *root, void **st, WkError *err);
+    /* the run begins (engine and pool exist): register its event kinds, post its first events */
+    int (*start)(WkRun *r, void *st, WkError *err);
+    /* a job asks for gpus[0..n): 0, or WK_E_NOROOM to keep it waiting */
+    int (*admit)(WkRun *r, void *st, uint32_t job, const uint32_t *gpus, uint32_t n);
+    /* before the job holds gpus: its start delay (ns, 0 = none) */
+    WkTime (*placing)(WkRun *r, void *st, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now);
+    /* the job holds gpus (pool), before its power is counted */
+    int (*held)(WkRun *r, void *st, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+    /* the job makes progress (its end is posted) */
+    int (*started)(WkRun *r, void *st, uint32_t job, WkError *err);
+    /* the job is about to stop (progress settled, before its flows go) */
+    void (*stopping)(WkRun *r, void *st, uint32_t job, WkStopWhy why);
+    /* the job's GPUs went back to the pool */
+    int (*released)(WkRun *r, void *st, uint32_t job, const uint32_t *gpus, uint32_t n, WkTime now, WkError *err);
+    /* after any change of allocation (a start or a release) */
+    int (*changed)(WkRun *r, void *st, WkError *err);
+    /* capacity came back (a job ended): before the scheduler hears of it */
+    int (*freed)(WkRun *r, void *st, WkError *err);
+    /* a running job's progress was settled over [t0, t1) at its old speed */
+    void (*settled)(WkRun *r, void *st, uint32_t job, WkTime t0, WkTime t1);
+    /* a running job's speed was set (started, re-rated, held) */
+    void (*rated)(WkRun *r, void *st, uint32_t job);
+    /* a row of the time series is written at now */
+    int (*sampled)(WkRun *r, void *st, WkTime now, WkError *err);
+    /* the run's books close at end (accounted up to end) */
+    void (*finish)(WkRun *r, void *st, WkTime end);
+    void (*fini)(void *st);
+} WkRunSubsysOps;
+
+/* The most subsystems a run carries. */
+#define WK_RUN_MAX_SUBSYS 8
+
+/* What a subsystem may ask of the driver (filled by the driver at prepare). */
+typedef struct WkRunRequests {
+    /* stop a running (or hung) job and put it back to QUEUED: progress
+     * settled, events cancelled, flows removed, GPUs released (down ones
+     * stay out of the pool); the caller tells the scheduler */
+    int (*requeue)(WkRun *r, uint32_t job, WkError *err);
+} WkRunRequests;
+
+/* A run that is one site of a network: the network decides which jobs come
+ * here and when they arrive. */
+typedef struct WkRunSite {
+    uint32_t index;        /* this site's position in `sites:` */
+    const int32_t *assign; /* borrowed, per job: its site (-1: none); set before the job's submission */
+    const WkTime *delay;   /* borrowed, per job: WAN transfer time before it reaches its site */
+    uint64_t salt;         /* mixed into the engine's seed: the site's own failure streams */
+    uint8_t *ok;           /* owned, per job: 1 when this site can run it (wk_progress_check) */
+    uint8_t *part;         /* borrowed, per job: WK_NET_PART (a part of a job spanning sites runs here)
+                            * | WK_NET_HELD (it makes no progress); NULL when no job spans sites */
+} WkRunSite;
+
+struct WkRun {
+    const WkDoc *doc;
+    const char *name;
+    uint64_t seed;
+    WkRunOpts opts;
+    WkCluster cluster;
+    WkShare share;          /* flows on the fabric, links down (share.h) */
+    WkPool pool;            /* GPUs: owners, free bitmap and counts, spares (pool.h) */
+    WkWorkload wl;
+    WkSchedPlugins plugins;    /* policies loaded from shared objects (closed last) */
+    const WkSchedOps *sched;   /* the policy (looked up, ABI checked) */
+    const WkNode *sched_params;
+    WkSchedInst si;            /* its instance; si.ctx is the context it sees */
+    WkPerfParams perf;      /* global perf-model choices (`perf:`) */
+    WkFailSpec fail;        /* failures, checkpoints, recovery (as parsed) */
+    double diurnal;         /* cluster-wide clock factor of the time of day (0: none) */
+    WkTime horizon;         /* sim.end, or WK_TIME_NEVER (then the run stops at WK_RUN_MAX_TIME) */
+    WkTime sample_interval; /* ns between time-series rows */
+
+    WkEngine *eng;
+    WkJobRt *rt;        /* per job */
+    uint32_t *order;    /* job ids by (submit, id) */
+    WkPlacement placement;
+    WkTime preempt_cost;/* restart cost of a preempted job (scheduler `preemption_cost`) */
+    WkTime tick_ns;     /* scheduler tick period, 0 = none */
+    uint32_t tick_tok;
+    size_t preemptions;
+    uint32_t running;   /* jobs running now */
+    size_t queued, completed, rejected;
+    int executed, finished;
+    int interrupted;           /* execute stopped early on opts.interrupt */
+
+    WkTime end_t;
+    WkAccount acct;            /* GPU-time, energy, time series, allocation record (account.h) */
+    WkFacilitySpec fac;        /* `facility:` as parsed: budget steps, mode, price series */
+    uint32_t sample_tok;
+    int is_site;               /* 1: one site of a network; `site` holds the network's view */
+    WkRunSite site;
+    size_t elsewhere;          /* site runs: jobs the network sent to other sites (or nowhere) */
+
+    /* subsystems attached by the driver, in its table's order */
+    const WkRunSubsysOps *const *subsys; /* NULL-terminated (borrowed, static) */
+    void *sub_st[WK_RUN_MAX_SUBSYS];     /* their state blocks (owned by each: fini) */
+    const WkRunSubsysOps *on_settled[WK_RUN_MAX_SUBSYS + 1]; /* those with a `settled` slot, NULL-terminated */
+    const WkRunSubsysOps *on_rated[WK_RUN_MAX_SUBSYS + 1];   /* those with a `rated` slot, NULL-terminated */
+    void *settled_st[WK_RUN_MAX_SUBSYS], *rated_st[WK_RUN_MAX_SUBSYS];
+    WkRunRequests req;         /* the driver's answers to subsystems' requests */
+    struct WkNet *net;         /* owned: a network run (`sites:`); its sites are runs of their own */
+};
+
+/* ---- the run's state (models/state/state.c) ---- */
+
+/** The state block of subsystem ops attached to r (wk_run_attach), or NULL
+ * when it is not attached. O(subsystems). */
+void *wk_run_sub(const WkRun *r, const WkRunSubsysOps *ops);
+
+/** Attach the subsystems of the NULL-terminated table (at most
+ * WK_RUN_MAX_SUBSYS), calling each `init` in order with the scenario root;
+ * the first error stops (those attached stay, for wk_run_detach). */
+int wk_run_attach(WkRun *r, const WkRunSubsysOps *const *table, const WkNode *root, WkError *err);
+
+/** Call every attached subsystem's `fini` (reverse order). */
+void wk_run_detach(WkRun *r);
+
+/** Ask the driver to requeue job (see WkRunRequests.requeue). */
+int wk_run_request_requeue(WkRun *r, uint32_t job, WkError *err);
+
+/** Integrate accounting (GPU-time, energy) up to now before a change. */
+void wk_run_account_to(WkRun *r, WkTime now);
+
+/** Append the time-series row of now and tell the subsystems (`sampled`);
+ * rewrite the row of now if there is one (a row is the state after every
+ * event at its instant). Returns 0 or WK_E_NOMEM. */
+int wk_run_sample(WkRun *r, WkTime now);
+void wk_run_resample(WkRun *r, WkTime now);
+
+/* ---- a job's progress (models/state/progress.c) ---- */
+
+/** A running job's speed inputs changed: settle, optionally recompute its
+ * placement environment (clocks, SKUs), re-post its end. */
+int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
+
+/** A part of a job spanning sites (a plain job of a site run): settle its
+ * progress to now (>= the engine's clock), set its run time still to go to
+ * left_ns (< 0: keep it), hold it (no progress; WK_NET_HELD in
+ * r->site.part) or let it go at its speed, and re-post its end. 0 or a
+ * negative code. */
+int wk_progress_gate(WkRun *r, uint32_t job, int held, WkTime left_ns, WkTime now, WkError *err);
+
+/** Rebuild a running job's flows (paths avoid failed links) and re-share. */
+int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
+
+/** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
+ * link rate, or NaN if it does not fit there. */
+double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
+
+/** Nominal iteration time of model job `job`: alone on the cluster's first
+ * GPUs at full clock and link rate (what a policy may know in advance; the
+ * yardstick of util_effective). Cached; NaN when it does not fit there or
+ * for a plain job. */
+double wk_progress_nominal_iter_s(WkRun *r, uint32_t job);
+
+/** Settle a running job's progress to now (plain and model jobs); the
+ * subsystems with a `settled` slot hear of the interval. */
+void wk_progress_settle(WkRun *r, uint32_t job, WkTime now);
+
+/** A model job got its GPUs (rt->gpus set): derive its perf env from the
+ * placement, add its flows, re-share the fabric, and post its end. Plain
+ * jobs: post end at start + duration. */
+int wk_progress_start(WkRun *r, uint32_t job, WkError *err);
+
+/** A job ends or stops: settle its progress, remove its flows and re-rate the
+ * jobs whose share changed. */
+int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
+
+/** Resolve the workload's `nodes:` into GPUs on this cluster
+ * (wk_workload_resolve_nodes), refuse model jobs on a cluster with CPU
+ * nodes, then check every distinct (model, GPU count) of the workload on the
+ * cluster's first SKU, so a job that can never fit in memory is refused
+ * before the run. Positioned at the scenario file, naming the job. */
+int wk_progress_check(WkRun *r, WkError *err);
+
+#endif

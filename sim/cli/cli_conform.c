@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cli_conform.c — `wanka conformance`: the checks of models/run/conform.h
+/* cli_conform.c — `wanka conformance`: the checks of models/sched/conform/conform.h
  * on a scheduler plugin (or a built-in), or with --broker those of
  * models/broker/conform.h on a broker plugin (or a built-in), each in a
  * forked child so that a policy that crashes fails its check instead of
@@ -17,7 +17,7 @@
 
 #include "models/broker/conform.h"
 #include "models/broker/plugin.h"
-#include "models/run/conform.h"
+#include "models/sched/conform/conform.h"
 #include "models/run/run.h"
 #include "models/sched/plugin.h"
 #include "sim/cli/cli.h"

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_conformance.c — the contract every registered scheduling policy keeps,
  * one cmocka group per entry of wk_sched_registry(), one test per check of
- * models/run/conform.h (the same checks `wanka conformance` runs on a
+ * models/sched/conform/conform.h (the same checks `wanka conformance` runs on a
  * plugin): no GPU double-allocated, whole gangs, every job completed or
  * rejected with a reason, determinism, exact GPU-second conservation,
  * incident-hit jobs restarted, keys. The method (a guard between the run and
- * the policy) is described in models/run/conform.c. */
+ * the policy) is described in models/sched/conform/conform.c. */
 #include "tests/unit/testutil.h"
 
-#include "models/run/conform.h"
+#include "models/sched/conform/conform.h"
 
 typedef struct {
     const WkSchedOps *ops;

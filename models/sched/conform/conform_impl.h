@@ -5,7 +5,7 @@
 #ifndef WK_RUN_CONFORM_IMPL_H
 #define WK_RUN_CONFORM_IMPL_H
 
-#include "models/run/conform.h"
+#include "models/sched/conform/conform.h"
 #include "models/run/hooks.h"
 
 enum { ST_FREE, ST_DOWN, ST_SPARE, NSTATE }; /* what a GPU no job holds is */

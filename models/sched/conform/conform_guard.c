@@ -3,7 +3,7 @@
  * callbacks that check the whole allocation after each one, injected
  * incidents, and GPU-time books kept from the starts and preemptions it
  * sees in the host table. The method is described in conform.c. */
-#include "models/run/conform_impl.h"
+#include "models/sched/conform/conform_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
  * Each GPU's busy time is the sum of those intervals; every other GPU is
  * classed free, down or a held-out spare at each observation, and must be
  * exactly one of them. */
-#include "models/run/conform_impl.h"
+#include "models/sched/conform/conform_impl.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -10,7 +10,8 @@ and its object, runs nm over each object and checks, file by file:
 1. calls: every symbol a file takes from a file of another folder comes from
    a folder its own folder may use (ALLOWED, a named list of edges);
 2. includes: every `#include "sim/..."` or `"models/..."` of a .c or .h file
-   names a header of its own folder or of a folder it may use;
+   names a header of its own folder or of a folder it may use (some folders
+   only through named public headers: ONLY_HEADERS);
 3. no circle of calls (or references to another file's tables) between
    files: the file graph has no strongly connected component of two or more;
 4. no C file of sim/ or models/ is longer than MAX_LINES lines.
@@ -60,6 +61,11 @@ ALLOWED = {
     # a network of sites: each site a run, driven through run.h only
     "models/network": BASE | {"sim/trace"} | ALL_DOMAIN | {"models/run"},
     "sim/batch": BASE | {"sim/trace"} | ALL_DOMAIN | {"models/run", "models/network"},
+}
+# Where a folder may use another only through named public headers: a
+# network drives each site as any user of the library would, by run.h.
+ONLY_HEADERS = {
+    ("models/network", "models/run"): {"models/run/run.h"},
 }
 # The command line may use everything.
 ALLOWED["sim/cli"] = set(ALLOWED) - {"sim/cli"}
@@ -153,9 +159,13 @@ def check_includes(root, bad):
                         if not m:
                             continue
                         there = os.path.dirname(m.group(1))
+                        only = ONLY_HEADERS.get((me, there))
                         if there != me and there not in ALLOWED.get(me, set()):
                             bad.append(f"include: {path}:{no} includes {m.group(1)} "
                                        f"({me} may not use {there})")
+                        elif only is not None and m.group(1) not in only:
+                            bad.append(f"include: {path}:{no} includes {m.group(1)} "
+                                       f"({me} may use {there} only through {', '.join(sorted(only))})")
 
 
 def main(argv):

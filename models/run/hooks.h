@@ -19,15 +19,6 @@
 #include "models/topo/cluster.h"
 #include "models/workload/workload.h"
 
-/* A job's state in a run. */
-typedef enum WkJobState {
-    WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
-    WK_JOB_QUEUED,      /* submitted, waiting for GPUs */
-    WK_JOB_RUNNING,
-    WK_JOB_COMPLETED,
-    WK_JOB_REJECTED,    /* can never run on this cluster */
-} WkJobState;
-
 /* What a test may see of one job. */
 typedef struct WkRunJobView {
     int state;                 /* WkJobState */

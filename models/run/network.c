@@ -305,7 +305,7 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
         WkRunSite site = {.index = i, .salt = i + 1};
         if ((rc = wk_run_prepare_site(&st->run, &st->doc, &so, &site, err)) < 0)
             return rc;
-        st->gpus = st->run->cluster.gpus;
+        st->gpus = wk_run_gpus(st->run);
         int lends = 1; /* a `lend` policy with `lend: false` rejects AI jobs: send them elsewhere */
         if (!so.scheduler && (rc = wk_sched_lend_accepts_ai(wk_node_get(&st->root, "scheduler"), &lends, err)) < 0)
             return rc;
@@ -314,7 +314,7 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
             st->data_share = st->gpus;
     }
     /* the network's own view of the workload: the first site's copy */
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     size_t nj = wl->n;
     if (!(n->assign = malloc((nj ? nj : 1) * sizeof *n->assign)) ||
         !(n->delay = calloc(nj ? nj : 1, sizeof *n->delay)) || !(n->home = calloc(nj ? nj : 1, sizeof *n->home)) ||
@@ -322,16 +322,11 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
         return wk_error_nomem(err, "network");
     for (size_t j = 0; j < nj; j++)
         n->assign[j] = -1;
-    for (uint32_t i = 0; i < n->n; i++) {
-        n->s[i].run->site.assign = n->assign;
-        n->s[i].run->site.delay = n->delay;
-    }
+    for (uint32_t i = 0; i < n->n; i++)
+        wk_run_site_set_route(n->s[i].run, n->assign, n->delay);
     n->njobs = nj;
     if ((rc = wk_net_span_parse(n, root, err)) < 0)
         return rc;
-    r->name = n->s[0].run->name;
-    r->horizon = n->s[0].run->horizon;
-    r->sample_interval = n->s[0].run->sample_interval;
     return wk_net_broker_open(n, r, err);
 }
 

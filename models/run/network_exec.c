@@ -20,10 +20,10 @@
 static double left_s(WkRun *r, uint32_t job, WkTime now)
 {
     double est = wk_run_job_estimate_s(r, job);
-    const WkJobRt *rt = &r->rt[job];
-    if (rt->start < 0)
+    WkTime start = wk_run_site_job(r, job).start;
+    if (start < 0)
         return est;
-    double left = est - wk_time_to_s(now - rt->start);
+    double left = est - wk_time_to_s(now - start);
     return left > 0 ? left : 0;
 }
 
@@ -82,25 +82,25 @@ static int refresh(WkNet *n, uint32_t s)
     size_t k = 0, nh = 0;
     for (size_t i = 0; i < st->nout; i++) {
         uint32_t j = st->out[i];
-        uint8_t state = r->rt[j].state;
-        if (state == WK_JOB_COMPLETED || state == WK_JOB_REJECTED)
+        WkRunSiteJob v = wk_run_site_job(r, j);
+        if (v.state == WK_JOB_COMPLETED || v.state == WK_JOB_REJECTED)
             continue;
         st->out[k++] = j;
         double left = left_s(r, j, n->now);
-        sum += (double)r->wl.jobs[j].gpus * left;
-        if (state == WK_JOB_RUNNING)
-            heap_push(st->plan, &nh, (WkNetEnd){n->now + wk_time_from_s(left), r->rt[j].gpus ? r->wl.jobs[j].gpus : 0});
+        sum += (double)v.gpus * left;
+        if (v.state == WK_JOB_RUNNING)
+            heap_push(st->plan, &nh, (WkNetEnd){n->now + wk_time_from_s(left), v.placed ? v.gpus : 0});
     }
     st->nout = k;
     st->queued_gpu_s = sum;
     WkTime t = n->now;
-    int64_t avail = r->pool.nfree;
+    int64_t avail = wk_run_free_gpus(r);
     for (size_t i = 0; i < st->nout; i++) {
         uint32_t j = st->out[i];
-        uint8_t state = r->rt[j].state;
-        if (state == WK_JOB_RUNNING)
+        WkRunSiteJob v = wk_run_site_job(r, j);
+        if (v.state == WK_JOB_RUNNING)
             continue;
-        int64_t need = r->wl.jobs[j].gpus;
+        int64_t need = v.gpus;
         while (avail < need && nh > 0) {
             WkNetEnd e = heap_pop(st->plan, &nh);
             if (e.t > t)
@@ -137,9 +137,12 @@ static const char *h_site_name(const void *h, uint32_t s) { return NET(h)->s[s].
 static WkTime h_now(const void *h) { return NET(h)->now; }
 static uint64_t h_seed(const void *h) { return NET(h)->seed; }
 static uint32_t h_site_gpus(const void *h, uint32_t s) { return NET(h)->s[s].gpus; }
-static uint32_t h_site_free(const void *h, uint32_t s) { return NET(h)->s[s].run->pool.nfree; }
-static uint32_t h_job_gpus(const void *h, uint32_t j, uint32_t s) { return NET(h)->s[s].run->wl.jobs[j].gpus; }
-static int h_job_kind(const void *h, uint32_t j) { return NET(h)->s[0].run->wl.jobs[j].kind; }
+static uint32_t h_site_free(const void *h, uint32_t s) { return wk_run_free_gpus(NET(h)->s[s].run); }
+static uint32_t h_job_gpus(const void *h, uint32_t j, uint32_t s)
+{
+    return wk_run_workload(NET(h)->s[s].run)->jobs[j].gpus;
+}
+static int h_job_kind(const void *h, uint32_t j) { return wk_run_workload(NET(h)->s[0].run)->jobs[j].kind; }
 static uint32_t h_job_home(const void *h, uint32_t j) { return NET(h)->home[j]; }
 
 static double h_backlog(const void *h, uint32_t s)
@@ -171,7 +174,7 @@ double wk_net_plan_wait(WkNet *n, uint32_t s, int64_t need)
 static double h_wait(const void *h, uint32_t j, uint32_t s)
 {
     WkNet *n = NET(h);
-    return wk_net_plan_wait(n, s, n->s[s].run->wl.jobs[j].gpus);
+    return wk_net_plan_wait(n, s, wk_run_workload(n->s[s].run)->jobs[j].gpus);
 }
 
 static const WkNetLink *link_of(const WkNet *n, uint32_t from, uint32_t to) { return &n->link[from * n->n + to]; }
@@ -180,8 +183,8 @@ static int h_feasible(const void *h, uint32_t j, uint32_t s)
 {
     const WkNet *n = NET(h);
     const NetSite *st = &n->s[s];
-    int hpc = st->run->wl.jobs[j].kind == WK_JOB_HPC;
-    if (!st->run->site.ok[j] || !(hpc ? st->accepts_hpc : st->accepts_ai))
+    int hpc = wk_run_workload(st->run)->jobs[j].kind == WK_JOB_HPC;
+    if (!wk_run_site_can_run(st->run, j) || !(hpc ? st->accepts_hpc : st->accepts_ai))
         return 0;
     return n->home[j] == s || n->bytes[j] <= 0 || link_of(n, n->home[j], s)->set;
 }
@@ -189,7 +192,7 @@ static int h_feasible(const void *h, uint32_t j, uint32_t s)
 static double h_run_s(const void *h, uint32_t j, uint32_t s)
 {
     WkNet *n = NET(h);
-    if (!n->s[s].run->site.ok[j])
+    if (!wk_run_site_can_run(n->s[s].run, j))
         return INFINITY;
     return wk_run_job_estimate_s(n->s[s].run, j);
 }
@@ -218,11 +221,12 @@ static double h_transfer(const void *h, uint32_t j, uint32_t s) { return transfe
 static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost, double *co2)
 {
     const WkRun *r = n->s[s].run;
+    const WkFacilitySpec *f = wk_run_facility(r);
     *cost = *co2 = NAN;
-    if (!r->fac.ntariff)
+    if (!f->ntariff)
         return -1;
     double run = h_run_s(n, j, s);
-    double w = (double)r->wl.jobs[j].gpus * n->s[s].job_w_per_gpu;
+    double w = (double)wk_run_workload(r)->jobs[j].gpus * n->s[s].job_w_per_gpu;
     if (!isfinite(run) || !isfinite(start_s)) {
         *cost = *co2 = INFINITY;
         return 0;
@@ -230,9 +234,9 @@ static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost
     WkTime t0 = n->now + wk_time_from_s(start_s);
     WkTime t1 = t0 + wk_time_from_s(run);
     *cost = *co2 = 0; /* wk_facility_charge adds to them */
-    if (wk_facility_charge(&r->fac, t0, t1, w, cost, co2) < 0) {
+    if (wk_facility_charge(f, t0, t1, w, cost, co2) < 0) {
         /* past the end of a series that does not repeat: its mean price */
-        *cost = wk_facility_price_mean(&r->fac) * w * run / 3.6e9;
+        *cost = wk_facility_price_mean(f) * w * run / 3.6e9;
         *co2 = NAN;
     }
     return 0;
@@ -301,7 +305,7 @@ int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
 {
     n->seed = r->seed;
     n->ctx = (WkBrokerCtx){.ops = &host_ops, .host = n};
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     n->njobs = wl->n;
     WkRng *rng = NULL;
     int rc = wk_rng_new(&rng, r->seed, "network.data", err);
@@ -438,10 +442,9 @@ int wk_net_execute(WkRun *r, WkError *err)
         if ((rc = wk_run_site_begin(st->run, err)) < 0)
             return rc;
         st->refreshed = -1;
-        const WkCluster *c = &st->run->cluster;
-        st->job_w_per_gpu = c->gpus ? (wk_account_gpu_draw(c, 0, 1) - wk_account_gpu_draw(c, 0, 0)) * c->power.pue : 0;
+        st->job_w_per_gpu = wk_run_site_job_w_per_gpu(st->run);
     }
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     size_t nj = wl->n;
     Arrival *arr = malloc((nj ? nj : 1) * sizeof *arr);
     if (!arr)
@@ -474,14 +477,15 @@ int wk_net_execute(WkRun *r, WkError *err)
         WkRun *sr = n->s[s].run;
         if ((rc = wk_run_site_advance(sr, until, err)) < 0)
             return rc;
-        if (!sr->finished && r->horizon == WK_TIME_NEVER && wk_engine_now(sr->eng) >= until)
+        WkRunSiteState ss = wk_run_site_state(sr);
+        if (!ss.finished && r->horizon == WK_TIME_NEVER && ss.now >= until)
             return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
                                 "site '%s' reached the longest simulated time (docs/limits.md) with jobs unfinished: "
                                 "set sim.end", n->s[s].name);
-        WkTime e = sr->finished ? sr->end_t : (r->horizon != WK_TIME_NEVER ? r->horizon : wk_engine_now(sr->eng));
+        WkTime e = ss.finished ? ss.end_t : (r->horizon != WK_TIME_NEVER ? r->horizon : ss.now);
         if (e > t_end)
             t_end = e;
-        r->interrupted |= sr->interrupted;
+        r->interrupted |= ss.interrupted;
     }
     for (uint32_t s = 0; s < n->n; s++) {
         free(n->s[s].plan);
@@ -494,6 +498,6 @@ int wk_net_execute(WkRun *r, WkError *err)
     n->end_t = r->end_t = t_end;
     r->finished = 1;
     for (uint32_t s = 0; s < n->n; s++)
-        r->finished &= n->s[s].run->finished;
+        r->finished &= wk_run_site_state(n->s[s].run).finished;
     return 0;
 }

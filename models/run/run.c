@@ -218,7 +218,7 @@ static int init_failed(const WkRun *r, int rc, WkError *err)
     return rc;
 }
 
-static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
+int wk_run_head_parse(const WkDoc *doc, const WkRunOpts *o, WkRunHead *h, WkError *err)
 {
     static const char *const simk[] = {"end", "sample_interval", NULL};
     const WkNode *root = doc->root;
@@ -227,31 +227,41 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
     int rc = wk_section_check(root, WK_DOC_SCENARIO, err);
     if (rc < 0)
         return rc;
+    *h = (WkRunHead){.name = "unnamed", .horizon = WK_TIME_NEVER, .sample_interval = WK_NS_PER_H};
+    int64_t seed = 1;
+    const char *desc = NULL;
+    const WkNode *simn = wk_node_get(root, "sim");
+    if ((rc = wk_node_str(root, "name", 0, &h->name, err)) < 0 ||
+        (rc = wk_node_int(root, "seed", 0, 0, INT64_MAX, &seed, err)) < 0 ||
+        (rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+        return rc;
+    if (simn && simn->type != WK_NODE_NULL) {
+        if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
+            (rc = wk_node_duration(simn, "end", 0, 1, WK_RUN_MAX_TIME, &h->horizon, err)) < 0 ||
+            (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
+                                   &h->sample_interval, err)) < 0)
+            return rc;
+    }
+    h->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
+    return 0;
+}
 
+static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
+{
+    WkRunHead h;
+    int rc = wk_run_head_parse(doc, o, &h, err);
+    if (rc < 0)
+        return rc;
+    const WkNode *root = doc->root;
     WkRun *r = calloc(1, sizeof *r);
     if (!r)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     r->doc = doc;
-    r->name = "unnamed";
-    r->horizon = WK_TIME_NEVER;
-    r->sample_interval = WK_NS_PER_H;
+    r->name = h.name;
+    r->seed = h.seed;
+    r->horizon = h.horizon;
+    r->sample_interval = h.sample_interval;
     r->preempt_cost = 10 * WK_NS_PER_MIN; /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
-    int64_t seed = 1;
-    const WkNode *simn = wk_node_get(root, "sim");
-    if ((rc = wk_node_str(root, "name", 0, &r->name, err)) < 0 ||
-        (rc = wk_node_int(root, "seed", 0, 0, INT64_MAX, &seed, err)) < 0)
-        goto fail;
-    const char *desc = NULL;
-    if ((rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
-        goto fail;
-    if (simn && simn->type != WK_NODE_NULL) {
-        if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
-            (rc = wk_node_duration(simn, "end", 0, 1, WK_RUN_MAX_TIME, &r->horizon, err)) < 0 ||
-            (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
-                                   &r->sample_interval, err)) < 0)
-            goto fail;
-    }
-    r->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
     if (o)
         r->opts = *o;
     if (site) {

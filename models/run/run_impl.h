@@ -107,22 +107,6 @@ typedef struct WkRunFail {
     size_t nshrunk;
 } WkRunFail;
 
-/* Bits of a site's part flags (WkRunSite.part), per job. */
-#define WK_NET_PART 1u /* this site runs a part of a job spanning sites */
-#define WK_NET_HELD 2u /* the part holds its GPUs without progress: its gang is not all running */
-
-/* A run that is one site of a network (models/run/network.c): the network
- * decides which jobs come here and when they arrive. */
-typedef struct WkRunSite {
-    uint32_t index;        /* this site's position in `sites:` */
-    const int32_t *assign; /* borrowed, per job: its site (-1: none); set before the job's submission */
-    const WkTime *delay;   /* borrowed, per job: WAN transfer time before it reaches its site */
-    uint64_t salt;         /* mixed into the engine's seed: the site's own failure streams */
-    uint8_t *ok;           /* owned, per job: 1 when this site can run it (wk_progress_check) */
-    uint8_t *part;         /* borrowed, per job: WK_NET_PART (a part of a job spanning sites runs here)
-                            * | WK_NET_HELD (it makes no progress); NULL when no job spans sites */
-} WkRunSite;
-
 struct WkNet;
 struct WkTrace;
 
@@ -187,24 +171,6 @@ enum {
     WK_EV_ARRIVE = 15,   /* target: job (a site run: its dataset has crossed the WAN) */
 };
 
-/** Prepare one site of a network: as wk_run_prepare, but the job set's
- * feasibility is recorded per job in r->site.ok instead of failing on a job
- * this site cannot run. site is copied (its arrays stay borrowed). */
-int wk_run_prepare_site(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, const WkRunSite *site,
-                        WkError *err);
-
-/** A site run in steps: begin (once; as the start of wk_run_execute),
- * advance to `until` (events at times <= until), then end at the network's
- * end time T (>= every event processed): accounting, budget and sleep up to
- * T, a last time-series row at T. Each returns 0 or a negative code. */
-int wk_run_site_begin(WkRun *r, WkError *err);
-int wk_run_site_advance(WkRun *r, WkTime until, WkError *err);
-int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err);
-
-/** The job's nominal run time on this run's cluster, s (what schedulers see
- * as wk_sched_job_estimate_s). */
-double wk_run_job_estimate_s(WkRun *r, uint32_t job);
-
 /* The network driver (network.c), reached from run.c and run_report.c when
  * the scenario has `sites:`. */
 int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err);
@@ -215,6 +181,18 @@ void wk_net_account(const WkRun *r, WkRunAccount *a);
 uint32_t wk_net_gpus(const WkRun *r);
 const char *wk_net_broker(const WkRun *r);
 void wk_net_free(struct WkNet *n);
+
+/* Column lists of the jobs, timeseries/cluster, incidents and
+ * timeseries/facility tables (run_report.c), offsets into WkRunJobRow,
+ * WkSampleRow, WkIncidentRow and WkFacilityRow. */
+extern const WkTraceField wk_report_job_fields[];
+extern const size_t wk_report_njob_fields;
+extern const WkTraceField wk_report_sample_fields[];
+extern const size_t wk_report_nsample_fields;
+extern const WkTraceField wk_report_incident_fields[];
+extern const size_t wk_report_nincident_fields;
+extern const WkTraceField wk_report_facility_fields[];
+extern const size_t wk_report_nfacility_fields;
 
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
  * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives

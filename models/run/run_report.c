@@ -3,7 +3,6 @@
  * metric definitions are in docs/metrics.md; the trace layout in
  * docs/trace-format.md, its names and enum values in sim/trace/schema.h. */
 #include "models/run/network_impl.h"
-#include "models/run/report_impl.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -391,22 +390,22 @@ static uint8_t status_of(uint8_t state)
 }
 
 const WkTraceField wk_report_job_fields[] = {
-    {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(JobRow, id), "", NULL},
-    {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_END, WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_DURATION, WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_GPUS, WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
-    {WK_SCHEMA_JOB_STATUS, WK_FT_ENUM8, offsetof(JobRow, status), "", wk_schema_job_status_names},
-    {WK_SCHEMA_JOB_ITERATIONS, WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
-    {WK_SCHEMA_JOB_ITERATION_TIME, WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
-    {WK_SCHEMA_JOB_TFLOPS, WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
-    {WK_SCHEMA_JOB_PATH_CLASS, WK_FT_ENUM8, offsetof(JobRow, path_class), "", wk_schema_path_class_names},
-    {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
-    {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
-    {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
-    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
-    {WK_SCHEMA_JOB_KIND, WK_FT_ENUM8, offsetof(JobRow, kind), "", wk_schema_job_kind_names},
+    {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(WkRunJobRow, id), "", NULL},
+    {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(WkRunJobRow, submit_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(WkRunJobRow, start_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_END, WK_FT_I64, offsetof(WkRunJobRow, end_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_DURATION, WK_FT_I64, offsetof(WkRunJobRow, duration_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_GPUS, WK_FT_U32, offsetof(WkRunJobRow, gpus), "GPUs", NULL},
+    {WK_SCHEMA_JOB_STATUS, WK_FT_ENUM8, offsetof(WkRunJobRow, status), "", wk_schema_job_status_names},
+    {WK_SCHEMA_JOB_ITERATIONS, WK_FT_F64, offsetof(WkRunJobRow, iterations), "", NULL},
+    {WK_SCHEMA_JOB_ITERATION_TIME, WK_FT_F64, offsetof(WkRunJobRow, iter_time_s), "s", NULL},
+    {WK_SCHEMA_JOB_TFLOPS, WK_FT_F64, offsetof(WkRunJobRow, tflops), "TFLOP/s", NULL},
+    {WK_SCHEMA_JOB_PATH_CLASS, WK_FT_ENUM8, offsetof(WkRunJobRow, path_class), "", wk_schema_path_class_names},
+    {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(WkRunJobRow, interruptions), "", NULL},
+    {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(WkRunJobRow, preemptions), "", NULL},
+    {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(WkRunJobRow, ettr), "", NULL},
+    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(WkRunJobRow, gpus_final), "GPUs", NULL},
+    {WK_SCHEMA_JOB_KIND, WK_FT_ENUM8, offsetof(WkRunJobRow, kind), "", wk_schema_job_kind_names},
 };
 
 const WkTraceField wk_report_sample_fields[] = {
@@ -422,7 +421,7 @@ const size_t wk_report_njob_fields = NF(wk_report_job_fields);
 const size_t wk_report_nsample_fields = NF(wk_report_sample_fields);
 
 /* The jobs table row of job i. */
-JobRow wk_report_job_row(const WkRun *r, size_t i)
+WkRunJobRow wk_run_job_row(const WkRun *r, uint32_t i)
 {
     const WkJobSpec *js = &r->wl.jobs[i];
     const WkJobRt *rt = &r->rt[i];
@@ -440,7 +439,7 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
     }
     /* The spec's count is the one the job holds: an elastic shrink
      * (fail_recover.c) lowers it in place; the request is kept in gpus_req. */
-    JobRow row = {
+    WkRunJobRow row = {
         .id = (uint32_t)i,
         .gpus = rt->gpus_req,
         .gpus_final = js->gpus,
@@ -471,13 +470,13 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
 
 static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
 {
-    JobRow rows[256];
+    WkRunJobRow rows[256];
     WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, wk_report_job_fields, NF(wk_report_job_fields), sizeof(JobRow),
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, wk_report_job_fields, NF(wk_report_job_fields), sizeof(WkRunJobRow),
                                   "one row per job of the workload, in workload order", &tab, err);
     size_t k = 0;
     for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
-        rows[k++] = wk_report_job_row(r, i);
+        rows[k++] = wk_run_job_row(r, i);
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -552,9 +551,9 @@ static char *overrides_text(const WkRun *r)
     return sets;
 }
 
-/* The cluster's distinct GPU SKUs, comma-separated in group order. */
-static void sku_list_of(const WkCluster *c, char *skus, size_t cap, size_t *used)
+void wk_run_skus(const WkRun *r, char *skus, size_t cap, size_t *used)
 {
+    const WkCluster *c = &r->cluster;
     for (uint32_t g = 0; g < c->ngroups && *used < cap; g++) {
         int seen = 0;
         for (uint32_t h = 0; h < g; h++)
@@ -575,9 +574,9 @@ static void sku_list(const WkRun *r, char *skus, size_t cap)
     size_t used = 0;
     skus[0] = '\0';
     if (!r->net)
-        sku_list_of(&r->cluster, skus, cap, &used);
+        wk_run_skus(r, skus, cap, &used);
     for (uint32_t i = 0; r->net && i < r->net->n; i++)
-        sku_list_of(&r->net->s[i].run->cluster, skus, cap, &used);
+        wk_run_skus(r->net->s[i].run, skus, cap, &used);
 }
 
 static int write_root_attrs(const WkRun *r, WkTrace *t, const char *sets, WkError *err)

@@ -4,7 +4,7 @@
  * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
  * scheduler host in sched_host.c, progress in progress.c, failures in
  * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
-#include "models/run/network_impl.h"
+#include "models/run/run_impl.h"
 #include "sim/core/dl.h"
 
 #include <math.h>
@@ -269,10 +269,10 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
         r->site = *site;
         r->site.ok = NULL;
     } else if (wk_node_get(root, "sites")) {
-        if ((rc = wk_net_prepare(r, root, err)) < 0)
-            goto fail;
-        *out = r;
-        return 0;
+        rc = wk_node_error(wk_node_get(root, "sites"), WK_E_INVAL, err,
+                           "'sites' makes the scenario a network of sites: prepare it with wk_sim_prepare "
+                           "(models/network/sim.h), not wk_run_prepare");
+        goto fail;
     } else if (wk_node_get(root, "span")) {
         rc = wk_node_error(wk_node_get(root, "span"), WK_E_INVAL, err,
                            "'span' spreads a job over the sites of a network: it needs 'sites'");
@@ -429,8 +429,6 @@ static int run_close(WkRun *r, WkError *err)
 
 int wk_run_execute(WkRun *r, WkError *err)
 {
-    if (r->net)
-        return wk_net_execute(r, err);
     int rc = run_begin(r, err);
     if (rc < 0 || r->wl.n == 0)
         return rc;
@@ -475,18 +473,13 @@ int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err)
 }
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
-size_t wk_run_jobs(const WkRun *r) { return r->net ? r->net->njobs : r->wl.n; }
-uint32_t wk_run_sites(const WkRun *r) { return r->net ? r->net->n : 0; }
-uint32_t wk_run_gpus(const WkRun *r) { return r->net ? wk_net_gpus(r) : r->cluster.gpus; }
-const char *wk_run_scheduler(const WkRun *r) { return r->net ? wk_net_broker(r) : r->sched->name; }
+size_t wk_run_jobs(const WkRun *r) { return r->wl.n; }
+uint32_t wk_run_gpus(const WkRun *r) { return r->cluster.gpus; }
+const char *wk_run_scheduler(const WkRun *r) { return r->sched->name; }
 const char *wk_run_name(const WkRun *r) { return r->name; }
 
 void wk_run_account(const WkRun *r, WkRunAccount *a)
 {
-    if (r->net) {
-        wk_net_account(r, a);
-        return;
-    }
     a->alloc_hi = (uint64_t)(r->acct.alloc_ns >> 64);
     a->alloc_lo = (uint64_t)r->acct.alloc_ns;
     a->idle_hi = (uint64_t)(r->acct.idle_ns >> 64);
@@ -500,7 +493,6 @@ void wk_run_free(WkRun *r)
 {
     if (!r)
         return;
-    wk_net_free(r->net);
     free(r->site.ok);
     wk_sched_host_close(&r->si);
     wk_sched_plugins_fini(&r->plugins); /* after the instance: its code lives there */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run.h — one simulation run, as batch and the CLI see it: read a scenario
- * document into a cluster, a workload and a scheduler, drive the job
- * lifecycle on the engine, account every GPU-second, report a summary and an
- * HDF5 trace; also `wanka topo` and `wanka perf`. The public face of
- * models/run (layer wk_run); its parts are mapped in docs/architecture.md. */
+/* run.h — one simulation run on one cluster: read a scenario document into
+ * a cluster, a workload and a scheduler, drive the job lifecycle on the
+ * engine, account every GPU-second, report a summary and an HDF5 trace;
+ * also `wanka topo` and `wanka perf`, and the calls a network of sites
+ * (models/network) drives each site through. The public face of models/run
+ * (layer wk_run); its parts are mapped in docs/architecture.md. */
 #ifndef WK_RUN_H
 #define WK_RUN_H
 
@@ -47,7 +48,9 @@ typedef struct WkRun WkRun;
 /** Read and check the whole scenario (doc borrowed; must outlive the run):
  * cluster, workload (files are read, generators run), scheduler, sim section.
  * Returns 0 and a run the caller owns (wk_run_free), or a negative code with
- * a positioned error. Nothing is written anywhere. */
+ * a positioned error. Nothing is written anywhere. A network of sites
+ * (`sites:`) is refused with WK_E_INVAL: models/network/sim.h prepares any
+ * scenario, one cluster or a network. */
 int wk_run_prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, WkError *err);
 
 /** Simulate to the end (all jobs done or rejected, or `sim.end`). Once only.
@@ -65,14 +68,36 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err);
 /** Write the HDF5 trace to path (atomically: temp file + rename). */
 int wk_run_write_trace(const WkRun *r, const char *path, WkError *err);
 
+/* What the root of a trace says of its run (wk_run_trace_write). */
+typedef struct WkRunTraceRoot {
+    const WkDoc *doc;        /* the scenario: its file and text */
+    const char *const *sets; /* the --set overrides applied */
+    size_t nsets;
+    uint64_t seed;
+    const char *name;        /* the scenario's */
+    const char *scheduler;   /* the policy's (a network's: its broker's) */
+    const char *skus;        /* the distinct GPU SKUs, comma-separated */
+    uint32_t gpus;
+    WkTime sample_interval;  /* ns */
+    int complete;            /* 0: the run was stopped early */
+} WkRunTraceRoot;
+
+/* A trace's tables (written into t), and its summary (filled into *s). */
+typedef int (*WkRunTraceTablesFn)(const void *user, WkTrace *t, WkError *err);
+typedef int (*WkRunTraceSummaryFn)(const void *user, WkSummary *s, WkError *err);
+
+/** Write an HDF5 trace to path (atomically: temp file + rename): the root
+ * attributes of *root, the tables `tables` writes, then the summary
+ * `summary` fills, as attributes of /summary (user passed to both). What
+ * wk_run_write_trace does for a run; a network writes its own this way. */
+int wk_run_trace_write(const char *path, const WkRunTraceRoot *root, WkRunTraceTablesFn tables,
+                       WkRunTraceSummaryFn summary, const void *user, WkError *err);
+
 /** Number of jobs in the workload. */
 size_t wk_run_jobs(const WkRun *r);
 
 /** GPUs of the run's cluster. */
 uint32_t wk_run_gpus(const WkRun *r);
-
-/** Sites of a network (`sites:`), 0 for a single-cluster run. */
-uint32_t wk_run_sites(const WkRun *r);
 
 /** Scheduler name and scenario name (borrowed). */
 const char *wk_run_scheduler(const WkRun *r);

@@ -107,9 +107,6 @@ typedef struct WkRunFail {
     size_t nshrunk;
 } WkRunFail;
 
-struct WkNet;
-struct WkTrace;
-
 struct WkRun {
     const WkDoc *doc;
     const char *name;
@@ -151,7 +148,6 @@ struct WkRun {
     int is_site;               /* 1: one site of a network; `site` holds the network's view */
     WkRunSite site;
     size_t elsewhere;          /* site runs: jobs the network sent to other sites (or nowhere) */
-    struct WkNet *net;         /* owned: a network run (`sites:`); its sites are runs of their own */
 };
 
 /* Shared between run.c and progress.c. */
@@ -170,17 +166,6 @@ enum {
     WK_EV_SLEEP = 14,    /* target: node; payload: its generation when posted */
     WK_EV_ARRIVE = 15,   /* target: job (a site run: its dataset has crossed the WAN) */
 };
-
-/* The network driver (network.c), reached from run.c and run_report.c when
- * the scenario has `sites:`. */
-int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err);
-int wk_net_execute(WkRun *r, WkError *err);
-int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err);
-int wk_net_write_tables(const WkRun *r, struct WkTrace *t, WkError *err);
-void wk_net_account(const WkRun *r, WkRunAccount *a);
-uint32_t wk_net_gpus(const WkRun *r);
-const char *wk_net_broker(const WkRun *r);
-void wk_net_free(struct WkNet *n);
 
 /* Column lists of the jobs, timeseries/cluster, incidents and
  * timeseries/facility tables (run_report.c), offsets into WkRunJobRow,

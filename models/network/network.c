@@ -7,7 +7,7 @@
  * lives elsewhere reaches its site after the transfer. docs/brokers.md
  * describes the model, docs/scenarios.md the keys. Reporting of the network
  * (summary, trace) is in network_report.c. */
-#include "models/run/network_impl.h"
+#include "models/network/network_impl.h"
 #include "models/sched/sched.h"
 #include "sim/core/dl.h"
 
@@ -286,19 +286,17 @@ static int parse_data(WkNet *n, const WkNode *root, WkError *err)
     return 0;
 }
 
-int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
+/* Everything after the top level: sites, WAN, broker, data, span. */
+static int prepare(WkNet *n, const WkNode *root, WkError *err)
 {
-    WkNet *n = calloc(1, sizeof *n);
-    if (!n)
-        return wk_error_nomem(err, "network");
-    r->net = n;
     int rc;
-    if ((rc = parse_sites(n, r->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
-        (rc = parse_broker(n, root, r->doc->dir ? r->doc->dir : ".", &r->opts, err)) < 0 || (rc = parse_data(n, root, err)) < 0)
+    if ((rc = parse_sites(n, n->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
+        (rc = parse_broker(n, root, n->doc->dir ? n->doc->dir : ".", &n->opts, err)) < 0 ||
+        (rc = parse_data(n, root, err)) < 0)
         return rc;
-    WkRunOpts so = r->opts;
+    WkRunOpts so = n->opts;
     so.has_seed = 1;
-    so.seed = r->seed;
+    so.seed = n->seed;
     /* --scheduler (opts.scheduler) replaces every site's policy */
     for (uint32_t i = 0; i < n->n; i++) {
         NetSite *st = &n->s[i];
@@ -327,7 +325,31 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
     n->njobs = nj;
     if ((rc = wk_net_span_parse(n, root, err)) < 0)
         return rc;
-    return wk_net_broker_open(n, r, err);
+    return wk_net_broker_open(n, err);
+}
+
+int wk_net_prepare(WkNet **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
+{
+    WkRunHead h;
+    int rc = wk_run_head_parse(doc, o, &h, err);
+    if (rc < 0)
+        return rc;
+    WkNet *n = calloc(1, sizeof *n);
+    if (!n)
+        return wk_error_nomem(err, "network");
+    n->doc = doc;
+    n->name = h.name;
+    n->seed = h.seed;
+    n->horizon = h.horizon;
+    n->sample_interval = h.sample_interval;
+    if (o)
+        n->opts = *o;
+    if ((rc = prepare(n, doc->root, err)) < 0) {
+        wk_net_free(n);
+        return rc;
+    }
+    *out = n;
+    return 0;
 }
 
 void wk_net_free(WkNet *n)
@@ -352,12 +374,10 @@ void wk_net_free(WkNet *n)
     free(n);
 }
 
-uint32_t wk_net_gpus(const WkRun *r)
+uint32_t wk_net_gpus(const WkNet *n)
 {
     uint32_t g = 0;
-    for (uint32_t i = 0; i < r->net->n; i++)
-        g += r->net->s[i].gpus;
+    for (uint32_t i = 0; i < n->n; i++)
+        g += n->s[i].gpus;
     return g;
 }
-
-const char *wk_net_broker(const WkRun *r) { return r->net->broker->name; }

@@ -5,7 +5,7 @@
  * sites' rows summed as step functions), timeseries/sites (every site's
  * rows), timeseries/facility with a site column. docs/metrics.md and
  * docs/trace-format.md define them. */
-#include "models/run/network_impl.h"
+#include "models/network/network_impl.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -22,20 +22,20 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void wk_net_account(const WkRun *r, WkRunAccount *a)
+void wk_net_account(const WkNet *n, WkRunAccount *a)
 {
     __extension__ typedef unsigned __int128 U128;
     U128 alloc = 0, idle = 0, down = 0;
-    for (uint32_t i = 0; i < r->net->n; i++) {
+    for (uint32_t i = 0; i < n->n; i++) {
         WkRunAccount ac;
-        wk_run_account(r->net->s[i].run, &ac);
+        wk_run_account(n->s[i].run, &ac);
         alloc += (U128)ac.alloc_hi << 64 | ac.alloc_lo;
         idle += (U128)ac.idle_hi << 64 | ac.idle_lo;
         down += (U128)ac.down_hi << 64 | ac.down_lo;
     }
     *a = (WkRunAccount){.alloc_hi = (uint64_t)(alloc >> 64), .alloc_lo = (uint64_t)alloc,
                         .idle_hi = (uint64_t)(idle >> 64), .idle_lo = (uint64_t)idle,
-                        .down_hi = (uint64_t)(down >> 64), .down_lo = (uint64_t)down, .end_ns = r->end_t};
+                        .down_hi = (uint64_t)(down >> 64), .down_lo = (uint64_t)down, .end_ns = n->end_t};
 }
 
 /* Metrics summed over the sites (NaN when no site defines them). */
@@ -83,9 +83,8 @@ static int label_of(const WkSummary *s, const char *name, const char **label, co
 }
 
 /* JCT and wait over every job, wherever it ran. */
-static int job_times(const WkRun *r, WkSummary *s)
+static int job_times(const WkNet *n, WkSummary *s)
 {
-    const WkNet *n = r->net;
     size_t nj = n->njobs;
     double *jct = malloc((nj ? nj : 1) * sizeof *jct), *wait = malloc((nj ? nj : 1) * sizeof *wait);
     if (!jct || !wait) {
@@ -122,9 +121,8 @@ static int job_times(const WkRun *r, WkSummary *s)
 
 /* HPC beside AI, over the network: the hpc jobs' mean wait and JCT from
  * the sites that ran them, GPU-hours and AI preemptions summed. */
-static int hpc_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+static int hpc_rows(const WkNet *n, const WkSummary *ss, WkSummary *s)
 {
-    const WkNet *n = r->net;
     const WkWorkload *wl = wk_run_workload(n->s[0].run);
     if (!wl->nhpc)
         return 0;
@@ -187,13 +185,13 @@ static int span_rows(const WkNet *n, WkSummary *s)
 }
 
 /* Each site's headline metrics, named site.NAME.METRIC. */
-static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+static int site_rows(const WkNet *n, const WkSummary *ss, WkSummary *s)
 {
     static const char *const per[] = {WK_SCHEMA_M_JOBS_COMPLETED, WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_JCT_MEAN,
                                       WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_ENERGY_COST, NULL};
     int rc = 0;
-    for (uint32_t i = 0; i < r->net->n; i++) {
-        const NetSite *st = &r->net->s[i];
+    for (uint32_t i = 0; i < n->n; i++) {
+        const NetSite *st = &n->s[i];
         char name[48], label[64];
         snprintf(name, sizeof name, "site.%s.gpus", st->name);
         snprintf(label, sizeof label, "%.24s: GPUs", st->name);
@@ -213,13 +211,12 @@ static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
     return rc;
 }
 
-int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
+int wk_net_summary(const WkNet *n, WkSummary *s, WkError *err)
 {
-    const WkNet *n = r->net;
     memset(s, 0, sizeof *s);
-    snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
+    snprintf(s->scenario, sizeof s->scenario, "%s", n->name);
     snprintf(s->scheduler, sizeof s->scheduler, "%s", n->broker->name);
-    s->seed = r->seed;
+    s->seed = n->seed;
     WkSummary *ss = calloc(n->n, sizeof *ss);
     double *w = calloc(n->n, sizeof *w);
     if (!ss || !w) {
@@ -245,9 +242,9 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
             completed -= wk_run_site_job(n->s[gg->site[q]].run, gg->job).state == WK_JOB_COMPLETED;
         completed += gg->done && !gg->given_up;
     }
-    double T = wk_time_to_s(r->end_t);
+    double T = wk_time_to_s(n->end_t);
     int bad = 0;
-    bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(r), 1);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(n), 1);
     bad |= wk_summary_add(s, "sites", "sites", "", n->n, 1);
     bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)n->njobs, 1);
     bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (no site or never fit)", "jobs", rejected, 1);
@@ -266,8 +263,8 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
         if (label_of(&ss[0], by_gpu[k], &label, &units, &is_int) == 0)
             bad |= wk_summary_add(s, by_gpu[k], label, units, total(ss, n->n, by_gpu[k], w), is_int);
     }
-    bad |= job_times(r, s);
-    bad |= hpc_rows(r, ss, s);
+    bad |= job_times(n, s);
+    bad |= hpc_rows(n, ss, s);
     double kwh = total(ss, n->n, WK_SCHEMA_M_ENERGY, NULL);
     bad |= wk_summary_add(s, WK_SCHEMA_M_MEAN_POWER, "mean power (all facilities)", "MW",
                           T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);
@@ -292,9 +289,9 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
                           n->transfers ? xfer / (double)n->transfers : NAN, 0);
     if (n->span_max >= 2)
         bad |= span_rows(n, s);
-    bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? T : NAN, 0);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", n->finished ? T : NAN, 0);
     bad |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", T, 0);
-    bad |= site_rows(r, ss, s);
+    bad |= site_rows(n, ss, s);
     free(ss);
     free(w);
     if (bad)
@@ -320,9 +317,8 @@ typedef struct {
     int32_t site;
 } NetJobRow;
 
-static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
+static int write_jobs(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
     WkRunRows base = wk_run_rows(n->s[0].run, WK_RUN_TABLE_JOBS);
     WkTraceField f[MAXF];
     size_t nf = with_site(f, base.fields, base.nfields, offsetof(NetJobRow, site));
@@ -365,10 +361,9 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
  * followed by its site: a run's rows are 8-byte aligned with a size that is
  * a multiple of 8 (run.h), so the site sits right after the row and the
  * row with it pads to a multiple of 8. */
-static int write_by_site(const WkRun *r, WkTrace *t, const char *path, WkRunTable table, const char *desc,
+static int write_by_site(const WkNet *n, WkTrace *t, const char *path, WkRunTable table, const char *desc,
                          WkError *err)
 {
-    const WkNet *n = r->net;
     WkRunRows base = wk_run_rows(n->s[0].run, table);
     size_t item_size = base.size, site_off = base.size;
     size_t row_size = (site_off + sizeof(int32_t) + 7) / 8 * 8;
@@ -398,24 +393,23 @@ static int write_by_site(const WkRun *r, WkTrace *t, const char *path, WkRunTabl
     return rc == 0 ? wk_trace_table_end(tab, err) : rc;
 }
 
-static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)
+static int write_incidents(const WkNet *n, WkTrace *t, WkError *err)
 {
-    return write_by_site(r, t, WK_SCHEMA_INCIDENTS, WK_RUN_TABLE_INCIDENTS,
+    return write_by_site(n, t, WK_SCHEMA_INCIDENTS, WK_RUN_TABLE_INCIDENTS,
                          "one row per failure, slowdown or scripted incident, site by site in time order", err);
 }
 
 /* timeseries/sites: every site's rows with its index. */
-static int write_site_series(const WkRun *r, WkTrace *t, WkError *err)
+static int write_site_series(const WkNet *n, WkTrace *t, WkError *err)
 {
-    return write_by_site(r, t, WK_SCHEMA_SITES_SERIES, WK_RUN_TABLE_CLUSTER,
+    return write_by_site(n, t, WK_SCHEMA_SITES_SERIES, WK_RUN_TABLE_CLUSTER,
                          "each site's state, as timeseries/cluster of a single-site run, site by site", err);
 }
 
 /* timeseries/cluster of the network: at every time any site has a row, the
  * sum of each site's latest row (a site's state holds until its next row). */
-static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
+static int write_total_series(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
     WkRunRows sr[WK_NET_MAX_SITES];
     size_t *at = calloc(n->n, sizeof *at), cap = 0;
     for (uint32_t s = 0; s < n->n; s++) {
@@ -460,9 +454,8 @@ static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
     return rc;
 }
 
-static int write_facility(const WkRun *r, WkTrace *t, WkError *err)
+static int write_facility(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
     int any = 0;
     for (uint32_t s = 0; s < n->n; s++) {
         const WkFacilitySpec *f = wk_run_facility(n->s[s].run);
@@ -470,13 +463,14 @@ static int write_facility(const WkRun *r, WkTrace *t, WkError *err)
     }
     if (!any)
         return 0;
-    return write_by_site(r, t, WK_SCHEMA_FACILITY, WK_RUN_TABLE_FACILITY,
+    return write_by_site(n, t, WK_SCHEMA_FACILITY, WK_RUN_TABLE_FACILITY,
                          "each site's facility (sites with a facility section), site by site", err);
 }
 
-int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)
+/* The network's tables (after the root attributes, before the summary). */
+static int write_tables(const void *user, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
+    const WkNet *n = user;
     char names[WK_NET_MAX_SITES * 33];
     size_t used = 0;
     names[0] = '\0';
@@ -484,9 +478,24 @@ int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", s ? "," : "", n->s[s].name);
     int rc;
     if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SITES, names, err)) < 0 ||
-        (rc = write_jobs(r, t, err)) < 0 || (rc = write_total_series(r, t, err)) < 0 ||
-        (rc = write_site_series(r, t, err)) < 0 || (rc = write_facility(r, t, err)) < 0 ||
-        (rc = write_incidents(r, t, err)) < 0)
+        (rc = write_jobs(n, t, err)) < 0 || (rc = write_total_series(n, t, err)) < 0 ||
+        (rc = write_site_series(n, t, err)) < 0 || (rc = write_facility(n, t, err)) < 0 ||
+        (rc = write_incidents(n, t, err)) < 0)
         return rc;
     return 0;
+}
+
+static int summary_of(const void *user, WkSummary *s, WkError *err) { return wk_net_summary(user, s, err); }
+
+int wk_net_write_trace(const WkNet *n, const char *path, WkError *err)
+{
+    char skus[512];
+    size_t used = 0;
+    skus[0] = '\0';
+    for (uint32_t i = 0; i < n->n; i++)
+        wk_run_skus(n->s[i].run, skus, sizeof skus, &used);
+    WkRunTraceRoot root = {.doc = n->doc, .sets = n->opts.sets, .nsets = n->opts.nsets, .seed = n->seed,
+                           .name = n->name, .scheduler = n->broker->name, .skus = skus, .gpus = wk_net_gpus(n),
+                           .sample_interval = n->sample_interval, .complete = !n->interrupted};
+    return wk_run_trace_write(path, &root, write_tables, summary_of, n, err);
 }

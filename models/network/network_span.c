@@ -10,7 +10,7 @@
  * and rolls them back to the least advanced one, and a gang not all running
  * after span.hold gives its GPUs back and queues again. docs/brokers.md
  * "Jobs across sites" has the model and its limits. */
-#include "models/run/network_impl.h"
+#include "models/network/network_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,8 +102,6 @@ static int cpu_site(const WkRun *r)
     return 0;
 }
 
-static const WkNetLink *link_of(const WkNet *n, uint32_t a, uint32_t b) { return &n->link[a * n->n + b]; }
-
 /* The iterations job j trains. */
 static double job_iters(const WkJobSpec *js, const WkModelSpec *m)
 {
@@ -132,7 +130,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
         const NetSite *st = &n->s[s];
         if (!st->accepts_ai || p->part > st->gpus || cpu_site(st->run))
             continue;
-        if (home != s && bytes > 0 && !link_of(n, home, s)->set)
+        if (home != s && bytes > 0 && !wk_net_link(n, home, s)->set)
             continue;
         double w = wk_net_plan_wait(n, s, p->part), x = wk_net_transfer_s(n, home, s, bytes);
         if (isfinite(w) && isfinite(x))
@@ -144,7 +142,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     for (uint32_t i = 0; i < nc && got < k; i++) {
         int linked = 1;
         for (uint32_t q = 0; q < got && linked; q++)
-            linked = link_of(n, c[i].s, p->site[q])->set;
+            linked = wk_net_link(n, c[i].s, p->site[q])->set;
         if (!linked)
             continue;
         p->site[got++] = c[i].s;
@@ -155,7 +153,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     /* the WAN ring: its slowest link and longest latency */
     double bw = INFINITY, lat = 0;
     for (uint32_t q = 0; q < k; q++) {
-        const WkNetLink *l = link_of(n, p->site[q], p->site[(q + 1) % k]);
+        const WkNetLink *l = wk_net_link(n, p->site[q], p->site[(q + 1) % k]);
         bw = l->bytes_per_s < bw ? l->bytes_per_s : bw;
         lat = l->latency_s > lat ? l->latency_s : lat;
     }
@@ -237,7 +235,7 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
     /* the gradients' ring: every site sends its neighbour this much per iteration */
     double per = wk_perf_wan_bytes(m, best.k) * best.iters;
     for (uint32_t q = 0; q < best.k; q++) {
-        const WkNetLink *l = link_of(n, best.site[q], best.site[(q + 1) % best.k]);
+        const WkNetLink *l = wk_net_link(n, best.site[q], best.site[(q + 1) % best.k]);
         g->wan_bytes += per;
         n->wan_cost += per / 1e12 * l->cost_per_tb;
     }

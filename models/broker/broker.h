@@ -5,7 +5,7 @@
  * here makes the compiler check that the public declarations agree with the
  * internal ones. Each wk_broker_* call forwards to a table of host
  * operations (WkBrokerHostOps) filled by the network driver
- * (models/run/network_exec.c) or a test's scripted host, so policies know
+ * (models/network/network_exec.c) or a test's scripted host, so policies know
  * nothing of the run. The built-in brokers are in brokers.c, plugins in
  * plugin.c, the conformance checks in conform.c; docs/brokers.md describes
  * them and how to write one. */

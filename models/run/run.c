@@ -4,7 +4,7 @@
  * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
  * scheduler host in sched_host.c, progress in progress.c, failures in
  * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
-#include "models/run/network_impl.h"
+#include "models/run/run_impl.h"
 #include "sim/core/dl.h"
 
 #include <math.h>
@@ -200,7 +200,7 @@ static int init_failed(const WkRun *r, int rc, WkError *err)
     return rc;
 }
 
-static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
+int wk_run_head_parse(const WkDoc *doc, const WkRunOpts *o, WkRunHead *h, WkError *err)
 {
     static const char *const simk[] = {"end", "sample_interval", NULL};
     const WkNode *root = doc->root;
@@ -209,32 +209,42 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
     int rc = wk_section_check(root, WK_DOC_SCENARIO, err);
     if (rc < 0)
         return rc;
+    *h = (WkRunHead){.name = "unnamed", .horizon = WK_TIME_NEVER, .sample_interval = WK_NS_PER_H};
+    int64_t seed = 1;
+    const char *desc = NULL;
+    const WkNode *simn = wk_node_get(root, "sim");
+    if ((rc = wk_node_str(root, "name", 0, &h->name, err)) < 0 ||
+        (rc = wk_node_int(root, "seed", 0, 0, INT64_MAX, &seed, err)) < 0 ||
+        (rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
+        return rc;
+    if (simn && simn->type != WK_NODE_NULL) {
+        if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
+            (rc = wk_node_duration(simn, "end", 0, 1, WK_RUN_MAX_TIME, &h->horizon, err)) < 0 ||
+            (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
+                                   &h->sample_interval, err)) < 0)
+            return rc;
+    }
+    h->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
+    return 0;
+}
 
+static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRunSite *site, WkError *err)
+{
+    WkRunHead h;
+    int rc = wk_run_head_parse(doc, o, &h, err);
+    if (rc < 0)
+        return rc;
+    const WkNode *root = doc->root;
     WkRun *r = calloc(1, sizeof *r);
     if (!r)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "run: out of memory");
     r->doc = doc;
-    r->name = "unnamed";
-    r->horizon = WK_TIME_NEVER;
-    r->sample_interval = WK_NS_PER_H;
+    r->name = h.name;
+    r->seed = h.seed;
+    r->horizon = h.horizon;
+    r->sample_interval = h.sample_interval;
     r->req.requeue = wk_lifecycle_requeue;
     r->preempt_cost = 10 * WK_NS_PER_MIN; /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
-    int64_t seed = 1;
-    const WkNode *simn = wk_node_get(root, "sim");
-    if ((rc = wk_node_str(root, "name", 0, &r->name, err)) < 0 ||
-        (rc = wk_node_int(root, "seed", 0, 0, INT64_MAX, &seed, err)) < 0)
-        goto fail;
-    const char *desc = NULL;
-    if ((rc = wk_node_str(root, "description", 0, &desc, err)) < 0)
-        goto fail;
-    if (simn && simn->type != WK_NODE_NULL) {
-        if ((rc = wk_node_expect_keys(simn, simk, err)) < 0 ||
-            (rc = wk_node_duration(simn, "end", 0, 1, WK_RUN_MAX_TIME, &r->horizon, err)) < 0 ||
-            (rc = wk_node_duration(simn, "sample_interval", 0, WK_NS_PER_MS, WK_TIME_NEVER / 2,
-                                   &r->sample_interval, err)) < 0)
-            goto fail;
-    }
-    r->seed = (o && o->has_seed) ? o->seed : (uint64_t)seed;
     if (o)
         r->opts = *o;
     if (site) {
@@ -242,10 +252,10 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
         r->site = *site;
         r->site.ok = NULL;
     } else if (wk_node_get(root, "sites")) {
-        if ((rc = wk_net_prepare(r, root, err)) < 0)
-            goto fail;
-        *out = r;
-        return 0;
+        rc = wk_node_error(wk_node_get(root, "sites"), WK_E_INVAL, err,
+                           "'sites' makes the scenario a network of sites: prepare it with wk_sim_prepare "
+                           "(models/network/sim.h), not wk_run_prepare");
+        goto fail;
     } else if (wk_node_get(root, "span")) {
         rc = wk_node_error(wk_node_get(root, "span"), WK_E_INVAL, err,
                            "'span' spreads a job over the sites of a network: it needs 'sites'");
@@ -402,8 +412,6 @@ static int run_close(WkRun *r, WkError *err)
 
 int wk_run_execute(WkRun *r, WkError *err)
 {
-    if (r->net)
-        return wk_net_execute(r, err);
     int rc = run_begin(r, err);
     if (rc < 0 || r->wl.n == 0)
         return rc;
@@ -448,18 +456,13 @@ int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err)
 }
 
 int wk_run_interrupted(const WkRun *r) { return r->interrupted; }
-size_t wk_run_jobs(const WkRun *r) { return r->net ? r->net->njobs : r->wl.n; }
-uint32_t wk_run_sites(const WkRun *r) { return r->net ? r->net->n : 0; }
-uint32_t wk_run_gpus(const WkRun *r) { return r->net ? wk_net_gpus(r) : r->cluster.gpus; }
-const char *wk_run_scheduler(const WkRun *r) { return r->net ? wk_net_broker(r) : r->sched->name; }
+size_t wk_run_jobs(const WkRun *r) { return r->wl.n; }
+uint32_t wk_run_gpus(const WkRun *r) { return r->cluster.gpus; }
+const char *wk_run_scheduler(const WkRun *r) { return r->sched->name; }
 const char *wk_run_name(const WkRun *r) { return r->name; }
 
 void wk_run_account(const WkRun *r, WkRunAccount *a)
 {
-    if (r->net) {
-        wk_net_account(r, a);
-        return;
-    }
     a->alloc_hi = (uint64_t)(r->acct.alloc_ns >> 64);
     a->alloc_lo = (uint64_t)r->acct.alloc_ns;
     a->idle_hi = (uint64_t)(r->acct.idle_ns >> 64);
@@ -473,7 +476,6 @@ void wk_run_free(WkRun *r)
 {
     if (!r)
         return;
-    wk_net_free(r->net);
     free(r->site.ok);
     wk_sched_host_close(&r->si);
     wk_sched_plugins_fini(&r->plugins); /* after the instance: its code lives there */

@@ -13,7 +13,6 @@
 #include "models/state/state.h"
 #include "sim/scenario/section.h"
 
-struct WkNet;
 struct WkTrace;
 
 /* The subsystems a run carries, in the order their slots run
@@ -26,34 +25,17 @@ static inline WkRunFail *wk_run_fail(const WkRun *r) { return wk_run_sub(r, &wk_
 static inline WkRunBudget *wk_run_budget(const WkRun *r) { return wk_run_sub(r, &wk_energy_budget); }
 static inline WkRunSleep *wk_run_sleep(const WkRun *r) { return wk_run_sub(r, &wk_energy_sleep); }
 
-/** Prepare one site of a network: as wk_run_prepare, but the job set's
- * feasibility is recorded per job in r->site.ok instead of failing on a job
- * this site cannot run. site is copied (its arrays stay borrowed). */
-int wk_run_prepare_site(WkRun **out, const WkDoc *doc, const WkRunOpts *opts, const WkRunSite *site,
-                        WkError *err);
-
-/** A site run in steps: begin (once; as the start of wk_run_execute),
- * advance to `until` (events at times <= until), then end at the network's
- * end time T (>= every event processed): accounting, budget and sleep up to
- * T, a last time-series row at T. Each returns 0 or a negative code. */
-int wk_run_site_begin(WkRun *r, WkError *err);
-int wk_run_site_advance(WkRun *r, WkTime until, WkError *err);
-int wk_run_site_end(WkRun *r, WkTime t_end, WkError *err);
-
-/** The job's nominal run time on this run's cluster, s (what schedulers see
- * as wk_sched_job_estimate_s). */
-double wk_run_job_estimate_s(WkRun *r, uint32_t job);
-
-/* The network driver (network.c), reached from run.c and run_report.c when
- * the scenario has `sites:`. */
-int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err);
-int wk_net_execute(WkRun *r, WkError *err);
-int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err);
-int wk_net_write_tables(const WkRun *r, struct WkTrace *t, WkError *err);
-void wk_net_account(const WkRun *r, WkRunAccount *a);
-uint32_t wk_net_gpus(const WkRun *r);
-const char *wk_net_broker(const WkRun *r);
-void wk_net_free(struct WkNet *n);
+/* Column lists of the jobs, timeseries/cluster, incidents and
+ * timeseries/facility tables (run_report.c), offsets into WkRunJobRow,
+ * WkSampleRow, WkIncidentRow and WkFacilityRow. */
+extern const WkTraceField wk_report_job_fields[];
+extern const size_t wk_report_njob_fields;
+extern const WkTraceField wk_report_sample_fields[];
+extern const size_t wk_report_nsample_fields;
+extern const WkTraceField wk_report_incident_fields[];
+extern const size_t wk_report_nincident_fields;
+extern const WkTraceField wk_report_facility_fields[];
+extern const size_t wk_report_nfacility_fields;
 
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
  * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives

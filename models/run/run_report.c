@@ -2,8 +2,8 @@
 /* run_report.c — a finished run's summary metrics and its HDF5 trace. The
  * metric definitions are in docs/metrics.md; the trace layout in
  * docs/trace-format.md, its names and enum values in sim/trace/schema.h. */
-#include "models/run/network_impl.h"
-#include "models/run/report_impl.h"
+#include "models/run/run_impl.h"
+#include "models/broker/broker.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -274,8 +274,6 @@ static int clock_rows(const WkRun *r, WkSummary *s)
 
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
-    if (r->net)
-        return wk_net_summary(r, s, err);
     memset(s, 0, sizeof *s);
     snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
     snprintf(s->scheduler, sizeof s->scheduler, "%s", r->sched->name);
@@ -391,22 +389,22 @@ static uint8_t status_of(uint8_t state)
 }
 
 const WkTraceField wk_report_job_fields[] = {
-    {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(JobRow, id), "", NULL},
-    {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(JobRow, submit_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(JobRow, start_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_END, WK_FT_I64, offsetof(JobRow, end_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_DURATION, WK_FT_I64, offsetof(JobRow, duration_ns), "ns", NULL},
-    {WK_SCHEMA_JOB_GPUS, WK_FT_U32, offsetof(JobRow, gpus), "GPUs", NULL},
-    {WK_SCHEMA_JOB_STATUS, WK_FT_ENUM8, offsetof(JobRow, status), "", wk_schema_job_status_names},
-    {WK_SCHEMA_JOB_ITERATIONS, WK_FT_F64, offsetof(JobRow, iterations), "", NULL},
-    {WK_SCHEMA_JOB_ITERATION_TIME, WK_FT_F64, offsetof(JobRow, iter_time_s), "s", NULL},
-    {WK_SCHEMA_JOB_TFLOPS, WK_FT_F64, offsetof(JobRow, tflops), "TFLOP/s", NULL},
-    {WK_SCHEMA_JOB_PATH_CLASS, WK_FT_ENUM8, offsetof(JobRow, path_class), "", wk_schema_path_class_names},
-    {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(JobRow, interruptions), "", NULL},
-    {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(JobRow, preemptions), "", NULL},
-    {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(JobRow, ettr), "", NULL},
-    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(JobRow, gpus_final), "GPUs", NULL},
-    {WK_SCHEMA_JOB_KIND, WK_FT_ENUM8, offsetof(JobRow, kind), "", wk_schema_job_kind_names},
+    {WK_SCHEMA_JOB_ID, WK_FT_U32, offsetof(WkRunJobRow, id), "", NULL},
+    {WK_SCHEMA_JOB_SUBMIT, WK_FT_I64, offsetof(WkRunJobRow, submit_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_START, WK_FT_I64, offsetof(WkRunJobRow, start_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_END, WK_FT_I64, offsetof(WkRunJobRow, end_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_DURATION, WK_FT_I64, offsetof(WkRunJobRow, duration_ns), "ns", NULL},
+    {WK_SCHEMA_JOB_GPUS, WK_FT_U32, offsetof(WkRunJobRow, gpus), "GPUs", NULL},
+    {WK_SCHEMA_JOB_STATUS, WK_FT_ENUM8, offsetof(WkRunJobRow, status), "", wk_schema_job_status_names},
+    {WK_SCHEMA_JOB_ITERATIONS, WK_FT_F64, offsetof(WkRunJobRow, iterations), "", NULL},
+    {WK_SCHEMA_JOB_ITERATION_TIME, WK_FT_F64, offsetof(WkRunJobRow, iter_time_s), "s", NULL},
+    {WK_SCHEMA_JOB_TFLOPS, WK_FT_F64, offsetof(WkRunJobRow, tflops), "TFLOP/s", NULL},
+    {WK_SCHEMA_JOB_PATH_CLASS, WK_FT_ENUM8, offsetof(WkRunJobRow, path_class), "", wk_schema_path_class_names},
+    {WK_SCHEMA_JOB_INTERRUPTIONS, WK_FT_U32, offsetof(WkRunJobRow, interruptions), "", NULL},
+    {WK_SCHEMA_JOB_PREEMPTIONS, WK_FT_U32, offsetof(WkRunJobRow, preemptions), "", NULL},
+    {WK_SCHEMA_JOB_ETTR, WK_FT_F64, offsetof(WkRunJobRow, ettr), "", NULL},
+    {WK_SCHEMA_JOB_GPUS_FINAL, WK_FT_U32, offsetof(WkRunJobRow, gpus_final), "GPUs", NULL},
+    {WK_SCHEMA_JOB_KIND, WK_FT_ENUM8, offsetof(WkRunJobRow, kind), "", wk_schema_job_kind_names},
 };
 
 const WkTraceField wk_report_sample_fields[] = {
@@ -422,7 +420,7 @@ const size_t wk_report_njob_fields = NF(wk_report_job_fields);
 const size_t wk_report_nsample_fields = NF(wk_report_sample_fields);
 
 /* The jobs table row of job i. */
-JobRow wk_report_job_row(const WkRun *r, size_t i)
+WkRunJobRow wk_run_job_row(const WkRun *r, uint32_t i)
 {
     const WkJobSpec *js = &r->wl.jobs[i];
     const WkJobRt *rt = &r->rt[i];
@@ -440,7 +438,7 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
     }
     /* The spec's count is the one the job holds: an elastic shrink
      * (fail_recover.c) lowers it in place; the request is kept in gpus_req. */
-    JobRow row = {
+    WkRunJobRow row = {
         .id = (uint32_t)i,
         .gpus = rt->gpus_req,
         .gpus_final = js->gpus,
@@ -471,13 +469,13 @@ JobRow wk_report_job_row(const WkRun *r, size_t i)
 
 static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
 {
-    JobRow rows[256];
+    WkRunJobRow rows[256];
     WkTraceTable *tab = NULL;
-    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, wk_report_job_fields, NF(wk_report_job_fields), sizeof(JobRow),
+    int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, wk_report_job_fields, NF(wk_report_job_fields), sizeof(WkRunJobRow),
                                   "one row per job of the workload, in workload order", &tab, err);
     size_t k = 0;
     for (size_t i = 0; rc == 0 && i < r->wl.n; i++) {
-        rows[k++] = wk_report_job_row(r, i);
+        rows[k++] = wk_run_job_row(r, i);
         if (k == NF(rows) || i + 1 == r->wl.n) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -539,22 +537,22 @@ static int write_pods(const WkRun *r, WkTrace *t, WkError *err)
 }
 
 /* The `--set` assignments, one per line (malloc'd; NULL when out of memory). */
-static char *overrides_text(const WkRun *r)
+static char *overrides_text(const WkRunTraceRoot *root)
 {
     size_t setlen = 1;
-    for (size_t i = 0; i < r->opts.nsets; i++)
-        setlen += strlen(r->opts.sets[i]) + 1;
+    for (size_t i = 0; i < root->nsets; i++)
+        setlen += strlen(root->sets[i]) + 1;
     char *sets = calloc(1, setlen);
-    for (size_t i = 0; sets && i < r->opts.nsets; i++) {
-        strcat(sets, r->opts.sets[i]);
+    for (size_t i = 0; sets && i < root->nsets; i++) {
+        strcat(sets, root->sets[i]);
         strcat(sets, "\n");
     }
     return sets;
 }
 
-/* The cluster's distinct GPU SKUs, comma-separated in group order. */
-static void sku_list_of(const WkCluster *c, char *skus, size_t cap, size_t *used)
+void wk_run_skus(const WkRun *r, char *skus, size_t cap, size_t *used)
 {
+    const WkCluster *c = &r->cluster;
     for (uint32_t g = 0; g < c->ngroups && *used < cap; g++) {
         int seen = 0;
         for (uint32_t h = 0; h < g; h++)
@@ -568,42 +566,30 @@ static void sku_list_of(const WkCluster *c, char *skus, size_t cap, size_t *used
     }
 }
 
-/* The run's distinct GPU SKUs (every site's in a network), comma-separated
- * in group order. */
-static void sku_list(const WkRun *r, char *skus, size_t cap)
+static int write_root_attrs(const WkRunTraceRoot *root, WkTrace *t, const char *sets, WkError *err)
 {
-    size_t used = 0;
-    skus[0] = '\0';
-    if (!r->net)
-        sku_list_of(&r->cluster, skus, cap, &used);
-    for (uint32_t i = 0; r->net && i < r->net->n; i++)
-        sku_list_of(&r->net->s[i].run->cluster, skus, cap, &used);
-}
-
-static int write_root_attrs(const WkRun *r, WkTrace *t, const char *sets, WkError *err)
-{
-    char skus[512];
-    sku_list(r, skus, sizeof skus);
+    const WkDoc *doc = root->doc;
     int rc;
     if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_WANKA_VERSION, WK_VERSION, err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEMA_VERSION, WK_SCHEMA_VERSION, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SEED, (int64_t)r->seed, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_NAME, r->name, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_FILE, r->doc->file, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO, r->doc->text ? r->doc->text : "", err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SEED, (int64_t)root->seed, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_NAME, root->name, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO_FILE, doc->file, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCENARIO, doc->text ? doc->text : "", err)) < 0 ||
         (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_OVERRIDES, sets, err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEDULER, wk_run_scheduler(r), err)) < 0 ||
-        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_GPU_SKU, skus, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_GPUS, wk_run_gpus(r), err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SAMPLE_INTERVAL, r->sample_interval, err)) < 0 ||
-        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_COMPLETE, r->interrupted ? 0 : 1, err)) < 0)
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SCHEDULER, root->scheduler, err)) < 0 ||
+        (rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_GPU_SKU, root->skus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_GPUS, root->gpus, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_SAMPLE_INTERVAL, root->sample_interval, err)) < 0 ||
+        (rc = wk_trace_attr_i64(t, NULL, WK_SCHEMA_ATTR_COMPLETE, root->complete, err)) < 0)
         return rc;
     return 0;
 }
 
 /* The tables of a single-site run. */
-static int write_tables(const WkRun *r, WkTrace *t, WkError *err)
+static int write_tables(const void *user, WkTrace *t, WkError *err)
 {
+    const WkRun *r = user;
     int rc;
     if ((rc = write_jobs(r, t, err)) < 0)
         return rc;
@@ -625,27 +611,21 @@ static int write_tables(const WkRun *r, WkTrace *t, WkError *err)
     return 0;
 }
 
-int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
+int wk_run_trace_write(const char *path, const WkRunTraceRoot *root, WkRunTraceTablesFn tables,
+                       WkRunTraceSummaryFn summary, const void *user, WkError *err)
 {
     WkTrace *t = NULL;
     int rc = wk_trace_open(&t, path, err);
     if (rc < 0)
         return rc;
     WkSummary s;
-    char *sets = overrides_text(r);
+    char *sets = overrides_text(root);
     if (!sets) {
         rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "trace: out of memory");
         goto fail;
     }
-    if ((rc = write_root_attrs(r, t, sets, err)) < 0)
-        goto fail;
-    if (r->net) {
-        if ((rc = wk_net_write_tables(r, t, err)) < 0)
-            goto fail;
-    } else if ((rc = write_tables(r, t, err)) < 0) {
-        goto fail;
-    }
-    if ((rc = wk_run_summary(r, &s, err)) < 0)
+    if ((rc = write_root_attrs(root, t, sets, err)) < 0 || (rc = tables(user, t, err)) < 0 ||
+        (rc = summary(user, &s, err)) < 0)
         goto fail;
     for (size_t i = 0; i < s.n; i++) {
         if ((rc = wk_trace_attr_f64(t, WK_SCHEMA_SUMMARY, s.m[i].name, s.m[i].value, err)) < 0)
@@ -657,6 +637,20 @@ fail:
     free(sets);
     wk_trace_abort(t);
     return rc;
+}
+
+static int summary_of(const void *user, WkSummary *s, WkError *err) { return wk_run_summary(user, s, err); }
+
+int wk_run_write_trace(const WkRun *r, const char *path, WkError *err)
+{
+    char skus[512];
+    size_t used = 0;
+    skus[0] = '\0';
+    wk_run_skus(r, skus, sizeof skus, &used);
+    WkRunTraceRoot root = {.doc = r->doc, .sets = r->opts.sets, .nsets = r->opts.nsets, .seed = r->seed,
+                           .name = r->name, .scheduler = r->sched->name, .skus = skus, .gpus = r->cluster.gpus,
+                           .sample_interval = r->sample_interval, .complete = !r->interrupted};
+    return wk_run_trace_write(path, &root, write_tables, summary_of, r, err);
 }
 
 long wk_run_plugins(const char *kind, WkPluginInfo *out, size_t max)

@@ -14,20 +14,13 @@
 #include "models/gpu/facility.h"
 #include "models/gpu/power.h"
 #include "models/state/pool.h"
+#include "models/state/types.h"
 #include "sim/core/time.h"
 
 __extension__ typedef unsigned __int128 wk_u128;
 
 /* Rows of timeseries/cluster (32 bytes each) at most (docs/limits.md). */
 #define WK_RUN_MAX_SAMPLES 10000000
-
-typedef struct WkSampleRow {
-    int64_t time_ns;
-    uint32_t allocated_gpus;
-    uint32_t running_jobs;
-    uint32_t queued_jobs;
-    double power_w; /* facility power (PUE included) */
-} WkSampleRow;
 
 /* One finished allocation of GPUs to a job (for per-GPU statistics). */
 typedef struct WkAllocSeg {

@@ -11,7 +11,7 @@
 
 #include "models/state/account.h"
 #include "models/state/eval.h"
-#include "models/state/opts.h"
+#include "models/state/types.h"
 #include "models/state/pool.h"
 #include "models/state/share.h"
 #include "models/fail/fail.h"
@@ -23,15 +23,6 @@
 #include "models/workload/perf.h"
 #include "models/workload/workload.h"
 #include "sim/scenario/node.h"
-
-/* A job's state in a run. */
-typedef enum WkJobState {
-    WK_JOB_PENDING = 0, /* not yet submitted (only before the run ends early) */
-    WK_JOB_QUEUED,      /* submitted, waiting for GPUs */
-    WK_JOB_RUNNING,
-    WK_JOB_COMPLETED,
-    WK_JOB_REJECTED,    /* can never run on this cluster */
-} WkJobState;
 
 /* A job in the run: allocation and progress. What a subsystem keeps per job
  * (checkpoints, incidents, chosen clocks) lives in the subsystem's own table
@@ -69,10 +60,6 @@ typedef struct WkJobRt {
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
     double samples_per_iter;   /* tokens or samples per iteration */
 } WkJobRt;
-
-/* Bits of a site's part flags (WkRunSite.part), per job. */
-#define WK_NET_PART 1u /* this site runs a part of a job spanning sites */
-#define WK_NET_HELD 2u /* the part holds its GPUs without progress: its gang is not all running */
 
 /* Engine event kinds of a run (one table, so that two owners never clash). */
 enum {
@@ -152,18 +139,6 @@ typedef struct WkRunRequests {
     int (*requeue)(WkRun *r, uint32_t job, WkError *err);
 } WkRunRequests;
 
-/* A run that is one site of a network: the network decides which jobs come
- * here and when they arrive. */
-typedef struct WkRunSite {
-    uint32_t index;        /* this site's position in `sites:` */
-    const int32_t *assign; /* borrowed, per job: its site (-1: none); set before the job's submission */
-    const WkTime *delay;   /* borrowed, per job: WAN transfer time before it reaches its site */
-    uint64_t salt;         /* mixed into the engine's seed: the site's own failure streams */
-    uint8_t *ok;           /* owned, per job: 1 when this site can run it (wk_progress_check) */
-    uint8_t *part;         /* borrowed, per job: WK_NET_PART (a part of a job spanning sites runs here)
-                            * | WK_NET_HELD (it makes no progress); NULL when no job spans sites */
-} WkRunSite;
-
 struct WkRun {
     const WkDoc *doc;
     const char *name;
@@ -211,7 +186,6 @@ struct WkRun {
     const WkRunSubsysOps *on_rated[WK_RUN_MAX_SUBSYS + 1];   /* those with a `rated` slot, NULL-terminated */
     void *settled_st[WK_RUN_MAX_SUBSYS], *rated_st[WK_RUN_MAX_SUBSYS];
     WkRunRequests req;         /* the driver's answers to subsystems' requests */
-    struct WkNet *net;         /* owned: a network run (`sites:`); its sites are runs of their own */
 };
 
 /* ---- the run's state (models/state/state.c) ---- */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/network/sim.h"
 #include "sim/scenario/compose.h"
 #include "wk_config.h"
 
@@ -18,7 +19,7 @@
 static void run_one(WkBatchJob *j)
 {
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *run = NULL;
     wk_error_clear(&j->err);
     memset(&j->sum, 0, sizeof j->sum);
     j->interrupted = 0;
@@ -34,29 +35,29 @@ static void run_one(WkBatchJob *j)
     for (size_t i = 0; rc == 0 && i < j->nputs; i++)
         rc = wk_compose_put(doc, j->puts[i].path, j->puts[i].value, &j->err);
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, &o, &j->err);
+        rc = wk_sim_prepare(&run, doc, &o, &j->err);
     if (rc == 0 && !j->prepare_only) {
-        rc = wk_run_execute(run, &j->err);
-        if (rc == 0 && wk_run_interrupted(run)) { /* no summary, no trace of a cut-short run */
+        rc = wk_sim_execute(run, &j->err);
+        if (rc == 0 && wk_sim_interrupted(run)) { /* no summary, no trace of a cut-short run */
             j->interrupted = 1;
             j->rc = 0;
-            wk_run_free(run);
+            wk_sim_free(run);
             wk_doc_free(doc);
             return;
         }
         if (rc == 0)
-            rc = wk_run_summary(run, &j->sum, &j->err);
+            rc = wk_sim_summary(run, &j->sum, &j->err);
         if (rc == 0 && j->trace) {
 #if WK_HAVE_OPENMP
 #pragma omp critical(wk_hdf5)
 #endif
-            rc = wk_run_write_trace(run, j->trace, &j->err);
+            rc = wk_sim_write_trace(run, j->trace, &j->err);
         }
     }
     if (rc < 0 && j->err.code == 0)
         wk_error_set(&j->err, rc, NULL, 0, 0, "%s", wk_error_code_name(rc));
     j->rc = rc;
-    wk_run_free(run);
+    wk_sim_free(run);
     wk_doc_free(doc);
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "models/state/eval.h"
+#include "models/network/sim.h"
 #include "models/run/run.h"
 #include "models/broker/plugin.h"
 #include "models/sched/plugin.h"
@@ -173,10 +174,10 @@ static char *partial_trace_path(const char *path)
 
 /* A run stopped by signal sig: no trace (an existing one is left as it was),
  * or with --keep-partial the run so far under TRACE.partial.h5. Exit 128 + sig. */
-static int run_interrupted(const WkCliArgs *a, const WkRun *run, int sig)
+static int run_interrupted(const WkCliArgs *a, const WkSim *run, int sig)
 {
     WkRunAccount acc;
-    wk_run_account(run, &acc);
+    wk_sim_account(run, &acc);
     double days = wk_time_to_s(acc.end_ns) / 86400.0;
     if (!a->keep_partial || a->no_trace) {
         fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; no trace written%s\n",
@@ -188,7 +189,7 @@ static int run_interrupted(const WkCliArgs *a, const WkRun *run, int sig)
     char *path = partial_trace_path(a->output ? a->output : def ? def : "wanka");
     WkError err;
     wk_error_clear(&err);
-    int rc = path ? wk_run_write_trace(run, path, &err) : wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
+    int rc = path ? wk_sim_write_trace(run, path, &err) : wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
     if (rc < 0)
         wk_cli_common_report(&err);
     fprintf(stderr, "wanka: interrupted by %s at simulated day %.2f; %s%s\n", wk_cli_common_signal_name(sig),
@@ -201,18 +202,18 @@ static int run_interrupted(const WkCliArgs *a, const WkRun *run, int sig)
 
 /* A finished run (rc its status so far): the trace, then the summary on
  * stdout, and with prog the wall time on stderr. Returns the exit status. */
-static int run_output(const WkCliArgs *a, const WkRun *run, int rc, WkError *err, const WkCliProgress *prog)
+static int run_output(const WkCliArgs *a, const WkSim *run, int rc, WkError *err, const WkCliProgress *prog)
 {
     WkSummary sum;
     const char *path = a->output;
     char *def = NULL, *text = NULL;
     if (rc == 0)
-        rc = wk_run_summary(run, &sum, err);
+        rc = wk_sim_summary(run, &sum, err);
     if (rc == 0 && !a->no_trace) {
         if (!path && !(path = def = wk_cli_common_trace_path(a->scenario)))
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
         else
-            rc = wk_run_write_trace(run, path, err);
+            rc = wk_sim_write_trace(run, path, err);
     }
     if (rc == 0) {
         text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum);
@@ -340,7 +341,7 @@ static int run_body(WkCliArgs *a, void *ctx)
     WkError err;
     wk_error_clear(&err);
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *run = NULL;
     WkCliProgress prog;
     wk_cli_common_progress_start(&prog, NULL);
     int progress = wk_cli_common_progress_wanted(a->quiet);
@@ -354,12 +355,12 @@ static int run_body(WkCliArgs *a, void *ctx)
         return bad;
     }
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, &a->ro, &err);
+        rc = wk_sim_prepare(&run, doc, &a->ro, &err);
     if (rc == 0)
-        rc = wk_run_execute(run, &err);
+        rc = wk_sim_execute(run, &err);
     wk_cli_common_progress_end(&prog);
     int status;
-    if (rc == 0 && wk_run_interrupted(run)) {
+    if (rc == 0 && wk_sim_interrupted(run)) {
         status = run_interrupted(a, run, *stop);
     } else {
         status = run_output(a, run, rc, &err, progress ? &prog : NULL);
@@ -369,7 +370,7 @@ static int run_body(WkCliArgs *a, void *ctx)
             status = 128 + *stop;
         }
     }
-    wk_run_free(run);
+    wk_sim_free(run);
     wk_doc_free(doc);
     return status;
 }
@@ -394,7 +395,7 @@ static int validate_body(WkCliArgs *a, void *ctx)
     WkError err;
     wk_error_clear(&err);
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *run = NULL;
     int rc = wk_compose_load_file(&doc, a->scenario, &err);
     if (rc == 0 && !resolved && a->nsets == 0 && wk_section_kind(doc->root) == WK_DOC_SWEEP) {
         wk_doc_free(doc);
@@ -412,19 +413,19 @@ static int validate_body(WkCliArgs *a, void *ctx)
         free(yaml);
     }
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, &a->ro, &err);
+        rc = wk_sim_prepare(&run, doc, &a->ro, &err);
     int status = 0;
-    if (rc == 0 && !resolved && wk_run_sites(run))
-        printf("%s: ok: scenario '%s', %u sites, %u GPUs, %zu jobs, broker %s\n", a->scenario, wk_run_name(run),
-               (unsigned)wk_run_sites(run), (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
+    if (rc == 0 && !resolved && wk_sim_sites(run))
+        printf("%s: ok: scenario '%s', %u sites, %u GPUs, %zu jobs, broker %s\n", a->scenario, wk_sim_name(run),
+               (unsigned)wk_sim_sites(run), (unsigned)wk_sim_gpus(run), wk_sim_jobs(run), wk_sim_scheduler(run));
     else if (rc == 0 && !resolved)
-        printf("%s: ok: scenario '%s', %u GPUs, %zu jobs, scheduler %s\n", a->scenario, wk_run_name(run),
-               (unsigned)wk_run_gpus(run), wk_run_jobs(run), wk_run_scheduler(run));
+        printf("%s: ok: scenario '%s', %u GPUs, %zu jobs, scheduler %s\n", a->scenario, wk_sim_name(run),
+               (unsigned)wk_sim_gpus(run), wk_sim_jobs(run), wk_sim_scheduler(run));
     else if (rc != 0)
         status = wk_cli_common_report(&err);
     if (rc == 0 && fflush(stdout) != 0)
         status = 1;
-    wk_run_free(run);
+    wk_sim_free(run);
     wk_doc_free(doc);
     return status;
 }

@@ -4,7 +4,7 @@
  * b.yaml, c.yaml beside it (so `include:` and its merge, cycles and budgets
  * are reached), parsed as a YAML scenario (wk_doc_load_string), composed
  * (wk_compose_resolve) and, when that works, read and checked as `wanka
- * validate` does (wk_run_prepare: `models:`, `base:` chains, every section); a small valid
+ * validate` does (wk_sim_prepare: `models:`, `base:` chains, every section); a small valid
  * scenario is then simulated for at most EVENT_BUDGET events (stopped through
  * the interrupt flag, as Ctrl-C would) and summarized. Any input must end in
  * 0 or a WK_E_* error with a message — never a crash or a hang. */
@@ -20,7 +20,7 @@
 
 #include "sim/scenario/compose.h"
 #include "sim/scenario/node.h"
-#include "models/run/run.h"
+#include "models/network/sim.h"
 #include "sim/trace/summary.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     WkError err;
     wk_error_clear(&err);
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *run = NULL;
     volatile sig_atomic_t stop = 0;
     WkRunOpts opts = {.progress = budget, .progress_user = (void *)&stop, .interrupt = &stop};
     size_t top = split_files(data, size);
@@ -93,29 +93,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc = wk_compose_resolve(doc, &err);
     }
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, &opts, &err);
+        rc = wk_sim_prepare(&run, doc, &opts, &err);
     check(rc, &err);
-    if (rc == 0 && wk_run_gpus(run) <= RUN_MAX_GPUS && wk_run_jobs(run) <= RUN_MAX_JOBS) {
-        rc = wk_run_execute(run, &err);
+    if (rc == 0 && wk_sim_gpus(run) <= RUN_MAX_GPUS && wk_sim_jobs(run) <= RUN_MAX_JOBS) {
+        rc = wk_sim_execute(run, &err);
         check(rc, &err);
         WkSummary sum;
         if (rc == 0) {
-            rc = wk_run_summary(run, &sum, &err);
+            rc = wk_sim_summary(run, &sum, &err);
             check(rc, &err);
         }
         if (rc == 0) {
             /* conservation: allocated + idle + down GPU-time is GPUs x the run's length */
             WkRunAccount a;
-            wk_run_account(run, &a);
+            wk_sim_account(run, &a);
             U128 alloc = ((U128)a.alloc_hi << 64) | a.alloc_lo;
             U128 idle = ((U128)a.idle_hi << 64) | a.idle_lo;
             U128 down = ((U128)a.down_hi << 64) | a.down_lo;
-            if (a.end_ns < 0 || alloc + idle + down != (U128)wk_run_gpus(run) * (uint64_t)a.end_ns)
+            if (a.end_ns < 0 || alloc + idle + down != (U128)wk_sim_gpus(run) * (uint64_t)a.end_ns)
                 abort();
             free(wk_summary_json(&sum));
         }
     }
-    wk_run_free(run);
+    wk_sim_free(run);
     wk_doc_free(doc);
     return 0;
 }

@@ -16,7 +16,8 @@ ALLOWED = {
     "wk_trace": {"wk_core"},
     "wk_models": {"wk_core", "wk_scenario"},
     "wk_run": {"wk_core", "wk_scenario", "wk_trace", "wk_models"},
-    "wk_batch": {"wk_core", "wk_scenario", "wk_trace", "wk_models", "wk_run"},
+    "wk_network": {"wk_core", "wk_scenario", "wk_trace", "wk_models", "wk_run"},
+    "wk_batch": {"wk_core", "wk_scenario", "wk_trace", "wk_models", "wk_run", "wk_network"},
     "wk_analysis": {"wk_core", "wk_trace"},
 }
 

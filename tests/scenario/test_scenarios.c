@@ -37,11 +37,13 @@ static TestRun run_file(const char *rel, const char *const *sets, size_t nsets)
         rc = wk_doc_set(t.doc, sets[i], (long)i + 1, &err);
     WkRunOpts o = {.sets = sets, .nsets = nsets};
     if (rc == 0)
-        rc = wk_run_prepare(&t.run, t.doc, &o, &err);
+        rc = wk_sim_prepare(&t.sim, t.doc, &o, &err);
+    if (rc == 0) {
+        t.run = wk_sim_run(t.sim);
+        rc = wk_sim_execute(t.sim, &err);
+    }
     if (rc == 0)
-        rc = wk_run_execute(t.run, &err);
-    if (rc == 0)
-        rc = wk_run_summary(t.run, &t.sum, &err);
+        rc = wk_sim_summary(t.sim, &t.sum, &err);
     if (rc != 0)
         fail_msg("%s: %s: %s", rel, err.where, err.msg);
     return t;

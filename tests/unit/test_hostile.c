@@ -22,12 +22,12 @@
 static int prepare_bytes(const char *text, size_t len, WkError *err)
 {
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *sim = NULL;
     wk_error_clear(err);
     int rc = wk_doc_load_string(&doc, "bad.yaml", text, len, err);
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, NULL, err);
-    wk_run_free(run);
+        rc = wk_sim_prepare(&sim, doc, NULL, err);
+    wk_sim_free(sim);
     wk_doc_free(doc);
     return rc;
 }

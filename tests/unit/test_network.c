@@ -191,11 +191,11 @@ static const char *const two_sites =
 static void assert_gpu_time_conserved(const TestRun *t)
 {
     WkRunAccount a;
-    wk_run_account(t->run, &a);
+    wk_sim_account(t->sim, &a);
     __uint128_t alloc = ((__uint128_t)a.alloc_hi << 64) | a.alloc_lo;
     __uint128_t idle = ((__uint128_t)a.idle_hi << 64) | a.idle_lo;
     __uint128_t down = ((__uint128_t)a.down_hi << 64) | a.down_lo;
-    assert_true(alloc + idle + down == (__uint128_t)wk_run_gpus(t->run) * (__uint128_t)a.end_ns);
+    assert_true(alloc + idle + down == (__uint128_t)wk_sim_gpus(t->sim) * (__uint128_t)a.end_ns);
 }
 
 static void test_network_conserves_gpu_time(void **state)
@@ -206,8 +206,8 @@ static void test_network_conserves_gpu_time(void **state)
         TestRun t;
         test_run_yaml(&t, two_sites, &o);
         assert_gpu_time_conserved(&t);
-        assert_int_equal(wk_run_gpus(t.run), 160);
-        assert_int_equal(wk_run_sites(t.run), 2);
+        assert_int_equal(wk_sim_gpus(t.sim), 160);
+        assert_int_equal(wk_sim_sites(t.sim), 2);
         assert_float_equal(test_metric(&t, "jobs_completed"), 200, 0);
         assert_float_equal(test_metric(&t, "site.a.jobs") + test_metric(&t, "site.b.jobs"), 200, 0);
         assert_float_equal(test_metric(&t, "site.a.jobs_completed") + test_metric(&t, "site.b.jobs_completed"), 200,
@@ -494,6 +494,23 @@ static void test_span_bad_input_is_positioned(void **state)
                  "needs 'sites'", 3);
 }
 
+/* A network is prepared through models/network/sim.h: wk_run_prepare, the
+ * single-cluster run, refuses it at the `sites` key instead of running it. */
+static void test_run_prepare_refuses_a_network(void **state)
+{
+    (void)state;
+    WkDoc *doc = NULL;
+    WkRun *run = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_doc_load_string(&doc, "net.yaml", two_sites, strlen(two_sites), &err), 0);
+    assert_int_equal(wk_run_prepare(&run, doc, NULL, &err), WK_E_INVAL);
+    assert_null(run);
+    assert_non_null(strstr(err.msg, "wk_sim_prepare"));
+    assert_non_null(strstr(err.where, "net.yaml:"));
+    wk_doc_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_span_failure_holds_and_rolls_back_the_gang),
         cmocka_unit_test(test_span_faster_spans_when_it_finishes_sooner),
         cmocka_unit_test(test_span_bad_input_is_positioned),
+        cmocka_unit_test(test_run_prepare_refuses_a_network),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* testutil.h — helpers shared by the cmocka tests: run a scenario given as a
- * YAML string, fetch a summary metric. Header-only, static functions. */
+ * YAML string (one cluster or a network, models/network/sim.h), fetch a
+ * summary metric. Header-only, static functions. */
 #ifndef WK_TESTUTIL_H
 #define WK_TESTUTIL_H
 
@@ -15,12 +16,14 @@
 #include <cmocka.h>
 
 #include "sim/scenario/node.h"
+#include "models/network/sim.h"
 #include "models/run/run.h"
 #include "sim/trace/summary.h"
 
 typedef struct {
     WkDoc *doc;
-    WkRun *run;
+    WkSim *sim;
+    WkRun *run; /* the single run of sim (the test door's), NULL for a network */
     WkSummary sum;
 } TestRun;
 
@@ -32,18 +35,20 @@ static inline void test_run_yaml(TestRun *t, const char *yaml, const WkRunOpts *
     memset(t, 0, sizeof *t);
     int rc = wk_doc_load_string(&t->doc, "test.yaml", yaml, strlen(yaml), &err);
     if (rc == 0)
-        rc = wk_run_prepare(&t->run, t->doc, opts, &err);
+        rc = wk_sim_prepare(&t->sim, t->doc, opts, &err);
+    if (rc == 0) {
+        t->run = wk_sim_run(t->sim);
+        rc = wk_sim_execute(t->sim, &err);
+    }
     if (rc == 0)
-        rc = wk_run_execute(t->run, &err);
-    if (rc == 0)
-        rc = wk_run_summary(t->run, &t->sum, &err);
+        rc = wk_sim_summary(t->sim, &t->sum, &err);
     if (rc != 0)
         fail_msg("run failed: %s: %s", err.where, err.msg);
 }
 
 static inline void test_run_free(TestRun *t)
 {
-    wk_run_free(t->run);
+    wk_sim_free(t->sim);
     wk_doc_free(t->doc);
     memset(t, 0, sizeof *t);
 }
@@ -60,12 +65,12 @@ static inline double test_metric(const TestRun *t, const char *name)
 static inline int test_prepare_yaml(const char *yaml, WkError *err)
 {
     WkDoc *doc = NULL;
-    WkRun *run = NULL;
+    WkSim *sim = NULL;
     wk_error_clear(err);
     int rc = wk_doc_load_string(&doc, "bad.yaml", yaml, strlen(yaml), err);
     if (rc == 0)
-        rc = wk_run_prepare(&run, doc, NULL, err);
-    wk_run_free(run);
+        rc = wk_sim_prepare(&sim, doc, NULL, err);
+    wk_sim_free(sim);
     wk_doc_free(doc);
     return rc;
 }

@@ -7,7 +7,7 @@
  * lives elsewhere reaches its site after the transfer. docs/brokers.md
  * describes the model, docs/scenarios.md the keys. Reporting of the network
  * (summary, trace) is in network_report.c. */
-#include "models/run/network_impl.h"
+#include "models/network/network_impl.h"
 #include "models/sched/sched.h"
 #include "sim/core/dl.h"
 
@@ -286,26 +286,24 @@ static int parse_data(WkNet *n, const WkNode *root, WkError *err)
     return 0;
 }
 
-int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
+/* Everything after the top level: sites, WAN, broker, data, span. */
+static int prepare(WkNet *n, const WkNode *root, WkError *err)
 {
-    WkNet *n = calloc(1, sizeof *n);
-    if (!n)
-        return wk_error_nomem(err, "network");
-    r->net = n;
     int rc;
-    if ((rc = parse_sites(n, r->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
-        (rc = parse_broker(n, root, r->doc->dir ? r->doc->dir : ".", &r->opts, err)) < 0 || (rc = parse_data(n, root, err)) < 0)
+    if ((rc = parse_sites(n, n->doc, root, err)) < 0 || (rc = parse_wan(n, root, err)) < 0 ||
+        (rc = parse_broker(n, root, n->doc->dir ? n->doc->dir : ".", &n->opts, err)) < 0 ||
+        (rc = parse_data(n, root, err)) < 0)
         return rc;
-    WkRunOpts so = r->opts;
+    WkRunOpts so = n->opts;
     so.has_seed = 1;
-    so.seed = r->seed;
+    so.seed = n->seed;
     /* --scheduler (opts.scheduler) replaces every site's policy */
     for (uint32_t i = 0; i < n->n; i++) {
         NetSite *st = &n->s[i];
         WkRunSite site = {.index = i, .salt = i + 1};
         if ((rc = wk_run_prepare_site(&st->run, &st->doc, &so, &site, err)) < 0)
             return rc;
-        st->gpus = st->run->cluster.gpus;
+        st->gpus = wk_run_gpus(st->run);
         int lends = 1; /* a `lend` policy with `lend: false` rejects AI jobs: send them elsewhere */
         if (!so.scheduler && (rc = wk_sched_lend_accepts_ai(wk_node_get(&st->root, "scheduler"), &lends, err)) < 0)
             return rc;
@@ -314,7 +312,7 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
             st->data_share = st->gpus;
     }
     /* the network's own view of the workload: the first site's copy */
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     size_t nj = wl->n;
     if (!(n->assign = malloc((nj ? nj : 1) * sizeof *n->assign)) ||
         !(n->delay = calloc(nj ? nj : 1, sizeof *n->delay)) || !(n->home = calloc(nj ? nj : 1, sizeof *n->home)) ||
@@ -322,17 +320,36 @@ int wk_net_prepare(WkRun *r, const WkNode *root, WkError *err)
         return wk_error_nomem(err, "network");
     for (size_t j = 0; j < nj; j++)
         n->assign[j] = -1;
-    for (uint32_t i = 0; i < n->n; i++) {
-        n->s[i].run->site.assign = n->assign;
-        n->s[i].run->site.delay = n->delay;
-    }
+    for (uint32_t i = 0; i < n->n; i++)
+        wk_run_site_set_route(n->s[i].run, n->assign, n->delay);
     n->njobs = nj;
     if ((rc = wk_net_span_parse(n, root, err)) < 0)
         return rc;
-    r->name = n->s[0].run->name;
-    r->horizon = n->s[0].run->horizon;
-    r->sample_interval = n->s[0].run->sample_interval;
-    return wk_net_broker_open(n, r, err);
+    return wk_net_broker_open(n, err);
+}
+
+int wk_net_prepare(WkNet **out, const WkDoc *doc, const WkRunOpts *o, WkError *err)
+{
+    WkRunHead h;
+    int rc = wk_run_head_parse(doc, o, &h, err);
+    if (rc < 0)
+        return rc;
+    WkNet *n = calloc(1, sizeof *n);
+    if (!n)
+        return wk_error_nomem(err, "network");
+    n->doc = doc;
+    n->name = h.name;
+    n->seed = h.seed;
+    n->horizon = h.horizon;
+    n->sample_interval = h.sample_interval;
+    if (o)
+        n->opts = *o;
+    if ((rc = prepare(n, doc->root, err)) < 0) {
+        wk_net_free(n);
+        return rc;
+    }
+    *out = n;
+    return 0;
 }
 
 void wk_net_free(WkNet *n)
@@ -357,12 +374,10 @@ void wk_net_free(WkNet *n)
     free(n);
 }
 
-uint32_t wk_net_gpus(const WkRun *r)
+uint32_t wk_net_gpus(const WkNet *n)
 {
     uint32_t g = 0;
-    for (uint32_t i = 0; i < r->net->n; i++)
-        g += r->net->s[i].gpus;
+    for (uint32_t i = 0; i < n->n; i++)
+        g += n->s[i].gpus;
     return g;
 }
-
-const char *wk_net_broker(const WkRun *r) { return r->net->broker->name; }

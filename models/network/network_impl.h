@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* network_impl.h — the state of a network run (`sites:`), shared by
  * network.c (parsing, sites), network_exec.c (the broker's host and the
- * lockstep) and network_report.c (summary and trace). Private to
- * models/run. */
+ * lockstep), network_span.c (jobs across sites) and network_report.c
+ * (summary and trace). Each site is a WkRun driven through run.h only.
+ * Private to models/network: others use sim.h. */
 #ifndef WK_NETWORK_IMPL_H
 #define WK_NETWORK_IMPL_H
 
 #include "models/broker/broker.h"
 #include "models/broker/plugin.h"
-#include "models/run/run_impl.h"
+#include "models/gpu/facility.h"
+#include "models/run/run.h"
+#include "models/topo/cluster.h"
+#include "models/workload/perf.h"
+#include "models/workload/workload.h"
 
 /* Sites in one network at most (docs/limits.md). */
 #define WK_NET_MAX_SITES WK_BROKER_MAX_SITES
@@ -70,7 +75,14 @@ typedef struct NetSite {
     double transfer_s;      /* their WAN transfer time, summed */
 } NetSite;
 
-struct WkNet {
+typedef struct WkNet {
+    const WkDoc *doc;       /* borrowed: the scenario */
+    WkRunOpts opts;         /* as given (its arrays borrowed) */
+    const char *name;       /* the scenario's (borrowed) */
+    uint64_t seed;
+    WkTime horizon;         /* sim.end, or WK_TIME_NEVER */
+    WkTime sample_interval; /* the sites' (the trace's root says it) */
+    int executed, finished, interrupted;
     NetSite *s;
     uint32_t n;
     WkNetLink *link;        /* owned, [from * n + to] */
@@ -87,7 +99,6 @@ struct WkNet {
     double *bytes;          /* owned, per job: its dataset, bytes */
     double bytes_per_token, job_bytes;
     WkTime now;             /* the broker's clock */
-    uint64_t seed;
     size_t njobs;
     size_t unplaced;        /* jobs no site could run */
     double wan_bytes, wan_cost; /* moved over the WAN, and its cost */
@@ -106,13 +117,47 @@ struct WkNet {
     size_t span_retries;    /* gangs that gave their GPUs back after span.hold */
     size_t span_running;    /* parts of open gangs running at the last sync */
     uint32_t span_idle;     /* syncs in a row with no part of an open gang running */
-};
+} WkNet;
 
-typedef struct WkNet WkNet;
+/** Read a network scenario (doc borrowed, must outlive it; opts copied,
+ * their arrays borrowed): the top level, sites (each a run prepared by
+ * wk_run_prepare_site), WAN, broker, data and span. 0 and a network the
+ * caller frees (wk_net_free), or a negative code with a positioned error. */
+int wk_net_prepare(WkNet **out, const WkDoc *doc, const WkRunOpts *opts, WkError *err);
+
+/** Run every site in lockstep to the end (once), as wk_run_execute does a
+ * run: stopped early on opts.interrupt (n->interrupted then). 0 or a
+ * negative code. */
+int wk_net_execute(WkNet *n, WkError *err);
+
+/** The network's summary (after execute): its totals and `site.NAME.*`. */
+int wk_net_summary(const WkNet *n, WkSummary *s, WkError *err);
+
+/** Write the network's trace to path (atomically): the root attributes,
+ * its tables with site columns, its summary. */
+int wk_net_write_trace(const WkNet *n, const char *path, WkError *err);
+
+/** GPU-time accounted over every site (as wk_run_account). */
+void wk_net_account(const WkNet *n, WkRunAccount *a);
+
+/** GPUs of every site. */
+uint32_t wk_net_gpus(const WkNet *n);
+
+/** Release the network and its sites' runs. NULL is a no-op. */
+void wk_net_free(WkNet *n);
 
 /** Open the broker (its private block, init with its parameters) and draw
  * each job's dataset home and size. 0 or a negative code. */
-int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err);
+int wk_net_broker_open(WkNet *n, WkError *err);
+
+/** The WAN link from site a to site b. */
+static inline const WkNetLink *wk_net_link(const WkNet *n, uint32_t a, uint32_t b) { return &n->link[a * n->n + b]; }
+
+/* ---- the sites' queues and the WAN (network_plan.c) ---- */
+
+/** Site s's backlog: GPU-seconds left of the jobs sent there and not yet
+ * finished, per GPU of the site, s (INFINITY when out of memory). */
+double wk_net_plan_backlog_s(WkNet *n, uint32_t s);
 
 /** When `need` GPUs would start at site s behind its queue, s from now
  * (the FIFO-reservation plan; INFINITY: never). */
@@ -130,6 +175,8 @@ WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes);
 /** Site s takes job j (or a part of it): counted, listed for its plan.
  * 0 or WK_E_NOMEM. */
 int wk_net_site_take(WkNet *n, uint32_t s, uint32_t j, WkError *err);
+
+/* ---- jobs across sites (network_span.c) ---- */
 
 /** `span:` (top level of a network): parse and, when jobs may span, give
  * every site its part flags. 0 or a negative code, positioned. */

@@ -5,8 +5,7 @@
  * sites' rows summed as step functions), timeseries/sites (every site's
  * rows), timeseries/facility with a site column. docs/metrics.md and
  * docs/trace-format.md define them. */
-#include "models/run/network_impl.h"
-#include "models/run/report_impl.h"
+#include "models/network/network_impl.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -23,18 +22,20 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void wk_net_account(const WkRun *r, WkRunAccount *a)
+void wk_net_account(const WkNet *n, WkRunAccount *a)
 {
-    wk_u128 alloc = 0, idle = 0, down = 0;
-    for (uint32_t i = 0; i < r->net->n; i++) {
-        const WkAccount *ac = &r->net->s[i].run->acct;
-        alloc += ac->alloc_ns;
-        idle += ac->idle_ns;
-        down += ac->down_ns;
+    __extension__ typedef unsigned __int128 U128;
+    U128 alloc = 0, idle = 0, down = 0;
+    for (uint32_t i = 0; i < n->n; i++) {
+        WkRunAccount ac;
+        wk_run_account(n->s[i].run, &ac);
+        alloc += (U128)ac.alloc_hi << 64 | ac.alloc_lo;
+        idle += (U128)ac.idle_hi << 64 | ac.idle_lo;
+        down += (U128)ac.down_hi << 64 | ac.down_lo;
     }
     *a = (WkRunAccount){.alloc_hi = (uint64_t)(alloc >> 64), .alloc_lo = (uint64_t)alloc,
                         .idle_hi = (uint64_t)(idle >> 64), .idle_lo = (uint64_t)idle,
-                        .down_hi = (uint64_t)(down >> 64), .down_lo = (uint64_t)down, .end_ns = r->end_t};
+                        .down_hi = (uint64_t)(down >> 64), .down_lo = (uint64_t)down, .end_ns = n->end_t};
 }
 
 /* Metrics summed over the sites (NaN when no site defines them). */
@@ -82,9 +83,8 @@ static int label_of(const WkSummary *s, const char *name, const char **label, co
 }
 
 /* JCT and wait over every job, wherever it ran. */
-static int job_times(const WkRun *r, WkSummary *s)
+static int job_times(const WkNet *n, WkSummary *s)
 {
-    const WkNet *n = r->net;
     size_t nj = n->njobs;
     double *jct = malloc((nj ? nj : 1) * sizeof *jct), *wait = malloc((nj ? nj : 1) * sizeof *wait);
     if (!jct || !wait) {
@@ -97,7 +97,7 @@ static int job_times(const WkRun *r, WkSummary *s)
     for (size_t j = 0; j < nj; j++) {
         if (n->assign[j] < 0)
             continue;
-        WkTime submit = n->s[n->assign[j]].run->wl.jobs[j].submit, start, end;
+        WkTime submit = wk_run_workload(n->s[n->assign[j]].run)->jobs[j].submit, start, end;
         uint8_t state;
         wk_net_job_times(n, (uint32_t)j, &start, &end, &state);
         if (start >= 0)
@@ -119,36 +119,11 @@ static int job_times(const WkRun *r, WkSummary *s)
     return rc;
 }
 
-/* The energy the jobs added over the sites' idle draw (every allocation
- * segment: its GPUs at full busy draw, PUE included), its cost and CO2 by
- * each site's price series: what a broker's choices change. */
-static void jobs_energy(const WkNet *n, uint32_t s, double *kwh, double *cost, double *co2_t)
-{
-    const NetSite *st = &n->s[s];
-    const WkAccount *a = &st->run->acct;
-    const WkFacilitySpec *f = &st->run->fac;
-    double j = 0, c = 0, kg = 0;
-    for (size_t i = 0; i < a->nsegs; i++) {
-        const WkAllocSeg *g = &a->segs[i];
-        double w = (double)g->n * st->job_w_per_gpu;
-        j += w * wk_time_to_s(g->to - g->from);
-        double ci = 0, ki = 0;
-        if (f->ntariff && wk_facility_charge(f, g->from, g->to, w, &ci, &ki) == 0) {
-            c += ci;
-            kg += ki;
-        }
-    }
-    *kwh += j / 3.6e6;
-    *cost += f->ntariff ? c : NAN;
-    *co2_t += f->ntariff ? kg / 1000 : NAN;
-}
-
 /* HPC beside AI, over the network: the hpc jobs' mean wait and JCT from
  * the sites that ran them, GPU-hours and AI preemptions summed. */
-static int hpc_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+static int hpc_rows(const WkNet *n, const WkSummary *ss, WkSummary *s)
 {
-    const WkNet *n = r->net;
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     if (!wl->nhpc)
         return 0;
     double wait = 0, jct = 0;
@@ -156,14 +131,13 @@ static int hpc_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
     for (size_t j = 0; j < n->njobs; j++) {
         if (wl->jobs[j].kind != WK_JOB_HPC || n->assign[j] < 0)
             continue;
-        const WkRun *sr = n->s[n->assign[j]].run;
-        const WkJobRt *rt = &sr->rt[j];
-        if (rt->start >= 0) {
-            wait += wk_time_to_s(rt->start - wl->jobs[j].submit);
+        WkRunSiteJob v = wk_run_site_job(n->s[n->assign[j]].run, (uint32_t)j);
+        if (v.start >= 0) {
+            wait += wk_time_to_s(v.start - wl->jobs[j].submit);
             nw++;
         }
-        if (rt->state == WK_JOB_COMPLETED) {
-            jct += wk_time_to_s(rt->end - wl->jobs[j].submit);
+        if (v.state == WK_JOB_COMPLETED) {
+            jct += wk_time_to_s(v.end - wl->jobs[j].submit);
             nj++;
         }
     }
@@ -211,13 +185,13 @@ static int span_rows(const WkNet *n, WkSummary *s)
 }
 
 /* Each site's headline metrics, named site.NAME.METRIC. */
-static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
+static int site_rows(const WkNet *n, const WkSummary *ss, WkSummary *s)
 {
     static const char *const per[] = {WK_SCHEMA_M_JOBS_COMPLETED, WK_SCHEMA_M_UTILIZATION, WK_SCHEMA_M_JCT_MEAN,
                                       WK_SCHEMA_M_WAIT_MEAN, WK_SCHEMA_M_ENERGY, WK_SCHEMA_M_ENERGY_COST, NULL};
     int rc = 0;
-    for (uint32_t i = 0; i < r->net->n; i++) {
-        const NetSite *st = &r->net->s[i];
+    for (uint32_t i = 0; i < n->n; i++) {
+        const NetSite *st = &n->s[i];
         char name[48], label[64];
         snprintf(name, sizeof name, "site.%s.gpus", st->name);
         snprintf(label, sizeof label, "%.24s: GPUs", st->name);
@@ -237,13 +211,12 @@ static int site_rows(const WkRun *r, const WkSummary *ss, WkSummary *s)
     return rc;
 }
 
-int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
+int wk_net_summary(const WkNet *n, WkSummary *s, WkError *err)
 {
-    const WkNet *n = r->net;
     memset(s, 0, sizeof *s);
-    snprintf(s->scenario, sizeof s->scenario, "%s", r->name);
+    snprintf(s->scenario, sizeof s->scenario, "%s", n->name);
     snprintf(s->scheduler, sizeof s->scheduler, "%s", n->broker->name);
-    s->seed = r->seed;
+    s->seed = n->seed;
     WkSummary *ss = calloc(n->n, sizeof *ss);
     double *w = calloc(n->n, sizeof *w);
     if (!ss || !w) {
@@ -266,12 +239,12 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
     for (size_t g = 0; g < n->ngang; g++) { /* a job across sites counts once */
         const WkNetGang *gg = &n->gang[g];
         for (uint32_t q = 0; q < gg->k; q++)
-            completed -= n->s[gg->site[q]].run->rt[gg->job].state == WK_JOB_COMPLETED;
+            completed -= wk_run_site_job(n->s[gg->site[q]].run, gg->job).state == WK_JOB_COMPLETED;
         completed += gg->done && !gg->given_up;
     }
-    double T = wk_time_to_s(r->end_t);
+    double T = wk_time_to_s(n->end_t);
     int bad = 0;
-    bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(r), 1);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_GPUS, "GPUs (all sites)", "GPUs", wk_net_gpus(n), 1);
     bad |= wk_summary_add(s, "sites", "sites", "", n->n, 1);
     bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_SUBMITTED, "jobs in the workload", "jobs", (double)n->njobs, 1);
     bad |= wk_summary_add(s, WK_SCHEMA_M_JOBS_REJECTED, "jobs rejected (no site or never fit)", "jobs", rejected, 1);
@@ -290,8 +263,8 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
         if (label_of(&ss[0], by_gpu[k], &label, &units, &is_int) == 0)
             bad |= wk_summary_add(s, by_gpu[k], label, units, total(ss, n->n, by_gpu[k], w), is_int);
     }
-    bad |= job_times(r, s);
-    bad |= hpc_rows(r, ss, s);
+    bad |= job_times(n, s);
+    bad |= hpc_rows(n, ss, s);
     double kwh = total(ss, n->n, WK_SCHEMA_M_ENERGY, NULL);
     bad |= wk_summary_add(s, WK_SCHEMA_M_MEAN_POWER, "mean power (all facilities)", "MW",
                           T > 0 ? kwh * 3.6e6 / T / 1e6 : NAN, 0);
@@ -301,8 +274,8 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
     bad |= wk_summary_add(s, WK_SCHEMA_M_TOKENS_PER_JOULE, "tokens trained per joule (all facilities)", "tokens/J",
                           kwh > 0 && !isnan(tokens) ? tokens / (kwh * 3.6e6) : NAN, 0);
     double jk = 0, jc = 0, jt = 0;
-    for (uint32_t i = 0; i < n->n; i++)
-        jobs_energy(n, i, &jk, &jc, &jt);
+    for (uint32_t i = 0; i < n->n; i++) /* what a broker's choices change */
+        wk_run_site_jobs_energy(n->s[i].run, &jk, &jc, &jt);
     bad |= wk_summary_add(s, "jobs_energy_kwh", "energy the jobs added over idle (PUE included)", "kWh", jk, 0);
     bad |= wk_summary_add(s, "jobs_energy_cost", "cost of the energy the jobs added", "currency", jc, 0);
     bad |= wk_summary_add(s, "jobs_co2_t", "grid CO2 of the energy the jobs added", "t", jt, 0);
@@ -316,9 +289,9 @@ int wk_net_summary(const WkRun *r, WkSummary *s, WkError *err)
                           n->transfers ? xfer / (double)n->transfers : NAN, 0);
     if (n->span_max >= 2)
         bad |= span_rows(n, s);
-    bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", r->finished ? T : NAN, 0);
+    bad |= wk_summary_add(s, WK_SCHEMA_M_MAKESPAN, "makespan", "s", n->finished ? T : NAN, 0);
     bad |= wk_summary_add(s, WK_SCHEMA_M_SIMULATED, "simulated time", "s", T, 0);
-    bad |= site_rows(r, ss, s);
+    bad |= site_rows(n, ss, s);
     free(ss);
     free(w);
     if (bad)
@@ -340,27 +313,15 @@ static size_t with_site(WkTraceField *out, const WkTraceField *base, size_t nbas
 }
 
 typedef struct {
-    JobRow job;
+    WkRunJobRow job;
     int32_t site;
 } NetJobRow;
-typedef struct {
-    WkIncidentRow inc;
-    int32_t site;
-} NetIncRow;
-typedef struct {
-    WkSampleRow row;
-    int32_t site;
-} NetSampleRow;
-typedef struct {
-    WkFacilityRow row;
-    int32_t site;
-} NetFacRow;
 
-static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
+static int write_jobs(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
+    WkRunRows base = wk_run_rows(n->s[0].run, WK_RUN_TABLE_JOBS);
     WkTraceField f[MAXF];
-    size_t nf = with_site(f, wk_report_job_fields, wk_report_njob_fields, offsetof(NetJobRow, site));
+    size_t nf = with_site(f, base.fields, base.nfields, offsetof(NetJobRow, site));
     WkTraceTable *tab = NULL;
     NetJobRow rows[256];
     int rc = wk_trace_table_begin(t, WK_SCHEMA_JOBS, f, nf, sizeof(NetJobRow),
@@ -369,10 +330,10 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     size_t k = 0;
     for (size_t j = 0; rc == 0 && j < n->njobs; j++) {
         int32_t s = n->assign[j];
-        rows[k++] = (NetJobRow){wk_report_job_row(n->s[s < 0 ? 0 : s].run, j), s};
+        rows[k++] = (NetJobRow){wk_run_job_row(n->s[s < 0 ? 0 : s].run, (uint32_t)j), s};
         if (n->gang_of && n->gang_of[j] >= 0) { /* across sites: the gang's GPUs and times, at its first site */
             const WkNetGang *g = &n->gang[n->gang_of[j]];
-            JobRow *row = &rows[k - 1].job;
+            WkRunJobRow *row = &rows[k - 1].job;
             WkTime start, end;
             uint8_t state;
             wk_net_job_times(n, (uint32_t)j, &start, &end, &state);
@@ -385,8 +346,9 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
                                                      : WK_SCHEMA_STATUS_QUEUED;
         }
         if (s < 0) /* never sent anywhere: rejected by the network, or never submitted */
-            rows[k - 1].job.status = n->s[0].run->rt[j].state == WK_JOB_PENDING ? WK_SCHEMA_STATUS_NOT_SUBMITTED
-                                                                                : WK_SCHEMA_STATUS_REJECTED;
+            rows[k - 1].job.status = wk_run_site_job(n->s[0].run, (uint32_t)j).state == WK_JOB_PENDING
+                                         ? WK_SCHEMA_STATUS_NOT_SUBMITTED
+                                         : WK_SCHEMA_STATUS_REJECTED;
         if (k == NF(rows) || j + 1 == n->njobs) {
             rc = wk_trace_table_append(tab, rows, k, err);
             k = 0;
@@ -395,18 +357,18 @@ static int write_jobs(const WkRun *r, WkTrace *t, WkError *err)
     return rc == 0 ? wk_trace_table_end(tab, err) : rc;
 }
 
-/* A table of every site's rows (items of item_size bytes from items(),
- * site after site), each row the item followed by its site at site_off in a
- * row of row_size bytes. */
-typedef const void *(*SiteItems)(const WkRun *site, size_t *n);
-
-static int write_by_site(const WkRun *r, WkTrace *t, const char *path, const WkTraceField *base, size_t nbase,
-                         size_t item_size, size_t row_size, size_t site_off, SiteItems items, const char *desc,
+/* A table of every site's rows of `table`, site after site, each row
+ * followed by its site: a run's rows are 8-byte aligned with a size that is
+ * a multiple of 8 (run.h), so the site sits right after the row and the
+ * row with it pads to a multiple of 8. */
+static int write_by_site(const WkNet *n, WkTrace *t, const char *path, WkRunTable table, const char *desc,
                          WkError *err)
 {
-    const WkNet *n = r->net;
+    WkRunRows base = wk_run_rows(n->s[0].run, table);
+    size_t item_size = base.size, site_off = base.size;
+    size_t row_size = (site_off + sizeof(int32_t) + 7) / 8 * 8;
     WkTraceField f[MAXF];
-    size_t nf = with_site(f, base, nbase, site_off);
+    size_t nf = with_site(f, base.fields, base.nfields, site_off);
     WkTraceTable *tab = NULL;
     enum { CHUNK = 256 };
     unsigned char *rows = calloc(CHUNK, row_size);
@@ -414,13 +376,14 @@ static int write_by_site(const WkRun *r, WkTrace *t, const char *path, const WkT
         return wk_error_nomem(err, path);
     int rc = wk_trace_table_begin(t, path, f, nf, row_size, desc, &tab, err);
     for (uint32_t s = 0; rc == 0 && s < n->n; s++) {
-        size_t count = 0, k = 0;
-        const unsigned char *it = items(n->s[s].run, &count);
+        WkRunRows rr = wk_run_rows(n->s[s].run, table);
+        const unsigned char *it = rr.rows;
+        size_t k = 0;
         int32_t site = (int32_t)s;
-        for (size_t i = 0; rc == 0 && i < count; i++) {
+        for (size_t i = 0; rc == 0 && i < rr.n; i++) {
             memcpy(rows + k * row_size, it + i * item_size, item_size);
             memcpy(rows + k * row_size + site_off, &site, sizeof site);
-            if (++k == CHUNK || i + 1 == count) {
+            if (++k == CHUNK || i + 1 == rr.n) {
                 rc = wk_trace_table_append(tab, rows, k, err);
                 k = 0;
             }
@@ -430,47 +393,29 @@ static int write_by_site(const WkRun *r, WkTrace *t, const char *path, const WkT
     return rc == 0 ? wk_trace_table_end(tab, err) : rc;
 }
 
-static const void *incident_items(const WkRun *r, size_t *n)
+static int write_incidents(const WkNet *n, WkTrace *t, WkError *err)
 {
-    *n = wk_run_fail(r)->nincidents;
-    return wk_run_fail(r)->incidents;
-}
-
-static const void *sample_items(const WkRun *r, size_t *n)
-{
-    *n = r->acct.nsamples;
-    return r->acct.samples;
-}
-
-static const void *facility_items(const WkRun *r, size_t *n)
-{
-    *n = wk_run_budget(r)->nrows;
-    return wk_run_budget(r)->rows;
-}
-
-static int write_incidents(const WkRun *r, WkTrace *t, WkError *err)
-{
-    return write_by_site(r, t, WK_SCHEMA_INCIDENTS, wk_report_incident_fields, wk_report_nincident_fields,
-                         sizeof(WkIncidentRow), sizeof(NetIncRow), offsetof(NetIncRow, site), incident_items,
+    return write_by_site(n, t, WK_SCHEMA_INCIDENTS, WK_RUN_TABLE_INCIDENTS,
                          "one row per failure, slowdown or scripted incident, site by site in time order", err);
 }
 
 /* timeseries/sites: every site's rows with its index. */
-static int write_site_series(const WkRun *r, WkTrace *t, WkError *err)
+static int write_site_series(const WkNet *n, WkTrace *t, WkError *err)
 {
-    return write_by_site(r, t, WK_SCHEMA_SITES_SERIES, wk_report_sample_fields, wk_report_nsample_fields,
-                         sizeof(WkSampleRow), sizeof(NetSampleRow), offsetof(NetSampleRow, site), sample_items,
+    return write_by_site(n, t, WK_SCHEMA_SITES_SERIES, WK_RUN_TABLE_CLUSTER,
                          "each site's state, as timeseries/cluster of a single-site run, site by site", err);
 }
 
 /* timeseries/cluster of the network: at every time any site has a row, the
  * sum of each site's latest row (a site's state holds until its next row). */
-static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
+static int write_total_series(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
+    WkRunRows sr[WK_NET_MAX_SITES];
     size_t *at = calloc(n->n, sizeof *at), cap = 0;
-    for (uint32_t s = 0; s < n->n; s++)
-        cap += n->s[s].run->acct.nsamples;
+    for (uint32_t s = 0; s < n->n; s++) {
+        sr[s] = wk_run_rows(n->s[s].run, WK_RUN_TABLE_CLUSTER);
+        cap += sr[s].n;
+    }
     WkSampleRow *rows = malloc((cap ? cap : 1) * sizeof *rows);
     if (!at || !rows) {
         free(at);
@@ -481,20 +426,20 @@ static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
     for (;;) {
         int64_t next = INT64_MAX;
         for (uint32_t s = 0; s < n->n; s++) {
-            const WkAccount *a = &n->s[s].run->acct;
-            if (at[s] < a->nsamples && a->samples[at[s]].time_ns < next)
-                next = a->samples[at[s]].time_ns;
+            const WkSampleRow *a = sr[s].rows;
+            if (at[s] < sr[s].n && a[at[s]].time_ns < next)
+                next = a[at[s]].time_ns;
         }
         if (next == INT64_MAX)
             break;
         WkSampleRow row = {.time_ns = next};
         for (uint32_t s = 0; s < n->n; s++) {
-            const WkAccount *a = &n->s[s].run->acct;
-            while (at[s] < a->nsamples && a->samples[at[s]].time_ns <= next)
+            const WkSampleRow *a = sr[s].rows;
+            while (at[s] < sr[s].n && a[at[s]].time_ns <= next)
                 at[s]++;
             if (at[s] == 0)
                 continue;
-            const WkSampleRow *p = &a->samples[at[s] - 1];
+            const WkSampleRow *p = &a[at[s] - 1];
             row.allocated_gpus += p->allocated_gpus;
             row.running_jobs += p->running_jobs;
             row.queued_jobs += p->queued_jobs;
@@ -502,30 +447,30 @@ static int write_total_series(const WkRun *r, WkTrace *t, WkError *err)
         }
         rows[k++] = row;
     }
-    int rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, wk_report_sample_fields, wk_report_nsample_fields,
-                            sizeof(WkSampleRow), rows, k,
+    int rc = wk_trace_table(t, WK_SCHEMA_CLUSTER, sr[0].fields, sr[0].nfields, sizeof(WkSampleRow), rows, k,
                             "the network: every site's latest row summed, at every time a site has a row", err);
     free(at);
     free(rows);
     return rc;
 }
 
-static int write_facility(const WkRun *r, WkTrace *t, WkError *err)
+static int write_facility(const WkNet *n, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
     int any = 0;
-    for (uint32_t s = 0; s < n->n; s++)
-        any |= n->s[s].run->fac.nbudget || n->s[s].run->fac.ntariff;
+    for (uint32_t s = 0; s < n->n; s++) {
+        const WkFacilitySpec *f = wk_run_facility(n->s[s].run);
+        any |= f->nbudget || f->ntariff;
+    }
     if (!any)
         return 0;
-    return write_by_site(r, t, WK_SCHEMA_FACILITY, wk_report_facility_fields, wk_report_nfacility_fields,
-                         sizeof(WkFacilityRow), sizeof(NetFacRow), offsetof(NetFacRow, site), facility_items,
+    return write_by_site(n, t, WK_SCHEMA_FACILITY, WK_RUN_TABLE_FACILITY,
                          "each site's facility (sites with a facility section), site by site", err);
 }
 
-int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)
+/* The network's tables (after the root attributes, before the summary). */
+static int write_tables(const void *user, WkTrace *t, WkError *err)
 {
-    const WkNet *n = r->net;
+    const WkNet *n = user;
     char names[WK_NET_MAX_SITES * 33];
     size_t used = 0;
     names[0] = '\0';
@@ -533,9 +478,24 @@ int wk_net_write_tables(const WkRun *r, WkTrace *t, WkError *err)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", s ? "," : "", n->s[s].name);
     int rc;
     if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SITES, names, err)) < 0 ||
-        (rc = write_jobs(r, t, err)) < 0 || (rc = write_total_series(r, t, err)) < 0 ||
-        (rc = write_site_series(r, t, err)) < 0 || (rc = write_facility(r, t, err)) < 0 ||
-        (rc = write_incidents(r, t, err)) < 0)
+        (rc = write_jobs(n, t, err)) < 0 || (rc = write_total_series(n, t, err)) < 0 ||
+        (rc = write_site_series(n, t, err)) < 0 || (rc = write_facility(n, t, err)) < 0 ||
+        (rc = write_incidents(n, t, err)) < 0)
         return rc;
     return 0;
+}
+
+static int summary_of(const void *user, WkSummary *s, WkError *err) { return wk_net_summary(user, s, err); }
+
+int wk_net_write_trace(const WkNet *n, const char *path, WkError *err)
+{
+    char skus[512];
+    size_t used = 0;
+    skus[0] = '\0';
+    for (uint32_t i = 0; i < n->n; i++)
+        wk_run_skus(n->s[i].run, skus, sizeof skus, &used);
+    WkRunTraceRoot root = {.doc = n->doc, .sets = n->opts.sets, .nsets = n->opts.nsets, .seed = n->seed,
+                           .name = n->name, .scheduler = n->broker->name, .skus = skus, .gpus = wk_net_gpus(n),
+                           .sample_interval = n->sample_interval, .complete = !n->interrupted};
+    return wk_run_trace_write(path, &root, write_tables, summary_of, n, err);
 }

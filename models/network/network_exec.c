@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* network_exec.c — running a network: the broker's host (what a broker may
- * ask of the sites, models/broker/broker.h), each job's dataset home and
- * WAN transfer, and the lockstep that advances every site to a submission
- * instant before the broker decides (docs/brokers.md). */
-#include "models/run/network_impl.h"
+ * ask of the sites, models/broker/broker.h, answered from the sites' runs
+ * and network_plan.c), each job's dataset home, and the lockstep that
+ * advances every site to a submission instant before the broker decides
+ * (docs/brokers.md). */
+#include "models/network/network_impl.h"
 #include "sim/core/dl.h"
 
 #include <math.h>
@@ -15,195 +16,44 @@
 
 /* ---- the sites' state as the broker sees it ---- */
 
-/* Nominal time left of a job sent to a site: all of it until it starts,
- * then its estimate less the time since its first start. */
-static double left_s(WkRun *r, uint32_t job, WkTime now)
-{
-    double est = wk_run_job_estimate_s(r, job);
-    const WkJobRt *rt = &r->rt[job];
-    if (rt->start < 0)
-        return est;
-    double left = est - wk_time_to_s(now - rt->start);
-    return left > 0 ? left : 0;
-}
-
-/* ---- a binary min-heap of expected ends ---- */
-
-static void heap_push(WkNetEnd *h, size_t *n, WkNetEnd e)
-{
-    size_t i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2].t > e.t) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-static WkNetEnd heap_pop(WkNetEnd *h, size_t *n)
-{
-    WkNetEnd top = h[0], last = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1].t < h[c].t)
-            c++;
-        if (h[c].t >= last.t)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n)
-        h[i] = last;
-    return top;
-}
-
-/* Drop the finished jobs from the site's list, total the GPU-seconds left
- * of the others, and plan its queue: running jobs end at their nominal
- * estimates; the waiting ones (queued, or still crossing the WAN) start in
- * the order they were sent, each as soon as enough GPUs are free (FIFO
- * reservations, no backfill). Kept until the next instant or assignment. */
-static int refresh(WkNet *n, uint32_t s)
-{
-    NetSite *st = &n->s[s];
-    if (st->refreshed == n->now)
-        return 0;
-    WkRun *r = st->run;
-    if (st->capplan < st->nout + 1) {
-        size_t cap = st->nout + 64;
-        WkNetEnd *p = realloc(st->plan, cap * sizeof *p);
-        if (!p)
-            return -1;
-        st->plan = p;
-        st->capplan = cap;
-    }
-    double sum = 0;
-    size_t k = 0, nh = 0;
-    for (size_t i = 0; i < st->nout; i++) {
-        uint32_t j = st->out[i];
-        uint8_t state = r->rt[j].state;
-        if (state == WK_JOB_COMPLETED || state == WK_JOB_REJECTED)
-            continue;
-        st->out[k++] = j;
-        double left = left_s(r, j, n->now);
-        sum += (double)r->wl.jobs[j].gpus * left;
-        if (state == WK_JOB_RUNNING)
-            heap_push(st->plan, &nh, (WkNetEnd){n->now + wk_time_from_s(left), r->rt[j].gpus ? r->wl.jobs[j].gpus : 0});
-    }
-    st->nout = k;
-    st->queued_gpu_s = sum;
-    WkTime t = n->now;
-    int64_t avail = r->pool.nfree;
-    for (size_t i = 0; i < st->nout; i++) {
-        uint32_t j = st->out[i];
-        uint8_t state = r->rt[j].state;
-        if (state == WK_JOB_RUNNING)
-            continue;
-        int64_t need = r->wl.jobs[j].gpus;
-        while (avail < need && nh > 0) {
-            WkNetEnd e = heap_pop(st->plan, &nh);
-            if (e.t > t)
-                t = e.t;
-            avail += e.gpus;
-        }
-        if (avail < need) /* more than the usable GPUs: it waits for repairs; plan without it */
-            continue;
-        avail -= need;
-        double est = wk_run_job_estimate_s(r, j);
-        heap_push(st->plan, &nh, (WkNetEnd){t + wk_time_from_s(isfinite(est) ? est : 0), (uint32_t)need});
-    }
-    /* the heap, emptied in order, is the plan by time */
-    size_t m = nh;
-    WkNetEnd *sorted = st->plan + 0;
-    for (size_t i = 0; i < m; i++) {
-        WkNetEnd e = heap_pop(st->plan, &nh);
-        sorted[m - 1 - i] = e; /* heap_pop frees the slot at the end */
-    }
-    for (size_t i = 0; i < m / 2; i++) { /* ascending */
-        WkNetEnd x = sorted[i];
-        sorted[i] = sorted[m - 1 - i];
-        sorted[m - 1 - i] = x;
-    }
-    st->nplan = m;
-    st->plan_t = t;
-    st->plan_free = avail;
-    st->refreshed = n->now;
-    return 0;
-}
-
 static uint32_t h_sites(const void *h) { return NET(h)->n; }
 static const char *h_site_name(const void *h, uint32_t s) { return NET(h)->s[s].name; }
 static WkTime h_now(const void *h) { return NET(h)->now; }
 static uint64_t h_seed(const void *h) { return NET(h)->seed; }
 static uint32_t h_site_gpus(const void *h, uint32_t s) { return NET(h)->s[s].gpus; }
-static uint32_t h_site_free(const void *h, uint32_t s) { return NET(h)->s[s].run->pool.nfree; }
-static uint32_t h_job_gpus(const void *h, uint32_t j, uint32_t s) { return NET(h)->s[s].run->wl.jobs[j].gpus; }
-static int h_job_kind(const void *h, uint32_t j) { return NET(h)->s[0].run->wl.jobs[j].kind; }
+static uint32_t h_site_free(const void *h, uint32_t s) { return wk_run_free_gpus(NET(h)->s[s].run); }
+static uint32_t h_job_gpus(const void *h, uint32_t j, uint32_t s)
+{
+    return wk_run_workload(NET(h)->s[s].run)->jobs[j].gpus;
+}
+static int h_job_kind(const void *h, uint32_t j) { return wk_run_workload(NET(h)->s[0].run)->jobs[j].kind; }
 static uint32_t h_job_home(const void *h, uint32_t j) { return NET(h)->home[j]; }
 
-static double h_backlog(const void *h, uint32_t s)
-{
-    WkNet *n = NET(h);
-    if (refresh(n, s) < 0)
-        return INFINITY;
-    return n->s[s].queued_gpu_s / (double)n->s[s].gpus;
-}
-
-double wk_net_plan_wait(WkNet *n, uint32_t s, int64_t need)
-{
-    NetSite *st = &n->s[s];
-    if (refresh(n, s) < 0)
-        return h_backlog(n, s);
-    int64_t avail = st->plan_free;
-    WkTime t = st->plan_t;
-    for (size_t i = 0; i < st->nplan && avail < need; i++) {
-        avail += st->plan[i].gpus;
-        if (st->plan[i].t > t)
-            t = st->plan[i].t;
-    }
-    if (avail < need)
-        return INFINITY;
-    return wk_time_to_s(t - n->now);
-}
+static double h_backlog(const void *h, uint32_t s) { return wk_net_plan_backlog_s(NET(h), s); }
 
 /* When the job would start behind the site's queue (refresh's plan). */
 static double h_wait(const void *h, uint32_t j, uint32_t s)
 {
     WkNet *n = NET(h);
-    return wk_net_plan_wait(n, s, n->s[s].run->wl.jobs[j].gpus);
+    return wk_net_plan_wait(n, s, wk_run_workload(n->s[s].run)->jobs[j].gpus);
 }
-
-static const WkNetLink *link_of(const WkNet *n, uint32_t from, uint32_t to) { return &n->link[from * n->n + to]; }
 
 static int h_feasible(const void *h, uint32_t j, uint32_t s)
 {
     const WkNet *n = NET(h);
     const NetSite *st = &n->s[s];
-    int hpc = st->run->wl.jobs[j].kind == WK_JOB_HPC;
-    if (!st->run->site.ok[j] || !(hpc ? st->accepts_hpc : st->accepts_ai))
+    int hpc = wk_run_workload(st->run)->jobs[j].kind == WK_JOB_HPC;
+    if (!wk_run_site_can_run(st->run, j) || !(hpc ? st->accepts_hpc : st->accepts_ai))
         return 0;
-    return n->home[j] == s || n->bytes[j] <= 0 || link_of(n, n->home[j], s)->set;
+    return n->home[j] == s || n->bytes[j] <= 0 || wk_net_link(n, n->home[j], s)->set;
 }
 
 static double h_run_s(const void *h, uint32_t j, uint32_t s)
 {
     WkNet *n = NET(h);
-    if (!n->s[s].run->site.ok[j])
+    if (!wk_run_site_can_run(n->s[s].run, j))
         return INFINITY;
     return wk_run_job_estimate_s(n->s[s].run, j);
-}
-
-double wk_net_transfer_s(const WkNet *n, uint32_t home, uint32_t s, double bytes)
-{
-    if (home == s || bytes <= 0)
-        return 0;
-    const WkNetLink *l = link_of(n, home, s);
-    if (!l->set)
-        return INFINITY;
-    WkTime busy = n->link_free[home * n->n + s];
-    double queue = busy > n->now ? wk_time_to_s(busy - n->now) : 0;
-    return queue + bytes / l->bytes_per_s + l->latency_s;
 }
 
 /* The transfer's duration if it were queued now on the link (s). */
@@ -218,11 +68,12 @@ static double h_transfer(const void *h, uint32_t j, uint32_t s) { return transfe
 static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost, double *co2)
 {
     const WkRun *r = n->s[s].run;
+    const WkFacilitySpec *f = wk_run_facility(r);
     *cost = *co2 = NAN;
-    if (!r->fac.ntariff)
+    if (!f->ntariff)
         return -1;
     double run = h_run_s(n, j, s);
-    double w = (double)r->wl.jobs[j].gpus * n->s[s].job_w_per_gpu;
+    double w = (double)wk_run_workload(r)->jobs[j].gpus * n->s[s].job_w_per_gpu;
     if (!isfinite(run) || !isfinite(start_s)) {
         *cost = *co2 = INFINITY;
         return 0;
@@ -230,9 +81,9 @@ static int charge(WkNet *n, uint32_t j, uint32_t s, double start_s, double *cost
     WkTime t0 = n->now + wk_time_from_s(start_s);
     WkTime t1 = t0 + wk_time_from_s(run);
     *cost = *co2 = 0; /* wk_facility_charge adds to them */
-    if (wk_facility_charge(&r->fac, t0, t1, w, cost, co2) < 0) {
+    if (wk_facility_charge(f, t0, t1, w, cost, co2) < 0) {
         /* past the end of a series that does not repeat: its mean price */
-        *cost = wk_facility_price_mean(&r->fac) * w * run / 3.6e9;
+        *cost = wk_facility_price_mean(f) * w * run / 3.6e9;
         *co2 = NAN;
     }
     return 0;
@@ -297,14 +148,13 @@ static int init_failed(WkNet *n, int rc, WkError *err)
     return wk_dl_init_failed(err, rc, path, "broker plugin", what);
 }
 
-int wk_net_broker_open(WkNet *n, WkRun *r, WkError *err)
+int wk_net_broker_open(WkNet *n, WkError *err)
 {
-    n->seed = r->seed;
     n->ctx = (WkBrokerCtx){.ops = &host_ops, .host = n};
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     n->njobs = wl->n;
     WkRng *rng = NULL;
-    int rc = wk_rng_new(&rng, r->seed, "network.data", err);
+    int rc = wk_rng_new(&rng, n->seed, "network.data", err);
     if (rc < 0)
         return rc;
     double total = 0;
@@ -367,41 +217,6 @@ static int assign(WkNet *n, uint32_t j, WkError *err)
     return wk_net_site_take(n, (uint32_t)s, j, err);
 }
 
-WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
-{
-    uint32_t home = n->home[j];
-    if (home == s || bytes <= 0)
-        return 0;
-    const WkNetLink *l = link_of(n, home, s);
-    WkTime *busy = &n->link_free[home * n->n + s];
-    WkTime start = *busy > n->now ? *busy : n->now;
-    WkTime xfer = wk_time_from_s(bytes / l->bytes_per_s);
-    *busy = start + xfer;
-    WkTime delay = start + xfer + wk_time_from_s(l->latency_s) - n->now;
-    n->wan_bytes += bytes;
-    n->wan_cost += bytes / 1e12 * l->cost_per_tb;
-    n->transfers++;
-    n->s[s].transfer_s += wk_time_to_s(delay);
-    return delay;
-}
-
-int wk_net_site_take(WkNet *n, uint32_t s, uint32_t j, WkError *err)
-{
-    NetSite *st = &n->s[s];
-    st->assigned++;
-    if (st->nout == st->capout) {
-        size_t cap = st->capout ? 2 * st->capout : 64;
-        uint32_t *p = realloc(st->out, cap * sizeof *p);
-        if (!p)
-            return wk_error_nomem(err, "network: jobs per site");
-        st->out = p;
-        st->capout = cap;
-    }
-    st->out[st->nout++] = j;
-    st->refreshed = -1; /* its backlog and plan change */
-    return 0;
-}
-
 /* Every site to `to` (events at times <= to); while jobs span sites, in
  * steps with the gangs kept after each (wk_net_span_step). */
 static int advance_all(WkNet *n, WkTime *synced, WkTime to, WkError *err)
@@ -426,22 +241,20 @@ static int advance_all(WkNet *n, WkTime *synced, WkTime to, WkError *err)
     return rc;
 }
 
-int wk_net_execute(WkRun *r, WkError *err)
+int wk_net_execute(WkNet *n, WkError *err)
 {
-    WkNet *n = r->net;
-    if (r->executed)
+    if (n->executed)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "run: executed twice");
-    r->executed = 1;
+    n->executed = 1;
     int rc = 0;
     for (uint32_t s = 0; s < n->n; s++) {
         NetSite *st = &n->s[s];
         if ((rc = wk_run_site_begin(st->run, err)) < 0)
             return rc;
         st->refreshed = -1;
-        const WkCluster *c = &st->run->cluster;
-        st->job_w_per_gpu = c->gpus ? (wk_account_gpu_draw(c, 0, 1) - wk_account_gpu_draw(c, 0, 0)) * c->power.pue : 0;
+        st->job_w_per_gpu = wk_run_site_job_w_per_gpu(st->run);
     }
-    const WkWorkload *wl = &n->s[0].run->wl;
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
     size_t nj = wl->n;
     Arrival *arr = malloc((nj ? nj : 1) * sizeof *arr);
     if (!arr)
@@ -449,11 +262,11 @@ int wk_net_execute(WkRun *r, WkError *err)
     for (size_t j = 0; j < nj; j++)
         arr[j] = (Arrival){wl->jobs[j].submit, (uint32_t)j};
     qsort(arr, nj, sizeof *arr, cmp_arrival);
-    WkTime until = r->horizon != WK_TIME_NEVER ? r->horizon : WK_RUN_MAX_TIME;
+    WkTime until = n->horizon != WK_TIME_NEVER ? n->horizon : WK_RUN_MAX_TIME;
     WkTime synced = 0;
     for (size_t i = 0; i < nj && rc == 0;) {
         WkTime t = arr[i].t;
-        if (t > until || (r->opts.interrupt && *r->opts.interrupt)) /* past the horizon, or SIGINT/SIGTERM */
+        if (t > until || (n->opts.interrupt && *n->opts.interrupt)) /* past the horizon, or SIGINT/SIGTERM */
             break;
         if (t > 0)
             rc = advance_all(n, &synced, t - 1, err);
@@ -463,7 +276,7 @@ int wk_net_execute(WkRun *r, WkError *err)
     }
     free(arr);
     /* after the last submission: keep the gangs in step until they end */
-    while (rc == 0 && n->gangs_open && synced < until && !(r->opts.interrupt && *r->opts.interrupt)) {
+    while (rc == 0 && n->gangs_open && synced < until && !(n->opts.interrupt && *n->opts.interrupt)) {
         WkTime step = wk_net_span_step(n);
         rc = advance_all(n, &synced, until - synced > step ? synced + step : until, err);
     }
@@ -474,14 +287,15 @@ int wk_net_execute(WkRun *r, WkError *err)
         WkRun *sr = n->s[s].run;
         if ((rc = wk_run_site_advance(sr, until, err)) < 0)
             return rc;
-        if (!sr->finished && r->horizon == WK_TIME_NEVER && wk_engine_now(sr->eng) >= until)
-            return wk_error_set(err, WK_E_RANGE, r->doc->file, 0, 0,
+        WkRunSiteState ss = wk_run_site_state(sr);
+        if (!ss.finished && n->horizon == WK_TIME_NEVER && ss.now >= until)
+            return wk_error_set(err, WK_E_RANGE, n->doc->file, 0, 0,
                                 "site '%s' reached the longest simulated time (docs/limits.md) with jobs unfinished: "
                                 "set sim.end", n->s[s].name);
-        WkTime e = sr->finished ? sr->end_t : (r->horizon != WK_TIME_NEVER ? r->horizon : wk_engine_now(sr->eng));
+        WkTime e = ss.finished ? ss.end_t : (n->horizon != WK_TIME_NEVER ? n->horizon : ss.now);
         if (e > t_end)
             t_end = e;
-        r->interrupted |= sr->interrupted;
+        n->interrupted |= ss.interrupted;
     }
     for (uint32_t s = 0; s < n->n; s++) {
         free(n->s[s].plan);
@@ -491,9 +305,9 @@ int wk_net_execute(WkRun *r, WkError *err)
     for (uint32_t s = 0; s < n->n; s++)
         if ((rc = wk_run_site_end(n->s[s].run, t_end, err)) < 0)
             return rc;
-    n->end_t = r->end_t = t_end;
-    r->finished = 1;
+    n->end_t = t_end;
+    n->finished = 1;
     for (uint32_t s = 0; s < n->n; s++)
-        r->finished &= n->s[s].run->finished;
+        n->finished &= wk_run_site_state(n->s[s].run).finished;
     return 0;
 }

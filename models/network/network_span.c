@@ -10,8 +10,7 @@
  * and rolls them back to the least advanced one, and a gang not all running
  * after span.hold gives its GPUs back and queues again. docs/brokers.md
  * "Jobs across sites" has the model and its limits. */
-#include "models/run/network_impl.h"
-#include "models/state/eval.h"
+#include "models/network/network_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +59,7 @@ int wk_net_span_parse(WkNet *n, const WkNode *root, WkError *err)
     for (uint32_t s = 0; s < n->n; s++) {
         if (!(n->s[s].part = calloc(nj, 1)))
             return wk_error_nomem(err, "span");
-        n->s[s].run->site.part = n->s[s].part;
+        wk_run_site_set_parts(n->s[s].run, n->s[s].part);
     }
     return 0;
 }
@@ -96,13 +95,12 @@ typedef struct {
 
 static int cpu_site(const WkRun *r)
 {
-    for (uint32_t g = 0; g < r->cluster.ngroups; g++)
-        if (r->cluster.groups[g].sku->cpu)
+    const WkCluster *c = wk_run_cluster(r);
+    for (uint32_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].sku->cpu)
             return 1;
     return 0;
 }
-
-static const WkNetLink *link_of(const WkNet *n, uint32_t a, uint32_t b) { return &n->link[a * n->n + b]; }
 
 /* The iterations job j trains. */
 static double job_iters(const WkJobSpec *js, const WkModelSpec *m)
@@ -118,9 +116,9 @@ static double job_iters(const WkJobSpec *js, const WkModelSpec *m)
  * p->run_s is INFINITY when there is none. */
 static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
 {
-    const WkRun *r0 = n->s[0].run;
-    const WkJobSpec *js = &r0->wl.jobs[j];
-    const WkModelSpec *m = &r0->wl.models[js->model - 1];
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
+    const WkJobSpec *js = &wl->jobs[j];
+    const WkModelSpec *m = &wl->models[js->model - 1];
     p->k = k;
     p->part = js->gpus / k;
     p->start = p->run_s = INFINITY;
@@ -132,7 +130,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
         const NetSite *st = &n->s[s];
         if (!st->accepts_ai || p->part > st->gpus || cpu_site(st->run))
             continue;
-        if (home != s && bytes > 0 && !link_of(n, home, s)->set)
+        if (home != s && bytes > 0 && !wk_net_link(n, home, s)->set)
             continue;
         double w = wk_net_plan_wait(n, s, p->part), x = wk_net_transfer_s(n, home, s, bytes);
         if (isfinite(w) && isfinite(x))
@@ -144,7 +142,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     for (uint32_t i = 0; i < nc && got < k; i++) {
         int linked = 1;
         for (uint32_t q = 0; q < got && linked; q++)
-            linked = link_of(n, c[i].s, p->site[q])->set;
+            linked = wk_net_link(n, c[i].s, p->site[q])->set;
         if (!linked)
             continue;
         p->site[got++] = c[i].s;
@@ -155,21 +153,17 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     /* the WAN ring: its slowest link and longest latency */
     double bw = INFINITY, lat = 0;
     for (uint32_t q = 0; q < k; q++) {
-        const WkNetLink *l = link_of(n, p->site[q], p->site[(q + 1) % k]);
+        const WkNetLink *l = wk_net_link(n, p->site[q], p->site[(q + 1) % k]);
         bw = l->bytes_per_s < bw ? l->bytes_per_s : bw;
         lat = l->latency_s > lat ? l->latency_s : lat;
     }
     WkPerfWan wan = {.sites = k, .bw_bits_per_s = bw * 8, .lat_s = lat};
     double iter = 0;
     for (uint32_t q = 0; q < k; q++) {
-        const WkRun *sr = n->s[p->site[q]].run;
-        WkPerfResult res;
-        uint8_t pc;
-        WkError e;
-        wk_error_clear(&e);
-        if (wk_eval_job_wan(&sr->cluster, m, NULL, p->part, &sr->perf, &wan, &res, NULL, &pc, &e) < 0)
+        double it = 0;
+        if (wk_run_site_part_iter_s(n->s[p->site[q]].run, m, p->part, &wan, &it) < 0)
             return; /* the parts do not split or fit: not this k */
-        iter = res.iter_s > iter ? res.iter_s : iter;
+        iter = it > iter ? it : iter;
     }
     p->iters = job_iters(js, m);
     p->start = start;
@@ -180,18 +174,7 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
  * that runs run_s, held until its gang runs. */
 static void make_part(WkNet *n, uint32_t s, uint32_t j, uint32_t part, double run_s)
 {
-    WkRun *sr = n->s[s].run;
-    WkJobSpec *js = &sr->wl.jobs[j];
-    WkJobRt *rt = &sr->rt[j];
-    WkTime d = (WkTime)ceil(run_s * 1e9);
-    js->gpus = part;
-    js->model = 0;
-    js->duration = d;
-    rt->left_ns = d;
-    wk_recovery_rolled_back(wk_run_fail(sr), j, d);
-    rt->gpus_req = part;
-    rt->est_s = 0;
-    sr->site.ok[j] = 1;
+    wk_run_site_make_part(n->s[s].run, j, part, (WkTime)ceil(run_s * 1e9));
     n->s[s].part[j] = WK_NET_PART | WK_NET_HELD;
 }
 
@@ -200,15 +183,15 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
     *spanned = 0;
     if (n->span_max < 2 || (chosen >= 0 && !n->span_faster))
         return 0;
-    const WkRun *r0 = n->s[0].run;
-    const WkJobSpec *js = &r0->wl.jobs[j];
-    if (js->kind == WK_JOB_HPC || !js->model || r0->wl.models[js->model - 1].kind != WK_MODEL_LLM)
+    const WkWorkload *wl = wk_run_workload(n->s[0].run);
+    const WkJobSpec *js = &wl->jobs[j];
+    if (js->kind == WK_JOB_HPC || !js->model || wl->models[js->model - 1].kind != WK_MODEL_LLM)
         return 0;
     n->span_considered++;
     double single = INFINITY;
     if (chosen >= 0) {
         uint32_t s = (uint32_t)chosen;
-        double w = wk_net_plan_wait(n, s, n->s[s].run->wl.jobs[j].gpus);
+        double w = wk_net_plan_wait(n, s, wk_run_workload(n->s[s].run)->jobs[j].gpus);
         double x = wk_net_transfer_s(n, n->home[j], s, n->bytes[j]);
         single = (w > x ? w : x) + wk_run_job_estimate_s(n->s[s].run, j);
     }
@@ -225,7 +208,7 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
         return 0;
     /* commit: the gang, each part's data, its copy at each site (site 0's
      * copy, the network's view, may become a part: read the model first) */
-    const WkModelSpec *m = &r0->wl.models[js->model - 1];
+    const WkModelSpec *m = &wl->models[js->model - 1];
     if (n->ngang == n->capgang) {
         size_t cap = n->capgang ? 2 * n->capgang : 16;
         WkNetGang *g = realloc(n->gang, cap * sizeof *g);
@@ -252,7 +235,7 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
     /* the gradients' ring: every site sends its neighbour this much per iteration */
     double per = wk_perf_wan_bytes(m, best.k) * best.iters;
     for (uint32_t q = 0; q < best.k; q++) {
-        const WkNetLink *l = link_of(n, best.site[q], best.site[(q + 1) % best.k]);
+        const WkNetLink *l = wk_net_link(n, best.site[q], best.site[(q + 1) % best.k]);
         g->wan_bytes += per;
         n->wan_cost += per / 1e12 * l->cost_per_tb;
     }
@@ -268,18 +251,7 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
 
 /* ---- keeping the gangs ---- */
 
-static int part_runs(const WkJobRt *rt) { return rt->state == WK_JOB_RUNNING && !rt->hung && !rt->waiting; }
-
-/* Give a held part's GPUs back: to its site's queue again. */
-static int requeue(WkRun *sr, uint32_t j, WkTime t, WkError *err)
-{
-    int rc = wk_lifecycle_requeue(sr, j, err);
-    if (rc == 0)
-        rc = wk_sched_host_incident(&sr->si, &j, 1, err);
-    if (rc == 0)
-        wk_run_resample(sr, t);
-    return rc;
-}
+static int part_runs(const WkRunSiteJob *v) { return v->state == WK_JOB_RUNNING && !v->stalled; }
 
 static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
 {
@@ -287,16 +259,15 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
     WkTime go = 0, end = 0, left = 0;
     for (uint32_t q = 0; q < g->k; q++) {
         WkRun *sr = n->s[g->site[q]].run;
-        const WkJobRt *rt = &sr->rt[j];
-        if (!sr->finished)
-            wk_engine_advance_clock(sr->eng, t);
-        if (part_runs(rt)) {
+        wk_run_site_clock(sr, t);
+        WkRunSiteJob v = wk_run_site_job(sr, j);
+        if (part_runs(&v)) {
             running++;
-            go = rt->seg_start > go ? rt->seg_start : go;
-        } else if (rt->state == WK_JOB_COMPLETED) {
+            go = v.seg_start > go ? v.seg_start : go;
+        } else if (v.state == WK_JOB_COMPLETED) {
             completed++;
-            end = rt->end > end ? rt->end : end;
-        } else if (rt->state == WK_JOB_REJECTED) {
+            end = v.end > end ? v.end : end;
+        } else if (v.state == WK_JOB_REJECTED) {
             rejected++;
         }
     }
@@ -311,9 +282,9 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
                      * (a queued one as soon as it starts: nothing is left to run) */
         for (uint32_t q = 0; q < g->k && rc == 0; q++) {
             WkRun *sr = n->s[g->site[q]].run;
-            uint8_t st = sr->rt[j].state;
+            int st = wk_run_site_job(sr, j).state;
             if (st != WK_JOB_COMPLETED && st != WK_JOB_REJECTED)
-                rc = wk_progress_gate(sr, j, 0, 0, t, err);
+                rc = wk_run_site_gate(sr, j, 0, 0, t, err);
         }
         g->done = g->given_up = 1;
         n->gangs_open--;
@@ -322,8 +293,8 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
     if (completed) { /* some parts ended, the others run on to their own end */
         for (uint32_t q = 0; q < g->k && rc == 0; q++) {
             WkRun *sr = n->s[g->site[q]].run;
-            if (sr->rt[j].state == WK_JOB_RUNNING && (n->s[g->site[q]].part[j] & WK_NET_HELD))
-                rc = wk_progress_gate(sr, j, 0, -1, t, err);
+            if (wk_run_site_job(sr, j).state == WK_JOB_RUNNING && (n->s[g->site[q]].part[j] & WK_NET_HELD))
+                rc = wk_run_site_gate(sr, j, 0, -1, t, err);
         }
         return rc;
     }
@@ -333,11 +304,12 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
         /* a part stopped: every part holds, rolled back to the least advanced one */
         for (uint32_t q = 0; q < g->k && rc == 0; q++) {
             WkRun *sr = n->s[g->site[q]].run;
-            rc = wk_progress_gate(sr, j, 1, -1, t, err);
-            left = sr->rt[j].left_ns > left ? sr->rt[j].left_ns : left;
+            rc = wk_run_site_gate(sr, j, 1, -1, t, err);
+            WkTime l = wk_run_site_job(sr, j).left_ns;
+            left = l > left ? l : left;
         }
         for (uint32_t q = 0; q < g->k && rc == 0; q++)
-            rc = wk_progress_gate(n->s[g->site[q]].run, j, 1, left, t, err);
+            rc = wk_run_site_gate(n->s[g->site[q]].run, j, 1, left, t, err);
         g->live = 0;
         g->hold_since = running ? t : -1;
         return rc;
@@ -346,14 +318,14 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
         /* every part runs since `go`: let them go from then (they held, so
          * nothing was done before), each as far along as the least advanced */
         for (uint32_t q = 0; q < g->k; q++) {
-            const WkJobRt *rt = &n->s[g->site[q]].run->rt[j];
-            left = rt->left_ns > left ? rt->left_ns : left;
-            g->hold_gpu_s += (double)g->part * wk_time_to_s(go - rt->seg_start);
+            WkRunSiteJob v = wk_run_site_job(n->s[g->site[q]].run, j);
+            left = v.left_ns > left ? v.left_ns : left;
+            g->hold_gpu_s += (double)g->part * wk_time_to_s(go - v.seg_start);
         }
         WkTime credit = t - go;
         left = left > credit ? left - credit : 0;
         for (uint32_t q = 0; q < g->k && rc == 0; q++)
-            rc = wk_progress_gate(n->s[g->site[q]].run, j, 0, left, t, err);
+            rc = wk_run_site_gate(n->s[g->site[q]].run, j, 0, left, t, err);
         g->live = 1;
         g->hold_since = -1;
         if (g->first_go < 0)
@@ -368,11 +340,11 @@ static int sync_gang(WkNet *n, WkNetGang *g, WkTime t, WkError *err)
         /* held too long (the other sites are busy): give the GPUs back and queue again */
         for (uint32_t q = 0; q < g->k && rc == 0; q++) {
             WkRun *sr = n->s[g->site[q]].run;
-            const WkJobRt *rt = &sr->rt[j];
-            if (!part_runs(rt))
+            WkRunSiteJob v = wk_run_site_job(sr, j);
+            if (!part_runs(&v))
                 continue;
-            g->hold_gpu_s += (double)g->part * wk_time_to_s(t - rt->seg_start);
-            rc = requeue(sr, j, t, err);
+            g->hold_gpu_s += (double)g->part * wk_time_to_s(t - v.seg_start);
+            rc = wk_run_site_evict(sr, j, t, err); /* its GPUs back: to its site's queue again */
         }
         n->span_retries++;
         g->hold_since = -1;
@@ -390,7 +362,7 @@ int wk_net_span_sync(WkNet *n, WkTime t, WkError *err)
     for (size_t i = 0; i < n->ngang; i++) { /* parts running now, after this sync's changes */
         const WkNetGang *g = &n->gang[i];
         for (uint32_t q = 0; q < g->k && !g->done; q++)
-            n->span_running += n->s[g->site[q]].run->rt[g->job].state == WK_JOB_RUNNING;
+            n->span_running += wk_run_site_job(n->s[g->site[q]].run, g->job).state == WK_JOB_RUNNING;
     }
     n->span_idle = n->span_running ? 0 : n->span_idle + 1;
     return rc;
@@ -424,8 +396,8 @@ void wk_net_job_times(const WkNet *n, uint32_t j, WkTime *start, WkTime *end, ui
                          : (g->first_go >= 0 ? WK_JOB_RUNNING : WK_JOB_QUEUED);
         return;
     }
-    const WkJobRt *rt = &n->s[n->assign[j] < 0 ? 0 : n->assign[j]].run->rt[j];
-    *start = rt->start;
-    *end = rt->end;
-    *state = rt->state;
+    WkRunSiteJob v = wk_run_site_job(n->s[n->assign[j] < 0 ? 0 : n->assign[j]].run, j);
+    *start = v.start;
+    *end = v.end;
+    *state = (uint8_t)v.state;
 }

@@ -79,7 +79,7 @@ extern const WkWorkloadSource wk_workload_inline;
 extern const WkWorkloadSource wk_workload_synthetic;
 extern const WkWorkloadSource wk_workload_philly;
 
-/** NULL-terminated table of the built-in sources. */
+/** NULL-terminated table of the built-in sources (source.c). */
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →

@@ -4,7 +4,6 @@
  * loader that dispatches to a source are in source.c, above the sources. */
 #include "models/workload/workload.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,14 +131,4 @@ void wk_workload_fini(WkWorkload *w)
     free(w->models);
     free(w->jobs);
     memset(w, 0, sizeof *w);
-}
-
-const char *wk_workload_resolve(const char *base_dir, const char *path, char *buf, size_t n)
-{
-    int len;
-    if (path[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
-        len = snprintf(buf, n, "%s", path);
-    else
-        len = snprintf(buf, n, "%s/%s", base_dir, path);
-    return (len < 0 || (size_t)len >= n) ? NULL : buf;
 }

@@ -120,8 +120,4 @@ const char *wk_workload_kind_name(int kind);
 /** Release the job array. */
 void wk_workload_fini(WkWorkload *w);
 
-/** Resolve `path` against base_dir (absolute paths are kept) into buf.
- * Returns buf, or NULL when it does not fit. */
-const char *wk_workload_resolve(const char *base_dir, const char *path, char *buf, size_t n);
-
 #endif

@@ -35,6 +35,7 @@ void wk_sci_defaults(WkSciParams *p)
         .cascade = {.proc_s = 20e-6, .lat_nvlink_s = 2e-6, .lat_fabric_s = 8e-6, .switch_s = 0.3e-6, .period_s = 0},
     };
 }
+
 /* --- occupancy and the fragmentation / hot-spot terms --- */
 
 static double node_phi(const WkSciState *s, uint32_t nd)
@@ -216,6 +217,7 @@ void wk_sci_mark_unplaced(WkSciState *s, uint32_t i)
         list_add(s->unplaced, &s->nunplaced, &it->uppos, i);
     it->placed = 0;
 }
+
 /* --- state lifecycle --- */
 
 void wk_sci_state_free(WkSciState *s)

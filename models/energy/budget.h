@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/gpu/facility.h"
+#include "models/facility/facility.h"
 #include "models/topo/cluster.h"
 #include "sim/core/error.h"
 #include "sim/core/time.h"

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* host.c — the scheduler host: the wk_sched_* context calls forwarded to the
- * run's table, policy lookup with the ABI check, and instance wrappers that
- * own the optional-method checks. Not a policy, not the run. */
+ * run's table, and instance wrappers that own the optional-method checks.
+ * Not a policy, not the run; lookup by name is in registry.c. */
 #include "models/sched/host.h"
 #include "models/workload/workload.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* the public health values (wanka/sched.h) are the model's */
 static_assert(WK_SCHED_GPU_UP == (int)WK_GPU_UP && WK_SCHED_GPU_DOWN == (int)WK_GPU_DOWN &&
@@ -105,34 +103,7 @@ int wk_sched_reject(WkSchedCtx *c, uint32_t job, const char *reason, WkError *er
     return c->ops->reject(c->host, job, reason, err);
 }
 
-/* ---- lookup and instances ---- */
-
-int wk_sched_host_lookup(const WkSchedOps *const *table, const char *name, const WkNode *where,
-                         const WkSchedOps **out, WkError *err)
-{
-    if (!table)
-        table = wk_sched_registry();
-    const WkSchedOps *ops = NULL;
-    for (size_t i = 0; table[i] && !ops; i++)
-        if (strcmp(table[i]->name, name) == 0)
-            ops = table[i];
-    if (!ops) {
-        char known[512];
-        size_t used = 0;
-        known[0] = '\0';
-        for (size_t i = 0; table[i] && used < sizeof known; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", table[i]->name);
-        if (where)
-            return wk_node_error(where, WK_E_NOTFOUND, err, "unknown scheduler '%s' (known: %s)", name, known);
-        return wk_error_set(err, WK_E_NOTFOUND, "--scheduler", 0, 0, "unknown scheduler '%s' (known: %s)", name,
-                            known);
-    }
-    if (ops->abi != WK_SCHED_ABI)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "scheduler %s: ABI %d, this wanka speaks %d", name, ops->abi,
-                            WK_SCHED_ABI);
-    *out = ops;
-    return 0;
-}
+/* ---- instances ---- */
 
 int wk_sched_host_open(WkSchedInst *si, const WkSchedOps *ops, const WkNode *params,
                        const WkSchedHostOps *host_ops, void *host, WkError *err)

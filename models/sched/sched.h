@@ -5,7 +5,7 @@
  * registry). Including both here makes the compiler check that the public
  * declarations agree with the internal ones. The host side (the context's
  * table, instances) is in host.h; the run driver (models/run) implements it.
- * Registry: models/sched/registry.c; plugins: models/sched/plugin.c. */
+ * Registry and lookup: models/sched/registry.c; plugins: models/sched/plugin.c. */
 #ifndef WK_SCHED_H
 #define WK_SCHED_H
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/gpu/facility.h"
+#include "models/facility/facility.h"
 #include "models/gpu/power.h"
 #include "models/state/pool.h"
 #include "models/state/types.h"

@@ -273,7 +273,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)
         return rc;
     char path[4096];
-    if (!wk_workload_resolve(ctx->base_dir, rel, path, sizeof path))
+    if (!wk_file_resolve(ctx->base_dir, rel, path, sizeof path))
         return wk_node_error(wk_node_get(sec, "trace"), WK_E_RANGE, err, "path too long");
 
     char *buf = NULL;

@@ -1,44 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* workload.c — the source registry and the job array. */
+/* workload.c — the job array and the helpers every source uses to read a
+ * job (kind, nodes, model) and resolve paths. The source registry and the
+ * loader that dispatches to a source are in source.c, above the sources. */
 #include "models/workload/workload.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const WkWorkloadSource *const sources[] = {
-    &wk_workload_inline,
-    &wk_workload_synthetic,
-    &wk_workload_philly,
-    NULL,
-};
-
-const WkWorkloadSource *const *wk_workload_sources(void) { return sources; }
-
-int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
-{
-    memset(out, 0, sizeof *out);
-    if (!sec)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "workload: missing required section");
-    const char *name = NULL;
-    int rc = wk_node_str(sec, "source", 1, &name, err);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; sources[i]; i++) {
-        if (strcmp(sources[i]->name, name) == 0) {
-            rc = sources[i]->load(sec, ctx, out, err);
-            if (rc < 0)
-                wk_workload_fini(out);
-            return rc;
-        }
-    }
-    char known[256] = "";
-    size_t used = 0;
-    for (size_t i = 0; sources[i] && used < sizeof known; i++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", sources[i]->name);
-    return wk_node_error(wk_node_get(sec, "source"), WK_E_NOTFOUND, err,
-                         "unknown workload source '%s' (known: %s)", name, known);
-}
 
 int wk_workload_push(WkWorkload *w, const WkJobSpec *job)
 {
@@ -164,14 +131,4 @@ void wk_workload_fini(WkWorkload *w)
     free(w->models);
     free(w->jobs);
     memset(w, 0, sizeof *w);
-}
-
-const char *wk_workload_resolve(const char *base_dir, const char *path, char *buf, size_t n)
-{
-    int len;
-    if (path[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
-        len = snprintf(buf, n, "%s", path);
-    else
-        len = snprintf(buf, n, "%s/%s", base_dir, path);
-    return (len < 0 || (size_t)len >= n) ? NULL : buf;
 }

@@ -79,7 +79,7 @@ extern const WkWorkloadSource wk_workload_inline;
 extern const WkWorkloadSource wk_workload_synthetic;
 extern const WkWorkloadSource wk_workload_philly;
 
-/** NULL-terminated table of the built-in sources. */
+/** NULL-terminated table of the built-in sources (source.c). */
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →
@@ -119,9 +119,5 @@ const char *wk_workload_kind_name(int kind);
 
 /** Release the job array. */
 void wk_workload_fini(WkWorkload *w);
-
-/** Resolve `path` against base_dir (absolute paths are kept) into buf.
- * Returns buf, or NULL when it does not fit. */
-const char *wk_workload_resolve(const char *base_dir, const char *path, char *buf, size_t n);
 
 #endif

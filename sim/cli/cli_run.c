@@ -320,7 +320,7 @@ static int check_inputs(const WkCliArgs *a, const WkDoc *doc)
         const WkNode *tr = wl ? wk_node_get(wl, "trace") : NULL;
         char csv[4096];
         if (status == 0 && tr && tr->type == WK_NODE_SCALAR &&
-            wk_workload_resolve(doc->dir, tr->str, csv, sizeof csv) && same_file(csv, &o)) {
+            wk_file_resolve(doc->dir, tr->str, csv, sizeof csv) && same_file(csv, &o)) {
             fprintf(stderr, "wanka: %s: is the workload's trace %s; choose another -o\n", outs[k], csv);
             status = 2;
         }

@@ -48,3 +48,13 @@ int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char
     *out = f;
     return 0;
 }
+
+const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, size_t n)
+{
+    int len;
+    if (path[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        len = snprintf(buf, n, "%s", path);
+    else
+        len = snprintf(buf, n, "%s/%s", base_dir, path);
+    return (len < 0 || (size_t)len >= n) ? NULL : buf;
+}

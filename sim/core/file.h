@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* file.h — opening an input file safely: only a regular file is read (a
  * FIFO, terminal or device as a scenario, include or CSV trace would block
- * forever or never end), and the check is made without blocking. */
+ * forever or never end), and the check is made without blocking; and an
+ * input's relative path resolved against the scenario's directory. */
 #ifndef WK_FILE_H
 #define WK_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,5 +24,10 @@ int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char
 /** A short name for the kind of file of a stat mode: "a directory", "a
  * FIFO", "a device", "a socket", "a regular file" or "not a file". */
 const char *wk_file_kind(unsigned mode);
+
+/** Resolve `path` against base_dir (absolute paths are kept; a NULL, empty
+ * or "." base_dir keeps path as it is) into buf of n bytes. Returns buf, or
+ * NULL when it does not fit. path and base_dir are borrowed. */
+const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* facility.c — the `facility:` section: budget steps, the budget mode, and
  * the price and carbon CSV (see facility.h; format in docs/scenarios.md). */
-#include "models/gpu/facility.h"
+#include "models/facility/facility.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "sim/core/file.h"
-#include "models/workload/workload.h"
 
 #define MAX_LINE 4096
 
@@ -169,7 +168,7 @@ static int parse_prices(const WkNode *sec, const char *base_dir, WkFacilitySpec 
         return rc;
     f->prices = wk_node_get(sec, "prices");
     char path[4096];
-    if (!wk_workload_resolve(base_dir, rel, path, sizeof path))
+    if (!wk_file_resolve(base_dir, rel, path, sizeof path))
         return wk_node_error(f->prices, WK_E_RANGE, err, "path too long");
     FILE *in = NULL;
     WkError oerr;

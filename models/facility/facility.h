@@ -6,8 +6,8 @@
  * price and grid carbon intensity series (a CSV file). The `facility:`
  * section. Enforcement lives in the run (models/run/budget.c); the file
  * format and keys are in docs/scenarios.md, the model in docs/models.md. */
-#ifndef WK_GPU_FACILITY_H
-#define WK_GPU_FACILITY_H
+#ifndef WK_FACILITY_H
+#define WK_FACILITY_H
 
 #include <stddef.h>
 

@@ -9,7 +9,7 @@
 
 #include "models/broker/broker.h"
 #include "models/broker/plugin.h"
-#include "models/gpu/facility.h"
+#include "models/facility/facility.h"
 #include "models/run/run.h"
 #include "models/topo/cluster.h"
 #include "models/workload/perf.h"

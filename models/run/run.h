@@ -2,9 +2,9 @@
 /* run.h — one simulation run on one cluster: read a scenario document into
  * a cluster, a workload and a scheduler, drive the job lifecycle on the
  * engine, account every GPU-second, report a summary and an HDF5 trace;
- * also `wanka topo` and `wanka perf`, and the calls a network of sites
- * (models/network) drives each site through. The public face of models/run
- * (layer wk_run); its parts are mapped in docs/architecture.md. */
+ * and the calls a network of sites (models/network) drives each site
+ * through. The public face of models/run (layer wk_run); its parts are
+ * mapped in docs/architecture.md. */
 #ifndef WK_RUN_H
 #define WK_RUN_H
 
@@ -91,27 +91,6 @@ void wk_run_account(const WkRun *r, WkRunAccount *out);
 
 /** Release everything. NULL is a no-op. */
 void wk_run_free(WkRun *r);
-
-/** Describe the cluster of a scenario (doc borrowed) without running it:
- * GPUs by SKU, nodes, pods, NVLink domains, switches per tier, links, optics,
- * bisection bandwidth, peak and idle power, as summary rows. Only the
- * `cluster` section is read (and the top-level keys checked). Returns 0 or a
- * positioned error. */
-int wk_run_topology(const WkDoc *doc, WkSummary *out, WkError *err);
-
-/** `wanka perf`: evaluate one training job on a cluster without simulating.
- * doc holds `model:` (a preset name or a map), `gpus:`, and optionally
- * `cluster:` (default: H100 nodes with a 400G rail-optimized fabric sized to
- * the job), `perf:` and `models:`. The job is placed on the first GPUs, its
- * ring flows share the fabric with each other. With scale[0..nscale) (GPU
- * counts), prints a scaling curve instead: DP grows at fixed TP/PP/CP with
- * the micro-batches per replica held fixed (weak scaling). flags:
- * WK_RUN_PERF_JSON (one JSON object or array), WK_RUN_PERF_OPS (the text
- * report of one job gains the operator breakdown of its bounding stage).
- * *text receives a malloc'd table or JSON (caller frees). Positioned errors. */
-enum { WK_RUN_PERF_JSON = 1, WK_RUN_PERF_OPS = 2 };
-
-int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned flags, char **text, WkError *err);
 
 /* A plugin as `wanka list` shows it. */
 typedef struct WkPluginInfo {

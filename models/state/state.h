@@ -15,7 +15,7 @@
 #include "models/state/pool.h"
 #include "models/state/share.h"
 #include "models/fail/fail.h"
-#include "models/gpu/facility.h"
+#include "models/facility/facility.h"
 #include "models/net/flow.h"
 #include "models/sched/host.h"
 #include "models/sched/plugin.h"

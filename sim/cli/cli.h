@@ -44,23 +44,25 @@ extern const char wk_cli_conform_usage[];
 
 /** cli_analysis.c: reading traces. */
 int wk_cli_analysis_compare(int argc, char **argv);
-int wk_cli_analysis_plot(int argc, char **argv);
 int wk_cli_analysis_report(int argc, char **argv);
 extern const char wk_cli_analysis_usage_compare[];
-extern const char wk_cli_analysis_usage_plot[];
 extern const char wk_cli_analysis_usage_report[];
+
+/** cli_python.c: the Python scripts of analysis/ (plot, the HTML page). */
+int wk_cli_python_plot(int argc, char **argv);
+extern const char wk_cli_python_usage_plot[];
 
 /** Run analysis/<script> (the source tree's, else the installed one) with
  * $WANKA_PYTHON or the python3 found at build time and argv[0..argc) as its
  * arguments; prog ("plot", "report") names the command in messages. Returns
  * the script's exit status, 128 + a signal that killed it, or 1 when it
  * cannot be found or started (the message names the Debian packages). */
-int wk_cli_analysis_python(const char *prog, const char *script, int argc, char **argv);
+int wk_cli_python_run(const char *prog, const char *script, int argc, char **argv);
 
 /** Check an --html FILE before any work: it ends in .html (or .htm), its
  * directory exists and it is not a directory. Returns 0 or exit status 2
  * (printed: "wanka report: --html FILE: directory D does not exist"). */
-int wk_cli_analysis_html_check(const char *html);
+int wk_cli_python_html_check(const char *html);
 
 /** Write the HTML report page `html` (`wanka report --html`) with
  * analysis/html_report.py: `tables` (Markdown, borrowed) goes through a
@@ -68,13 +70,9 @@ int wk_cli_analysis_html_check(const char *html);
  * trace read (runs table, scenario texts). The page is written under a
  * temporary name and renamed. Returns the exit status (0 written, 2 bad
  * input with nothing written, 1 python or its packages missing). */
-int wk_cli_analysis_html(const char *html, const char *title, const char *tables, const char *const *figs,
-                         size_t nfigs, const char *const *runs, size_t nruns);
+int wk_cli_python_html(const char *html, const char *title, const char *tables, const char *const *figs,
+                       size_t nfigs, const char *const *runs, size_t nruns);
 
-/** The `wanka compare --markdown` table of paths[0..n) (seeds pooled), or
- * NULL with err filled (missing file, not a trace, out of memory);
- * malloc'd, caller frees. */
-char *wk_cli_analysis_compare_markdown(const char *const *paths, size_t n, WkError *err);
 /** cli_export.c: a trace in other formats (Chrome trace-event JSON, CSV). */
 int wk_cli_export_export(int argc, char **argv);
 extern const char wk_cli_export_usage_export[];

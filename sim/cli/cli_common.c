@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_common.c — what the wanka command groups share: usage and error
  * messages, option parsing, scenario loading (sweep files included),
- * progress lines, SIGINT/SIGTERM and default output paths. No command here. */
+ * progress lines, SIGINT/SIGTERM, default output paths and the Markdown
+ * compare table of the HTML reports. No command here. */
 #include "sim/cli/cli_common.h"
 
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/compare.h"
 #include "sim/batch/sweep.h"
 #include "sim/scenario/compose.h"
 #include "sim/scenario/section.h"
@@ -481,3 +483,15 @@ size_t wk_cli_common_clean_stale(const char *path)
 size_t wk_cli_common_clean_stale_dir(const char *dir) { return clean_tmp(dir, NULL, 0); }
 
 size_t wk_cli_common_clean_own_dir(const char *dir) { return clean_tmp(dir, NULL, 1); }
+
+/* ---- the compare table ---- */
+
+char *wk_cli_common_compare_markdown(const char *const *paths, size_t n, WkError *err)
+{
+    WkCompare *c = NULL;
+    char *text = NULL;
+    if (wk_compare_load(&c, paths, n, 1, err) == 0 && !(text = wk_compare_render(c, WK_COMPARE_MARKDOWN)))
+        wk_error_nomem(err, "compare");
+    wk_compare_free(c);
+    return text;
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_common.h — what the command groups of the wanka executable share:
  * option parsing, error and usage messages, scenario loading (sweep files
- * included), progress lines, SIGINT/SIGTERM and default output paths.
- * Only the executable uses it; the layers below never print. */
+ * included), progress lines, SIGINT/SIGTERM, default output paths and the
+ * Markdown compare table of the HTML reports. Only the executable uses it;
+ * the layers below never print. */
 #ifndef WK_CLI_COMMON_H
 #define WK_CLI_COMMON_H
 
@@ -197,5 +198,12 @@ char *wk_cli_common_trace_path(const char *path);
 /** The base name of path without .yaml/.yml (malloc'd; NULL when out of
  * memory): a sweep's default output directory. */
 char *wk_cli_common_dir_path(const char *path);
+
+/* ---- the compare table ---- */
+
+/** The `wanka compare --markdown` table of paths[0..n) (seeds pooled), or
+ * NULL with err filled (missing file, not a trace, out of memory);
+ * malloc'd, caller frees. */
+char *wk_cli_common_compare_markdown(const char *const *paths, size_t n, WkError *err);
 
 #endif

@@ -100,7 +100,7 @@ static int paper_html(const PaperArgs *a, WkReport *const *reps, char **paths, c
         cmp[n + s] = paths[s * R_N + R_SCI];
     }
     char *seeds = wk_report_seeds_render(reps, n, what, 1);
-    char *table = seeds ? wk_cli_analysis_compare_markdown(cmp, 2 * n, &err) : NULL;
+    char *table = seeds ? wk_cli_common_compare_markdown(cmp, 2 * n, &err) : NULL;
     free(cmp);
     if (!seeds || !table) {
         free(seeds);
@@ -117,7 +117,7 @@ static int paper_html(const PaperArgs *a, WkReport *const *reps, char **paths, c
     const char *figs[2] = {paths[R_BASE], paths[R_SCI]}, *runs[R_N];
     for (int k = 0; k < R_N; k++)
         runs[k] = paths[k];
-    int status = wk_cli_analysis_html(a->html, "wanka report paper-sci", tables, figs, 2, runs, R_N);
+    int status = wk_cli_python_html(a->html, "wanka report paper-sci", tables, figs, 2, runs, R_N);
     free(tables);
     if (status == 0)
         printf("html: %s\n", a->html);
@@ -153,7 +153,7 @@ int wk_cli_paper_run(int argc, char **argv)
     if (!known_policy(a.baseline))
         return wk_cli_common_usage_error("report", "--baseline: unknown scheduler '%s' (wanka list schedulers)",
                                          a.baseline);
-    if (a.html && (st = wk_cli_analysis_html_check(a.html)) != 0)
+    if (a.html && (st = wk_cli_python_html_check(a.html)) != 0)
         return st;
     WkError err;
     wk_error_clear(&err);
@@ -248,7 +248,7 @@ int wk_cli_paper_run(int argc, char **argv)
     char png[4096];
     snprintf(png, sizeof png, "%s/utilization.png", a.out);
     char *pargv[] = {paths[R_BASE], paths[R_SCI], "-o", png, "--what", "utilization"};
-    if (wk_cli_analysis_plot(6, pargv) == 0) /* LaTeX and CSV keep stdout to the table alone */
+    if (wk_cli_python_plot(6, pargv) == 0) /* LaTeX and CSV keep stdout to the table alone */
         fprintf(a.format == WK_REPORT_LATEX || a.format == WK_REPORT_CSV ? stderr : stdout, "figure: %s\n", png);
     else
         fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");

@@ -19,6 +19,7 @@
 #include "sim/core/file.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/cli/cli_eval.h"
 #include "sim/scenario/compose.h"
 #include "sim/scenario/emit.h"
 #include "sim/scenario/section.h"
@@ -448,7 +449,7 @@ static int topo_body(WkCliArgs *a, void *ctx)
     char *text = NULL;
     int rc = wk_cli_common_load(a, &doc, 1, &err);
     if (rc == 0)
-        rc = wk_run_topology(doc, &sum, &err);
+        rc = wk_cli_topology(doc, &sum, &err);
     if (rc == 0)
         text = a->json ? wk_summary_json(&sum) : wk_summary_table(&sum);
     int status = wk_cli_common_emit(rc, &err, text);
@@ -500,7 +501,7 @@ static int perf_body(WkCliArgs *a, void *ctx)
     char *text = NULL;
     int rc = wk_cli_common_load(a, &doc, 0, &err);
     if (rc == 0)
-        rc = wk_run_perf(doc, s->gpus, s->n, (a->json ? WK_RUN_PERF_JSON : 0u) | (s->ops ? WK_RUN_PERF_OPS : 0u),
+        rc = wk_cli_perf(doc, s->gpus, s->n, (a->json ? WK_CLI_PERF_JSON : 0u) | (s->ops ? WK_CLI_PERF_OPS : 0u),
                          &text, &err);
     int status = wk_cli_common_emit(rc, &err, text);
     wk_doc_free(doc);

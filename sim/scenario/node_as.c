@@ -2,7 +2,7 @@
 /* node_as.c — a scalar node read as an integer, a double, a duration or a rate,
  * range-checked, each error naming file:line:col and the key path; and
  * wk_parse_duration, wk_parse_rate. The keyed readers (wk_node_int, ...) that call these
- * are node.c. */
+ * are node_read.c. */
 #include "sim/scenario/node_impl.h"
 
 #include <float.h>

@@ -16,6 +16,10 @@ char *wk_node_strndup(const char *s, size_t n);
 /** "a mapping", "a string", ... for "expected X, got Y" messages. */
 const char *wk_node_kind(const WkNode *n);
 
+/** The NULL-terminated names (borrowed; NULL for none) joined by ", " into
+ * buf (n bytes, cut to fit, always NUL-terminated). Returns buf. */
+const char *wk_node_join(const char *const *names, char *buf, size_t n);
+
 /** 1 when the len bytes at s are a sequence index (1 to 18 decimal
  * digits), else 0. */
 int wk_node_is_index(const char *s, size_t len);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* h5util.h — internal to sim/trace's two HDF5 adapters, trace.c (writer) and
- * trace_read.c (reader), the only files that may include it: HDF5's
- * automatic error printing switched off around a call, the library's
- * exit-time cleanup turned off, and a feature test of the HDF5 version. */
+/* h5util.h — internal to sim/trace's two HDF5 adapters, the writer (trace.c,
+ * trace_attr.c, trace_table.c, through trace_impl.h) and the reader
+ * (trace_read*.c, through trace_read_impl.h), the only files that may
+ * include it: HDF5's automatic error printing switched off around a call,
+ * the library's exit-time cleanup turned off, and a feature test of the
+ * HDF5 version. */
 #ifndef WK_H5UTIL_H
 #define WK_H5UTIL_H
 

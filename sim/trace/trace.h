@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* trace.h — writing a run's HDF5 trace (trace.c is the one writer that
- * includes <hdf5.h>). Tables are compound datasets described by field
- * lists, chunked and deflate-compressed; the file is written under a
- * temporary name beside the target and renamed only by wk_trace_close, so
- * no half-written trace ever sits under the final name. */
+/* trace.h — writing a run's HDF5 trace (trace.c, trace_attr.c and
+ * trace_table.c are the one writer that includes <hdf5.h>). Tables are
+ * compound datasets described by field lists, chunked and
+ * deflate-compressed; the file is written under a temporary name beside the
+ * target and renamed only by wk_trace_close, so no half-written trace ever
+ * sits under the final name. */
 #ifndef WK_TRACE_H
 #define WK_TRACE_H
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* trace_read.h — reading a wanka HDF5 trace (trace_read.c is the one reader
- * that includes <hdf5.h>): schema check, root attributes, the `summary`
- * metrics and table columns as doubles. Not a general HDF5 browser. */
+/* trace_read.h — reading a wanka HDF5 trace (the trace_read*.c files are
+ * the one reader that includes <hdf5.h>): schema check, root attributes,
+ * the `summary` metrics and table columns as doubles. Not a general HDF5
+ * browser. */
 #ifndef WK_TRACE_READ_H
 #define WK_TRACE_READ_H
 

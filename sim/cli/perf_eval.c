@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* perf_cli.c — `wanka perf`: one job's iteration time, its breakdown,
+/* perf_eval.c — `wanka perf`: one job's iteration time, its breakdown,
  * throughput, MFU and memory on a cluster; or its scaling curve. The job is
  * placed on the first GPUs and its ring flows share the fabric (so ECMP
  * collisions and oversubscription show), with no other job running. */
@@ -11,7 +11,7 @@
 
 #include "models/net/flow.h"
 #include "models/state/eval.h"
-#include "models/run/run.h"
+#include "sim/cli/cli_eval.h"
 #include "sim/scenario/section.h"
 #include "sim/core/strbuf.h"
 
@@ -24,7 +24,7 @@ static const char *class_name(uint8_t c)
 static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, const WkPerfParams *pp, int64_t gpus,
                       const WkNode *gn, unsigned flags, WkError *err)
 {
-    int rc, json = (flags & WK_RUN_PERF_JSON) != 0;
+    int rc, json = (flags & WK_CLI_PERF_JSON) != 0;
     WkPerfResult r;
     uint8_t pc;
     WkError e;
@@ -60,7 +60,7 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
            c->groups[0].sku->hbm_bytes / 1073741824.0);
         wk_strbuf_printf(b, "%-34s %12s\n", "widest path class", class_name(pc));
-        if (flags & WK_RUN_PERF_OPS)
+        if (flags & WK_CLI_PERF_OPS)
             return wk_perf_ops_text(&r, b);
     }
     return 0;
@@ -102,7 +102,7 @@ static int report_wan(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
         return wk_node_error(wn, rc, err, "%s", e.msg);
     const char *per = m->kind == WK_MODEL_LLM ? "tokens" : "samples", *sku = c->groups[0].sku->name;
     double bytes = wk_perf_wan_bytes(m, w->sites), slow = span.iter_s / one.iter_s, gib = 1073741824.0;
-    if (flags & WK_RUN_PERF_JSON) {
+    if (flags & WK_CLI_PERF_JSON) {
         wk_strbuf_printf(b, "{\"model\":\"%s\",\"gpus\":%lld,\"sites\":%u,\"gpus_per_site\":%u,\"sku\":\"%s\","
                "\"wan_bandwidth_bits_per_s\":%.9g,\"wan_latency_s\":%.9g,\"wan_efficiency\":%.9g,\"dp\":%u,"
                "\"dp_per_site\":%u,\"micro_batches\":%u,\"single_site_iteration_s\":%.9g,\"iteration_s\":%.9g,"
@@ -192,7 +192,7 @@ static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m,
     return 0;
 }
 
-int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned flags, char **text, WkError *err)
+int wk_cli_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned flags, char **text, WkError *err)
 {
     const WkNode *root = doc->root;
     WkStrBuf b = {0};
@@ -250,7 +250,7 @@ int wk_run_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned
     const WkNode *gn = wk_node_get(root, "gpus");
     rc = wn           ? report_wan(&b, &c, &m, &pp, gpus, &wan, wn, flags, err)
          : nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, flags, err)
-                       : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_RUN_PERF_JSON) != 0, err);
+                       : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_CLI_PERF_JSON) != 0, err);
     if (rc < 0)
         goto done;
     *text = wk_strbuf_take(&b);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* topology.c — `wanka topo`: a scenario's cluster as summary rows (counts,
+/* topo_eval.c — `wanka topo`: a scenario's cluster as summary rows (counts,
  * fabric, bisection bandwidth, power), without simulating anything. */
 #include <stdio.h>
 #include <string.h>
 
 #include "models/topo/cluster.h"
-#include "models/run/run.h"
+#include "sim/cli/cli_eval.h"
 #include "sim/scenario/section.h"
 
 
@@ -64,7 +64,7 @@ static int network_topology(const WkDoc *doc, const char *name, WkSummary *s, Wk
     return bad ? wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "topo: too many summary rows") : 0;
 }
 
-int wk_run_topology(const WkDoc *doc, WkSummary *s, WkError *err)
+int wk_cli_topology(const WkDoc *doc, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
     if (!doc->root)

@@ -4,7 +4,7 @@
  * clocks uniformly, hold the job in the queue, or let the scheduler choose
  * per-job clocks with uniform caps as a backstop), and its electricity
  * price and grid carbon intensity series (a CSV file). The `facility:`
- * section. Enforcement lives in the run (models/run/budget.c); the file
+ * section. Enforcement lives in the run (models/energy/budget.c); the file
  * format and keys are in docs/scenarios.md, the model in docs/models.md. */
 #ifndef WK_FACILITY_H
 #define WK_FACILITY_H

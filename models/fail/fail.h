@@ -7,7 +7,7 @@
  * list; checkpointing (interval fixed or Young/Daly, size, storage
  * bandwidth, remote/async/in-memory) and the recovery pipeline (detection,
  * restart overhead, spares). Parsing and closed forms only: the run driver
- * (models/run/run_fail.c) applies them. Equations and sources: docs/models.md. */
+ * (models/recovery/) applies them. Equations and sources: docs/models.md. */
 #ifndef WK_FAIL_H
 #define WK_FAIL_H
 

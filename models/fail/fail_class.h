@@ -4,7 +4,7 @@
  * takes down, the incident it makes, how a job it hits notices, and the
  * default rate with its source; per component kind the cluster-dependent
  * answers (how many there are, which GPUs and links one takes down). Not the
- * run: models/run/run_fail.c applies them.
+ * run: models/recovery/ applies them.
  *
  * To add a failure class:
  *  1. a WK_FC_* value just before WK_FC_N (its random stream is

@@ -3,7 +3,7 @@
  * detected, by `recovery.mode`: requeue (the policy decides), hot spares
  * (a spare node steps in), wait (keep the GPUs until the repair), and the
  * elastic shrink onto the surviving GPUs. Not the failures themselves
- * (run_fail.c) nor checkpoints (fail_ckpt.c). */
+ * (fail_hit.c) nor checkpoints (fail_ckpt.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

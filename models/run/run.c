@@ -3,7 +3,8 @@
  * and failure processes; the events of a job's life (submit, end, tick,
  * sample) on the engine. A job's allocation lifecycle is in lifecycle.c, the
  * scheduler host in sched_host.c, progress in progress.c, failures in
- * run_fail.c and fail_*.c, reporting in run_report.c (docs/architecture.md). */
+ * models/recovery, power in models/energy (reached through the slots of
+ * subsys.c), reporting in run_report.c (docs/architecture.md). */
 #include "models/run/run_impl.h"
 #include "sim/core/dl.h"
 

@@ -266,7 +266,7 @@ static uint32_t take_idle(WkSciState *s, const uint32_t *order, uint32_t m, uint
 }
 
 /* Node-granular proposals (the scenario's default `exclusive` placement,
- * models/run/place.c): a job smaller than the largest node goes into one
+ * models/state/place.c): a job smaller than the largest node goes into one
  * node — the tightest (pack) or a random one that holds it; a larger job
  * takes idle nodes whole — in the tightest pod whose idle nodes hold it
  * (pack), or from a random idle node on through its pod and the pods after

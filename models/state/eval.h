@@ -2,7 +2,7 @@
 /* eval.h — one training job on a placement, without a run: its performance
  * environment (slowest SKU, clocks, NVLink domains, TP groups), its ring
  * edges across NVLink domains, and its iteration time with those rings
- * sharing the fabric alone. The run (models/run/progress.c) builds on the
+ * sharing the fabric alone. The run (models/state/progress.c) builds on the
  * same functions; `wanka perf` and the schedulers' iteration-time query use
  * them directly. Equations: docs/models.md. */
 #ifndef WK_EVAL_H

@@ -4,7 +4,7 @@
  * held out as hot spares, how many GPUs are down, and the health changes
  * that move GPUs in and out of the pool. The sole owner of that state: the
  * counts and the bitmap change only through these functions, so they cannot
- * drift apart. Placement strategies over the pool: models/run/place.c. */
+ * drift apart. Placement strategies over the pool: models/state/place.c. */
 #ifndef WK_POOL_H
 #define WK_POOL_H
 
@@ -86,7 +86,7 @@ static inline uint32_t wk_pool_node_gpus(const WkPool *p, uint32_t nd)
 }
 
 /** Place n GPUs with strategy how into out[0..n), optionally only GPUs with
- * allowed(g, user) != 0 (models/run/place.c). out lists the GPUs in rank
+ * allowed(g, user) != 0 (models/state/place.c). out lists the GPUs in rank
  * order: with WK_PLACE_EXCLUSIVE a job of max_node GPUs or more gets whole
  * idle nodes, node after node (so tensor-parallel groups that divide a node
  * stay inside it), the remainder best fit in one more node; a smaller job

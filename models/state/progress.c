@@ -153,7 +153,7 @@ static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
     return n && speed > 0 && isfinite(speed) ? speed : 1.0;
 }
 
-/* A held part of a job spanning sites makes no progress (network_span.c). */
+/* A held part of a job spanning sites makes no progress (models/network/network_span.c). */
 static int held(const WkRun *r, uint32_t job)
 {
     return r->is_site && r->site.part && (r->site.part[job] & WK_NET_HELD);

@@ -110,6 +110,34 @@ static int parse_scripted(const WkNode *e, uint32_t gpus, uint32_t nodes, uint32
     return 0;
 }
 
+/* Young and Daly derive a job's interval from the rates of the random
+ * failure classes that run. Without any (no `failures:` section,
+ * `enabled: false`, every class off), a rule the scenario names is a
+ * positioned error; the default rule then writes no checkpoints
+ * (docs/scenarios.md). A fixed interval always holds. */
+static int checkpoint_rule(WkFailSpec *f, const WkNode *fn, const WkNode *cn, WkError *err)
+{
+    if (f->interval_rule != WK_CKPT_YOUNG && f->interval_rule != WK_CKPT_DALY)
+        return 0;
+    int any = 0;
+    for (int c = 0; c < WK_FC_N; c++)
+        any |= f->enabled && f->cls[c].on;
+    if (any)
+        return 0;
+    const WkNode *iv = cn && cn->type == WK_NODE_MAP ? wk_node_get(cn, "interval") : NULL;
+    if (!iv) {
+        f->interval_rule = WK_CKPT_NONE;
+        return 0;
+    }
+    const char *why = !fn || fn->type == WK_NODE_NULL ? "there is no failures section"
+                      : !f->enabled                   ? "failures.enabled is false"
+                                                      : "every failure class is disabled";
+    return wk_node_error(iv, WK_E_INVAL, err,
+                         "interval %s derives the checkpoint interval from the rates of the random failures, "
+                         "but none runs (%s): give the interval as a duration (e.g. 1h) or none",
+                         f->interval_rule == WK_CKPT_YOUNG ? "young" : "daly", why);
+}
+
 int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t gpus, uint32_t nodes,
                   uint32_t pods, WkFailSpec *f, WkError *err)
 {
@@ -214,7 +242,7 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
         if (f->recovery == WK_RECOVER_SPARES && spares == 0)
             return wk_node_error(wk_node_get(rn, "mode"), WK_E_INVAL, err, "mode spares needs spare_nodes > 0");
     }
-    return 0;
+    return checkpoint_rule(f, fn, cn, err);
 }
 
 double wk_ckpt_young_s(double delta, double mttf) { return sqrt(2 * delta * mttf); }

@@ -81,7 +81,7 @@ int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
             row->recovery_s = rec;
         fj->incident = 0;
     }
-    if (!r->fail.enabled || r->fail.interval_rule == WK_CKPT_NONE)
+    if (r->fail.interval_rule == WK_CKPT_NONE) /* a fixed interval holds whatever the failure settings */
         return 0;
     if (fj->tau_s == 0)
         fj->tau_s = job_tau_s(r, job);

@@ -196,6 +196,64 @@ static void run_format(TestRun *t, const char *fmt, ...)
     test_run_yaml(t, y, NULL);
 }
 
+/* A software failure at 80 h of a 5-day job with failures otherwise off
+ * (the form scripted incidents use): a fixed checkpoint interval holds, so
+ * the job loses at most one interval of work; with `interval: none` it
+ * loses all 80 h. */
+static const char *scripted_80h = "cluster: {nodes: 16}\n"
+                                  "failures: {enabled: false, incidents: [{at: 80h, kind: software, node: 0}]}\n"
+                                  "checkpoint: {interval: %s}\n"
+                                  "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 5d}]\n";
+
+static void test_fixed_interval_checkpoints_without_random_failures(void **state)
+{
+    (void)state;
+    TestRun hourly, none;
+    run_format(&hourly, scripted_80h, "1h");
+    run_format(&none, scripted_80h, "none");
+    assert_int_equal((int)test_metric(&hourly, "interruptions"), 1);
+    assert_int_equal((int)test_metric(&none, "interruptions"), 1);
+    double lost = test_metric(&hourly, "lost_gpu_hours"), all = test_metric(&none, "lost_gpu_hours");
+    print_message("lost GPU-h: hourly checkpoints %.1f, none %.1f\n", lost, all);
+    assert_true(lost > 0 && lost <= 128 * 1.0 + 1e-6);
+    assert_float_equal(all, 128 * 80.0, 1e-6);
+    test_run_free(&hourly);
+    test_run_free(&none);
+}
+
+/* Young and Daly derive the interval from the random failures' rates: with
+ * none running, naming them is a positioned error; the default rule then
+ * writes no checkpoints (docs/scenarios.md). */
+static void test_young_without_failure_rates_is_a_positioned_error(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"failures: {enabled: false}\ncheckpoint: {interval: young}\n", "failures.enabled is false"},
+        {"checkpoint: {interval: daly}\n", "no failures section"},
+        {"failures: {classes: {gpu: {enabled: false}, hbm: {enabled: false}, nvswitch: {enabled: false},"
+         " nic: {enabled: false}, node: {enabled: false}, link: {enabled: false}, switch: {enabled: false},"
+         " software: {enabled: false}, sdc: {enabled: false}, maintenance: {enabled: false}}}\n"
+         "checkpoint: {interval: young}\n",
+         "every failure class is disabled"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char y[1024];
+        snprintf(y, sizeof y, "cluster: {nodes: 2}\n%sworkload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 1h}]}\n",
+                 cases[i][0]);
+        WkError err;
+        assert_int_equal(test_prepare_yaml(y, &err), WK_E_INVAL);
+        assert_non_null(strstr(err.msg, cases[i][1]));
+        assert_non_null(strstr(err.msg, "give the interval as a duration"));
+        assert_non_null(strstr(err.where, "bad.yaml:"));
+    }
+    /* the default rule without random failures: no checkpoint, no error */
+    TestRun t;
+    run_format(&t, "cluster: {nodes: 16}\nfailures: {enabled: false, incidents: [{at: 80h, kind: software, node: 0}]}\n"
+                   "workload:\n  source: inline\n  jobs: [{submit: 0, gpus: 128, duration: 5d}]\n");
+    assert_float_equal(test_metric(&t, "lost_gpu_hours"), 128 * 80.0, 1e-6);
+    test_run_free(&t);
+}
+
 static void test_a_spare_node_takes_the_failed_nodes_ranks(void **state)
 {
     (void)state;
@@ -655,6 +713,8 @@ int main(void)
         cmocka_unit_test(test_a_component_failure_takes_down_what_it_reaches),
         cmocka_unit_test(test_links_count_failures_in_force_up_to_255),
         cmocka_unit_test(test_class_names_match_the_trace_schema),
+        cmocka_unit_test(test_fixed_interval_checkpoints_without_random_failures),
+        cmocka_unit_test(test_young_without_failure_rates_is_a_positioned_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -368,7 +368,7 @@ static const char *span_net(char *buf, size_t size, const char *span, const char
     snprintf(buf, size,
              "name: span\nseed: 1\nsites:\n  - name: a\n    cluster: " H100_8 "\n%s  - name: b\n    cluster: " H100_8 "\n"
              "wan: {default: {bandwidth: 400Gbps, latency: 5ms, cost_per_tb: 2}}\n%s"
-             "data: {bytes_per_token: 0}\nfailures: {enabled: false}\ncheckpoint: {interval: 30m}\n"
+             "data: {bytes_per_token: 0}\nfailures: {enabled: false}\ncheckpoint: {interval: none}\n"
              "workload:\n  source: inline\n  jobs:\n%s",
              site_a, span, jobs);
     return buf;

@@ -431,9 +431,14 @@ WkRunJobRow wk_run_job_row(const WkRun *r, uint32_t i)
         if (rt->state == WK_JOB_RUNNING && rt->iter_s > 0 && r->end_t > rt->seg_start)
             done += wk_time_to_s(r->end_t - rt->seg_start) / rt->iter_s;
         iters = rt->work;
+        double gpu_s = running_gpu_s(r, i);
         if (done > 0) {
             it = wk_time_to_s(until - rt->start) / done;
-            tf = rt->flops_per_iter / it / js->gpus / 1e12;
+            /* as the summary's tflops_per_gpu: FLOPs of the iterations kept
+             * over the GPU-seconds making progress (queue, restart costs,
+             * time hung or waiting for a repair excluded) */
+            double kept = done < rt->work ? done : rt->work;
+            tf = gpu_s > 0 ? kept * rt->flops_per_iter / gpu_s / 1e12 : NAN;
         }
     }
     /* The spec's count is the one the job holds: an elastic shrink

@@ -254,6 +254,30 @@ static void test_young_without_failure_rates_is_a_positioned_error(void **state)
     test_run_free(&t);
 }
 
+/* Per-job and summary TFLOP/s agree under every recovery mode: both count
+ * the FLOPs of the iterations kept over the GPU-seconds making progress,
+ * so a repair the job waits for (mode wait) is in neither. */
+static void test_job_and_summary_tflops_agree_under_every_recovery_mode(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"{mode: reschedule}", "{mode: spares, spare_nodes: 1}", "{mode: wait}"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        TestRun t;
+        run_format(&t,
+                   "cluster: {nodes: 9}\n"
+                   "failures: {enabled: false, incidents: [{at: 1h, kind: down, node: 0, duration: 6h}]}\n"
+                   "checkpoint: {interval: 30m}\nrecovery: %s\n"
+                   "workload: {source: inline, jobs: [{submit: 0, gpus: 64, iterations: 20000, model: llama3-8b}]}\n",
+                   modes[i]);
+        assert_int_equal((int)test_metric(&t, "interruptions"), 1);
+        double job = wk_run_job_row(t.run, 0).tflops, sum = test_metric(&t, "tflops_per_gpu");
+        print_message("%s: job %.2f, summary %.2f TFLOP/s per GPU\n", modes[i], job, sum);
+        assert_true(sum > 0);
+        assert_float_equal(job, sum, sum * 1e-9);
+        test_run_free(&t);
+    }
+}
+
 static void test_a_spare_node_takes_the_failed_nodes_ranks(void **state)
 {
     (void)state;
@@ -715,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_class_names_match_the_trace_schema),
         cmocka_unit_test(test_fixed_interval_checkpoints_without_random_failures),
         cmocka_unit_test(test_young_without_failure_rates_is_a_positioned_error),
+        cmocka_unit_test(test_job_and_summary_tflops_agree_under_every_recovery_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,12 +35,14 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
     const char *per = m->kind == WK_MODEL_LLM ? "tokens" : "samples";
     if (json) {
         wk_strbuf_printf(b, "{\"model\":\"%s\",\"gpus\":%lld,\"sku\":\"%s\",\"dp\":%u,\"micro_batches\":%u,"
-               "\"iteration_s\":%.9g,\"compute_s\":%.9g,\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,"
-               "\"dp_s\":%.9g,\"ep_s\":%.9g,\"%s_per_s\":%.9g,\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,"
+               "\"iteration_s\":%.9g,\"compute_s\":%.9g,\"bubble_s\":%.9g,\"tp_s\":%.9g,\"cp_s\":%.9g,"
+               "\"pp_s\":%.9g,\"dp_s\":%.9g,\"ep_s\":%.9g,\"optimizer_s\":%.9g,\"interference_s\":%.9g,"
+               "\"%s_per_s\":%.9g,\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,"
                "\"memory_gib\":%.9g,\"memory_state_gib\":%.9g,\"memory_activations_gib\":%.9g,"
                "\"path_class\":\"%s\",\"params\":%.9g}\n",
            m->name, (long long)gpus, c->groups[0].sku->name, r.dp, r.micro_batches, r.iter_s, r.compute_s,
-           r.bubble_s, r.tp_s, r.pp_s, r.dp_s, r.ep_s, per, r.samples_per_iter / r.iter_s, r.tflops_per_gpu,
+           r.bubble_s, r.tp_s, r.cp_s, r.pp_s, r.dp_s, r.ep_s, r.optim_s, r.interference_s, per,
+           r.samples_per_iter / r.iter_s, r.tflops_per_gpu,
            r.mfu, r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0,
            r.mem_act_bytes / 1073741824.0, class_name(pc), m->params);
     } else {
@@ -50,9 +52,13 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  compute (bounding stage)", r.compute_s, 100 * r.compute_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline bubble", r.bubble_s, 100 * r.bubble_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  tensor-parallel comm (exposed)", r.tp_s, 100 * r.tp_s / r.iter_s);
+        wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  context-parallel comm (exposed)", r.cp_s, 100 * r.cp_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  pipeline comm (exposed)", r.pp_s, 100 * r.pp_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  data-parallel comm (exposed)", r.dp_s, 100 * r.dp_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  expert/all-to-all comm (exposed)", r.ep_s, 100 * r.ep_s / r.iter_s);
+        wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  optimizer step", r.optim_s, 100 * r.optim_s / r.iter_s);
+        wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  overlap slowdown of compute", r.interference_s,
+                         100 * r.interference_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4g %s/s\n", "throughput", r.samples_per_iter / r.iter_s, per);
         wk_strbuf_printf(b, "%-34s %12.1f TFLOP/s\n", "achieved per GPU (model FLOPs)", r.tflops_per_gpu);
         wk_strbuf_printf(b, "%-34s %12.1f %%\n", "MFU", 100 * r.mfu);

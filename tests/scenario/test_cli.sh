@@ -90,6 +90,18 @@ expect 2 "'model' is a scalar" "$W" perf "$T/j70.yaml" --set model.tp=1
 expect 2 "not a multiple of tp x pp x cp" "$W" perf "$T/j70.yaml" --set gpus=100
 expect 2 "unknown model 'llama9'" "$W" perf "$T/j70.yaml" --set model=llama9
 expect 2 "--scale: expected GPU counts" "$W" perf "$T/j70.yaml" --scale 1x
+# the breakdown is complete: its parts (context parallelism, optimizer and
+# the overlap slowdown included) sum to the iteration time, in text and JSON
+printf 'model: {base: llama3-8b, cp: 2}\ngpus: 64\n' > "$T/jcp.yaml"
+expect 0 "context-parallel comm (exposed)" "$W" perf "$T/jcp.yaml"
+cpj=$("$W" perf "$T/jcp.yaml" --json)
+if printf '%s' "$cpj" | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+parts = ["compute_s", "bubble_s", "tp_s", "cp_s", "pp_s", "dp_s", "ep_s", "optimizer_s", "interference_s"]
+total = sum(r[k] for k in parts)
+sys.exit(0 if r["cp_s"] > 0 and abs(total - r["iteration_s"]) <= 1e-6 * r["iteration_s"] else 1)'; then ok
+else bad "perf --json: cp_s missing or the parts do not sum to iteration_s: $cpj"; fi
 # perf across sites: the report, JSON, and positioned refusals of bad wan: values
 printf 'model: llama3-70b\ngpus: 2048\nwan: {sites: 2, bandwidth: 400Gbps, latency: 10ms}\n' > "$T/jwan.yaml"
 expect 0 "slowdown across sites" "$W" perf "$T/jwan.yaml"

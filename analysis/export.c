@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/export_impl.h"
+#include "sim/core/file.h"
 #include "sim/trace/schema.h"
 
 /* ---- the tables: trace column, CSV header with its unit (docs/trace-format.md) ---------- */
@@ -190,14 +191,18 @@ int wk_ex_out_open(ExOut *o, const char *path, WkError *err)
         return wk_error_nomem(err, "export");
     }
     memcpy(o->path, path, l + 1);
-    snprintf(o->tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-    if (!(o->f = fopen(o->tmp, "wb"))) {
+    int fd = wk_file_create_tmp(path, o->tmp, cap, err); /* never follows a planted link */
+    if (fd >= 0 && !(o->f = fdopen(fd, "wb"))) {
         int e = errno;
-        wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: %s", path, strerror(e));
+        close(fd);
+        unlink(o->tmp);
+        fd = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: %s", path, strerror(e));
+    }
+    if (fd < 0) {
         free(o->path);
         free(o->tmp);
         memset(o, 0, sizeof *o);
-        return WK_E_IO;
+        return fd;
     }
     return 0;
 }

@@ -228,16 +228,21 @@ def page(title, tables_md, runs, figure_traces, mods):
 
 def write_atomic(path, text):
     """Write text to path through a temporary file beside it and a rename."""
-    tmp = f"{path}.tmp.{os.getpid()}"
+    tmp = None
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        tmp, f = plot.create_tmp(path, "w")  # never through a planted link
+        with f:
             f.write(text)
         os.replace(tmp, path)
+    except FileExistsError:
+        raise ReportError(f"{path}: cannot create: its temporary {path}.tmp.{os.getpid()} already exists "
+                          "(not made by this run; a link there is never followed): remove it") from None
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise ReportError(f"{path}: cannot write: {e}") from None
 
 

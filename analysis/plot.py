@@ -568,10 +568,15 @@ def main(argv):
     except PlotError as e:
         fail(str(e))
     READING[0] = None
-    tmp = f"{a.output}.tmp.{os.getpid()}"
+    tmp = None
     try:
-        fig.savefig(tmp, format=os.path.splitext(a.output)[1][1:].lower())
+        tmp, f = create_tmp(a.output)
+        with f:
+            fig.savefig(f, format=os.path.splitext(a.output)[1][1:].lower())
         os.replace(tmp, a.output)
+    except FileExistsError:
+        die_file(a.output, f"cannot create: its temporary {a.output}.tmp.{os.getpid()} already exists "
+                           "(not made by this run; a link there is never followed): remove it")
     except OSError as e:
         remove_quietly(tmp)
         die_file(a.output, f"cannot write: {one_line(e)}")
@@ -584,12 +589,31 @@ def main(argv):
     return 0
 
 
+def create_tmp(path, mode="wb"):
+    """The temporary an output is written through before a rename over path:
+    "<path>.tmp.<pid>" (the name wanka's clean-up of a killed run knows),
+    created exclusively and never through a symbolic link or FIFO already
+    there (O_EXCL | O_NOFOLLOW: FileExistsError or OSError instead), as
+    sim/core/file.c's wk_file_create_tmp. Returns (name, open file)."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o666)
+    try:
+        return tmp, os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+
+
 def one_line(e):
     """An exception's message on one line."""
     return " ".join(str(e).split()) or type(e).__name__
 
 
 def remove_quietly(path):
+    if not path:
+        return
     try:
         os.unlink(path)
     except OSError:

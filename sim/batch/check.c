@@ -13,6 +13,7 @@
 
 #include "sim/scenario/compose.h"
 #include "sim/scenario/emit.h"
+#include "sim/core/file.h"
 #include "sim/core/strbuf.h"
 
 static char *dup_s(const char *s)
@@ -453,8 +454,14 @@ int wk_check_update(const WkCheck *c, size_t *changed, WkError *err)
         goto done;
     }
     wk_doc_free(check);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", c->file, (long)getpid());
-    if (!(f = fopen(tmp, "wb")) || fwrite(out, 1, used, f) != used || fflush(f) != 0) {
+    int fd = wk_file_create_tmp(c->file, tmp, sizeof tmp, err); /* never follows a planted link */
+    if (fd < 0) {
+        rc = fd;
+        goto done;
+    }
+    if (!(f = fdopen(fd, "wb")) || fwrite(out, 1, used, f) != used || fflush(f) != 0) {
+        if (!f)
+            close(fd);
         rc = wk_error_set(err, WK_E_IO, tmp, 0, 0, "cannot write: %s", strerror(errno));
         if (f)
             fclose(f);

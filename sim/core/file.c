@@ -58,3 +58,19 @@ const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, s
         len = snprintf(buf, n, "%s/%s", base_dir, path);
     return (len < 0 || (size_t)len >= n) ? NULL : buf;
 }
+
+int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err)
+{
+    int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= cap)
+        return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%s: the path is too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        return fd;
+    int e = errno;
+    if (e == EEXIST || e == ELOOP)
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0,
+                            "%s: cannot create: its temporary %s already exists (not made by this run; a "
+                            "link there is never followed): remove it", path, tmp);
+    return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: %s", path, strerror(e));
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* file.h — opening an input file safely: only a regular file is read (a
  * FIFO, terminal or device as a scenario, include or CSV trace would block
- * forever or never end), and the check is made without blocking; and an
- * input's relative path resolved against the scenario's directory. */
+ * forever or never end), and the check is made without blocking; an
+ * input's relative path resolved against the scenario's directory; and the
+ * temporary an output is written through, never following a planted link. */
 #ifndef WK_FILE_H
 #define WK_FILE_H
 
@@ -29,5 +30,16 @@ const char *wk_file_kind(unsigned mode);
  * or "." base_dir keeps path as it is) into buf of n bytes. Returns buf, or
  * NULL when it does not fit. path and base_dir are borrowed. */
 const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, size_t n);
+
+/** Create the temporary through which an output `path` is written (then
+ * renamed over it): "<path>.tmp.<pid>", the name sim/cli's clean-up of a
+ * killed run's leftovers knows, opened O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|
+ * O_CLOEXEC with mode 0666 (the umask applies). A file, symbolic link or
+ * FIFO already at that name is never opened, followed or truncated: the
+ * call fails instead. tmp (cap bytes) receives the name. Returns the open
+ * descriptor (the caller closes it and removes tmp on any later error), or
+ * a negative WK_E_IO (WK_E_RANGE when the name does not fit) with a
+ * message naming path. */
+int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err);
 
 #endif

@@ -5,6 +5,7 @@
  * tables finished and the file renamed by close. HDF5's automatic error
  * printing is off around every call. */
 #include "sim/trace/trace_impl.h"
+#include "sim/core/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,16 +43,13 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
         return wk_error_nomem(err, "trace");
     }
     memcpy(t->path, path, len + 1);
-    snprintf(t->tmp_path, tmp_cap, "%s.tmp.%ld", path, (long)getpid());
-
     /* Create the file ourselves first: a clean errno for the message, and
-     * O_EXCL so we never clobber (or later remove) a file we did not make. */
-    int fd = open(t->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+     * O_EXCL|O_NOFOLLOW so we never clobber, follow (or later remove) a file
+     * we did not make. */
+    int fd = wk_file_create_tmp(path, t->tmp_path, tmp_cap, err);
     if (fd < 0) {
-        int e = errno;
-        int rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: %s", path, strerror(e));
         trace_free(t);
-        return rc;
+        return fd;
     }
     close(fd);
 

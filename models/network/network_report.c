@@ -365,10 +365,10 @@ static int write_by_site(const WkNet *n, WkTrace *t, const char *path, WkRunTabl
                          WkError *err)
 {
     WkRunRows base = wk_run_rows(n->s[0].run, table);
-    size_t item_size = base.size, site_off = base.size;
-    size_t row_size = (site_off + sizeof(int32_t) + 7) / 8 * 8;
+    size_t item_size = base.size; /* the site column sits right after the row */
+    size_t row_size = (item_size + sizeof(int32_t) + 7) / 8 * 8;
     WkTraceField f[MAXF];
-    size_t nf = with_site(f, base.fields, base.nfields, site_off);
+    size_t nf = with_site(f, base.fields, base.nfields, item_size);
     WkTraceTable *tab = NULL;
     enum { CHUNK = 256 };
     unsigned char *rows = calloc(CHUNK, row_size);
@@ -382,7 +382,7 @@ static int write_by_site(const WkNet *n, WkTrace *t, const char *path, WkRunTabl
         int32_t site = (int32_t)s;
         for (size_t i = 0; rc == 0 && i < rr.n; i++) {
             memcpy(rows + k * row_size, it + i * item_size, item_size);
-            memcpy(rows + k * row_size + site_off, &site, sizeof site);
+            memcpy(rows + k * row_size + item_size, &site, sizeof site);
             if (++k == CHUNK || i + 1 == rr.n) {
                 rc = wk_trace_table_append(tab, rows, k, err);
                 k = 0;

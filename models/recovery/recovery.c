@@ -237,7 +237,7 @@ const WkRunSubsysOps wk_recovery = {
     .fini = rec_fini,
 };
 
-void wk_recovery_rolled_back(WkRunFail *f, uint32_t job, WkTime left)
+void wk_recovery_set_left(WkRunFail *f, uint32_t job, WkTime left)
 {
     f->job[job].ckpt_left = f->job[job].snap_left = left;
 }

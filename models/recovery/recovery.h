@@ -72,9 +72,9 @@ extern const WkRunSubsysOps wk_recovery;
  * start). */
 static inline const WkFailJob *wk_recovery_job(const WkRunFail *f, uint32_t job) { return &f->job[job]; }
 
-/** A part of a job spanning sites was rolled back to run time `left` ns:
- * its checkpoint and snapshot positions follow, so a later failure does not
- * restore past it. */
-void wk_recovery_rolled_back(WkRunFail *f, uint32_t job, WkTime left);
+/** A plain job's run time still to go became `left` ns (a part of a job
+ * spanning sites is made from it): its last checkpoint and snapshot are
+ * set there, so a failure never restores past the part's own start. */
+void wk_recovery_set_left(WkRunFail *f, uint32_t job, WkTime left);
 
 #endif

@@ -95,7 +95,7 @@ void wk_run_site_make_part(WkRun *r, uint32_t job, uint32_t gpus, WkTime duratio
     js->model = 0;
     js->duration = duration;
     rt->left_ns = duration;
-    wk_recovery_rolled_back(wk_run_fail(r), job, duration); /* its checkpoints restore the part, not the job */
+    wk_recovery_set_left(wk_run_fail(r), job, duration); /* its checkpoints restore the part, not the job */
     rt->gpus_req = gpus;
     rt->est_s = 0;
     r->site.ok[job] = 1;

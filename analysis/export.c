@@ -211,8 +211,10 @@ void wk_ex_out_discard(ExOut *o)
 {
     if (o->f)
         fclose(o->f);
-    if (o->tmp)
+    if (o->tmp) {
         unlink(o->tmp);
+        wk_file_tmp_done(o->tmp);
+    }
     free(o->path);
     free(o->tmp);
     memset(o, 0, sizeof *o);
@@ -225,6 +227,10 @@ int wk_ex_out_finish(ExOut *o, WkError *err)
     int bad = ferror(o->f);
     int e = bad ? EIO : 0;
     if (fflush(o->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) { /* on disk before the rename */
         bad = 1;
         e = errno;
     }
@@ -251,6 +257,7 @@ int wk_ex_out_rename(ExOut *o, WkError *err)
         wk_ex_out_discard(o);
         return WK_E_IO;
     }
+    wk_file_tmp_done(o->tmp);
     free(o->path);
     free(o->tmp);
     memset(o, 0, sizeof *o);

@@ -233,16 +233,12 @@ def write_atomic(path, text):
         tmp, f = plot.create_tmp(path, "w")  # never through a planted link
         with f:
             f.write(text)
-        os.replace(tmp, path)
+            plot.commit_tmp(tmp, f, path)
     except FileExistsError:
         raise ReportError(f"{path}: cannot create: its temporary {path}.tmp.{os.getpid()} already exists "
                           "(not made by this run; a link there is never followed): remove it") from None
     except OSError as e:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        plot.remove_quietly(tmp)
         raise ReportError(f"{path}: cannot write: {e}") from None
 
 
@@ -279,4 +275,5 @@ def main(argv):
 
 if __name__ == "__main__":
     plot.PROG = PROG
+    plot.remove_tmps_on_signal()  # Ctrl-C: one line, status 130, no temporary left
     sys.exit(main(sys.argv[1:]))

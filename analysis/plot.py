@@ -573,7 +573,7 @@ def main(argv):
         tmp, f = create_tmp(a.output)
         with f:
             fig.savefig(f, format=os.path.splitext(a.output)[1][1:].lower())
-        os.replace(tmp, a.output)
+            commit_tmp(tmp, f, a.output)
     except FileExistsError:
         die_file(a.output, f"cannot create: its temporary {a.output}.tmp.{os.getpid()} already exists "
                            "(not made by this run; a link there is never followed): remove it")
@@ -589,21 +589,61 @@ def main(argv):
     return 0
 
 
+# The temporaries this process has open: a SIGINT or SIGTERM removes them
+# (on_signal) so an interrupted plot or report leaves nothing behind.
+OPEN_TMPS = set()
+
+
 def create_tmp(path, mode="wb"):
     """The temporary an output is written through before a rename over path:
     "<path>.tmp.<pid>" (the name wanka's clean-up of a killed run knows),
     created exclusively and never through a symbolic link or FIFO already
     there (O_EXCL | O_NOFOLLOW: FileExistsError or OSError instead), as
-    sim/core/file.c's wk_file_create_tmp. Returns (name, open file)."""
+    sim/core/file.c's wk_file_create_tmp. Returns (name, open file); the
+    name is removed on SIGINT/SIGTERM (remove_tmps_on_signal) until
+    commit_tmp renames it."""
     tmp = f"{path}.tmp.{os.getpid()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(tmp, flags, 0o666)
+    OPEN_TMPS.add(tmp)
     try:
         return tmp, os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
     except BaseException:
         os.close(fd)
-        os.unlink(tmp)
+        remove_quietly(tmp)
         raise
+
+
+def commit_tmp(tmp, f, path):
+    """Finish an output written through create_tmp's (tmp, f): flush and
+    fsync f (on disk before the rename makes it visible), close it, rename
+    tmp over path. OSError on failure (the caller removes tmp)."""
+    f.flush()
+    os.fsync(f.fileno())
+    f.close()
+    os.replace(tmp, path)
+    OPEN_TMPS.discard(tmp)
+
+
+def on_signal(sig, frame):
+    """SIGINT/SIGTERM: remove the open temporaries, say so on one line, end
+    with 128 + the signal (no traceback)."""
+    for t in list(OPEN_TMPS):
+        remove_quietly(t)
+    name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+    try:
+        sys.stderr.write(f"{PROG}: interrupted by {name}; no output written\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(128 + sig)
+
+
+def remove_tmps_on_signal():
+    """Install on_signal for SIGINT and SIGTERM (not where they are ignored)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, on_signal)
 
 
 def one_line(e):
@@ -614,6 +654,7 @@ def one_line(e):
 def remove_quietly(path):
     if not path:
         return
+    OPEN_TMPS.discard(path)
     try:
         os.unlink(path)
     except OSError:
@@ -623,7 +664,7 @@ def remove_quietly(path):
 def run(argv):
     """main(), with every failure a one-line message: a malformed trace
     (whatever h5py or numpy raise while reading it) is status 2 naming it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends quietly, like SIGTERM
+    remove_tmps_on_signal()  # Ctrl-C ends quietly, like SIGTERM, leaving no temporary
     try:
         return main(argv)
     except SystemExit:

@@ -467,12 +467,14 @@ int wk_check_update(const WkCheck *c, size_t *changed, WkError *err)
             fclose(f);
         f = NULL;
         unlink(tmp);
+        wk_file_tmp_done(tmp);
         goto done;
     }
-    if (fclose(f) != 0 || rename(tmp, c->file) != 0) {
-        f = NULL;
+    rc = wk_file_commit_tmp(fileno(f), tmp, c->file, err); /* fsync, rename; tmp removed on error */
+    if (fclose(f) != 0 && rc == 0)
         rc = wk_error_set(err, WK_E_IO, c->file, 0, 0, "cannot replace: %s", strerror(errno));
-        unlink(tmp);
+    if (rc < 0) {
+        f = NULL;
         goto done;
     }
     f = NULL;

@@ -14,6 +14,7 @@
 #include "sim/batch/sweep.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/core/file.h"
 #include "wk_config.h"
 
 const char wk_cli_batch_usage_sweep[] =
@@ -398,6 +399,7 @@ static int check_verdict(WkCheck *c, const CheckArgs *a, int rc, WkError *err)
     }
     if (rc == 0 && a->update) {
         size_t changed = 0;
+        wk_file_tmp_remove_on_signal(); /* from here a signal leaves the baseline as it was */
         rc = wk_check_update(c, &changed, err);
         if (rc == 0) {
             printf("updated %zu expected value%s in %s\n", changed, changed == 1 ? "" : "s", a->file);

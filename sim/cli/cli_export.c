@@ -12,6 +12,7 @@
 #include "models/topo/cluster.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/core/file.h"
 #include "sim/scenario/node.h"
 #include "sim/trace/trace_read.h"
 
@@ -197,6 +198,7 @@ int wk_cli_export_export(int argc, char **argv)
         return status;
     WkError err;
     wk_error_clear(&err);
+    wk_file_tmp_remove_on_signal(); /* Ctrl-C leaves no half-written temporary */
     int rc;
     if (strcmp(a.format, "chrome") == 0) {
         rc = export_chrome(&a, &err);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,18 +60,96 @@ const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, s
     return (len < 0 || (size_t)len >= n) ? NULL : buf;
 }
 
+static void tmp_track(const char *tmp);
+
 int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err)
 {
     int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= cap)
         return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%s: the path is too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0)
+    if (fd >= 0) {
+        tmp_track(tmp);
         return fd;
+    }
     int e = errno;
     if (e == EEXIST || e == ELOOP)
         return wk_error_set(err, WK_E_IO, NULL, 0, 0,
                             "%s: cannot create: its temporary %s already exists (not made by this run; a "
                             "link there is never followed): remove it", path, tmp);
     return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: %s", path, strerror(e));
+}
+
+/* ---- temporaries removed on a signal --------------------------------------------------------- */
+
+/* The temporaries this process has open, so that a signal handler can
+ * remove them: a handler can reach only file-scope state. A slot is
+ * claimed by writing its name first and setting `used` last, so the
+ * handler never reads a half-written name. Slots are few because a
+ * command writes at most a handful of files at a time (export writes two). */
+#define WK_TMP_SLOTS 16
+#define WK_TMP_NAME 4096
+static char tmp_names[WK_TMP_SLOTS][WK_TMP_NAME];
+static volatile sig_atomic_t tmp_used[WK_TMP_SLOTS];
+
+static void tmp_track(const char *tmp)
+{
+    size_t l = strlen(tmp);
+    if (l >= WK_TMP_NAME)
+        return;
+    for (int i = 0; i < WK_TMP_SLOTS; i++)
+        if (!tmp_used[i]) {
+            memcpy(tmp_names[i], tmp, l + 1);
+            tmp_used[i] = 1;
+            return;
+        }
+}
+
+void wk_file_tmp_done(const char *tmp)
+{
+    for (int i = 0; i < WK_TMP_SLOTS; i++)
+        if (tmp_used[i] && strcmp(tmp_names[i], tmp) == 0)
+            tmp_used[i] = 0;
+}
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < WK_TMP_SLOTS; i++)
+        if (tmp_used[i])
+            unlink(tmp_names[i]);
+    static const char msg_int[] = "wanka: interrupted by SIGINT; no output written\n";
+    static const char msg_term[] = "wanka: interrupted by SIGTERM; no output written\n";
+    static const char msg_other[] = "wanka: interrupted by a signal; no output written\n";
+    const char *m = sig == SIGINT ? msg_int : sig == SIGTERM ? msg_term : msg_other;
+    size_t n = sig == SIGINT ? sizeof msg_int : sig == SIGTERM ? sizeof msg_term : sizeof msg_other;
+    ssize_t w = write(STDERR_FILENO, m, n - 1);
+    (void)w;
+    _exit(128 + sig);
+}
+
+void wk_file_tmp_remove_on_signal(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* started with the signal ignored (nohup): keep it so */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int wk_file_commit_tmp(int fd, const char *tmp, const char *path, WkError *err)
+{
+    int rc = 0;
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) /* EINVAL: a file that cannot sync (a pipe) */
+        rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+    if (rename(tmp, path) != 0 && rc == 0)
+        rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+    if (rc < 0)
+        unlink(tmp);
+    wk_file_tmp_done(tmp);
+    return rc;
 }

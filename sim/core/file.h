@@ -39,7 +39,26 @@ const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, s
  * call fails instead. tmp (cap bytes) receives the name. Returns the open
  * descriptor (the caller closes it and removes tmp on any later error), or
  * a negative WK_E_IO (WK_E_RANGE when the name does not fit) with a
- * message naming path. */
+ * message naming path. The name is remembered (up to 16 at a time) for
+ * wk_file_tmp_remove_on_signal until wk_file_tmp_done or
+ * wk_file_commit_tmp forgets it. */
 int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err);
+
+/** Forget tmp (a name wk_file_create_tmp made): call it once the temporary
+ * has been renamed or removed. A name not remembered is ignored. */
+void wk_file_tmp_done(const char *tmp);
+
+/** Finish an output written through its temporary: fsync fd (the caller
+ * has flushed any stdio buffer and closes fd afterwards), rename tmp over
+ * path, and forget tmp. Returns 0, or WK_E_IO naming path with the system's
+ * reason (ENOSPC: "No space left on device"); on error tmp is removed. */
+int wk_file_commit_tmp(int fd, const char *tmp, const char *path, WkError *err);
+
+/** Install handlers for SIGINT, SIGTERM and SIGHUP (those not ignored at
+ * start) that remove every remembered temporary, print "wanka: interrupted
+ * by SIGINT; no output written" and exit with 128 + the signal. For the
+ * commands that write their output in one go (export, check --update),
+ * where stopping at once is right; `run` stops at its next event instead. */
+void wk_file_tmp_remove_on_signal(void);
 
 #endif

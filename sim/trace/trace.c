@@ -79,6 +79,7 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
         if (t->file >= 0)
             H5Fclose(t->file);
         unlink(t->tmp_path);
+        wk_file_tmp_done(t->tmp_path);
         trace_free(t);
     } else {
         *out = t;
@@ -140,6 +141,7 @@ int wk_trace_close(WkTrace *t, WkError *err)
     }
     if (rc < 0)
         unlink(t->tmp_path);
+    wk_file_tmp_done(t->tmp_path);
     quiet_end(q);
     trace_free(t);
     return rc;
@@ -157,6 +159,7 @@ void wk_trace_abort(WkTrace *t)
     H5Pclose(t->gcpl);
     H5Fclose(t->file);
     unlink(t->tmp_path);
+    wk_file_tmp_done(t->tmp_path);
     quiet_end(q);
     trace_free(t);
 }

@@ -36,6 +36,23 @@ OUT="$T/t.h5"; planted "$W" run "$T/s.yaml" -q -o "$OUT"
 OUT="$T/t.json"; planted "$W" export "$T/ok.h5" --format chrome -o "$OUT"
 OUT="$T/jobs.csv"; planted "$W" export "$T/ok.h5" --format csv -o "$T"
 OUT="$T/t.svg"; planted "$PY" "$SRC/analysis/plot.py" "$T/ok.h5" --what utilization -o "$OUT"
+printf 'scenarios:\n  - scenario: s.yaml\n    metrics:\n      jobs_completed: 7\n' > "$T/base.yaml"
+cp "$T/base.yaml" "$T/base.orig"
+OUT="$T/base.yaml"
+for kind in link fifo; do
+  out=$(sh -c 'o=$1; k=$2; shift 2
+               if [ "$k" = link ]; then ln -s "$(dirname "$o")/victim" "$o.tmp.$$"; else mkfifo "$o.tmp.$$"; fi
+               exec "$@"' sh "$OUT" "$kind" "$W" check "$OUT" -q --update 2>&1)
+  st=$?
+  if [ "$st" = 0 ]; then bad "$kind: check --update → status 0: $out"
+  elif [ "$(cat "$T/victim")" != precious ]; then bad "$kind: check --update wrote through the link"; printf 'precious\n' > "$T/victim"
+  elif ! cmp -s "$T/base.yaml" "$T/base.orig"; then bad "$kind: check --update changed the baseline: $out"
+  else case "$out" in *"already exists"*) ok ;; *) bad "$kind: check --update → message lacks 'already exists': $out" ;; esac
+  fi
+  rm -f "$OUT".tmp.*
+done
+expect 0 "updated 1 expected value" "$W" check "$T/base.yaml" -q --update
+
 printf '| a |\n|---|\n| 1 |\n' > "$T/tables.md"
 OUT="$T/t.html"; planted "$PY" "$SRC/analysis/html_report.py" --tables "$T/tables.md" --title t --figures "$T/ok.h5" -o "$OUT"
 

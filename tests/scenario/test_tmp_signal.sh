@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# test_tmp_signal.sh WANKA SRCDIR PYTHON3 — a writer stopped by SIGINT or
+# SIGTERM while its temporary is open removes it: `export` (chrome, csv)
+# ends with 128 + the signal, one line "interrupted by SIG…; no output
+# written", no "<out>.tmp.<pid>" and no output left; the Python writers
+# (plot, the HTML page) do the same through analysis/plot.py's handler.
+W=$1 SRC=$2 PY=$3
+NAME=tmp-signal
+. "$SRC/tests/scenario/lib.sh"
+
+# a trace whose export takes long enough (about a second in a release build)
+# to be caught with its temporary open
+cat > "$T/big.yaml" <<'Y'
+cluster: {nodes: 64}
+workload: {source: synthetic, jobs: 200000, interarrival: {dist: exponential, mean: 10s},
+           gpus: [{gpus: 1, weight: 1}, {gpus: 8, weight: 1}], duration: {dist: exponential, mean: 5m}}
+sim: {sample_interval: 1m}
+Y
+expect 0 "" "$W" run "$T/big.yaml" -q -o "$T/big.h5"
+
+# interrupt SIG DIR CMD...: start CMD with SIG at its default action (a
+# background job of a shell ignores SIGINT), send SIG as soon as a
+# temporary appears in DIR, and check what is left
+interrupt() {
+  sig=$1 dir=$2; shift 2
+  out=$("$PY" - "$sig" "$dir" "$@" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1]); d = sys.argv[2]; cmd = sys.argv[3:]
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)])
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(sig)
+        break
+    time.sleep(0.002)
+out = p.communicate()[0].decode(errors="replace")
+left = sorted(n for n in os.listdir(d) if ".tmp." in n)
+print(f"status={p.returncode} left={left} out={out.strip()}")
+P
+)
+  case "$out" in
+    *"status=$((128 + $( [ "$sig" = SIGINT ] && echo 2 || echo 15 )))"*"left=[]"*"interrupted by $sig; no output written"*) ok ;;
+    *) bad "$sig during $*: $out" ;;
+  esac
+}
+
+mkdir "$T/o1" "$T/o2" "$T/o3"
+interrupt SIGINT "$T/o1" "$W" export "$T/big.h5" --format chrome -o "$T/o1/t.json"
+[ -e "$T/o1/t.json" ] && bad "SIGINT during export chrome left its output" || ok
+interrupt SIGTERM "$T/o2" "$W" export "$T/big.h5" --format chrome -o "$T/o2/t.json"
+interrupt SIGINT "$T/o3" "$W" export "$T/big.h5" --format csv -o "$T/o3"
+[ -e "$T/o3/jobs.csv" ] && bad "SIGINT during export csv left an output" || ok
+
+# the Python writers: a signal while a temporary is open removes it
+for sig in SIGINT SIGTERM; do
+  out=$("$PY" - "$SRC/analysis" "$T/py.svg" "$sig" <<'P' 2>&1
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+import plot
+plot.remove_tmps_on_signal()
+tmp, f = plot.create_tmp(sys.argv[2])
+f.write(b"partial")
+f.flush()
+os.kill(os.getpid(), getattr(signal, sys.argv[3]))
+print("not stopped")
+P
+)
+  st=$?
+  want=$((128 + $( [ "$sig" = SIGINT ] && echo 2 || echo 15 )))
+  if [ "$st" != "$want" ]; then bad "python $sig: status $st, want $want: $out"
+  elif ls "$T"/py.svg* >/dev/null 2>&1; then bad "python $sig: left $(ls "$T"/py.svg*)"
+  else case "$out" in *"interrupted by $sig; no output written"*) ok ;; *) bad "python $sig: $out" ;; esac
+  fi
+done
+
+echo "tmp-signal: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,12 +68,21 @@ int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err)
     int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= cap)
         return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%s: the path is too long", path);
+    /* no signal between the file's creation and its being remembered, so
+     * wk_file_tmp_remove_on_signal's handler never misses it */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-        tmp_track(tmp);
-        return fd;
-    }
     int e = errno;
+    if (fd >= 0)
+        tmp_track(tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (fd >= 0)
+        return fd;
     if (e == EEXIST || e == ELOOP)
         return wk_error_set(err, WK_E_IO, NULL, 0, 0,
                             "%s: cannot create: its temporary %s already exists (not made by this run; a "

@@ -12,15 +12,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- open / close ------------------------------------------------------------ */
 
 static void trace_free(WkTrace *t)
 {
+    if (t->tmp_fd >= 0)
+        close(t->tmp_fd);
     free(t->path);
     free(t->tmp_path);
     free(t);
+}
+
+/* 1 when the file HDF5 has open is the one wk_file_create_tmp created
+ * exclusively (same device and inode as t->tmp_fd). */
+static int same_file(WkTrace *t)
+{
+    void *handle = NULL;
+    struct stat a, b;
+    if (H5Fget_vfd_handle(t->file, H5P_DEFAULT, &handle) < 0 || !handle)
+        return 0;
+    return fstat(*(int *)handle, &a) == 0 && fstat(t->tmp_fd, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino; /* the sec2 driver's handle is its descriptor */
 }
 
 int wk_trace_open(WkTrace **out, const char *path, WkError *err)
@@ -34,6 +49,7 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
         return wk_error_nomem(err, "trace");
     t->file = H5I_INVALID_HID;
     t->gcpl = H5I_INVALID_HID;
+    t->tmp_fd = -1;
     size_t len = strlen(path);
     size_t tmp_cap = len + 32;
     t->path = malloc(len + 1);
@@ -51,7 +67,16 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
         trace_free(t);
         return fd;
     }
-    close(fd);
+    t->tmp_fd = fd;
+    /* HDF5 opens by name: give it the name of our descriptor
+     * (/proc/self/fd/N names that very file, whatever happens to tmp_path
+     * meanwhile), else tmp_path; either way same_file checks it below. */
+    char byfd[64];
+    const char *h5name = t->tmp_path;
+    struct stat mine, via;
+    snprintf(byfd, sizeof byfd, "/proc/self/fd/%d", fd);
+    if (fstat(fd, &mine) == 0 && stat(byfd, &via) == 0 && via.st_dev == mine.st_dev && via.st_ino == mine.st_ino)
+        h5name = byfd;
 
     Quiet q = quiet_begin();
     int rc = 0;
@@ -66,9 +91,12 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
 #if HAVE_FILE_LOCKING_PROP
         H5Pset_file_locking(fapl, 1, 1) < 0 ||
 #endif
-        (t->file = H5Fcreate(t->tmp_path, H5F_ACC_TRUNC, fcpl, fapl)) < 0 ||
+        (t->file = H5Fcreate(h5name, H5F_ACC_TRUNC, fcpl, fapl)) < 0 ||
         (t->gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 || H5Pset_obj_track_times(t->gcpl, 0) < 0)
         rc = wk_trace_io_fail(t, err, "cannot create");
+    if (rc == 0 && !same_file(t))
+        rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create: its temporary %s was replaced while it "
+                          "was being opened (another process in this directory?)", path, t->tmp_path);
     if (fapl >= 0)
         H5Pclose(fapl);
     if (fcpl >= 0)
@@ -88,17 +116,11 @@ int wk_trace_open(WkTrace **out, const char *path, WkError *err)
     return rc;
 }
 
-/* Write the file to disk before the rename makes it visible. */
-static int sync_file(const char *path)
+/* Write the file to disk before the rename makes it visible (through the
+ * descriptor that created it: the same file, never a name). */
+static int sync_file(int fd)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -errno;
-    int rc = 0;
-    if (fsync(fd) != 0)
-        rc = -errno;
-    close(fd);
-    return rc;
+    return fsync(fd) != 0 ? -errno : 0;
 }
 
 int wk_trace_close(WkTrace *t, WkError *err)
@@ -129,10 +151,20 @@ int wk_trace_close(WkTrace *t, WkError *err)
     if (H5Fclose(t->file) < 0 && rc == 0)
         rc = wk_trace_io_fail(t, err, "cannot close");
     if (rc == 0) {
-        int e = sync_file(t->tmp_path);
+        int e = sync_file(t->tmp_fd);
         if (e < 0)
             rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot sync %s: %s", t->path,
                               t->tmp_path, strerror(-e));
+    }
+    struct stat named, mine;
+    if (rc == 0 && (lstat(t->tmp_path, &named) != 0 || fstat(t->tmp_fd, &mine) != 0 ||
+                    named.st_dev != mine.st_dev || named.st_ino != mine.st_ino)) {
+        rc = wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: its temporary %s was removed or replaced during the "
+                          "run (another process in this directory?); nothing written", t->path, t->tmp_path);
+        wk_file_tmp_done(t->tmp_path);
+        quiet_end(q);
+        trace_free(t);
+        return rc;
     }
     if (rc == 0 && rename(t->tmp_path, t->path) != 0) {
         int e = errno;

@@ -28,6 +28,8 @@ struct WkTrace {
     hid_t gcpl;          /* group creation properties (no timestamps) */
     char *path;          /* final path */
     char *tmp_path;      /* "<path>.tmp.<pid>", where the file is written */
+    int tmp_fd;          /* the descriptor that created tmp_path exclusively, kept
+                          * open: HDF5 opens that same file, never the name */
     WkTraceTable *tables; /* open tables */
     bool failed;         /* a write failed or abort: close must not publish */
     bool diverted;       /* HDF5 now writes to a sink (wk_trace_divert) */

@@ -5,6 +5,7 @@
 # ends with 128 + the signal, one line "interrupted by SIG…; no output
 # written", no "<out>.tmp.<pid>" and no output left; the Python writers
 # (plot, the HTML page) do the same through analysis/plot.py's handler.
+# A run whose temporary is replaced meanwhile publishes nothing.
 W=$1 SRC=$2 PY=$3
 NAME=tmp-signal
 . "$SRC/tests/scenario/lib.sh"
@@ -52,6 +53,32 @@ interrupt SIGINT "$T/o1" "$W" export "$T/big.h5" --format chrome -o "$T/o1/t.jso
 interrupt SIGTERM "$T/o2" "$W" export "$T/big.h5" --format chrome -o "$T/o2/t.json"
 interrupt SIGINT "$T/o3" "$W" export "$T/big.h5" --format csv -o "$T/o3"
 [ -e "$T/o3/jobs.csv" ] && bad "SIGINT during export csv left an output" || ok
+
+# a temporary replaced while the run writes it (another process in the
+# directory): the run never publishes the stranger's file nor writes into it
+mkdir "$T/o4"
+out=$("$PY" - "$T/o4" "$W" run "$T/big.yaml" -q -o "$T/o4/t.h5" <<'P' 2>&1
+import os, subprocess, sys, time
+d = sys.argv[1]; cmd = sys.argv[2:]
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    tmps = [n for n in os.listdir(d) if ".tmp." in n]
+    if tmps:
+        os.rename(os.path.join(d, tmps[0]), os.path.join(d, "moved"))
+        with open(os.path.join(d, tmps[0]), "w") as f:
+            f.write("stranger")
+        break
+    time.sleep(0.001)
+err = p.communicate()[1].decode(errors="replace")
+print(f"status={p.returncode} out={os.path.exists(os.path.join(d, 't.h5'))} err={err.strip()}")
+P
+)
+case "$out" in
+  *"status=2 out=False"*"was removed or replaced during the run"*) ok ;;
+  *) bad "temporary replaced during run: $out" ;;
+esac
+[ "$(cat "$T/o4"/t.h5.tmp.* 2>/dev/null)" = stranger ] && ok || bad "the stranger's file was changed or removed"
 
 # the Python writers: a signal while a temporary is open removes it
 for sig in SIGINT SIGTERM; do

@@ -256,7 +256,8 @@ static int place_and_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRun
         return WK_E_NOROOM;
     if (wk_queue_place_reserve(buf, need) < 0)
         return wk_error_nomem(err, name);
-    int rc = place ? place(priv, ctx, job, need, buf->gpus) : wk_sched_place(ctx, need, buf->gpus);
+    int rc = place ? place(priv, ctx, job, need, buf->gpus)
+                   : wk_sched_place_job(ctx, job, wk_sched_placement(ctx), buf->gpus, NULL, NULL);
     if (rc == WK_E_NOROOM)
         return rc;
     if (rc == WK_E_NOMEM)
@@ -570,8 +571,9 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
     /* Later jobs in queue order, found through the size index: only those
      * that fit now and end by the shadow time or fit in the extra GPUs. A
      * GPU count whose placement failed is skipped until the next start
-     * (placement depends only on the count and the free GPUs), as every
-     * job of that count would fail the same way. */
+     * (placement depends only on the count and the free GPUs, for a job
+     * that fits every GPU), as every job of that count would fail the same
+     * way; a job that fits some GPUs only (memory) marks nothing. */
     memset(p->fit.full, 0, p->fit.n);
     uint32_t free_now = wk_sched_free_gpus(ctx);
     size_t slot = 0;
@@ -584,7 +586,8 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
             continue; /* the index's estimate was NaN: not within the shadow time */
         rc = wk_queue_policy_start(p, ctx, at.job, err);
         if (rc == WK_E_NOROOM) {
-            p->fit.full[slot] = 1;
+            /* a job that fits only some GPUs (memory) says nothing of the others of its count */
+            p->fit.full[slot] = wk_sched_job_mem_need(ctx, at.job) <= 0;
             continue;
         }
         if (rc < 0)

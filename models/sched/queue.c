@@ -284,6 +284,27 @@ int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
     return 1;
 }
 
+uint32_t wk_queue_free_fit(const WkSchedCtx *ctx, uint32_t job)
+{
+    if (wk_sched_job_mem_need(ctx, job) <= 0)
+        return wk_sched_free_gpus(ctx);
+    uint32_t n = 0, G = wk_sched_gpus(ctx);
+    for (uint32_t g = 0; g < G; g++)
+        n += wk_sched_gpu_is_free(ctx, g) && wk_sched_job_fits_gpu(ctx, job, g);
+    return n;
+}
+
+uint32_t wk_queue_victim_fit(const WkSchedCtx *ctx, uint32_t job, uint32_t victim)
+{
+    if (wk_sched_job_mem_need(ctx, job) <= 0)
+        return wk_sched_job_gpus(ctx, victim);
+    uint32_t n, k = 0;
+    const uint32_t *gpus = wk_sched_job_placement(ctx, victim, &n);
+    for (uint32_t i = 0; gpus && i < n; i++)
+        k += wk_sched_job_fits_gpu(ctx, job, gpus[i]);
+    return k;
+}
+
 const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job)
 {
     uint32_t need = wk_sched_job_gpus(ctx, job);

@@ -3,7 +3,8 @@
  * #29): every built-in policy runs a model job that fits only the larger
  * group on that group, small group listed first; the host's fit check and
  * wk_sched_place_job; the pre-run check refuses a job only when no group
- * can hold it; a placement where the job does not fit is refused by name. */
+ * can hold it; a placement where the job does not fit is refused by name;
+ * priority's preemption counts only the GPUs that hold the head. */
 #include "tests/unit/testutil.h"
 
 #include "models/run/hooks.h"
@@ -174,6 +175,29 @@ static void test_prerun_check_refuses_only_what_no_group_holds(void **state)
     assert_non_null(strstr(err.msg, "largest GPU memory of the cluster, group 'big'"));
 }
 
+/* priority with preempt: a blocked high-priority job that fits only the big
+ * group preempts a job there, never one on the small group (its GPUs
+ * would not hold it). Job 0 (model, low priority) runs on the big group,
+ * job 1 (plain, low priority, started later: the first victim by age) on
+ * the small one; job 2 (model, high priority) must preempt job 0. */
+static void test_priority_preempts_only_where_the_head_fits(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  MIXED_CLUSTER "workload:\n  source: inline\n  jobs:\n"
+                                "    - {submit: 0, gpus: 16, model: llama3-8b, iterations: 2000}\n"
+                                "    - {submit: 10s, gpus: 16, duration: 2h}\n"
+                                "    - {submit: 1m, gpus: 8, model: llama3-8b, iterations: 10, priority: 5}\n"
+                                "scheduler: {name: priority, preempt: true, preemption_cost: 1m}\n",
+                  NULL);
+    assert_int_equal(wk_run_hooks_job(t.run, 1).preemptions, 0);
+    assert_int_equal(wk_run_hooks_job(t.run, 0).preemptions, 1);
+    assert_int_equal(wk_run_hooks_job(t.run, 2).start, 60 * WK_NS_PER_S);
+    expect_on_big(&t, 2, "priority");
+    test_run_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_fit_check_and_place_job),
         cmocka_unit_test(test_a_placement_that_does_not_fit_is_refused_by_name),
         cmocka_unit_test(test_prerun_check_refuses_only_what_no_group_holds),
+        cmocka_unit_test(test_priority_preempts_only_where_the_head_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* largest_first.c — an out-of-tree wanka scheduling policy: the waiting job
  * with the most GPUs starts first (ties: earlier submit, then lower job id),
- * placed by the scenario's `placement:` through wk_sched_place. By default
+ * placed by the scenario's `placement:` through wk_sched_place_job (on
+ * GPUs whose memory holds it). By default
  * the head of that order blocks the jobs behind it until it fits (no job
  * overtakes a larger one); with `skip: true` smaller jobs that fit start
  * while it waits. A job larger than the cluster is rejected. Built against
@@ -64,7 +65,10 @@ static int pass(Policy *p, WkSchedCtx *ctx, WkError *err)
             p->gpus = g;
             p->ngpus = n;
         }
-        int rc = n <= wk_sched_free_gpus(ctx) ? wk_sched_place(ctx, n, p->gpus) : WK_E_NOROOM;
+        /* only on GPUs where the job fits (memory, on a cluster of several SKUs) */
+        int rc = n <= wk_sched_free_gpus(ctx)
+                     ? wk_sched_place_job(ctx, job, wk_sched_placement(ctx), p->gpus, NULL, NULL)
+                     : WK_E_NOROOM;
         if (rc == WK_E_NOROOM) {
             if (!p->skip)
                 return 0;

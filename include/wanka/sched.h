@@ -223,13 +223,37 @@ int wk_sched_place(const WkSchedCtx *ctx, uint32_t n, uint32_t *out);
 int wk_sched_place_with(const WkSchedCtx *ctx, WkPlacement how, uint32_t n, uint32_t *out,
                         int (*allowed)(uint32_t gpu, void *user), void *user);
 
+/** 1 when job fits on gpu: the memory it needs per GPU (model jobs, by the
+ * performance model) is within the memory of gpu's SKU; always 1 for plain
+ * jobs and on a cluster whose node groups all have the same GPU memory. On
+ * a cluster of several SKUs (`cluster.groups`) a model job may fit some
+ * groups only: wk_sched_start refuses a placement on a GPU where it does
+ * not fit (a policy bug, see there). O(1). */
+int wk_sched_job_fits_gpu(const WkSchedCtx *ctx, uint32_t job, uint32_t gpu);
+
+/** The scenario's `placement:` option (WK_PLACE_EXCLUSIVE when absent):
+ * the strategy wk_sched_place uses, for wk_sched_place_job. */
+WkPlacement wk_sched_placement(const WkSchedCtx *ctx);
+
+/** Place job's wk_sched_job_gpus GPUs with strategy how into out, only on
+ * free GPUs where it fits (wk_sched_job_fits_gpu) and, when allowed is not
+ * NULL, allowed(g, user) != 0: what a policy calls to place a job on a
+ * cluster of several SKUs. When the job fits every GPU it is exactly
+ * wk_sched_place_with(ctx, how, n, out, allowed, user). Returns 0,
+ * WK_E_NOROOM (not enough such GPUs free now: the job waits), or
+ * WK_E_NOMEM. */
+int wk_sched_place_job(const WkSchedCtx *ctx, uint32_t job, WkPlacement how, uint32_t *out,
+                       int (*allowed)(uint32_t gpu, void *user), void *user);
+
 /* --- actions --- */
 
 /** Start job now on gpus[0..n) (borrowed; n must equal the job's request,
  * every GPU free and distinct). Returns 0, WK_E_NOROOM when the facility
  * power budget has no room for it now (the job stays waiting: treat it as
  * "does not fit"), or WK_E_INTERNAL for a policy bug (wrong count, busy
- * GPU, job not waiting), or WK_E_NOMEM. */
+ * GPU, job not waiting, or a GPU where the job does not fit in memory:
+ * wk_sched_job_fits_gpu; the run then stops with an error naming the
+ * policy, the job and the GPU), or WK_E_NOMEM. */
 int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
 
 /** Stop a running job and put it back to QUEUED (the policy re-queues it):

@@ -91,6 +91,29 @@ int wk_lifecycle_freed(WkRun *r, WkError *err)
     return rc;
 }
 
+/* A model job placed on a GPU whose memory cannot hold it (a cluster of
+ * several SKUs): the policy's bug, named with the GPU and its group, before
+ * anything changes. Free on a cluster of one memory size. */
+static int misfit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    double need = wk_progress_mem_need(r, job);
+    for (uint32_t i = 0; need > 0 && i < n; i++) {
+        if (gpus[i] >= r->cluster.gpus) /* the pool's check names it */
+            continue;
+        const WkNodeGroup *g = wk_cluster_group_of(&r->cluster, gpus[i]);
+        const char *model = r->wl.models[r->wl.jobs[job].model - 1].name;
+        if (g->sku->hbm_bytes < need)
+            return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                                "scheduler %s: job %u (model %s, %.1f GiB per GPU) placed on GPU %u of node group "
+                                "'%s' (%s, %.1f GiB), where it does not fit; place it with wk_sched_place_job, or "
+                                "check wk_sched_job_fits_gpu",
+                                r->si.ops->name, job, model ? model : "inline",
+                                need / (1024.0 * 1024 * 1024), gpus[i], g->name, g->sku->name,
+                                g->sku->hbm_bytes / (1024.0 * 1024 * 1024));
+    }
+    return 0;
+}
+
 int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
@@ -101,7 +124,10 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
                             r->si.ops->name, job, n, js->gpus);
     if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
         return wk_error_nomem(err, "job placement");
-    int rc = admit(r, job, gpus, n);
+    int rc = misfit(r, job, gpus, n, err);
+    if (rc < 0)
+        return rc;
+    rc = admit(r, job, gpus, n);
     if (rc < 0) /* e.g. the facility budget has no room for it now: it waits */
         return rc;
     WkTime now = wk_engine_now(r->eng);

@@ -166,6 +166,8 @@ static int host_set_job_clock(void *host, uint32_t job, double clock, WkError *e
     return wk_budget_set_job_clock(RUN(host), wk_run_budget(RUN(host)), job, clock, err);
 }
 
+static double host_job_mem_need(const void *host, uint32_t job) { return wk_progress_mem_need(RUN(host), job); }
+
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
 
 static int host_place_with(const void *host, WkPlacement how, uint32_t n, uint32_t *out,
@@ -211,5 +213,6 @@ const WkSchedHostOps wk_run_sched_host = {
     .job_power_at_w = host_job_power_at_w,
     .job_time_factor = host_job_time_factor,
     .set_job_clock = host_set_job_clock,
+    .job_mem_need = host_job_mem_need,
 };
 

@@ -287,7 +287,7 @@ static int start(Energy *e, WkSchedCtx *ctx, uint32_t job, WkError *err)
         return WK_E_NOROOM;
     if (wk_queue_place_reserve(&p->buf, n) < 0)
         return wk_error_nomem(err, "energy");
-    int rc = wk_sched_place(ctx, n, p->buf.gpus);
+    int rc = wk_sched_place_job(ctx, job, wk_sched_placement(ctx), p->buf.gpus, NULL, NULL);
     if (rc == WK_E_NOROOM)
         return rc;
     if (rc < 0)

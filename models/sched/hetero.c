@@ -112,7 +112,7 @@ static int place(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t need,
             nfree += wk_sched_node_free(ctx, nd);
         if (nfree < need)
             continue;
-        int rc = wk_sched_place_with(ctx, h->how, need, h->cand.gpus, in_range, &r);
+        int rc = wk_sched_place_job(ctx, job, h->how, h->cand.gpus, in_range, &r);
         if (rc == WK_E_NOROOM)
             continue;
         if (rc < 0)
@@ -128,7 +128,7 @@ static int place(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t need,
         return 0;
     if (any_group && !h->span)
         return WK_E_NOROOM;
-    return wk_sched_place_with(ctx, h->how, need, out, NULL, NULL);
+    return wk_sched_place_job(ctx, job, h->how, out, NULL, NULL);
 }
 
 static int on_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)

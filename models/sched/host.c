@@ -85,10 +85,45 @@ int wk_sched_place_with(const WkSchedCtx *c, WkPlacement how, uint32_t n, uint32
 {
     return c->ops->place_with(c->host, how, n, out, allowed, user);
 }
+double wk_sched_job_mem_need(const WkSchedCtx *c, uint32_t job) { return c->ops->job_mem_need(c->host, job); }
+
+int wk_sched_job_fits_gpu(const WkSchedCtx *c, uint32_t job, uint32_t gpu)
+{
+    double need = c->ops->job_mem_need(c->host, job);
+    return need <= 0 || wk_cluster_sku_of(c->ops->cluster(c->host), gpu)->hbm_bytes >= need;
+}
+
+/* wk_sched_place_job's filter: the job's memory, then the caller's own. */
+typedef struct {
+    const WkCluster *cl;
+    double need;
+    int (*allowed)(uint32_t gpu, void *user);
+    void *user;
+} FitFilter;
+
+static int fits_filter(uint32_t gpu, void *user)
+{
+    const FitFilter *f = user;
+    return wk_cluster_sku_of(f->cl, gpu)->hbm_bytes >= f->need && (!f->allowed || f->allowed(gpu, f->user));
+}
+
+int wk_sched_place_job(const WkSchedCtx *c, uint32_t job, WkPlacement how, uint32_t *out,
+                       int (*allowed)(uint32_t gpu, void *user), void *user)
+{
+    uint32_t n = c->ops->job_gpus(c->host, job);
+    double need = c->ops->job_mem_need(c->host, job);
+    if (need <= 0) /* fits every GPU: no filter of its own */
+        return c->ops->place_with(c->host, how, n, out, allowed, user);
+    FitFilter f = {c->ops->cluster(c->host), need, allowed, user};
+    return c->ops->place_with(c->host, how, n, out, fits_filter, &f);
+}
+
 int wk_sched_first_fit(const WkSchedCtx *c, uint32_t n, uint32_t *out)
 {
     return c->ops->place_with(c->host, WK_PLACE_FIRST_FIT, n, out, NULL, NULL);
 }
+WkPlacement wk_sched_placement(const WkSchedCtx *c) { return c->ops->placement(c->host); }
+
 int wk_sched_place(const WkSchedCtx *c, uint32_t n, uint32_t *out)
 {
     return c->ops->place_with(c->host, c->ops->placement(c->host), n, out, NULL, NULL);

@@ -50,6 +50,7 @@ typedef struct WkSchedHostOps {
     double (*job_power_at_w)(const void *host, uint32_t job, double clock, double *idle_w);
     double (*job_time_factor)(const void *host, uint32_t job, double clock);
     int (*set_job_clock)(void *host, uint32_t job, double clock, WkError *err);
+    double (*job_mem_need)(const void *host, uint32_t job);
 } WkSchedHostOps;
 
 struct WkSchedCtx {

@@ -154,7 +154,7 @@ static int reclaim(Lend *l, WkSchedCtx *ctx, uint32_t job, WkError *err)
             (rc == 1 && (rc = enqueue(l, ctx, v[i].job, err)) < 0))
             break;
         if (wk_sched_free_gpus(ctx) >= need) {
-            int p = wk_sched_place(ctx, need, l->buf.gpus);
+            int p = wk_sched_place_job(ctx, job, wk_sched_placement(ctx), l->buf.gpus, NULL, NULL);
             if (p < 0 && p != WK_E_NOROOM) {
                 rc = wk_error_set(err, p, NULL, 0, 0, "lend: placement failed");
                 break;

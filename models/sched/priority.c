@@ -55,8 +55,10 @@ static int cmp_victim(const void *a, const void *b)
 }
 
 /* Preempt running jobs of lower priority than `job` until it fits; only when
- * all of them together would make room. Returns 1 when it now fits, 0 when
- * nothing was preempted (or preemption is off), or a negative code. */
+ * all of them together would make room. On a cluster of several SKUs only
+ * GPUs that hold `job` (memory) count, and a job none of whose GPUs would
+ * is never a victim. Returns 1 when it now fits, 0 when nothing was
+ * preempted (or preemption is off), or a negative code. */
 static int make_room(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
 {
     Prio *p = priv;
@@ -66,12 +68,13 @@ static int make_room(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     uint32_t need = wk_sched_job_gpus(ctx, job);
     int prio = wk_sched_job_priority(ctx, job);
     wk_queue_running_sweep(run, ctx);
-    uint64_t room = wk_sched_free_gpus(ctx);
+    uint64_t room = wk_queue_free_fit(ctx, job);
     size_t nv = 0;
     for (size_t i = 0; i < run->n; i++)
         if (wk_sched_job_priority(ctx, run->job[i]) < prio) {
-            room += wk_sched_job_gpus(ctx, run->job[i]);
-            nv++;
+            uint32_t k = wk_queue_victim_fit(ctx, job, run->job[i]);
+            room += k;
+            nv += k > 0;
         }
     if (room < need || nv == 0)
         return 0;
@@ -82,19 +85,19 @@ static int make_room(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     for (size_t i = 0; i < run->n; i++) {
         uint32_t j = run->job[i];
         int pj = wk_sched_job_priority(ctx, j);
-        if (pj < prio)
+        if (pj < prio && wk_queue_victim_fit(ctx, job, j) > 0)
             v[nv++] = (Victim){.prio = pj, .since = run->since[i], .job = j};
     }
     qsort(v, nv, sizeof *v, cmp_victim);
     int rc = 0;
-    for (size_t i = 0; i < nv && wk_sched_free_gpus(ctx) < need; i++) {
+    for (size_t i = 0; i < nv && wk_queue_free_fit(ctx, job) < need; i++) {
         if ((rc = wk_queue_preempt(ctx, v[i].job, run, err)) < 0)
             break;
         if (rc == 1 && (rc = wk_queue_enqueue(&p->base, ctx, v[i].job, err)) < 0)
             break;
     }
     free(v);
-    return rc < 0 ? rc : wk_sched_free_gpus(ctx) >= need;
+    return rc < 0 ? rc : wk_queue_free_fit(ctx, job) >= need;
 }
 
 const WkSchedOps wk_sched_priority = {

@@ -256,7 +256,8 @@ static int place_and_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRun
         return WK_E_NOROOM;
     if (wk_queue_place_reserve(buf, need) < 0)
         return wk_error_nomem(err, name);
-    int rc = place ? place(priv, ctx, job, need, buf->gpus) : wk_sched_place(ctx, need, buf->gpus);
+    int rc = place ? place(priv, ctx, job, need, buf->gpus)
+                   : wk_sched_place_job(ctx, job, wk_sched_placement(ctx), buf->gpus, NULL, NULL);
     if (rc == WK_E_NOROOM)
         return rc;
     if (rc == WK_E_NOMEM)
@@ -281,6 +282,27 @@ int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err)
     if (run)
         wk_queue_running_remove(run, job);
     return 1;
+}
+
+uint32_t wk_queue_free_fit(const WkSchedCtx *ctx, uint32_t job)
+{
+    if (wk_sched_job_mem_need(ctx, job) <= 0)
+        return wk_sched_free_gpus(ctx);
+    uint32_t n = 0, G = wk_sched_gpus(ctx);
+    for (uint32_t g = 0; g < G; g++)
+        n += wk_sched_gpu_is_free(ctx, g) && wk_sched_job_fits_gpu(ctx, job, g);
+    return n;
+}
+
+uint32_t wk_queue_victim_fit(const WkSchedCtx *ctx, uint32_t job, uint32_t victim)
+{
+    if (wk_sched_job_mem_need(ctx, job) <= 0)
+        return wk_sched_job_gpus(ctx, victim);
+    uint32_t n, k = 0;
+    const uint32_t *gpus = wk_sched_job_placement(ctx, victim, &n);
+    for (uint32_t i = 0; gpus && i < n; i++)
+        k += wk_sched_job_fits_gpu(ctx, job, gpus[i]);
+    return k;
 }
 
 const char *wk_queue_never_fits(const WkSchedCtx *ctx, uint32_t job)
@@ -570,8 +592,9 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
     /* Later jobs in queue order, found through the size index: only those
      * that fit now and end by the shadow time or fit in the extra GPUs. A
      * GPU count whose placement failed is skipped until the next start
-     * (placement depends only on the count and the free GPUs), as every
-     * job of that count would fail the same way. */
+     * (placement depends only on the count and the free GPUs, for a job
+     * that fits every GPU), as every job of that count would fail the same
+     * way; a job that fits some GPUs only (memory) marks nothing. */
     memset(p->fit.full, 0, p->fit.n);
     uint32_t free_now = wk_sched_free_gpus(ctx);
     size_t slot = 0;
@@ -584,7 +607,8 @@ int wk_queue_easy_pass(WkQueuePolicy *p, WkEasy *e, WkSchedCtx *ctx, WkError *er
             continue; /* the index's estimate was NaN: not within the shadow time */
         rc = wk_queue_policy_start(p, ctx, at.job, err);
         if (rc == WK_E_NOROOM) {
-            p->fit.full[slot] = 1;
+            /* a job that fits only some GPUs (memory) says nothing of the others of its count */
+            p->fit.full[slot] = wk_sched_job_mem_need(ctx, at.job) <= 0;
             continue;
         }
         if (rc < 0)

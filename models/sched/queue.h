@@ -165,6 +165,14 @@ int wk_queue_start(WkSchedCtx *ctx, uint32_t job, WkPlaceBuf *buf, WkRunSet *run
  * still looks running to policies), or a negative code with err filled. */
 int wk_queue_preempt(WkSchedCtx *ctx, uint32_t job, WkRunSet *run, WkError *err);
 
+/** Free GPUs that hold job (wk_sched_job_fits_gpu): wk_sched_free_gpus,
+ * O(1), when the job fits every GPU; else a scan of the cluster's GPUs. */
+uint32_t wk_queue_free_fit(const WkSchedCtx *ctx, uint32_t job);
+
+/** How many of running job victim's GPUs would hold job once freed: all of
+ * them when job fits every GPU (O(1)); else a test per GPU. */
+uint32_t wk_queue_victim_fit(const WkSchedCtx *ctx, uint32_t job, uint32_t victim);
+
 /** Reason text and check every policy applies at submit: a job asking for
  * more GPUs than the cluster has, or than are usable now, can never start.
  * Returns that reason (static), or NULL when the job may fit. */

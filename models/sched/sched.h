@@ -29,6 +29,13 @@ const WkSchedOps *const *wk_sched_registry(void);
  * the whole WkCluster; plugins use the accessors of wanka/sched.h. */
 const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx);
 
+/** GPU memory job needs per GPU (bytes) where it does not fit every GPU of
+ * the cluster, or 0 when it fits every one (a plain job, a cluster of one
+ * GPU memory size, a job within the smallest memory). GPU g holds the job
+ * when wk_sched_cluster's SKU of g has hbm_bytes >= the result
+ * (wk_sched_job_fits_gpu). For built-ins that filter GPUs in bulk (sci). */
+double wk_sched_job_mem_need(const WkSchedCtx *ctx, uint32_t job);
+
 /** Whether a site whose `scheduler:` section is sched (a policy name, a
  * map, or NULL for the default) accepts AI jobs (`kind: ai`): *out = 0 only
  * for `lend` with `lend: false`, which rejects them at submission; every

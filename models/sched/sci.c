@@ -540,7 +540,8 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
             continue;
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
-        s->jobs[n] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, s->rem[n]), .real = pl};
+        s->jobs[n] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, s->rem[n]), .real = pl,
+                                .mem = wk_sched_job_mem_need(ctx, job)};
         n++;
     }
     uint32_t first_queued = n;
@@ -551,7 +552,8 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
             continue;
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
-        s->jobs[n] = (WkSciJob){.gpus = g, .rho = rho_of(s, s->rem[n]), .wait_s = wk_time_to_s(now - s->since[job])};
+        s->jobs[n] = (WkSciJob){.gpus = g, .rho = rho_of(s, s->rem[n]), .wait_s = wk_time_to_s(now - s->since[job]),
+                                .mem = wk_sched_job_mem_need(ctx, job)};
         n++;
     }
     WkSciParams pp = s->p;

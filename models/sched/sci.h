@@ -73,6 +73,8 @@ typedef struct WkSciJob {
     double wait_s;         /* time waited in the queue (unplaced jobs) */
     double rho;            /* weight of its placement quality, in [0, 1] */
     const uint32_t *real;  /* its running placement (borrowed), NULL when queued */
+    double mem;            /* GPU memory it needs per GPU, bytes (wk_sched_job_mem_need): blocks go only
+                              where every GPU has as much; 0 = any GPU */
 } WkSciJob;
 
 typedef struct WkSciState WkSciState;

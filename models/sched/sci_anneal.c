@@ -24,7 +24,8 @@ static int metropolis(WkRng *rng, double de, double t, uint32_t gpus)
 static int move_place(WkSciState *s, WkRng *rng, uint32_t i, double t)
 {
     Item *it = &s->it[i];
-    if ((it->fenced && it->n > s->spare) || wk_sci_propose(s, rng, wk_sci_random_how(s, rng), it->n) < 0)
+    if ((it->fenced && it->n > s->spare) || wk_sci_propose(s, rng, wk_sci_random_how(s, rng), it->n) < 0 ||
+        !wk_sci_fits(s, it, s->cand))
         return 0;
     double d = wk_sci_take_all(s, s->cand, it->n);
     double e = wk_sci_block_energy(s, it, s->cand), de = e - it->wait_term + d;
@@ -77,7 +78,8 @@ static int move_block(WkSciState *s, WkRng *rng, uint32_t i, double t)
     int home = it->moved && (t == 0 || wk_rng_uniform(rng) < 0.5) && home_free(s, it);
     if (home) {
         memcpy(s->cand, it->real, (size_t)it->n * sizeof *s->cand);
-    } else if (t == 0 || wk_sci_propose(s, rng, wk_sci_random_how(s, rng), it->n) < 0) {
+    } else if (t == 0 || wk_sci_propose(s, rng, wk_sci_random_how(s, rng), it->n) < 0 ||
+               !wk_sci_fits(s, it, s->cand)) {
         wk_sci_take_all(s, it->blk, it->n);
         return 0;
     }
@@ -109,6 +111,8 @@ static int move_swap(WkSciState *s, WkRng *rng, uint32_t i, double t)
     if (k == NONE)
         return move_block(s, rng, i, t);
     Item *b = &s->it[k];
+    if (!wk_sci_fits(s, a, b->blk) || !wk_sci_fits(s, b, a->blk))
+        return 0;
     double ea = wk_sci_block_energy(s, a, b->blk), eb = wk_sci_block_energy(s, b, a->blk);
     double de = ea + eb - a->e - b->e;
     if (!metropolis(rng, de, t, a->n + b->n))
@@ -144,7 +148,7 @@ static int move_exchange(WkSciState *s, WkRng *rng, uint32_t i, double t)
     if (q->n > s->free_total + v->n || (q->fenced && q->n > spare))
         return 0;
     double d = wk_sci_give_all(s, v->blk, v->n);
-    if (wk_sci_propose(s, rng, wk_sci_random_how(s, rng), q->n) < 0) {
+    if (wk_sci_propose(s, rng, wk_sci_random_how(s, rng), q->n) < 0 || !wk_sci_fits(s, q, s->cand)) {
         wk_sci_take_all(s, v->blk, v->n);
         return 0;
     }

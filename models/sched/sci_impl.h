@@ -18,6 +18,7 @@ typedef struct {
     uint32_t size_lo, size_hi; /* range of same-size items in bysize[] */
     uint8_t placed, pinned, moved;
     uint8_t fenced;        /* would outlast the blocked head's shadow time */
+    double mem;            /* GPU memory it needs per GPU, bytes; 0 = fits any GPU */
 } Item;
 
 #define NONE UINT32_MAX
@@ -85,6 +86,10 @@ int wk_sci_differs(const Item *it, const uint32_t *b);
 
 /** The energy of item it placed on block b (borrowed). */
 double wk_sci_block_energy(const WkSciState *s, const Item *it, const uint32_t *b);
+
+/** 1 when every GPU of block b (it->n GPUs) has the memory item it needs
+ * (always when it->mem is 0: O(1) then). */
+int wk_sci_fits(const WkSciState *s, const Item *it, const uint32_t *b);
 
 /** Item i becomes placed / unplaced (the lists only). */
 void wk_sci_mark_placed(WkSciState *s, uint32_t i);

@@ -402,6 +402,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
     for (uint32_t i = 0; i < njobs; i++) {
         Item *it = &s->it[i];
         *it = (Item){.n = jobs[i].gpus, .rho = jobs[i].rho, .real = jobs[i].real, .blk = s->pool + off,
+                     .mem = jobs[i].mem,
                      .plpos = NONE, .uppos = NONE,
                      .wait_term = s->p.c_wait * jobs[i].gpus * jobs[i].wait_s / 3600.0};
         off += it->n;
@@ -459,12 +460,20 @@ int wk_sci_set_block(WkSciState *s, uint32_t i, const uint32_t *gpus)
     return 0;
 }
 
+int wk_sci_fits(const WkSciState *s, const Item *it, const uint32_t *b)
+{
+    for (uint32_t k = 0; it->mem > 0 && k < it->n; k++)
+        if (wk_cluster_sku_of(s->c, b[k])->hbm_bytes < it->mem)
+            return 0;
+    return 1;
+}
+
 int wk_sci_pin(WkSciState *s, uint32_t i)
 {
     Item *it = &s->it[i];
     if (it->placed)
         return 0;
-    if (wk_sci_propose(s, NULL, PROP_PACK, it->n) < 0)
+    if (wk_sci_propose(s, NULL, PROP_PACK, it->n) < 0 || !wk_sci_fits(s, it, s->cand))
         return WK_E_NOROOM;
     double d = wk_sci_take_all(s, s->cand, it->n);
     memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);

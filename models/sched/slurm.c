@@ -87,8 +87,8 @@ static int settled(const void *priv, const WkSchedCtx *ctx, const WkQueueItem *x
 static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out)
 {
     (void)priv;
-    (void)job;
-    return wk_sched_place_with(ctx, WK_PLACE_EXCLUSIVE, n, out, NULL, NULL);
+    (void)n;
+    return wk_sched_place_job(ctx, job, WK_PLACE_EXCLUSIVE, out, NULL, NULL);
 }
 
 /* Recalculate the priorities when calc_period has passed, then backfill. */

@@ -28,8 +28,8 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
 static int place_job(void *priv, const WkSchedCtx *ctx, uint32_t job, uint32_t n, uint32_t *out)
 {
     (void)priv;
-    (void)job;
-    return wk_sched_place_with(ctx, WK_PLACE_EXCLUSIVE, n, out, NULL, NULL);
+    (void)n;
+    return wk_sched_place_job(ctx, job, WK_PLACE_EXCLUSIVE, out, NULL, NULL);
 }
 
 /* A newcomer joins the tail: the queue is only tried when it is alone. */

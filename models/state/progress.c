@@ -20,11 +20,10 @@ static void rated(WkRun *r, uint32_t job)
 
 static double link_bw(const WkRun *r) { return wk_eval_link_bw(&r->cluster); }
 
-/* Nominal environment of a job on `gpus` GPUs of the cluster's first group,
- * contiguous, with the full link rate: for up-front checks. */
-static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
+/* Nominal environment of a job on `gpus` GPUs of node group g, contiguous,
+ * with the full link rate: for up-front checks. */
+static WkPerfEnv group_env(const WkRun *r, const WkNodeGroup *g, uint32_t gpus)
 {
-    const WkNodeGroup *g = &r->cluster.groups[0];
     return (WkPerfEnv){
         .sku = g->sku,
         .speed = 1.0,
@@ -35,6 +34,55 @@ static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus)
         .tp_cross = 0,
         .multi_domain = gpus > g->nvlink_gpus,
     };
+}
+
+/* The same on the cluster's first group. */
+static WkPerfEnv nominal_env(const WkRun *r, uint32_t gpus) { return group_env(r, &r->cluster.groups[0], gpus); }
+
+/* The GPU group of the largest memory (the first of equals), setting
+ * r->hbm_min and r->hbm_max on the first call; NULL without GPU groups. */
+static const WkNodeGroup *largest_memory(WkRun *r)
+{
+    const WkCluster *c = &r->cluster;
+    const WkNodeGroup *big = NULL;
+    double lo = 0;
+    for (uint32_t k = 0; k < c->ngroups; k++) {
+        const WkGpuSku *s = c->groups[k].sku;
+        if (s->cpu)
+            continue;
+        if (!big || s->hbm_bytes > big->sku->hbm_bytes)
+            big = &c->groups[k];
+        if (lo == 0 || s->hbm_bytes < lo)
+            lo = s->hbm_bytes;
+    }
+    r->hbm_min = lo;
+    r->hbm_max = big ? big->sku->hbm_bytes : 0;
+    return big;
+}
+
+double wk_progress_mem_need(WkRun *r, uint32_t job)
+{
+    if (r->hbm_max == 0)
+        largest_memory(r);
+    const WkJobSpec *js = &r->wl.jobs[job];
+    if (r->hbm_min >= r->hbm_max || !js->model) /* one memory size: every GPU or none */
+        return 0;
+    WkJobRt *rt = &r->rt[job];
+    if (rt->mem_need_gpus != js->gpus) {
+        /* the memory a job needs does not depend on the SKU: evaluate it
+         * against one of unbounded memory */
+        WkPerfEnv env = nominal_env(r, js->gpus);
+        WkGpuSku roomy = *env.sku;
+        roomy.hbm_bytes = INFINITY;
+        env.mem_sku = &roomy;
+        WkPerfResult res;
+        WkError e;
+        wk_error_clear(&e);
+        int ok = js->gpus > 0 && wk_perf_eval(&r->wl.models[js->model - 1], &env, &r->perf, &res, &e) == 0;
+        rt->mem_need = ok && res.mem_bytes > r->hbm_min ? res.mem_bytes : 0;
+        rt->mem_need_gpus = js->gpus;
+    }
+    return rt->mem_need;
 }
 
 /* GPUs per node shared by every node group, or 0 when they differ. */
@@ -96,6 +144,19 @@ int wk_progress_check(WkRun *r, WkError *err)
         WkError e;
         wk_error_clear(&e);
         int bad = wk_perf_eval(m, &env, &r->perf, &res, &e) < 0;
+        const WkNodeGroup *big = bad && e.code == WK_E_RANGE ? largest_memory(r) : NULL;
+        if (big && big->sku->hbm_bytes > env.sku->hbm_bytes) {
+            /* too large for the first group's memory: some group may hold it */
+            env = group_env(r, big, js->gpus);
+            wk_error_clear(&e);
+            if (!(bad = wk_perf_eval(m, &env, &r->perf, &res, &e) < 0))
+                wk_error_clear(&e);
+            else if (e.code == WK_E_RANGE && !r->is_site)
+                return wk_error_set(err, e.code, r->doc->file, 0, 0,
+                                    "workload: job %zu (model %s on %u GPUs): no node group holds it: %s "
+                                    "(the largest GPU memory of the cluster, group '%s')",
+                                    i, m->name, js->gpus, e.msg, big->name);
+        }
         if (nseen < MAXSEEN) {
             seen_ok[nseen] = (uint8_t)!bad;
             seen[nseen++] = key;

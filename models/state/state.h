@@ -59,6 +59,9 @@ typedef struct WkJobRt {
     uint32_t nflows;
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
     double samples_per_iter;   /* tokens or samples per iteration */
+    double mem_need;           /* model jobs on a cluster of several GPU memory sizes: GPU memory it needs
+                                  per GPU at mem_need_gpus GPUs, bytes (wk_progress_mem_need; 0 = fits all) */
+    uint32_t mem_need_gpus;    /* the GPU count mem_need was computed for (0 = not yet) */
 } WkJobRt;
 
 /* Engine event kinds of a run (one table, so that two owners never clash). */
@@ -186,6 +189,8 @@ struct WkRun {
     const WkRunSubsysOps *on_rated[WK_RUN_MAX_SUBSYS + 1];   /* those with a `rated` slot, NULL-terminated */
     void *settled_st[WK_RUN_MAX_SUBSYS], *rated_st[WK_RUN_MAX_SUBSYS];
     WkRunRequests req;         /* the driver's answers to subsystems' requests */
+    double hbm_min, hbm_max;   /* smallest and largest GPU memory of the cluster's GPU groups, bytes
+                                  (0 until wk_progress_mem_need first computes them) */
 };
 
 /* ---- the run's state (models/state/state.c) ---- */
@@ -230,6 +235,15 @@ int wk_progress_gate(WkRun *r, uint32_t job, int held, WkTime left_ns, WkTime no
 /** Rebuild a running job's flows (paths avoid failed links) and re-share. */
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 
+/** GPU memory model job `job` needs per GPU (bytes) where it does not fit
+ * every GPU of the cluster, or 0 when it fits every one: a plain job, a
+ * cluster whose GPU groups all have the same memory, a job within the
+ * smallest memory, or one the performance model refuses for another reason
+ * (its start reports that). O(1) on a cluster of one memory size; else one
+ * performance evaluation per job and GPU count, cached in its WkJobRt. A
+ * GPU g holds the job when its SKU's hbm_bytes >= the result. */
+double wk_progress_mem_need(WkRun *r, uint32_t job);
+
 /** Nominal iteration time (s) of model job `job` on gpus[0..n) with the full
  * link rate, or NaN if it does not fit there. */
 double wk_progress_iter_on(const WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n);
@@ -256,8 +270,11 @@ int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
 /** Resolve the workload's `nodes:` into GPUs on this cluster
  * (wk_workload_resolve_nodes), refuse model jobs on a cluster with CPU
  * nodes, then check every distinct (model, GPU count) of the workload on the
- * cluster's first SKU, so a job that can never fit in memory is refused
- * before the run. Positioned at the scenario file, naming the job. */
+ * cluster's first SKU and, when it does not fit that SKU's memory, on the
+ * SKU of the cluster's largest GPU memory, so a job that no node group can
+ * hold is refused before the run (the message names the job and that
+ * largest memory) and one that fits some group runs. Positioned at the
+ * scenario file, naming the job. */
 int wk_progress_check(WkRun *r, WkError *err);
 
 #endif

@@ -83,9 +83,9 @@ expect 2 "--plugin goes with: list schedulers" "$W" list skus --plugin "$LF"
 expect 0 "conformance PLUGIN.so" "$W" help
 expect 0 "usage: wanka conformance PLUGIN.so|NAME" "$W" help conformance
 expect 2 "missing PLUGIN.so or a policy name" "$W" conformance
-expect 0 "6 passed, 0 failed" "$W" conformance "$LF"
+expect 0 "7 passed, 0 failed" "$W" conformance "$LF"
 expect 0 "pass  conservation" "$W" conformance "$LF"
-expect 0 "6 passed, 0 failed" "$W" conformance fifo
+expect 0 "7 passed, 0 failed" "$W" conformance fifo
 expect 1 "FAIL  outcome" "$W" conformance "$P/bad_reject.so"
 expect 1 "rejected (test plugin) but it fits" "$W" conformance "$P/bad_reject.so"
 expect 2 "its policy is 'largest-first', not 'x'" "$W" conformance "$LF" --policy x
@@ -121,7 +121,7 @@ expect 2 "$P/bad_crash.so: scheduler plugin: init of policy 'bad-crash' crashed 
 # a callback crashing during the checks: each check's child dies, each is a
 # FAIL naming the signal, and conformance itself finishes with exit 1
 expect 1 "FAIL  allocation    crashed (signal 11" "$W" conformance "$P/bad_crashrun.so"
-expect 1 "0 passed, 6 failed" "$W" conformance "$P/bad_crashrun.so"
+expect 1 "0 passed, 7 failed" "$W" conformance "$P/bad_crashrun.so"
 # `wanka run` loads the policy into its own process (docs/writing-a-scheduler.md):
 # a crashing init ends it by the signal, with no trace written
 sh -c 'ulimit -c 0; exec "$@" >/dev/null 2>&1' sh "$W" run "$T/order.yaml" -q -o "$T/crash.h5" \

@@ -81,7 +81,7 @@ Y
 expect 0 '"jobs_completed":300' "$W" run "$T/small.yaml" --plugin "$SO" --json -q -o "$T/small.h5"
 [ -s "$T/small.h5" ] && ok || bad "no trace from the plugin's run"
 expect 0 "largest-first" "$W" list schedulers --plugin "$SO"
-expect 0 "6 passed, 0 failed" "$W" conformance "$SO"
+expect 0 "7 passed, 0 failed" "$W" conformance "$SO"
 
 # the example broker, with its own meson, against the installed wanka
 expect 0 "" meson setup "$T/exb" "$SRC/examples/broker-cheapest-idle"

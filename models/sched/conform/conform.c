@@ -503,6 +503,11 @@ static int check_keys(Check *c)
     return 0;
 }
 
+static int check_mixed(Check *c)
+{
+    return wk_conform_check_mixed(c->name, c->plugins, c->nplugins, c->msg, c->n, c->err);
+}
+
 static const struct {
     const char *name, *what;
     int (*run)(Check *c);
@@ -517,6 +522,9 @@ static const struct {
      check_conservation},
     {"incidents", "jobs stopped by injected incidents (on_incident) restart and finish", check_incidents},
     {"keys", "the common scheduler keys are accepted, an unknown key is refused by name", check_keys},
+    {"mixed-memory", "on two GPU memory sizes (the smaller first), a job that fits only the larger group runs "
+                     "there, never on the smaller; every job completes",
+     check_mixed},
 };
 #define NCHECKS (sizeof checks / sizeof *checks)
 

@@ -51,4 +51,11 @@ void wk_conform_guard_observe(Guard *g, WkTime now, const char *where);
 /** Job stops holding its GPUs at now: each was allocated since its start. */
 void wk_conform_guard_close_hold(Guard *g, uint32_t job, WkTime now);
 
+/** The mixed-memory check (conform_mixed.c) on the policy called name, with
+ * the shared objects plugins[0..nplugins): model jobs that fit only the
+ * larger of two GPU memory sizes (the smaller group listed first) run there
+ * and every job completes. Returns as wk_conform_run. */
+int wk_conform_check_mixed(const char *name, const char *const *plugins, size_t nplugins, char *msg, size_t n,
+                           WkError *err);
+
 #endif

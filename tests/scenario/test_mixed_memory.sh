@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# test_mixed_memory.sh WANKA SRCDIR — tests/scenario/mixed-memory.yaml (two
+# GPU memory sizes, the small group first; model jobs that fit only the
+# large one) under every built-in policy: the run completes every job
+# (exit 0; a placement where a job does not fit would stop it with an
+# error naming the policy). The pre-run check refuses a job only when no
+# group holds it, naming the job and the largest GPU memory. Which GPUs
+# the large jobs held: tests/unit/test_mixed_sku.c.
+W=$1 SRC=$2
+NAME=mixed-memory
+. "$SRC/tests/scenario/lib.sh"
+S="$SRC/tests/scenario/mixed-memory.yaml"
+
+for s in $("$W" list schedulers | awk '{print $1}'); do
+  expect 0 '"jobs_completed":7,"jobs_rejected":0,"jobs_unfinished":0' "$W" run "$S" -q --no-trace --json --scheduler "$s"
+done
+# llama3-70b with tp 8 on 8 GPUs needs 152.7 GiB per GPU: no group holds it
+sed 's/- {submit: 5m, gpus: 2, duration: 5m}/- {submit: 5m, gpus: 8, model: {base: llama3-70b, tp: 8, pp: 1}, iterations: 5}/' \
+  "$S" > "$T/none.yaml"
+expect 2 "job 6 (model llama3-70b on 8 GPUs): no node group holds it" "$W" run "$T/none.yaml" -q --no-trace
+expect 2 "H200-SXM has 131.3 GiB" "$W" validate "$T/none.yaml"
+expect 2 "(the largest GPU memory of the cluster, group 'big')" "$W" validate "$T/none.yaml"
+
+[ "$fail" = 0 ] || { echo "$pass passed, $fail failed"; exit 1; }
+echo "$pass passed"

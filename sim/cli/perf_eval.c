@@ -66,6 +66,9 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
            c->groups[0].sku->hbm_bytes / 1073741824.0);
         wk_strbuf_printf(b, "%-34s %12s\n", "widest path class", class_name(pc));
+        if (m->kind == WK_MODEL_RECSYS)
+            wk_strbuf_printf(b, "note: recommendation models are illustrative: no published throughput validates "
+                                "them (docs/validation.md)\n");
         if (flags & WK_CLI_PERF_OPS)
             return wk_perf_ops_text(&r, b);
     }

@@ -62,7 +62,8 @@ def dp_rows(exe, d, md):
         p = os.path.join(d, r["id"] + ".yaml")
         nodes = (int(r["gpus"]) + 7) // 8
         with open(p, "w") as f:
-            f.write(f"model: {{base: {r['model']}, batch_per_gpu: {r['batch_per_gpu']}}}\ngpus: {r['gpus']}\n"
+            opts = f", {r['opts']}" if r.get("opts") else ""
+            f.write(f"model: {{base: {r['model']}, batch_per_gpu: {r['batch_per_gpu']}{opts}}}\ngpus: {r['gpus']}\n"
                     f"cluster: {{sku: {r['sku']}, nodes: {nodes}, gpus_per_node: 8}}\n")
         res = subprocess.run([exe, "perf", p, "--json"], capture_output=True, text=True)
         if res.returncode != 0:

@@ -85,6 +85,8 @@ printf 'model: llama3-70b\ngpus: 1024\n' > "$T/j70.yaml"
 expect 0 "iteration time" "$W" perf "$T/j70.yaml"
 expect 0 '"model":"llama3-70b","gpus":1024' "$W" perf "$T/j70.yaml" --json
 expect 0 "scaling" "$W" perf "$T/j70.yaml" --scale 256,512,1024
+printf 'model: {kind: recsys, params: 2.5e7, flops_per_sample: 1.0e8, batch_per_gpu: 4096, embedding_gb: 100, a2a_bytes_per_sample: 6656}\ngpus: 16\ncluster: {sku: A100-SXM-80G, nodes: 2}\n' > "$T/rec.yaml"
+expect 0 "recommendation models are illustrative" "$W" perf "$T/rec.yaml"
 expect 2 "GiB short" "$W" perf "$T/j70.yaml" --set 'model={base: llama3-70b, tp: 1, pp: 1, zero: 0}'
 expect 2 "'model' is a scalar" "$W" perf "$T/j70.yaml" --set model.tp=1
 expect 2 "not a multiple of tp x pp x cp" "$W" perf "$T/j70.yaml" --set gpus=100

@@ -169,7 +169,8 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
     static const char *const lkeys[] = {"bandwidth", "latency", "cost_per_tb", NULL};
     static const char *const linkkeys[] = {"between", "bandwidth", "latency", "cost_per_tb", NULL};
     if (!(n->link = calloc((size_t)n->n * n->n, sizeof *n->link)) ||
-        !(n->link_free = calloc((size_t)n->n * n->n, sizeof *n->link_free)))
+        !(n->link_free = calloc((size_t)n->n * n->n, sizeof *n->link_free)) ||
+        !(n->link_from = calloc((size_t)n->n * n->n, sizeof *n->link_from)))
         return wk_error_nomem(err, "wan");
     const WkNode *w = wk_node_get(root, "wan");
     n->wan = w;
@@ -357,6 +358,7 @@ void wk_net_free(WkNet *n)
     if (!n)
         return;
     wk_net_span_free(n);
+    wk_net_wan_free(n);
     for (uint32_t i = 0; n->s && i < n->n; i++) {
         wk_run_free(n->s[i].run);
         free(n->s[i].out);

@@ -305,6 +305,8 @@ int wk_net_execute(WkNet *n, WkError *err)
     for (uint32_t s = 0; s < n->n; s++)
         if ((rc = wk_run_site_end(n->s[s].run, t_end, err)) < 0)
             return rc;
+    if ((rc = wk_net_wan_finish(n, t_end, err)) < 0)
+        return rc;
     n->end_t = t_end;
     n->finished = 1;
     for (uint32_t s = 0; s < n->n; s++)

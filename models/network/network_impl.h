@@ -49,7 +49,34 @@ typedef struct WkNetGang {
     int given_up;                    /* a part was rejected by its site */
     WkTime first_go, hold_since, end;
     double hold_gpu_s;               /* GPU-seconds parts held their GPUs waiting for the others */
+    /* its share of the WAN (network_wan.c) */
+    const WkModelSpec *model;        /* borrowed from the workload (its parts' copies have none) */
+    double iter_s;                   /* iteration time the parts' run time follows now */
+    double bytes_iter;               /* gradient bytes per iteration over each ring link */
+    double share;                    /* bytes/s its ring flow got at the last solve (0: none yet) */
+    int in_seg;                      /* a traffic interval is open since seg_t0 at seg_rate */
+    WkTime seg_t0;
+    double seg_rate;
 } WkNetGang;
+
+/* An interval of constant traffic on a directed WAN link (network_wan.c). */
+typedef struct WkNetWanSeg {
+    uint32_t link; /* from * sites + to */
+    WkTime t0, t1;
+    double bytes_per_s;
+} WkNetWanSeg;
+
+/* A row of timeseries/wan: what a directed link carried over the bin
+ * starting at time_ns (bytes per second, its mean over the bin). */
+typedef struct WkNetWanRow {
+    int64_t time_ns;
+    int32_t from, to;
+    double bytes_per_s;
+    double capacity;
+} WkNetWanRow;
+
+/* Bins of timeseries/wan at most: past it, the bins widen. */
+#define WK_NET_WAN_BINS 100000
 
 typedef struct NetSite {
     const char *name;       /* borrowed from the scenario */
@@ -117,6 +144,16 @@ typedef struct WkNet {
     size_t span_retries;    /* gangs that gave their GPUs back after span.hold */
     size_t span_running;    /* parts of open gangs running at the last sync */
     uint32_t span_idle;     /* syncs in a row with no part of an open gang running */
+    /* the WAN shared (network_wan.c) */
+    WkTime *link_from;      /* owned, [from * n + to]: start of the link's current run of transfers */
+    double *wan_left;       /* owned scratch, [from * n + to] */
+    uint32_t *wan_users;    /* owned scratch */
+    struct WkNetWanFlow *wflow; /* owned scratch */
+    size_t capwflow;
+    WkNetWanSeg *wseg;      /* owned: traffic intervals, for timeseries/wan */
+    size_t nwseg, capwseg;
+    size_t wan_rescales;    /* times a gang's share changed */
+    int wan_nomem;          /* a traffic interval could not be kept: the trace fails */
 } WkNet;
 
 /** Read a network scenario (doc borrowed, must outlive it; opts copied,
@@ -207,5 +244,36 @@ void wk_net_job_times(const WkNet *n, uint32_t j, WkTime *start, WkTime *end, ui
 
 /** Free the span state. */
 void wk_net_span_free(WkNet *n);
+
+/* ---- the WAN shared (network_wan.c) ---- */
+
+/** The rate (bytes/s) a new transfer on from→to starting at t gets: its
+ * max-min share beside the running gangs' rings and the transfers in flight
+ * on other links (the one on this link is over by then: transfers on a link
+ * go one after another). The link's bandwidth when nothing else crosses the
+ * WAN; never 0. */
+double wk_net_wan_rate(WkNet *n, uint32_t from, uint32_t to, WkTime t);
+
+/** Record that directed link `link` carried bytes_per_s over [t0, t1)
+ * (nothing when empty). 0 or WK_E_NOMEM. */
+int wk_net_wan_segment(WkNet *n, uint32_t link, WkTime t0, WkTime t1, double bytes_per_s, WkError *err);
+
+/** Solve the WAN's max-min shares at t; a running gang whose share changed
+ * gets its parts' time to go scaled to its iteration time at that share
+ * (wk_run_site_gate); traffic intervals are opened and closed. Called after
+ * every span sync. 0 or a negative code. */
+int wk_net_wan_update(WkNet *n, WkTime t, WkError *err);
+
+/** Close every open traffic interval at t_end (the end of the run). */
+int wk_net_wan_finish(WkNet *n, WkTime t_end, WkError *err);
+
+/** timeseries/wan's rows (owned by the caller; *out NULL when the WAN
+ * carried nothing), bins of the sample interval (widened to at most
+ * WK_NET_WAN_BINS), a row per directed link and bin it carried traffic in,
+ * and a row of 0 in the bin after. Sorts the intervals. */
+int wk_net_wan_rows(WkNet *n, WkTime t_end, WkNetWanRow **out, size_t *nrows, WkError *err);
+
+/** Free the WAN sharing state. */
+void wk_net_wan_free(WkNet *n);
 
 #endif

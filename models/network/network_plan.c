@@ -168,9 +168,15 @@ WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
     if (home == s || bytes <= 0)
         return 0;
     const WkNetLink *l = wk_net_link(n, home, s);
-    WkTime *busy = &n->link_free[home * n->n + s];
+    uint32_t li = home * n->n + s;
+    WkTime *busy = &n->link_free[li];
     WkTime start = *busy > n->now ? *busy : n->now;
-    WkTime xfer = wk_time_from_s(bytes / l->bytes_per_s);
+    if (*busy <= n->now)
+        n->link_from[li] = n->now; /* the link was idle: a new run of transfers */
+    double rate = wk_net_wan_rate(n, home, s, start); /* its share beside the gangs' rings */
+    WkTime xfer = wk_time_from_s(bytes / rate);
+    if (wk_net_wan_segment(n, li, start, start + xfer, rate, NULL) < 0)
+        n->wan_nomem = 1;
     *busy = start + xfer;
     WkTime delay = start + xfer + wk_time_from_s(l->latency_s) - n->now;
     n->wan_bytes += bytes;

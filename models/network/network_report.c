@@ -467,6 +467,34 @@ static int write_facility(const WkNet *n, WkTrace *t, WkError *err)
                          "each site's facility (sites with a facility section), site by site", err);
 }
 
+/* timeseries/wan: what each directed WAN link carried, per bin (only when
+ * the WAN carried anything). */
+static int write_wan_series(const WkNet *cn, WkTrace *t, WkError *err)
+{
+    WkNet *n = (WkNet *)cn; /* the rows sort its intervals in place: nothing a reader sees */
+    if (n->wan_nomem)
+        return wk_error_nomem(err, "timeseries/wan");
+    WkNetWanRow *rows = NULL;
+    size_t k = 0;
+    int rc = wk_net_wan_rows(n, n->end_t, &rows, &k, err);
+    if (rc < 0 || !k)
+        return rc;
+    static const WkTraceField f[] = {
+        {WK_SCHEMA_WAN_TIME, WK_FT_I64, offsetof(WkNetWanRow, time_ns), "ns", NULL},
+        {WK_SCHEMA_WAN_FROM, WK_FT_I32, offsetof(WkNetWanRow, from), "", NULL},
+        {WK_SCHEMA_WAN_TO, WK_FT_I32, offsetof(WkNetWanRow, to), "", NULL},
+        {WK_SCHEMA_WAN_BYTES, WK_FT_F64, offsetof(WkNetWanRow, bytes_per_s), "bytes/s", NULL},
+        {WK_SCHEMA_WAN_CAPACITY, WK_FT_F64, offsetof(WkNetWanRow, capacity), "bytes/s", NULL},
+    };
+    rc = wk_trace_table(t, WK_SCHEMA_WAN_SERIES, f, NF(f), sizeof(WkNetWanRow), rows, k,
+                        "each directed WAN link's mean traffic per bin (datasets and the rings of jobs across "
+                        "sites, max-min shared), with a row of 0 after a bin it carried traffic in; from/to: "
+                        "indices into the root attribute sites",
+                        err);
+    free(rows);
+    return rc;
+}
+
 /* The network's tables (after the root attributes, before the summary). */
 static int write_tables(const void *user, WkTrace *t, WkError *err)
 {
@@ -480,7 +508,7 @@ static int write_tables(const void *user, WkTrace *t, WkError *err)
     if ((rc = wk_trace_attr_str(t, NULL, WK_SCHEMA_ATTR_SITES, names, err)) < 0 ||
         (rc = write_jobs(n, t, err)) < 0 || (rc = write_total_series(n, t, err)) < 0 ||
         (rc = write_site_series(n, t, err)) < 0 || (rc = write_facility(n, t, err)) < 0 ||
-        (rc = write_incidents(n, t, err)) < 0)
+        (rc = write_incidents(n, t, err)) < 0 || (rc = write_wan_series(n, t, err)) < 0)
         return rc;
     return 0;
 }

@@ -233,7 +233,10 @@ int wk_net_span_consider(WkNet *n, uint32_t j, int32_t chosen, int *spanned, WkE
         rc = wk_net_site_take(n, s, j, err);
     }
     /* the gradients' ring: every site sends its neighbour this much per iteration */
-    double per = wk_perf_wan_bytes(m, best.k) * best.iters;
+    g->model = m;
+    g->bytes_iter = wk_perf_wan_bytes(m, best.k);
+    g->iter_s = best.iters > 0 ? best.run_s / best.iters : 0; /* at the ring's full bandwidth */
+    double per = g->bytes_iter * best.iters;
     for (uint32_t q = 0; q < best.k; q++) {
         const WkNetLink *l = wk_net_link(n, best.site[q], best.site[(q + 1) % best.k]);
         g->wan_bytes += per;
@@ -359,6 +362,8 @@ int wk_net_span_sync(WkNet *n, WkTime t, WkError *err)
     for (size_t i = 0; i < n->ngang && rc == 0; i++)
         if (!n->gang[i].done)
             rc = sync_gang(n, &n->gang[i], t, err);
+    if (rc == 0) /* the WAN's shares after this sync's changes */
+        rc = wk_net_wan_update(n, t, err);
     for (size_t i = 0; i < n->ngang; i++) { /* parts running now, after this sync's changes */
         const WkNetGang *g = &n->gang[i];
         for (uint32_t q = 0; q < g->k && !g->done; q++)

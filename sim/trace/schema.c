@@ -114,11 +114,20 @@ static const WkSchemaColumn site_series_cols[] = {
     {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
 };
 
+static const WkSchemaColumn wan_series_cols[] = {
+    {WK_SCHEMA_WAN_TIME, WK_SCHEMA_T_I64, 0, NULL, 5},
+    {WK_SCHEMA_WAN_FROM, WK_SCHEMA_T_I32, 0, NULL, 5},
+    {WK_SCHEMA_WAN_TO, WK_SCHEMA_T_I32, 0, NULL, 5},
+    {WK_SCHEMA_WAN_BYTES, WK_SCHEMA_T_F64, 0, NULL, 5},
+    {WK_SCHEMA_WAN_CAPACITY, WK_SCHEMA_T_F64, 0, NULL, 5},
+};
+
 static const WkSchemaTable trace_tables[] = {
     {WK_SCHEMA_JOBS, COLS(job_cols), {-1, -1}, 0},
     {WK_SCHEMA_CLUSTER, COLS(cluster_cols), {-1, -1}, 0},
     {WK_SCHEMA_INCIDENTS, COLS(incident_cols), {-1, -1}, 0},
     {WK_SCHEMA_SITES_SERIES, COLS(site_series_cols), {-1, -1}, 0},
+    {WK_SCHEMA_WAN_SERIES, COLS(wan_series_cols), {-1, -1}, 0},
 };
 
 static const WkSchemaAttr trace_attrs[] = {

@@ -12,12 +12,13 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 4
-#define WK_SCHEMA_VERSION "1.4" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+#define WK_SCHEMA_MINOR 5
+#define WK_SCHEMA_VERSION "1.5" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
                                    (the reader refuses variable-length ones: docs/trace-format.md)
                                    and timeseries/facility, 1.4 jobs.kind and networks of sites:
-                                   the site columns, timeseries/sites and the attribute `sites` */
+                                   the site columns, timeseries/sites and the attribute `sites`,
+                                   1.5 timeseries/wan */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -50,6 +51,12 @@
 #define WK_SCHEMA_FACILITY "timeseries/facility" /* 1.3, only with a `facility:` section */
 #define WK_SCHEMA_INCIDENTS "incidents"
 #define WK_SCHEMA_SITES_SERIES "timeseries/sites" /* 1.4, networks only: each site's rows, with a site column */
+#define WK_SCHEMA_WAN_SERIES "timeseries/wan" /* 1.5, networks whose WAN carried traffic: each directed link's mean traffic per bin */
+#define WK_SCHEMA_WAN_TIME "time"             /* bin start, ns */
+#define WK_SCHEMA_WAN_FROM "from"             /* int32: sending site, index into `sites` */
+#define WK_SCHEMA_WAN_TO "to"                 /* int32: receiving site */
+#define WK_SCHEMA_WAN_BYTES "bytes_per_s"     /* float64: mean traffic over the bin */
+#define WK_SCHEMA_WAN_CAPACITY "capacity"     /* float64: the link's bandwidth, bytes/s */
 #define WK_SCHEMA_SITE "site" /* 1.4, networks only: column of jobs, incidents, timeseries/sites and /facility: index into the root attribute `sites` (-1: none) */
 #define WK_SCHEMA_ATTR_SITES "sites" /* 1.4, networks only: the site names, comma-separated, in `sites:` order */
 #define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */

@@ -170,9 +170,14 @@ WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
     const WkNetLink *l = wk_net_link(n, home, s);
     WkTime *busy = &n->link_free[home * n->n + s];
     WkTime start = *busy > n->now ? *busy : n->now;
-    WkTime xfer = wk_time_from_s(bytes / l->bytes_per_s);
-    *busy = start + xfer;
-    WkTime delay = start + xfer + wk_time_from_s(l->latency_s) - n->now;
+    /* in seconds, then capped: a thin link (1 kbit/s) and a large dataset
+     * may end past the limit of simulated time; the data then arrive just
+     * after it, and the run reports the job unfinished there */
+    double free_s = wk_time_to_s(start) + bytes / l->bytes_per_s;
+    double arrive_s = free_s + l->latency_s;
+    const double cap_s = wk_time_to_s(WK_RUN_MAX_TIME + 1);
+    *busy = free_s < cap_s ? wk_time_from_s(free_s) : WK_RUN_MAX_TIME + 1;
+    WkTime delay = (arrive_s < cap_s ? wk_time_from_s(arrive_s) : WK_RUN_MAX_TIME + 1) - n->now;
     n->wan_bytes += bytes;
     n->wan_cost += bytes / 1e12 * l->cost_per_tb;
     n->transfers++;

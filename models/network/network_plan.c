@@ -162,6 +162,14 @@ double wk_net_transfer_s(const WkNet *n, uint32_t home, uint32_t s, double bytes
     return queue + bytes / l->bytes_per_s + l->latency_s;
 }
 
+/* a + b (both >= 0), or just past the limit of simulated time when the
+ * sum would pass it. */
+static WkTime cap_add(WkTime a, WkTime b)
+{
+    const WkTime cap = WK_RUN_MAX_TIME + 1;
+    return a >= cap || b >= cap - a ? cap : a + b;
+}
+
 WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
 {
     uint32_t home = n->home[j];
@@ -170,14 +178,12 @@ WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
     const WkNetLink *l = wk_net_link(n, home, s);
     WkTime *busy = &n->link_free[home * n->n + s];
     WkTime start = *busy > n->now ? *busy : n->now;
-    /* in seconds, then capped: a thin link (1 kbit/s) and a large dataset
-     * may end past the limit of simulated time; the data then arrive just
-     * after it, and the run reports the job unfinished there */
-    double free_s = wk_time_to_s(start) + bytes / l->bytes_per_s;
-    double arrive_s = free_s + l->latency_s;
-    const double cap_s = wk_time_to_s(WK_RUN_MAX_TIME + 1);
-    *busy = free_s < cap_s ? wk_time_from_s(free_s) : WK_RUN_MAX_TIME + 1;
-    WkTime delay = (arrive_s < cap_s ? wk_time_from_s(arrive_s) : WK_RUN_MAX_TIME + 1) - n->now;
+    /* a thin link (1 kbit/s) and a large dataset may end past the limit of
+     * simulated time: each sum is capped just past it (the data then arrive
+     * there, and the run reports the job unfinished), never wrapped */
+    WkTime xfer = wk_time_from_s(bytes / l->bytes_per_s), lat = wk_time_from_s(l->latency_s);
+    *busy = cap_add(start, xfer);
+    WkTime delay = cap_add(*busy, lat) - n->now;
     n->wan_bytes += bytes;
     n->wan_cost += bytes / 1e12 * l->cost_per_tb;
     n->transfers++;

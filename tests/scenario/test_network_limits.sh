@@ -62,5 +62,64 @@ expect 2 "reached the longest simulated time" "$W" run xfer1k.yaml -q -o out.h5
 [ -e out.h5 ] && bad "xfer1k: a trace was written" || ok
 expect 0 "jobs unfinished at the end                                   1" "$W" run xfer1k.yaml --no-trace --set sim.end=1000d
 
+# ---- 64 sites (the limit), with span: the summary holds them all ----
+{
+  echo 'name: net64'
+  echo 'sites:'
+  i=0
+  while [ $i -lt 64 ]; do
+    echo "  - {name: s$i, cluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}}"; i=$((i + 1))
+  done
+  echo 'wan: {default: {bandwidth: 100Gbps, latency: 5ms}}'
+  echo 'span: {sites: 2}'
+  echo 'failures: {enabled: false}'
+  echo 'workload:'
+  echo '  source: inline'
+  echo '  jobs:'
+  echo '    - {gpus: 16, model: {base: llama3-8b, global_batch: 64}, iterations: 10}'
+  echo '    - {gpus: 8, duration: 1h}'
+} > net64.yaml
+expect 0 "trace: out.h5" "$W" run net64.yaml -o out.h5
+[ -s out.h5 ] && ok || bad "net64: no trace"
+expect 0 '"site.s63.energy_cost":' "$W" run net64.yaml --json --no-trace
+expect 0 '"spanned_completed":1,' "$W" run net64.yaml --json --no-trace
+expect 0 'spanned_completed' "$W" compare out.h5 out.h5
+rm -f out.h5
+sed 's/^name: net64/name: net15/' net64.yaml | awk '!/name: s(1[5-9]|[2-6][0-9])[,}]/' > net15.yaml
+expect 0 '"sites":15,' "$W" run net15.yaml --json --no-trace
+
+# ---- network-wide sizes ----
+cat > gpus.yaml <<'Y'
+name: gpus
+sites:
+  - {name: a, cluster: {sku: H100-SXM-80G, nodes: 250000, gpus_per_node: 8}}
+  - {name: b, cluster: {sku: H100-SXM-80G, nodes: 250001, gpus_per_node: 8}}
+failures: {enabled: false}
+workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}
+Y
+refuse gpus.yaml "gpus.yaml:4:24: sites[1].cluster: the sites up to 'b' hold 4000008 GPUs together, more than 4000000"
+cat > jobs.yaml <<'Y'
+name: jobs
+sites:
+  - {name: a, cluster: {nodes: 2, gpus_per_node: 8}}
+  - {name: b, cluster: {nodes: 2, gpus_per_node: 8}}
+workload: {source: synthetic, jobs: 2500001}
+Y
+refuse jobs.yaml "jobs.yaml:5:37: workload.jobs: 2500001 jobs x 2 sites is more than 5000000"
+
+# ---- a WAN link given twice (in either order) ----
+cat > dup.yaml <<'Y'
+name: dup
+sites:
+  - {name: a, cluster: {nodes: 2, gpus_per_node: 8}}
+  - {name: b, cluster: {nodes: 2, gpus_per_node: 8}}
+wan:
+  links:
+    - {between: [a, b], bandwidth: 1Gbps}
+    - {between: [b, a], bandwidth: 2Gbps}
+workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}
+Y
+refuse dup.yaml "dup.yaml:8:17: wan.links[1].between: the link between 'b' and 'a' is given twice (first at dup.yaml:7)"
+
 echo "network-limits: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

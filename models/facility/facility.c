@@ -72,9 +72,11 @@ static int csv_number(const char *path, long line, const char *row, const char *
         return wk_error_set(err, WK_E_INVAL, path, line, col, "%s: expected a number", what);
     memcpy(tmp, p, len);
     tmp[len] = '\0';
+    /* plain decimal only: strtod would also take 0x10, inf and nan */
+    int plain = strspn(tmp, "0123456789.eE+-") == len && strpbrk(tmp, "0123456789") != NULL;
     errno = 0;
     double v = strtod(tmp, &e);
-    if (*e != '\0' || errno || !isfinite(v))
+    if (!plain || *e != '\0' || errno || !isfinite(v))
         return wk_error_set(err, WK_E_INVAL, path, line, col, "%s: expected a number, got '%s'", what, tmp);
     if (v < 0)
         return wk_error_set(err, WK_E_RANGE, path, line, col, "%s: %g is negative", what, v);
@@ -107,6 +109,9 @@ static int csv_row(const char *path, long line, char *row, WkTariffRow *out, WkE
     t[len[0]] = '\0';
     if (wk_parse_duration(t, &out->at) < 0 || out->at < 0)
         return wk_error_set(err, WK_E_INVAL, path, line, 1, "time: expected a duration such as 0h or 90min, got '%s'", t);
+    if (out->at > WK_FACILITY_MAX_AT) /* the series' end (one more step) and its repeats stay within WkTime */
+        return wk_error_set(err, WK_E_RANGE, path, line, 1, "time: '%s' is past %lldns, about 73 years (docs/limits.md)",
+                            t, (long long)WK_FACILITY_MAX_AT);
     int rc = csv_number(path, line, row, f[1], len[1], "price_per_mwh", &out->price_per_mwh, err);
     return rc < 0 ? rc : csv_number(path, line, row, f[2], len[2], "gco2_per_kwh", &out->gco2_per_kwh, err);
 }
@@ -131,31 +136,47 @@ static int add_row(WkFacilitySpec *f, size_t *cap, const WkTariffRow *row, const
     return 0;
 }
 
-static int read_tariff(FILE *in, const char *path, WkFacilitySpec *f, WkError *err)
+/* The price series in buf[0..len) (a file's text, NUL-terminated). */
+static int read_tariff(const char *buf, size_t len, const char *path, WkFacilitySpec *f, WkError *err)
 {
-    char buf[MAX_LINE];
+    char row[MAX_LINE];
     long line = 0;
     int header = 0, rc = 0;
     size_t cap = 0;
-    while (rc == 0 && fgets(buf, sizeof buf, in)) {
+    const char *p = buf + wk_file_bom_len(buf, len), *end = buf + len;
+    while (rc == 0 && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        const char *le = eol;
+        if (le > p && le[-1] == '\r')
+            le--;
         line++;
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (buf[0] == '#' || buf[0] == '\0')
+        size_t n = (size_t)(le - p);
+        const char *nul = memchr(p, '\0', n);
+        if (nul)
+            return wk_error_set(err, WK_E_INVAL, path, line, (long)(nul - p) + 1, "row: a NUL byte");
+        if (n >= sizeof row)
+            return wk_error_set(err, WK_E_RANGE, path, line, 0, "row: longer than %d bytes", MAX_LINE - 1);
+        memcpy(row, p, n);
+        row[n] = '\0';
+        p = eol + 1;
+        if (row[0] == '#' || row[0] == '\0')
             continue;
         if (!header) {
             header = 1;
-            if (strcmp(buf, "time,price_per_mwh,gco2_per_kwh") != 0)
+            if (strcmp(row, "time,price_per_mwh,gco2_per_kwh") != 0)
                 rc = wk_error_set(err, WK_E_INVAL, path, line, 1,
-                                  "header: expected 'time,price_per_mwh,gco2_per_kwh', got '%.64s'", buf);
+                                  "header: expected 'time,price_per_mwh,gco2_per_kwh', got '%.64s'", row);
             continue;
         }
-        WkTariffRow row;
-        if ((rc = csv_row(path, line, buf, &row, err)) == 0)
-            rc = add_row(f, &cap, &row, path, line, err);
+        WkTariffRow tr;
+        if ((rc = csv_row(path, line, row, &tr, err)) == 0)
+            rc = add_row(f, &cap, &tr, path, line, err);
     }
     if (rc == 0 && f->ntariff < 2)
         rc = wk_error_set(err, WK_E_INVAL, path, line, 0, "a price series needs at least two rows (its step is the last spacing)");
-    if (rc == 0) /* the last row holds for one more step of the series' last spacing */
+    if (rc == 0) /* the last row holds for one more step of the series' last spacing (rows <= 2^61 ns: no overflow) */
         f->tariff_end = 2 * f->tariff[f->ntariff - 1].at - f->tariff[f->ntariff - 2].at;
     return rc;
 }
@@ -170,13 +191,14 @@ static int parse_prices(const WkNode *sec, const char *base_dir, WkFacilitySpec 
     char path[4096];
     if (!wk_file_resolve(base_dir, rel, path, sizeof path))
         return wk_node_error(f->prices, WK_E_RANGE, err, "path too long");
-    FILE *in = NULL;
+    char *buf = NULL;
+    size_t len = 0;
     WkError oerr;
     wk_error_clear(&oerr);
-    if ((rc = wk_file_open_regular(&in, NULL, path, "a price series", &oerr)) < 0)
+    if ((rc = wk_file_read_regular(path, "a price series", WK_FACILITY_MAX_BYTES, &buf, &len, &oerr)) < 0)
         return wk_node_error(f->prices, rc, err, "%s", oerr.msg);
-    rc = read_tariff(in, path, f, err);
-    fclose(in);
+    rc = read_tariff(buf, len, path, f, err);
+    free(buf);
     return rc;
 }
 

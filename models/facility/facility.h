@@ -10,6 +10,7 @@
 #define WK_FACILITY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/core/error.h"
 #include "sim/core/time.h"
@@ -17,6 +18,11 @@
 
 /* Rows of a price file at most (docs/limits.md). */
 #define WK_FACILITY_MAX_TARIFF 1000000
+/* Bytes of a price file at most (docs/limits.md). */
+#define WK_FACILITY_MAX_BYTES (INT64_C(64) << 20)
+/* The latest time of a price row: 2^61 - 1 ns, about 73 years, as every
+ * time of a scenario; the series' end (one more step) stays below 2^62. */
+#define WK_FACILITY_MAX_AT ((WkTime)((INT64_C(1) << 61) - 1))
 
 typedef enum WkBudgetMode {
     WK_BUDGET_CAP = 0,  /* cap busy GPUs' clocks uniformly; hold a start only when floors cannot fit it */
@@ -55,8 +61,11 @@ typedef struct WkFacilitySpec {
  * first; wk_facility_fini releases it). base_dir resolves a relative
  * `prices` path. Errors name file:line:col: a negative or absent budget, an
  * unknown `on_budget`, steps out of order; in the CSV a bad header, a value
- * that is not a number, a negative price or intensity, times not
- * increasing, fewer than two rows. Returns 0 or a negative WK_E_*. */
+ * that is not a plain decimal number (0x10, inf, nan), a negative price or
+ * intensity, times not increasing or past WK_FACILITY_MAX_AT, fewer than
+ * two rows, a NUL byte, a row over 4,095 bytes; a file over
+ * WK_FACILITY_MAX_BYTES at the `prices` key. A UTF-8 byte-order mark is
+ * skipped. Returns 0 or a negative WK_E_*. */
 int wk_facility_parse(const WkNode *sec, const char *base_dir, WkFacilitySpec *out, WkError *err);
 
 /** The step of the budget in force at t (index into f->budget). */

@@ -210,6 +210,14 @@ static int parse_wan(WkNet *n, const WkNode *root, WkError *err)
             return rc;
         if (a == c)
             return wk_node_error(b, WK_E_INVAL, err, "a link joins two different sites");
+        for (size_t q = 0; q < k; q++) { /* the same pair again (either order): which one holds? */
+            const WkNode *pb = wk_node_get(items[q], "between");
+            uint32_t pa = 0, pc = 0;
+            if (site_index(n, pb->kids[0], &pa, err) == 0 && site_index(n, pb->kids[1], &pc, err) == 0 &&
+                ((pa == a && pc == c) || (pa == c && pc == a)))
+                return wk_node_error(b, WK_E_INVAL, err, "the link between '%s' and '%s' is given twice (first at %s:%ld)",
+                                     n->s[a].name, n->s[c].name, pb->file ? pb->file : "?", pb->line);
+        }
         n->link[a * n->n + c] = n->link[c * n->n + a] = l;
     }
     return 0;
@@ -287,6 +295,30 @@ static int parse_data(WkNet *n, const WkNode *root, WkError *err)
     return 0;
 }
 
+/* The network's size once site i is prepared (gpus: its sites' so far):
+ * all sites together hold at most WK_CLUSTER_MAX_GPUS GPUs, as one
+ * cluster, and each site keeps its own copy of the workload, so jobs x
+ * sites is at most WK_NET_MAX_JOB_COPIES (checked at the first site,
+ * before the others copy it). docs/limits.md. */
+static int check_size(const WkNet *n, const WkNode *root, uint32_t i, uint64_t gpus, WkError *err)
+{
+    if (gpus > WK_CLUSTER_MAX_GPUS)
+        return wk_node_error(wk_node_get(n->s[i].node, "cluster"), WK_E_RANGE, err,
+                             "the sites up to '%s' hold %llu GPUs together, more than %lu, the limit of "
+                             "a network (docs/limits.md)",
+                             n->s[i].name, (unsigned long long)gpus, (unsigned long)WK_CLUSTER_MAX_GPUS);
+    size_t nj = wk_run_workload(n->s[0].run)->n;
+    if (i == 0 && (uint64_t)nj * n->n > WK_NET_MAX_JOB_COPIES) {
+        const WkNode *wl = wk_node_get(root, "workload");
+        const WkNode *at = wl && wk_node_get(wl, "jobs") ? wk_node_get(wl, "jobs") : wl ? wl : root;
+        return wk_node_error(at, WK_E_RANGE, err,
+                             "%zu jobs x %u sites is more than %d: each site holds the workload "
+                             "(docs/limits.md)",
+                             nj, n->n, WK_NET_MAX_JOB_COPIES);
+    }
+    return 0;
+}
+
 /* Everything after the top level: sites, WAN, broker, data, span. */
 static int prepare(WkNet *n, const WkNode *root, WkError *err)
 {
@@ -299,12 +331,15 @@ static int prepare(WkNet *n, const WkNode *root, WkError *err)
     so.has_seed = 1;
     so.seed = n->seed;
     /* --scheduler (opts.scheduler) replaces every site's policy */
+    uint64_t gpus = 0;
     for (uint32_t i = 0; i < n->n; i++) {
         NetSite *st = &n->s[i];
         WkRunSite site = {.index = i, .salt = i + 1};
         if ((rc = wk_run_prepare_site(&st->run, &st->doc, &so, &site, err)) < 0)
             return rc;
         st->gpus = wk_run_gpus(st->run);
+        if ((rc = check_size(n, root, i, gpus += st->gpus, err)) < 0)
+            return rc;
         int lends = 1; /* a `lend` policy with `lend: false` rejects AI jobs: send them elsewhere */
         if (!so.scheduler && (rc = wk_sched_lend_accepts_ai(wk_node_get(&st->root, "scheduler"), &lends, err)) < 0)
             return rc;

@@ -17,6 +17,9 @@
 
 /* Sites in one network at most (docs/limits.md). */
 #define WK_NET_MAX_SITES WK_BROKER_MAX_SITES
+/* Jobs x sites at most: each site holds its copy of the workload, so a
+ * network holds as many jobs as one run at its limit (docs/limits.md). */
+#define WK_NET_MAX_JOB_COPIES 5000000
 
 /* A WAN link between two sites (symmetric). */
 typedef struct WkNetLink {

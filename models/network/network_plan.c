@@ -162,6 +162,14 @@ double wk_net_transfer_s(const WkNet *n, uint32_t home, uint32_t s, double bytes
     return queue + bytes / l->bytes_per_s + l->latency_s;
 }
 
+/* a + b (both >= 0), or just past the limit of simulated time when the
+ * sum would pass it. */
+static WkTime cap_add(WkTime a, WkTime b)
+{
+    const WkTime cap = WK_RUN_MAX_TIME + 1;
+    return a >= cap || b >= cap - a ? cap : a + b;
+}
+
 WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
 {
     uint32_t home = n->home[j];
@@ -174,11 +182,14 @@ WkTime wk_net_send_data(WkNet *n, uint32_t j, uint32_t s, double bytes)
     if (*busy <= n->now)
         n->link_from[li] = n->now; /* the link was idle: a new run of transfers */
     double rate = wk_net_wan_rate(n, home, s, start); /* its share beside the gangs' rings */
-    WkTime xfer = wk_time_from_s(bytes / rate);
-    if (wk_net_wan_segment(n, li, start, start + xfer, rate, NULL) < 0)
+    /* a thin link (1 kbit/s) and a large dataset may end past the limit of
+     * simulated time: each sum is capped just past it (the data then arrive
+     * there, and the run reports the job unfinished), never wrapped */
+    WkTime xfer = wk_time_from_s(bytes / rate), lat = wk_time_from_s(l->latency_s);
+    *busy = cap_add(start, xfer);
+    if (wk_net_wan_segment(n, li, start, *busy, rate, NULL) < 0)
         n->wan_nomem = 1;
-    *busy = start + xfer;
-    WkTime delay = start + xfer + wk_time_from_s(l->latency_s) - n->now;
+    WkTime delay = cap_add(*busy, lat) - n->now;
     n->wan_bytes += bytes;
     n->wan_cost += bytes / 1e12 * l->cost_per_tb;
     n->transfers++;

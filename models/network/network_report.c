@@ -184,6 +184,10 @@ static int span_rows(const WkNet *n, WkSummary *s)
     return rc;
 }
 
+/* The rows site_rows adds per site (2 and `per`'s 6) and the network's own
+ * (about 60, `span` included) fit a summary at the limit of sites. */
+_Static_assert(WK_NET_MAX_SITES * 8 + 128 <= WK_SUMMARY_MAX, "a summary holds a network at its limit of sites");
+
 /* Each site's headline metrics, named site.NAME.METRIC. */
 static int site_rows(const WkNet *n, const WkSummary *ss, WkSummary *s)
 {

@@ -168,13 +168,18 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     p->iters = job_iters(js, m);
     p->start = start;
     p->run_s = p->iters * iter;
+    /* a gang that would end past the limit of simulated time (a thin WAN
+     * ring) is no plan: its times would not fit a WkTime */
+    if (!(wk_time_to_s(n->now) + p->start + p->run_s < wk_time_to_s(WK_RUN_MAX_TIME)))
+        p->start = p->run_s = INFINITY;
 }
 
 /* Make job j's copy at site s a part: a fixed-duration job of `part` GPUs
  * that runs run_s, held until its gang runs. */
 static void make_part(WkNet *n, uint32_t s, uint32_t j, uint32_t part, double run_s)
 {
-    wk_run_site_make_part(n->s[s].run, j, part, (WkTime)ceil(run_s * 1e9));
+    double ns = ceil(run_s * 1e9); /* plan_k keeps a gang's end within the limit of simulated time */
+    wk_run_site_make_part(n->s[s].run, j, part, ns < (double)WK_RUN_MAX_TIME ? (WkTime)ns : WK_RUN_MAX_TIME);
     n->s[s].part[j] = WK_NET_PART | WK_NET_HELD;
 }
 

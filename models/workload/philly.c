@@ -286,8 +286,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     long line = 0;
     int have_header = 0;
     const char *p = buf, *end = buf + len;
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        p += 3; /* a UTF-8 byte-order mark (spreadsheets write one) */
+    p += wk_file_bom_len(buf, len); /* a UTF-8 byte-order mark (spreadsheets write one) */
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)

@@ -39,7 +39,8 @@ typedef struct WkSweepPoint {
     int status;            /* WkSweepStatus */
     char *error;           /* "where: message" of a failed point (owned; NULL when none:
                               read it through wk_sweep_point_error) */
-    WkSummary *sum;        /* when status is WK_SWEEP_OK and the point ran (owned; NULL for
+    WkSummary *sum;        /* when status is WK_SWEEP_OK and the point ran (owned, its n metrics
+                              only: wk_summary_dup_used; NULL for
                               --dry-run): only the points' outcomes are kept per point, so
                               a sweep's memory grows by about 200 bytes per point */
 } WkSweepPoint;

@@ -123,10 +123,9 @@ static int work(WkSweep *s, const WkSweepRunOpts *o, int threads, int batch, Mpi
             res[k].id = ids[k];
             res[k].status = p->status;
             snprintf(res[k].error, sizeof res[k].error, "%s", wk_sweep_point_error(p));
-            if (p->sum)
-                res[k].sum = *p->sum;
-            else
-                memset(&res[k].sum, 0, sizeof res[k].sum);
+            memset(&res[k].sum, 0, sizeof res[k].sum);
+            if (p->sum) /* a point keeps only its metrics (wk_summary_dup_used) */
+                memcpy(&res[k].sum, p->sum, wk_summary_used_size(p->sum));
             if (p->status == WK_SWEEP_FAILED)
                 (*failed)++;
             free(traces[k]);

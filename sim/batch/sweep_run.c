@@ -173,11 +173,9 @@ void wk_sweep_point_set(WkSweepPoint *p, int status, const char *error, const Wk
     p->sum = NULL;
     p->status = status;
     if (status == WK_SWEEP_OK && sum) {
-        if (!(p->sum = malloc(sizeof *p->sum))) {
+        if (!(p->sum = wk_summary_dup_used(sum))) { /* its metrics only: a sweep keeps one per point */
             p->status = WK_SWEEP_FAILED;
             error = oom;
-        } else {
-            *p->sum = *sum;
         }
     }
     if (error && error[0])

@@ -16,6 +16,7 @@
 #include "models/broker/plugin.h"
 #include "models/sched/plugin.h"
 #include "models/workload/workload.h"
+#include "sim/core/dl.h"
 #include "sim/core/file.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
@@ -294,9 +295,105 @@ static int check_output(const WkCliArgs *a)
     return status;
 }
 
+/* One file the scenario reads besides itself: its path as opened and what
+ * names it (the key and its position, or the option). */
+typedef struct {
+    char path[4096];
+    char what[256];
+} RunInput;
+
+typedef struct {
+    RunInput *v;
+    size_t n, cap;
+} RunInputs;
+
+static int inputs_add(RunInputs *l, const char *path, const char *what)
+{
+    if (!path)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        RunInput *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    snprintf(l->v[l->n].path, sizeof l->v[l->n].path, "%s", path);
+    snprintf(l->v[l->n].what, sizeof l->v[l->n].what, "%s", what);
+    l->n++;
+    return 0;
+}
+
+/* A file named by the scalar node v (resolved against dir; plugin: as a
+ * shared object is), named "KEY at FILE:LINE:COL". */
+static int inputs_add_node(RunInputs *l, const WkDoc *doc, const WkNode *v, int plugin)
+{
+    if (!v || v->type != WK_NODE_SCALAR || !v->str[0])
+        return 0;
+    char key[160], what[256], path[4096];
+    snprintf(what, sizeof what, "%s at %s:%ld:%ld", wk_node_path(v, key, sizeof key), v->file ? v->file : "?",
+             v->line, v->col);
+    const char *dir = doc->dir ? doc->dir : ".";
+    if (plugin) {
+        char *p = wk_dl_path(dir, v->str);
+        int rc = p ? inputs_add(l, p, what) : -1;
+        free(p);
+        return rc;
+    }
+    return inputs_add(l, wk_file_resolve(dir, v->str, path, sizeof path), what);
+}
+
+/* The files of one scope (the top level or a site): facility.prices and
+ * the scheduler plugins. */
+static int inputs_scope(RunInputs *l, const WkDoc *doc, const WkNode *scope)
+{
+    const WkNode *fac = wk_node_get(scope, "facility");
+    int rc = fac && fac->type == WK_NODE_MAP ? inputs_add_node(l, doc, wk_node_get(fac, "prices"), 0) : 0;
+    const WkNode *pl = wk_node_get(scope, "plugins");
+    for (size_t i = 0; rc == 0 && pl && pl->type == WK_NODE_SEQ && i < pl->nkids; i++)
+        rc = inputs_add_node(l, doc, pl->kids[i], 1);
+    return rc;
+}
+
+/* Every file the scenario reads besides itself: the include: files, the
+ * workload's CSV trace, the price series and plugins of the top level and
+ * of each site, the broker's plugin, and --plugin, --broker-plugin. */
+static int run_inputs(const WkCliArgs *a, const WkDoc *doc, RunInputs *l)
+{
+    int rc = 0;
+    char what[4200];
+    for (size_t i = 0; rc == 0 && i < doc->ninputs; i++) {
+        snprintf(what, sizeof what, "included as %s", doc->inputs[i]);
+        rc = inputs_add(l, doc->inputs[i], what);
+    }
+    const WkNode *root = doc->root;
+    const WkNode *wl = root ? wk_node_get(root, "workload") : NULL;
+    const WkNode *tr = wl && wl->type == WK_NODE_MAP ? wk_node_get(wl, "trace") : NULL;
+    char csv[4096];
+    if (rc == 0 && tr && tr->type == WK_NODE_SCALAR && wk_file_resolve(doc->dir, tr->str, csv, sizeof csv)) {
+        snprintf(what, sizeof what, "the workload's trace %s", csv);
+        rc = inputs_add(l, csv, what);
+    }
+    if (rc == 0 && root)
+        rc = inputs_scope(l, doc, root);
+    const WkNode *sites = root ? wk_node_get(root, "sites") : NULL;
+    for (size_t i = 0; rc == 0 && sites && sites->type == WK_NODE_SEQ && i < sites->nkids; i++)
+        if (sites->kids[i]->type == WK_NODE_MAP)
+            rc = inputs_scope(l, doc, sites->kids[i]);
+    const WkNode *b = root ? wk_node_get(root, "broker") : NULL;
+    if (rc == 0 && b && b->type == WK_NODE_MAP)
+        rc = inputs_add_node(l, doc, wk_node_get(b, "plugin"), 1);
+    for (size_t i = 0; rc == 0 && i < a->nplugins; i++)
+        rc = inputs_add(l, a->plugins[i], "--plugin");
+    for (size_t i = 0; rc == 0 && i < a->nbroker_plugins; i++)
+        rc = inputs_add(l, a->broker_plugins[i], "--broker-plugin");
+    return rc;
+}
+
 /* The trace (and with --keep-partial its .partial.h5) may not be one of the
- * scenario's other inputs: a file read through include: (doc->inputs) or
- * the CSV trace of workload.trace. Returns 0 or 2 after a message. */
+ * scenario's other inputs (run_inputs), compared by device and inode.
+ * Returns 0 or 2 after a message (1 when out of memory). */
 static int check_inputs(const WkCliArgs *a, const WkDoc *doc)
 {
     if (a->no_trace)
@@ -305,27 +402,24 @@ static int check_inputs(const WkCliArgs *a, const WkDoc *doc)
     const char *path = a->output ? a->output : def;
     char *partial = path && a->keep_partial ? partial_trace_path(path) : NULL;
     const char *outs[2] = {path, partial};
-    int status = 0;
+    RunInputs in = {0};
+    int status = run_inputs(a, doc, &in) < 0 ? wk_cli_common_nomem() : 0;
     for (int k = 0; k < 2 && status == 0; k++) {
         struct stat o;
         if (!outs[k] || stat(outs[k], &o) != 0)
             continue; /* a new file cannot be an input */
-        for (size_t i = 0; i < doc->ninputs && status == 0; i++) {
-            if (same_file(doc->inputs[i], &o)) {
-                fprintf(stderr, "wanka: %s: is an input of the scenario (included as %s); choose another -o\n", outs[k],
-                        doc->inputs[i]);
-                status = 2;
-            }
-        }
-        const WkNode *wl = wk_node_get(doc->root, "workload");
-        const WkNode *tr = wl ? wk_node_get(wl, "trace") : NULL;
-        char csv[4096];
-        if (status == 0 && tr && tr->type == WK_NODE_SCALAR &&
-            wk_file_resolve(doc->dir, tr->str, csv, sizeof csv) && same_file(csv, &o)) {
-            fprintf(stderr, "wanka: %s: is the workload's trace %s; choose another -o\n", outs[k], csv);
+        for (size_t i = 0; i < in.n && status == 0; i++) {
+            if (!same_file(in.v[i].path, &o))
+                continue;
+            if (strncmp(in.v[i].what, "the workload's trace ", 21) == 0)
+                fprintf(stderr, "wanka: %s: is %s; choose another -o\n", outs[k], in.v[i].what);
+            else
+                fprintf(stderr, "wanka: %s: is an input of the scenario (%s); choose another -o\n", outs[k],
+                        in.v[i].what);
             status = 2;
         }
     }
+    free(in.v);
     free(partial);
     free(def);
     return status;

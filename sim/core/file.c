@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,6 +50,65 @@ int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char
         *size = (int64_t)st.st_size;
     *out = f;
     return 0;
+}
+
+int wk_file_read_regular(const char *path, const char *what, int64_t max, char **buf, size_t *len, WkError *err)
+{
+    FILE *f = NULL;
+    int64_t size = 0;
+    *buf = NULL;
+    *len = 0;
+    int rc = wk_file_open_regular(&f, &size, path, what, err);
+    if (rc < 0)
+        return rc;
+    if (size > max) {
+        fclose(f);
+        return wk_error_set(err, WK_E_RANGE, path, 0, 0, "%s larger than %lld MiB (%lld bytes; docs/limits.md)", what,
+                            (long long)(max >> 20), (long long)size);
+    }
+    /* one byte more than the limit tells a file that grew past it */
+    size_t cap = (size_t)size + 1;
+    char *b = malloc(cap + 1);
+    if (!b) {
+        fclose(f);
+        return wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory reading %s", what);
+    }
+    size_t n = 0, got;
+    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if ((int64_t)n > max) {
+            free(b);
+            fclose(f);
+            return wk_error_set(err, WK_E_RANGE, path, 0, 0, "%s larger than %lld MiB (docs/limits.md)", what,
+                                (long long)(max >> 20));
+        }
+        if (n == cap) { /* it grew: on, up to one byte past the limit */
+            size_t nc = (int64_t)(2 * cap) > max ? (size_t)max + 1 : 2 * cap;
+            char *nb = realloc(b, nc + 1);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return wk_error_set(err, WK_E_NOMEM, path, 0, 0, "out of memory reading %s", what);
+            }
+            b = nb;
+            cap = nc;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return wk_error_set(err, WK_E_IO, path, 0, 0, "cannot read %s", what);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+size_t wk_file_bom_len(const char *p, size_t len)
+{
+    return len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, size_t n)

@@ -22,6 +22,17 @@
  * scenario"). *out is NULL on error. */
 int wk_file_open_regular(FILE **out, int64_t *size, const char *path, const char *what, WkError *err);
 
+/** Read the regular file at path whole (opened as wk_file_open_regular
+ * does, what naming it in messages) into *buf (malloc'd, NUL-terminated,
+ * caller frees) and *len. A file of more than max bytes (also one that
+ * grows past it while read) is refused before it is read whole: WK_E_RANGE
+ * "WHAT larger than N MiB". Errors name path; WK_E_NOMEM, WK_E_IO. */
+int wk_file_read_regular(const char *path, const char *what, int64_t max, char **buf, size_t *len, WkError *err);
+
+/** Bytes of a UTF-8 byte-order mark at the start of p[0..len): 3 or 0.
+ * Every CSV reader skips it (spreadsheets write one). */
+size_t wk_file_bom_len(const char *p, size_t len);
+
 /** A short name for the kind of file of a stat mode: "a directory", "a
  * FIFO", "a device", "a socket", "a regular file" or "not a file". */
 const char *wk_file_kind(unsigned mode);

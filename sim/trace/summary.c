@@ -25,6 +25,20 @@ int wk_summary_add(WkSummary *s, const char *name, const char *label, const char
     return 0;
 }
 
+size_t wk_summary_used_size(const WkSummary *s)
+{
+    return offsetof(WkSummary, m) + s->n * sizeof s->m[0];
+}
+
+WkSummary *wk_summary_dup_used(const WkSummary *s)
+{
+    size_t n = wk_summary_used_size(s);
+    WkSummary *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
 const WkMetric *wk_summary_get(const WkSummary *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)

@@ -10,7 +10,9 @@
 
 #include "sim/core/error.h"
 
-#define WK_SUMMARY_MAX 160
+/* Metrics of one summary at most: a network's 64 sites (WK_NET_MAX_SITES)
+ * with 8 rows each, beside its own rows and those of `span`, fit. */
+#define WK_SUMMARY_MAX 768
 
 typedef struct WkMetric {
     char name[48];   /* machine name, e.g. "jct_p99_s" */
@@ -25,14 +27,23 @@ typedef struct WkSummary {
     char scenario[128];  /* scenario name */
     char scheduler[32];  /* scheduler name */
     uint64_t seed;
+    size_t n;            /* metrics in m (before m: wk_summary_dup_used keeps only m[0..n)) */
     WkMetric m[WK_SUMMARY_MAX];
-    size_t n;
 } WkSummary;
 
 /** Append a metric (name/label/units truncated to their field sizes).
  * Returns 0, or WK_E_RANGE when the summary is full. */
 int wk_summary_add(WkSummary *s, const char *name, const char *label, const char *units, double value,
                    int is_int);
+
+/** Bytes of s that hold its content: the header and its n metrics (a
+ * summary's tail past m[n-1] is unused). */
+size_t wk_summary_used_size(const WkSummary *s);
+
+/** A copy of s in a block of wk_summary_used_size(s) bytes (malloc'd,
+ * caller frees), or NULL on OOM. Only its n metrics may be read; never
+ * add to it, nor copy it whole with '='. */
+WkSummary *wk_summary_dup_used(const WkSummary *s);
 
 /** The metric called name, or NULL. */
 const WkMetric *wk_summary_get(const WkSummary *s, const char *name);

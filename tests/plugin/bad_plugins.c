@@ -6,7 +6,8 @@
  * function returns NULL), clash (a built-in's name), initerr (init returns
  * an error), crash (init dereferences NULL), crashrun (on_submit
  * dereferences NULL at job 3), nosym (exports a misspelt symbol), reject (loads and
- * inits, then rejects every job: fails conformance). */
+ * inits, then rejects every job: fails conformance), loopinit (init never
+ * returns), loopsubmit (on_submit never returns at job 3). */
 #include <stddef.h>
 
 #include <wanka/sched.h>
@@ -29,6 +30,11 @@ static int bad_init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkE
     (void)err;
     volatile int *volatile nowhere = NULL;
     return *nowhere;
+#elif defined(BAD_loopinit)
+    (void)err;
+    for (volatile int spin = 1; spin;)
+        ;
+    return 0;
 #else
     (void)err;
     return 0;
@@ -46,6 +52,10 @@ static int bad_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
         volatile int *volatile nowhere = NULL;
         return *nowhere;
     }
+#elif defined(BAD_loopsubmit)
+    if (job == 3)
+        for (volatile int spin = 1; spin;)
+            ;
 #endif
     return wk_sched_reject(ctx, job, "test plugin", err);
 }

@@ -7,7 +7,8 @@
  * an error), crash (init dereferences NULL), crashrun (on_submit
  * dereferences NULL at job 3), nosym (exports a misspelt symbol), reject (loads and
  * inits, then rejects every job: fails conformance), loopinit (init never
- * returns), loopsubmit (on_submit never returns at job 3). */
+ * returns), loopsubmit (on_submit never returns at job 3), dblstart
+ * (on_submit starts job 0 on GPUs 0.. twice). */
 #include <stddef.h>
 
 #include <wanka/sched.h>
@@ -56,6 +57,14 @@ static int bad_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     if (job == 3)
         for (volatile int spin = 1; spin;)
             ;
+#elif defined(BAD_dblstart)
+    if (job == 0) {
+        uint32_t gpus[64], n = wk_sched_job_gpus(ctx, job);
+        for (uint32_t g = 0; g < n && g < 64; g++)
+            gpus[g] = g;
+        int rc = wk_sched_start(ctx, job, gpus, n, err);
+        return rc < 0 ? rc : wk_sched_start(ctx, job, gpus, n, err);
+    }
 #endif
     return wk_sched_reject(ctx, job, "test plugin", err);
 }

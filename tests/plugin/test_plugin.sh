@@ -134,6 +134,9 @@ expect 2 "--timeout 'soon': not a number of seconds" "$W" conformance fifo --tim
 expect 2 "--timeout '-1': not a number of seconds" "$W" conformance fifo --timeout -1
 expect 2 "WANKA_CONFORM_TIMEOUT 'x': not a number" env WANKA_CONFORM_TIMEOUT=x "$W" conformance fifo
 expect 0 "6 passed, 0 failed" "$W" conformance fifo --timeout 0
+# a policy that starts a job twice: the run stops naming the job's state
+expect 1 "scheduler bad-dblstart: start of job 0, which is already running (only a waiting job can be started)" \
+  "$W" run "$T/order.yaml" -q --no-trace --plugin "$P/bad_dblstart.so" --scheduler bad-dblstart
 # `wanka run` loads the policy into its own process (docs/writing-a-scheduler.md):
 # a crashing init ends it by the signal, with no trace written
 sh -c 'ulimit -c 0; exec "$@" >/dev/null 2>&1' sh "$W" run "$T/order.yaml" -q -o "$T/crash.h5" \

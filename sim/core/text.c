@@ -70,10 +70,6 @@ static size_t term_piece(const unsigned char *s, size_t k, uint32_t cp, char *ou
         out[0] = '\\', out[1] = 'x', out[2] = hex[s[0] >> 4], out[3] = hex[s[0] & 15];
         return 4;
     }
-    if (cp == '\\') {
-        out[0] = out[1] = '\\';
-        return 2;
-    }
     if (cp < 0x20 || cp == 0x7F) {
         const char *e = cp == '\n' ? "\\n" : cp == '\t' ? "\\t" : cp == '\r' ? "\\r" : cp == 0x1B ? "\\e" : NULL;
         if (e) {
@@ -159,5 +155,20 @@ const char *wk_text_utf8_fix(const char *s, char *buf, size_t n)
 
 int wk_text_csv_risky(const char *s)
 {
-    return s && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r');
+    if (!s || !(s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))
+        return 0;
+    if (s[0] != '+' && s[0] != '-')
+        return 1;
+    /* a signed number ("-8", "+1.5e3", "-8 %", "-3 ± 2 %") is data, no formula: it has no letter
+     * but an exponent's e, no call, no reference */
+    int digit = 0;
+    for (const char *p = s + 1; *p; p++) {
+        if (*p >= '0' && *p <= '9')
+            digit = 1;
+        else if (strncmp(p, "\xc2\xb1", 2) == 0) /* ± */
+            p++;
+        else if (!strchr(".eE+- %", *p))
+            return 1;
+    }
+    return !digit;
 }

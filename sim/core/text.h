@@ -14,8 +14,8 @@
 /** Copy s into buf (n bytes, n > 0; always terminated, cut at a whole
  * character) with every byte a terminal would act on escaped: C0 controls
  * and DEL as \n, \t, \r, \e or \xHH, C1 controls (U+0080..U+009F) as \u0080
- * style escapes, bytes of invalid UTF-8 as \xHH, and a backslash doubled.
- * Printable ASCII and valid UTF-8 otherwise stay as they are. s NULL is
+ * style escapes, bytes of invalid UTF-8 as \xHH. Printable ASCII (a
+ * backslash too) and valid UTF-8 otherwise stay as they are. s NULL is
  * written as "(null)". Returns buf. */
 const char *wk_text_term(const char *s, char *buf, size_t n);
 
@@ -33,7 +33,9 @@ const char *wk_text_utf8_fix(const char *s, char *buf, size_t n);
 
 /** 1 when a CSV cell holding s would be read as a formula by a spreadsheet
  * (it begins with '=', '+', '-', '@', a tab or a carriage return), else 0;
- * such a cell is written with a single quote first (the OWASP advice). */
+ * such a cell is written with a single quote first (the OWASP advice). A
+ * signed number ("-8", "+1.5e3", "-8 %", "-3 ± 2 %": a sign, then digits
+ * and only . e E + - space % ±) is data and not risky. */
 int wk_text_csv_risky(const char *s);
 
 /** The plugin callback now running in this process ("init", "on_submit",

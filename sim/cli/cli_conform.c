@@ -302,6 +302,8 @@ static int run_suite(const Suite *s, int verbose)
             continue;
         }
         fail++;
+        char safe[4 * sizeof v.msg]; /* the policy's own words: no control character reaches the terminal */
+        wk_text_term(v.msg, safe, sizeof safe);
         if (v.timed_out) {
             printf("  FAIL  %-13s ", name);
             wk_text_fputs_term(v.msg, stdout);
@@ -309,12 +311,12 @@ static int run_suite(const Suite *s, int verbose)
         } else if (v.sig) {
             char sig[128];
             signal_text(v.sig, sig, sizeof sig);
-            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", v.msg);
+            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", safe);
         } else if (v.status == 3) {
-            printf("  FAIL  %-13s could not run: %s\n", name, v.msg);
+            printf("  FAIL  %-13s could not run: %s\n", name, safe);
             internal = 1;
         } else {
-            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? v.msg : "(no message)");
+            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? safe : "(no message)");
         }
         if (verbose)
             printf("        (holds: %s)\n", s->description(i));
@@ -459,7 +461,9 @@ int wk_cli_conform(int argc, char **argv)
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
                     t.plugin ? t.plugin : t.name, t.name, sig);
         } else if (v.status == 2 && v.msg[0]) {
-            fprintf(stderr, "wanka: %s\n", v.msg);
+            fputs("wanka: ", stderr);
+            wk_text_fputs_term(v.msg, stderr);
+            fputc('\n', stderr);
         } else { /* ended otherwise: exit() in the policy, or a sanitizer's report */
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
                     t.plugin ? t.plugin : t.name, t.name, v.status);

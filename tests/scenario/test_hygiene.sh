@@ -36,6 +36,12 @@ out=$("$W" run "$T/no${ESC}]0;title${ESC}\\x.yaml" 2>&1); st=$?
 case "$out" in *"$ESC"*) bad "raw ESC in an error" ;; *"no\\e]0;title\\e"*) ok ;; *) bad "error not escaped: $out" ;; esac
 out=$("$W" run --frob "x${ESC}y" 2>&1)
 case "$out" in *"$ESC"*) bad "raw ESC in a usage error" ;; *) ok ;; esac
+# a price CSV field with an OSC title sequence and a BEL: escaped in the error
+printf 'time,price_per_mwh,gco2_per_kwh\n0h,4\033]0;pwned\007,100\n' > "$T/p.csv"
+printf 'name: p\ncluster: {nodes: 1, gpus_per_node: 8}\nfacility: {prices: p.csv}\nworkload:\n  source: inline\n  jobs:\n    - {submit: 0, gpus: 8, duration: 10m}\n' > "$T/p.yaml"
+out=$("$W" run "$T/p.yaml" --no-trace -q 2>&1); st=$?
+[ "$st" = 2 ] && ok || bad "bad price: status $st: $out"
+case "$out" in *"$ESC"*) bad "raw ESC from a price field" ;; *"4\e]0;pwned\x07"*) ok ;; *) bad "price error not escaped: $out" ;; esac
 
 # the exports: valid UTF-8 and JSON, a formula as text
 expect 0 "wrote" "$W" export "$T/a.h5" --format chrome -o "$T/a.json"

@@ -321,7 +321,7 @@ def time_column(ds):
             return c
     for c in names:
         u = ds.attrs.get(f"{c}_units", b"")
-        if (u.decode() if isinstance(u, bytes) else str(u)) == "ns":
+        if (u.decode("utf-8", errors="replace") if isinstance(u, bytes) else str(u)) == "ns":
             return c
     return None
 

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "analysis/export_impl.h"
 #include "sim/core/file.h"
+#include "sim/core/strbuf.h"
 #include "sim/trace/schema.h"
 
 /* ---- the tables: trace column, CSV header with its unit (docs/trace-format.md) ---------- */
@@ -224,11 +226,18 @@ int wk_ex_out_finish(ExOut *o, WkError *err)
 {
     if (!o->f)
         return 0;
-    int bad = ferror(o->f);
-    int e = bad ? EIO : 0;
-    if (fflush(o->f) != 0 && !bad) {
+    int bad = ferror(o->f), e = 0;
+    if (bad) { /* a write failed earlier: flushing what is left says why (ENOSPC on a full disk) */
+        clearerr(o->f);
+        if (fflush(o->f) != 0)
+            e = errno;
+    } else if (fflush(o->f) != 0) {
         bad = 1;
         e = errno;
+    }
+    if (bad && !e) { /* nothing left to flush: is the file system full? */
+        struct statvfs vfs;
+        e = fstatvfs(fileno(o->f), &vfs) == 0 && vfs.f_bavail == 0 ? ENOSPC : EIO;
     }
     if (!bad && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) { /* on disk before the rename */
         bad = 1;
@@ -240,7 +249,11 @@ int wk_ex_out_finish(ExOut *o, WkError *err)
     }
     o->f = NULL;
     if (bad) {
-        wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot write: %s", o->path, strerror(e));
+        if (e == ENOSPC || e == EDQUOT)
+            wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot write: %s (nothing written)", o->path,
+                         e == ENOSPC ? "no space left on device" : "disk quota exceeded");
+        else
+            wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot write: %s", o->path, strerror(e));
         wk_ex_out_discard(o);
         return WK_E_IO;
     }
@@ -276,20 +289,19 @@ int wk_ex_out_close(ExOut *o, int commit, WkError *err)
 
 /* ---- CSV ------------------------------------------------------------------------------------- */
 
-/* A field, quoted when it holds a comma, quote or line break (RFC 4180 §2). */
+/* A field as wk_strbuf_csv_field writes it: quoted when it holds a comma,
+ * quote or line break (RFC 4180 §2), a formula neutralised by a leading
+ * single quote, invalid UTF-8 replaced. */
 static void csv_field(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    WkStrBuf b = {0};
+    wk_strbuf_csv_field(&b, s);
+    char *t = wk_strbuf_take(&b);
+    if (t)
+        fputs(t, f);
+    else
         fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    free(t);
 }
 
 static void csv_double(FILE *f, double v)

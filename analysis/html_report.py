@@ -22,10 +22,32 @@ import html
 import io
 import os
 import re
+import signal
 import sys
 
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived."""
+
+    def __init__(self, sig):
+        super().__init__(sig)
+        self.sig = sig
+
+
+def interrupted(sig, frame):
+    raise Interrupted(sig)
+
+
+# from the start: an interrupt while matplotlib loads is no traceback either
+for _sig in (signal.SIGINT, signal.SIGTERM):
+    if signal.getsignal(_sig) is not signal.SIG_IGN:
+        signal.signal(_sig, interrupted)
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot  # noqa: E402  (analysis/plot.py, beside this file)
+try:
+    import plot  # noqa: E402  (analysis/plot.py, beside this file)
+except Interrupted as _e:
+    sys.exit(128 + _e.sig)
 
 PROG = "wanka report"
 
@@ -79,12 +101,13 @@ def inline(s):
 
 
 def cells(line):
+    """A pipe-table row's cells; an escaped pipe (\\|) stays in its cell."""
     line = line.strip()
     if line.startswith("|"):
         line = line[1:]
-    if line.endswith("|"):
+    if line.endswith("|") and not line.endswith("\\|"):
         line = line[:-1]
-    return [c.strip() for c in line.split("|")]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
 
 
 def is_rule(line):
@@ -234,12 +257,20 @@ def write_atomic(path, text):
         with f:
             f.write(text)
             plot.commit_tmp(tmp, f, path)
+        tmp = None
     except FileExistsError:
         raise ReportError(f"{path}: cannot create: its temporary {path}.tmp.{os.getpid()} already exists "
                           "(not made by this run; a link there is never followed): remove it") from None
     except OSError as e:
         plot.remove_quietly(tmp)
         raise ReportError(f"{path}: cannot write: {e}") from None
+    except BaseException:  # interrupted: no partial output
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
 
 
 def main(argv):
@@ -259,7 +290,7 @@ def main(argv):
     mods["matplotlib"].rcParams["svg.hashsalt"] = "wanka"  # the same page for the same traces
     mods["matplotlib"].rcParams["svg.fonttype"] = "path"  # text as paths: no font needed
     try:
-        with open(a.tables, encoding="utf-8") as f:
+        with open(a.tables, encoding="utf-8", errors="replace") as f:
             tables = f.read()
     except OSError as e:
         plot.die(f"{a.tables}: cannot read: {e}")
@@ -273,7 +304,18 @@ def main(argv):
     return 0
 
 
+def run(argv):
+    """main(), with an interrupt status 128 + the signal (the temporary
+    removed, no page written), never a traceback."""
+    try:
+        return main(argv)
+    except (Interrupted, KeyboardInterrupt) as e:  # wanka, which got it too, says so in one line
+        return 128 + int(getattr(e, "sig", signal.SIGINT))
+
+
 if __name__ == "__main__":
     plot.PROG = PROG
-    plot.remove_tmps_on_signal()  # Ctrl-C: one line, status 130, no temporary left
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(run(sys.argv[1:]))
+    except (Interrupted, KeyboardInterrupt) as _e:  # between run() and exit
+        sys.exit(128 + int(getattr(_e, "sig", signal.SIGINT)))

@@ -109,6 +109,10 @@ def import_deps():
             f"on Debian/Ubuntu install them with: "
             f"sudo apt-get install python3 {' '.join(p for _, p in missing)}", EXIT_ENV)
     mods["matplotlib"].use("Agg")
+    # names from traces are drawn as they are: a '$' is not TeX math
+    mods["matplotlib"].rcParams["text.usetex"] = False
+    if "text.parse_math" in mods["matplotlib"].rcParams:
+        mods["matplotlib"].rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
     from matplotlib.ticker import MaxNLocator
     mods["plt"] = plt
@@ -141,12 +145,20 @@ def parse_args(argv):
     return a
 
 
+def printable(s):
+    """s with each control character but newline and tab as \\xHH: names
+    from a trace are drawn and shown as text, never acted on."""
+    return "".join(c if c in "\n\t" or not (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f) else f"\\x{ord(c):02x}"
+                   for c in s)
+
+
 def attr_str(f, name, default=""):
-    """A root string attribute (h5py gives str or bytes), default when absent."""
+    """A root string attribute (h5py gives str or bytes; invalid UTF-8 as
+    U+FFFD, control characters escaped), default when absent."""
     if name not in f.attrs:
         return default
     v = f.attrs[name]
-    return v.decode() if isinstance(v, bytes) else str(v)
+    return printable(v.decode("utf-8", errors="replace") if isinstance(v, bytes) else str(v))
 
 
 class Trace:
@@ -309,7 +321,7 @@ def time_column(ds):
             return c
     for c in names:
         u = ds.attrs.get(f"{c}_units", b"")
-        if (u.decode() if isinstance(u, bytes) else str(u)) == "ns":
+        if (u.decode("utf-8", errors="replace") if isinstance(u, bytes) else str(u)) == "ns":
             return c
     return None
 

@@ -158,10 +158,15 @@ static void grid_text(WkStrBuf *b, Grid *g)
     }
 }
 
+/* A pipe-table cell: '|' escaped, a line break or other control character
+ * (which would end the row) as a space. */
 static void md_cell(WkStrBuf *b, const char *s)
 {
     for (; *s; s++)
-        wk_strbuf_printf(b, *s == '|' ? "\\|" : "%c", *s);
+        if (*s == '|')
+            wk_strbuf_printf(b, "\\|");
+        else
+            wk_strbuf_printf(b, "%c", (unsigned char)*s < 0x20 ? ' ' : *s);
 }
 
 /* Markdown: a group label prefixes the header of each column it spans. */

@@ -41,7 +41,7 @@ __all__ = ["load", "column_name", "SCHEMA_MAJOR"]
 
 
 def _text(v):
-    return v.decode("utf-8") if isinstance(v, bytes) else v
+    return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v
 
 
 def column_name(column, units):

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "sim/core/rng.h"
+#include "sim/core/text.h"
 
 enum { MAXS = WK_BROKER_MAX_SITES };
 
@@ -217,7 +218,9 @@ static int inst_open(Inst *in, const WkBrokerOps *b, Host *h, const WkNode *para
         return wk_error_nomem(err, "broker conformance");
     WkError e;
     wk_error_clear(&e);
+    const char *prev = wk_text_callback_enter("init");
     int rc = b->init ? b->init(in->priv, params, &in->ctx, &e) : 0;
+    wk_text_callback_leave(prev);
     if (rc < 0)
         return failed(msg, n, "broker '%s': init with %s failed (code %d): %s", b->name,
                       params ? "the common keys {" "name, plugin}" : "no parameters", rc, e.msg[0] ? e.msg : "no message");
@@ -235,7 +238,9 @@ static void inst_close(Inst *in)
 /* Choose for the current round and hold the answer against h's state. */
 static int choose_ok(Inst *in, Host *h, uint32_t round, int32_t *out, char *msg, size_t n)
 {
+    const char *prev = wk_text_callback_enter("choose");
     int32_t c = in->b->choose(in->priv, &in->ctx, h->job);
+    wk_text_callback_leave(prev);
     *out = c;
     int any = 0;
     for (uint32_t s = 0; s < h->n; s++)

@@ -6,6 +6,7 @@
  * (docs/brokers.md). */
 #include "models/network/network_impl.h"
 #include "sim/core/dl.h"
+#include "sim/core/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -172,7 +173,10 @@ int wk_net_broker_open(WkNet *n, WkError *err)
     if (n->broker->priv_size && !(n->bpriv = calloc(1, n->broker->priv_size)))
         return wk_error_nomem(err, "broker");
     static const char *const common[] = {WK_BROKER_COMMON_KEYS, NULL};
-    if (n->broker->init && (rc = n->broker->init(n->bpriv, n->bparams, &n->ctx, err)) < 0)
+    const char *prev = wk_text_callback_enter("init");
+    rc = n->broker->init ? n->broker->init(n->bpriv, n->bparams, &n->ctx, err) : 0;
+    wk_text_callback_leave(prev);
+    if (rc < 0)
         return init_failed(n, rc, err);
     if (!n->broker->init && n->bparams && (rc = wk_node_expect_keys(n->bparams, common, err)) < 0)
         return rc;
@@ -198,7 +202,15 @@ static int cmp_arrival(const void *a, const void *b)
 /* The broker chooses job j's site now; the WAN transfer is queued. */
 static int assign(WkNet *n, uint32_t j, WkError *err)
 {
+    const char *prev = wk_text_callback_enter("choose");
     int32_t s = n->broker->choose(n->bpriv, &n->ctx, j);
+    wk_text_callback_leave(prev);
+    if (s < -1) { /* -1 is "no site"; any other negative is a broken broker */
+        const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
+        return wk_error_set(err, WK_E_INTERNAL, path, 0, 0,
+                            "%sbroker '%s': choose returned %d for job %u, neither a site (0..%u) nor -1 (no site)",
+                            path ? "broker plugin: " : "", n->broker->name, s, j, n->n - 1);
+    }
     if (s >= 0 && ((uint32_t)s >= n->n || !h_feasible(n, j, (uint32_t)s))) {
         const char *path = wk_broker_plugins_path(&n->plugins, n->broker);
         return wk_error_set(err, WK_E_INTERNAL, path, 0, 0,

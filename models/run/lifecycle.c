@@ -118,10 +118,21 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
 {
     WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
-    if (rt->state != WK_JOB_QUEUED || n != js->gpus)
+    static const char *const state_name[] = {[WK_JOB_PENDING] = "not yet submitted", [WK_JOB_QUEUED] = "waiting",
+                                             [WK_JOB_RUNNING] = "already running", [WK_JOB_COMPLETED] = "completed",
+                                             [WK_JOB_REJECTED] = "rejected"};
+    if (rt->state != WK_JOB_QUEUED) {
+        const char *st = (size_t)rt->state < sizeof state_name / sizeof state_name[0] && state_name[rt->state]
+                             ? state_name[rt->state]
+                             : "not waiting";
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "scheduler %s: start of job %u that is not waiting or with %u GPUs instead of %u",
-                            r->si.ops->name, job, n, js->gpus);
+                            "scheduler %s: start of job %u, which is %s (only a waiting job can be started)",
+                            r->si.ops->name, job, st);
+    }
+    if (n != js->gpus)
+        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                            "scheduler %s: start of job %u with %u GPUs, but it asks for %u", r->si.ops->name, job,
+                            n, js->gpus);
     if (!rt->gpus && !(rt->gpus = malloc(((size_t)n + 1) * sizeof *rt->gpus)))
         return wk_error_nomem(err, "job placement");
     int rc = misfit(r, job, gpus, n, err);

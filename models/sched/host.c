@@ -4,6 +4,7 @@
  * Not a policy, not the run; lookup by name is in registry.c. */
 #include "models/sched/host.h"
 #include "models/workload/workload.h"
+#include "sim/core/text.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -147,7 +148,9 @@ int wk_sched_host_open(WkSchedInst *si, const WkSchedOps *ops, const WkNode *par
     si->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
     if (!si->priv)
         return wk_error_nomem(err, "scheduler state");
+    const char *prev = wk_text_callback_enter("init");
     int rc = ops->init(si->priv, params, &si->ctx, err);
+    wk_text_callback_leave(prev);
     if (rc < 0) {
         free(si->priv);
         si->priv = NULL;
@@ -159,42 +162,65 @@ int wk_sched_host_open(WkSchedInst *si, const WkSchedOps *ops, const WkNode *par
 
 void wk_sched_host_close(WkSchedInst *si)
 {
-    if (si->ready && si->ops->fini)
+    if (si->ready && si->ops->fini) {
+        const char *prev = wk_text_callback_enter("fini");
         si->ops->fini(si->priv);
+        wk_text_callback_leave(prev);
+    }
     si->ready = 0;
     free(si->priv);
     si->priv = NULL;
 }
 
+/* The callbacks below name themselves in wk_text_callback while they run
+ * (sim/core/text.h), so a time limit can say where a policy looped. */
 int wk_sched_host_submit(WkSchedInst *si, uint32_t job, WkError *err)
 {
-    return si->ops->on_submit(si->priv, &si->ctx, job, err);
+    const char *prev = wk_text_callback_enter("on_submit");
+    int rc = si->ops->on_submit(si->priv, &si->ctx, job, err);
+    wk_text_callback_leave(prev);
+    return rc;
 }
 
 int wk_sched_host_release(WkSchedInst *si, WkError *err)
 {
-    return si->ops->on_release(si->priv, &si->ctx, err);
+    const char *prev = wk_text_callback_enter("on_release");
+    int rc = si->ops->on_release(si->priv, &si->ctx, err);
+    wk_text_callback_leave(prev);
+    return rc;
 }
 
 int wk_sched_host_tick(WkSchedInst *si, WkError *err)
 {
-    return si->ops->on_tick ? si->ops->on_tick(si->priv, &si->ctx, err) : 0;
+    if (!si->ops->on_tick)
+        return 0;
+    const char *prev = wk_text_callback_enter("on_tick");
+    int rc = si->ops->on_tick(si->priv, &si->ctx, err);
+    wk_text_callback_leave(prev);
+    return rc;
 }
 
 int wk_sched_host_incident(WkSchedInst *si, const uint32_t *jobs, size_t njobs, WkError *err)
 {
     int rc = 0;
+    const char *prev = wk_text_callback_enter("on_incident");
     if (si->ops->on_incident)
         rc = si->ops->on_incident(si->priv, &si->ctx, jobs, njobs, err);
     else
-        for (size_t i = 0; i < njobs && rc == 0; i++)
+        for (size_t i = 0; i < njobs && rc == 0; i++) {
+            wk_text_callback_enter("on_submit");
             rc = si->ops->on_submit(si->priv, &si->ctx, jobs[i], err);
+        }
+    wk_text_callback_leave(prev);
     if (rc == 0)
-        rc = si->ops->on_release(si->priv, &si->ctx, err);
+        rc = wk_sched_host_release(si, err);
     return rc;
 }
 
 size_t wk_sched_host_queued(const WkSchedInst *si)
 {
-    return si->ops->queued(si->priv);
+    const char *prev = wk_text_callback_enter("queued");
+    size_t q = si->ops->queued(si->priv);
+    wk_text_callback_leave(prev);
+    return q;
 }

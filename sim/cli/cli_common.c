@@ -18,6 +18,7 @@
 #include "sim/batch/sweep.h"
 #include "sim/scenario/compose.h"
 #include "sim/scenario/section.h"
+#include "sim/core/text.h"
 
 /* ---- messages ---- */
 
@@ -25,17 +26,21 @@ int wk_cli_common_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "wanka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see: wanka help%s%s)\n", cmd ? " " : "", cmd ? cmd : "");
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "wanka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    wk_text_fputs_term(msg, stderr); /* it quotes arguments: no control character reaches the terminal */
+    fprintf(stderr, "\n(see: wanka help%s%s)\n", cmd ? " " : "", cmd ? cmd : "");
     return WK_CLI_EXIT_USAGE;
 }
 
 int wk_cli_common_report(const WkError *err)
 {
     char buf[WK_ERROR_WHERE_MAX + WK_ERROR_MSG_MAX + 8];
-    fprintf(stderr, "wanka: %s\n", wk_error_format(err, buf, sizeof buf));
+    fputs("wanka: ", stderr);
+    wk_text_fputs_term(wk_error_format(err, buf, sizeof buf), stderr); /* names from input files, escaped */
+    fputc('\n', stderr);
     return wk_error_exit_status(err->code);
 }
 

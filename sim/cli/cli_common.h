@@ -21,15 +21,16 @@
 /* ---- messages ---- */
 
 /** Print "wanka CMD: MESSAGE" and "(see: wanka help CMD)" to stderr (cmd
- * NULL: "wanka: ..." and "wanka help"). Returns WK_CLI_EXIT_USAGE. */
+ * NULL: "wanka: ..." and "wanka help"), the message's control characters
+ * escaped (wk_text_term). Returns WK_CLI_EXIT_USAGE. */
 int wk_cli_common_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-/** Print err as "wanka: WHERE: MESSAGE" to stderr. Returns its exit status
- * (wk_error_exit_status). */
+/** Print err as "wanka: WHERE: MESSAGE" to stderr, its control characters
+ * escaped (wk_text_term). Returns its exit status (wk_error_exit_status). */
 int wk_cli_common_report(const WkError *err);
 
 /** Print "wanka: out of memory" to stderr. Returns 1. */

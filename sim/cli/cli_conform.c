@@ -5,12 +5,20 @@
  * forked child so that a policy that crashes fails its check instead of
  * taking wanka down. A scheduler plugin is loaded and its init tried (in a
  * child too) before any check: a load or init failure is exit 2, like
- * `wanka run`; a broker plugin that cannot be loaded is exit 2 too. */
+ * `wanka run`; a broker plugin that cannot be loaded is exit 2 too. Each
+ * child runs under a wall-clock limit (--timeout, WANKA_CONFORM_TIMEOUT,
+ * default 10 s): an alarm in the child reports the callback that was
+ * running (sim/core/text.h tracks it) and ends it; the parent kills a child
+ * that outlives the limit by more than a grace period all the same. */
 #include <errno.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,10 +30,11 @@
 #include "models/sched/plugin.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/core/text.h"
 
 const char wk_cli_conform_usage[] =
-    "usage: wanka conformance PLUGIN.so|NAME [--policy NAME] [-v]\n"
-    "       wanka conformance --broker PLUGIN.so|NAME [-v]\n"
+    "usage: wanka conformance PLUGIN.so|NAME [--policy NAME] [--timeout S] [-v]\n"
+    "       wanka conformance --broker PLUGIN.so|NAME [--timeout S] [-v]\n"
     "\n"
     "Run the scheduler conformance checks on the policy of a plugin (a shared\n"
     "object as `wanka run --plugin` loads it) or on a built-in policy NAME,\n"
@@ -39,14 +48,19 @@ const char wk_cli_conform_usage[] =
     "  --broker X      check a broker instead: a plugin (a shared object as\n"
     "                  `wanka run --broker-plugin` loads it) or a built-in NAME,\n"
     "                  against a scripted network of random site states\n"
+    "  --timeout S     wall-clock limit of each check (and of the policy's init)\n"
+    "                  in seconds, 0 for none; default 10, or the environment's\n"
+    "                  WANKA_CONFORM_TIMEOUT. A check past it fails with \"timed\n"
+    "                  out after S s in CALLBACK\", naming the callback running\n"
     "  -v, --verbose   also print what each check holds\n"
     "\n"
     "Checks: allocation, outcome, determinism, conservation, incidents, keys;\n"
     "docs/writing-a-scheduler.md describes each. Broker checks: init, choice,\n"
     "sizes, determinism; docs/brokers.md describes them.\n"
     "\n"
-    "exit status: 0 every check passed, 1 a check failed, 2 the plugin cannot\n"
-    "be loaded or its init fails or crashes (the message names the file).\n"
+    "exit status: 0 every check passed, 1 a check failed (or timed out), 2 the\n"
+    "plugin cannot be loaded or its init fails, crashes or times out (the\n"
+    "message names the file).\n"
     "\n"
     "example:\n"
     "  wanka conformance ./largest_first.so\n"
@@ -57,11 +71,75 @@ const char wk_cli_conform_usage[] =
 typedef struct Verdict {
     int status;      /* the child's exit status, or -1 */
     int sig;         /* the signal that ended it, or 0 */
+    int timed_out;   /* it ran past the limit (msg says where when known) */
     char msg[1536];  /* what it wrote */
 } Verdict;
 
-/* Run fn(arg, msg, n) in a child; its return value (0..125) is the exit
- * status and msg what it writes back. 0, or -1 when no child could run. */
+/* The limit of each child in seconds (0: none), and what the child's alarm
+ * handler writes: the prefix, then the callback running. */
+static double limit_s = 10;
+static int alarm_fd = -1;
+static char alarm_prefix[64];
+enum { TIMED_OUT = 4, GRACE_S = 2 };
+
+static void put_all(int fd, const char *s)
+{
+    size_t len = 0;
+    while (s[len])
+        len++;
+    while (len) {
+        ssize_t w = write(fd, s, len);
+        if (w <= 0)
+            return;
+        s += w;
+        len -= (size_t)w;
+    }
+}
+
+/* In the child, at the limit: say where it was, end it (async-signal-safe). */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    const char *cb = wk_text_callback;
+    put_all(alarm_fd, alarm_prefix);
+    put_all(alarm_fd, cb ? " in " : " (in the host, between callbacks)");
+    if (cb)
+        put_all(alarm_fd, cb);
+    _exit(TIMED_OUT);
+}
+
+static void limit_text(char *buf, size_t n) { snprintf(buf, n, "timed out after %g s", limit_s); }
+
+/* In the child: arm the limit. */
+static void arm_limit(int fd)
+{
+    if (limit_s <= 0)
+        return;
+    alarm_fd = fd;
+    limit_text(alarm_prefix, sizeof alarm_prefix);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {0};
+    it.it_value.tv_sec = (time_t)limit_s;
+    it.it_value.tv_usec = (suseconds_t)((limit_s - floor(limit_s)) * 1e6);
+    if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+        it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Run fn(arg, msg, n) in a child under the limit; its return value
+ * (0..125) is the exit status and msg what it writes back. A child past
+ * the limit has v->timed_out set. 0, or -1 when no child could run. */
 static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void *arg, Verdict *v)
 {
     int fd[2];
@@ -79,6 +157,7 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
     }
     if (pid == 0) {
         close(fd[0]);
+        arm_limit(fd[1]);
         char msg[sizeof v->msg];
         msg[0] = '\0';
         int st = fn(arg, msg, sizeof msg);
@@ -93,7 +172,21 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
     }
     close(fd[1]);
     size_t got = 0;
+    double deadline = limit_s > 0 ? now_s() + limit_s + GRACE_S : 0;
+    int killed = 0;
     for (;;) {
+        if (deadline > 0 && !killed) { /* a child that blocks its alarm is killed past the grace */
+            double left = deadline - now_s();
+            struct pollfd pf = {.fd = fd[0], .events = POLLIN};
+            int pr = left > 0 ? poll(&pf, 1, (int)ceil(left * 1000)) : 0;
+            if (pr < 0 && errno == EINTR)
+                continue;
+            if (pr == 0) {
+                kill(pid, SIGKILL);
+                killed = 1;
+                continue;
+            }
+        }
         ssize_t r = read(fd[0], v->msg + got, sizeof v->msg - 1 - got);
         if (r < 0 && errno == EINTR)
             continue;
@@ -109,10 +202,17 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
     while (waitpid(pid, &ws, 0) < 0)
         if (errno != EINTR)
             return -1;
-    if (WIFEXITED(ws))
+    if (killed) {
+        v->timed_out = 1;
+        limit_text(v->msg, sizeof v->msg);
+        size_t k = strlen(v->msg);
+        snprintf(v->msg + k, sizeof v->msg - k, " (killed: it did not stop at its alarm)");
+    } else if (WIFEXITED(ws)) {
         v->status = WEXITSTATUS(ws);
-    else if (WIFSIGNALED(ws))
+        v->timed_out = v->status == TIMED_OUT;
+    } else if (WIFSIGNALED(ws)) {
         v->sig = WTERMSIG(ws);
+    }
     return 0;
 }
 
@@ -202,15 +302,21 @@ static int run_suite(const Suite *s, int verbose)
             continue;
         }
         fail++;
-        if (v.sig) {
+        char safe[4 * sizeof v.msg]; /* the policy's own words: no control character reaches the terminal */
+        wk_text_term(v.msg, safe, sizeof safe);
+        if (v.timed_out) {
+            printf("  FAIL  %-13s ", name);
+            wk_text_fputs_term(v.msg, stdout);
+            putchar('\n');
+        } else if (v.sig) {
             char sig[128];
             signal_text(v.sig, sig, sizeof sig);
-            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", v.msg);
+            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", safe);
         } else if (v.status == 3) {
-            printf("  FAIL  %-13s could not run: %s\n", name, v.msg);
+            printf("  FAIL  %-13s could not run: %s\n", name, safe);
             internal = 1;
         } else {
-            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? v.msg : "(no message)");
+            printf("  FAIL  %-13s %s\n", name, v.msg[0] ? safe : "(no message)");
         }
         if (verbose)
             printf("        (holds: %s)\n", s->description(i));
@@ -265,10 +371,29 @@ static int conform_broker(const char *what, int verbose)
     return status;
 }
 
+enum { MAX_LIMIT_S = 86400 };
+
+/* A limit in seconds: a number in [0, MAX_LIMIT_S]. 0, or -1. */
+static int parse_limit(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !(x >= 0 && x <= MAX_LIMIT_S))
+        return -1;
+    *out = x;
+    return 0;
+}
+
 int wk_cli_conform(int argc, char **argv)
 {
     const char *what = NULL, *policy = NULL, *broker = NULL;
     int verbose = 0;
+    limit_s = 10;
+    const char *env = getenv("WANKA_CONFORM_TIMEOUT");
+    if (env && env[0] && parse_limit(env, &limit_s) < 0)
+        return wk_cli_common_usage_error("conformance", "WANKA_CONFORM_TIMEOUT '%s': not a number of seconds in [0, %d]",
+                                         env, MAX_LIMIT_S);
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (wk_cli_common_is_opt(argv[i], "--policy", NULL)) {
@@ -279,6 +404,12 @@ int wk_cli_conform(int argc, char **argv)
             if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--broker", NULL)))
                 return wk_cli_common_usage_error("conformance", "--broker needs a plugin or a broker name");
             broker = v;
+        } else if (wk_cli_common_is_opt(argv[i], "--timeout", NULL)) {
+            if (!(v = wk_cli_common_opt_value(argc, argv, &i, "--timeout", NULL)))
+                return wk_cli_common_usage_error("conformance", "--timeout needs a number of seconds");
+            if (parse_limit(v, &limit_s) < 0)
+                return wk_cli_common_usage_error("conformance", "--timeout '%s': not a number of seconds in [0, %d]",
+                                                 v, MAX_LIMIT_S);
         } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
         } else if (wk_cli_common_is_dash(argv[i])) {
@@ -322,12 +453,17 @@ int wk_cli_conform(int argc, char **argv)
     }
     if (v.sig || v.status != 0) {
         char sig[128];
-        if (v.sig) {
+        if (v.timed_out) {
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+                    t.name, v.msg);
+        } else if (v.sig) {
             signal_text(v.sig, sig, sizeof sig);
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
                     t.plugin ? t.plugin : t.name, t.name, sig);
         } else if (v.status == 2 && v.msg[0]) {
-            fprintf(stderr, "wanka: %s\n", v.msg);
+            fputs("wanka: ", stderr);
+            wk_text_fputs_term(v.msg, stderr);
+            fputc('\n', stderr);
         } else { /* ended otherwise: exit() in the policy, or a sanitizer's report */
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
                     t.plugin ? t.plugin : t.name, t.name, v.status);

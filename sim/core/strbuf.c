@@ -2,6 +2,7 @@
 /* strbuf.c — growable printf-style string, and the JSON string and number
  * forms every JSON renderer shares. */
 #include "sim/core/strbuf.h"
+#include "sim/core/text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -37,8 +38,24 @@ void wk_strbuf_printf(WkStrBuf *b, const char *fmt, ...)
     }
 }
 
+/* s itself when it is valid UTF-8, else a copy (*owned, to free) with each
+ * invalid sequence replaced by U+FFFD; NULL when out of memory. */
+static const char *utf8_or_fixed(const char *s, char **owned)
+{
+    size_t len = strlen(s);
+    *owned = NULL;
+    if (wk_text_utf8_valid(s, len))
+        return s;
+    if (!(*owned = malloc(3 * len + 1)))
+        return NULL;
+    return wk_text_utf8_fix(s, *owned, 3 * len + 1);
+}
+
 void wk_strbuf_json_string(WkStrBuf *b, const char *s)
 {
+    char *owned = NULL;
+    if (s && !(s = utf8_or_fixed(s, &owned)))
+        s = "\xEF\xBF\xBD"; /* out of memory: the replacement character alone */
     wk_strbuf_printf(b, "\"");
     for (; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -46,12 +63,13 @@ void wk_strbuf_json_string(WkStrBuf *b, const char *s)
             wk_strbuf_printf(b, "\\%c", ch);
         else if (ch == '\n')
             wk_strbuf_printf(b, "\\n");
-        else if (ch < 0x20)
+        else if (ch < 0x20 || ch == 0x7F)
             wk_strbuf_printf(b, "\\u%04x", ch);
         else
             wk_strbuf_printf(b, "%c", ch);
     }
     wk_strbuf_printf(b, "\"");
+    free(owned);
 }
 
 void wk_strbuf_json_number(WkStrBuf *b, double v)
@@ -66,14 +84,19 @@ void wk_strbuf_csv_field(WkStrBuf *b, const char *s)
 {
     if (!s)
         return;
+    char *owned = NULL;
+    if (!(s = utf8_or_fixed(s, &owned)))
+        s = "\xEF\xBF\xBD";
+    const char *lead = wk_text_csv_risky(s) ? "'" : ""; /* a formula is read as text */
     if (!strpbrk(s, ",\"\r\n")) {
-        wk_strbuf_printf(b, "%s", s);
-        return;
+        wk_strbuf_printf(b, "%s%s", lead, s);
+    } else {
+        wk_strbuf_printf(b, "\"%s", lead);
+        for (const char *p = s; *p; p++)
+            wk_strbuf_printf(b, *p == '"' ? "\"\"" : "%c", *p);
+        wk_strbuf_printf(b, "\"");
     }
-    wk_strbuf_printf(b, "\"");
-    for (; *s; s++)
-        wk_strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    wk_strbuf_printf(b, "\"");
+    free(owned);
 }
 
 void wk_strbuf_latex(WkStrBuf *b, const char *s)

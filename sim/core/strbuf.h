@@ -23,8 +23,9 @@ void wk_strbuf_printf(WkStrBuf *b, const char *fmt, ...)
     ;
 
 /** Append s as a JSON string: quoted, with '"' and '\\' escaped, newline as
- * \n and the other control characters as \u00XX; other bytes (UTF-8) as
- * they are. s is borrowed; NULL appends "". */
+ * \n and the other control characters (and DEL) as \u00XX; valid UTF-8
+ * as it is, each invalid sequence as U+FFFD, so the text is always valid
+ * JSON. s is borrowed; NULL appends "". */
 void wk_strbuf_json_string(WkStrBuf *b, const char *s);
 
 /** Append v as a JSON number with 17 significant digits (equal values give
@@ -32,7 +33,9 @@ void wk_strbuf_json_string(WkStrBuf *b, const char *s);
 void wk_strbuf_json_number(WkStrBuf *b, double v);
 
 /** Append s as one CSV field (RFC 4180): as it is, or in double quotes
- * with each '"' doubled when it holds a comma, quote, CR or LF. NULL
+ * with each '"' doubled when it holds a comma, quote, CR or LF. A field a
+ * spreadsheet would read as a formula (first character = + - @, tab or CR;
+ * not a signed number: wk_text_csv_risky) gets a single quote first; invalid UTF-8 is replaced by U+FFFD. NULL
  * appends nothing. */
 void wk_strbuf_csv_field(WkStrBuf *b, const char *s);
 

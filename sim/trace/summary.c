@@ -3,6 +3,7 @@
 #include "sim/trace/summary.h"
 
 #include "sim/core/strbuf.h"
+#include "sim/core/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -70,11 +71,13 @@ char *wk_summary_table(const WkSummary *s)
         value_text(&s->m[i], v, sizeof v);
         wv = strlen(v) > wv ? strlen(v) : wv;
     }
+    /* names come from input files: control characters are escaped, never sent to a terminal */
+    char e1[4 * sizeof s->title], e2[4 * sizeof s->scenario], e3[4 * sizeof s->scheduler];
     if (s->title[0])
-        wk_strbuf_printf(&b, "%s\n", s->title);
+        wk_strbuf_printf(&b, "%s\n", wk_text_term(s->title, e1, sizeof e1));
     else
-        wk_strbuf_printf(&b, "scenario %s  scheduler %s  seed %llu\n", s->scenario, s->scheduler,
-                (unsigned long long)s->seed);
+        wk_strbuf_printf(&b, "scenario %s  scheduler %s  seed %llu\n", wk_text_term(s->scenario, e2, sizeof e2),
+                         wk_text_term(s->scheduler, e3, sizeof e3), (unsigned long long)s->seed);
     wk_strbuf_printf(&b, "%-*s  %*s  %s\n", (int)wl, "metric", (int)wv, "value", "units");
     for (size_t i = 0; i < s->n; i++) {
         value_text(&s->m[i], v, sizeof v);

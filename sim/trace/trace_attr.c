@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include "sim/trace/trace_impl.h"
+#include "sim/core/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -195,11 +196,21 @@ int wk_trace_put_attr_str(WkTrace *t, hid_t obj, const char *objpath, const char
                           const char *value, WkError *err)
 {
     size_t len = strlen(value);
+    char *fixed = NULL;
+    if (!wk_text_utf8_valid(value, len)) { /* the type says UTF-8: invalid bytes become U+FFFD */
+        if (!(fixed = malloc(3 * len + 1)))
+            return wk_error_nomem(err, "trace");
+        value = wk_text_utf8_fix(value, fixed, 3 * len + 1);
+        len = strlen(value);
+    }
     hid_t st = fixed_utf8(len);
-    if (st < 0)
+    if (st < 0) {
+        free(fixed);
         return wk_trace_io_fail(t, err, "cannot make a string type");
+    }
     int rc = put_attr(t, obj, objpath, name, st, st, len ? value : "", err);
     H5Tclose(st);
+    free(fixed);
     return rc;
 }
 

@@ -5,7 +5,9 @@
  * Variants: abi (a table of ABI 99), nosym (exports a misspelt symbol),
  * nochoose (no choose), clash (a built-in's name), initerr (init returns an
  * error), infeasible (loads, then always chooses site 0, whether or not it
- * can run the job: fails conformance), crash (choose dereferences NULL). */
+ * can run the job: fails conformance), crash (choose dereferences NULL),
+ * loop (choose never returns at job 3), minus7 (choose returns -7, neither
+ * a site nor -1). */
 #include <stddef.h>
 
 #include <wanka/broker.h>
@@ -39,6 +41,14 @@ static int32_t bad_choose(void *priv, const WkBrokerCtx *ctx, uint32_t job)
     (void)ctx;
     (void)job;
     return 0;
+#elif defined(BAD_loop)
+    if (job >= 3)
+        for (volatile int spin = 1; spin;)
+            ;
+#elif defined(BAD_minus7)
+    (void)ctx;
+    (void)job;
+    return -7;
 #endif
     for (uint32_t s = 0; s < wk_broker_sites(ctx); s++)
         if (wk_broker_feasible(ctx, job, s))

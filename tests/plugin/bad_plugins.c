@@ -6,7 +6,9 @@
  * function returns NULL), clash (a built-in's name), initerr (init returns
  * an error), crash (init dereferences NULL), crashrun (on_submit
  * dereferences NULL at job 3), nosym (exports a misspelt symbol), reject (loads and
- * inits, then rejects every job: fails conformance). */
+ * inits, then rejects every job: fails conformance), loopinit (init never
+ * returns), loopsubmit (on_submit never returns at job 3), dblstart
+ * (on_submit starts job 0 on GPUs 0.. twice). */
 #include <stddef.h>
 
 #include <wanka/sched.h>
@@ -29,6 +31,11 @@ static int bad_init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkE
     (void)err;
     volatile int *volatile nowhere = NULL;
     return *nowhere;
+#elif defined(BAD_loopinit)
+    (void)err;
+    for (volatile int spin = 1; spin;)
+        ;
+    return 0;
 #else
     (void)err;
     return 0;
@@ -45,6 +52,18 @@ static int bad_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
     if (job == 3) {
         volatile int *volatile nowhere = NULL;
         return *nowhere;
+    }
+#elif defined(BAD_loopsubmit)
+    if (job == 3)
+        for (volatile int spin = 1; spin;)
+            ;
+#elif defined(BAD_dblstart)
+    if (job == 0) {
+        uint32_t gpus[64], n = wk_sched_job_gpus(ctx, job);
+        for (uint32_t g = 0; g < n && g < 64; g++)
+            gpus[g] = g;
+        int rc = wk_sched_start(ctx, job, gpus, n, err);
+        return rc < 0 ? rc : wk_sched_start(ctx, job, gpus, n, err);
     }
 #endif
     return wk_sched_reject(ctx, job, "test plugin", err);

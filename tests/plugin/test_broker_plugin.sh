@@ -147,6 +147,17 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 export ASAN_OPTIONS
 expect 1 "FAIL  choice        crashed (signal 11" "$W" conformance --broker "$P/bad_broker_crash.so"
 expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_crash.so"
+# choose looping from job 3 on: each check that gets there times out and
+# names the callback; init (one job) passes
+expect 1 "FAIL  choice        timed out after 0.3 s in choose" "$W" conformance --broker "$P/bad_broker_loop.so" \
+  --timeout 0.3
+expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_loop.so" --timeout 0.3
+# a negative choice other than -1 (no site): conformance fails it, a run
+# stops with an error naming the broker, its file and the callback
+expect 1 "chose site -7, not a site of" "$W" conformance --broker "$P/bad_broker_minus7.so"
+expect 1 "$P/bad_broker_minus7.so: broker plugin: broker 'bad-minus7': choose returned -7 for job 0" \
+  "$W" run "$N" -q -o "$T/minus7.h5" --broker-plugin "$P/bad_broker_minus7.so" --broker bad-minus7
+[ ! -e "$T/minus7.h5" ] && ok || bad "a trace was left behind by a broker's bad choice"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

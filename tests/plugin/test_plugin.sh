@@ -122,6 +122,21 @@ expect 2 "$P/bad_crash.so: scheduler plugin: init of policy 'bad-crash' crashed 
 # FAIL naming the signal, and conformance itself finishes with exit 1
 expect 1 "FAIL  allocation    crashed (signal 11" "$W" conformance "$P/bad_crashrun.so"
 expect 1 "0 passed, 7 failed" "$W" conformance "$P/bad_crashrun.so"
+# a policy that never returns: each check has a wall-clock limit
+# (--timeout, WANKA_CONFORM_TIMEOUT); the message names the callback that
+# was running. Looping in init is exit 2 like a failing init; looping in a
+# callback fails each check that gets there, and conformance finishes.
+expect 2 "$P/bad_loopinit.so: scheduler plugin: init of policy 'bad-loopinit' timed out after 0.3 s in init" \
+  "$W" conformance "$P/bad_loopinit.so" --timeout 0.3
+expect 1 "FAIL  allocation    timed out after 0.3 s in on_submit" "$W" conformance "$P/bad_loopsubmit.so" --timeout 0.3
+expect 1 "0 passed, 7 failed" env WANKA_CONFORM_TIMEOUT=0.3 "$W" conformance "$P/bad_loopsubmit.so"
+expect 2 "--timeout 'soon': not a number of seconds" "$W" conformance fifo --timeout soon
+expect 2 "--timeout '-1': not a number of seconds" "$W" conformance fifo --timeout -1
+expect 2 "WANKA_CONFORM_TIMEOUT 'x': not a number" env WANKA_CONFORM_TIMEOUT=x "$W" conformance fifo
+expect 0 "7 passed, 0 failed" "$W" conformance fifo --timeout 0
+# a policy that starts a job twice: the run stops naming the job's state
+expect 1 "scheduler bad-dblstart: start of job 0, which is already running (only a waiting job can be started)" \
+  "$W" run "$T/order.yaml" -q --no-trace --plugin "$P/bad_dblstart.so" --scheduler bad-dblstart
 # `wanka run` loads the policy into its own process (docs/writing-a-scheduler.md):
 # a crashing init ends it by the signal, with no trace written
 sh -c 'ulimit -c 0; exec "$@" >/dev/null 2>&1' sh "$W" run "$T/order.yaml" -q -o "$T/crash.h5" \

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/core/text.h"
+
 #define NONE UINT32_MAX
 
 
@@ -244,7 +246,9 @@ static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
 {
     const WkRun *r = g->run;
     if (g->releases % (3 * (size_t)g->inject) == 0) {
+        const char *prev = wk_text_callback_enter("on_incident");
         int rc = g->inner->on_incident(g->inner_priv, ctx, NULL, 0, err);
+        wk_text_callback_leave(prev);
         check(g, "on_incident (no job)");
         if (rc < 0)
             return rc;
@@ -255,7 +259,9 @@ static int inject(Guard *g, WkSchedCtx *ctx, WkError *err)
             if (rc < 0)
                 return rc;
             g->incidents++;
+            const char *prev = wk_text_callback_enter("on_incident");
             rc = g->inner->on_incident(g->inner_priv, ctx, &j, 1, err);
+            wk_text_callback_leave(prev);
             check(g, "on_incident");
             return rc;
         }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,8 +156,15 @@ static int read_tariff(FILE *in, const char *path, WkFacilitySpec *f, WkError *e
     }
     if (rc == 0 && f->ntariff < 2)
         rc = wk_error_set(err, WK_E_INVAL, path, line, 0, "a price series needs at least two rows (its step is the last spacing)");
-    if (rc == 0) /* the last row holds for one more step of the series' last spacing */
-        f->tariff_end = 2 * f->tariff[f->ntariff - 1].at - f->tariff[f->ntariff - 2].at;
+    if (rc == 0) { /* the last row holds for one more step of the series' last spacing */
+        WkTime last = f->tariff[f->ntariff - 1].at, step = last - f->tariff[f->ntariff - 2].at;
+        if (last > INT64_MAX - step)
+            rc = wk_error_set(err, WK_E_RANGE, path, line, 1,
+                              "time: the series ends one step (%lld ns) after its last row, past the largest time",
+                              (long long)step);
+        else
+            f->tariff_end = last + step;
+    }
     return rc;
 }
 

@@ -396,6 +396,15 @@ static void test_bad_price_series_are_positioned_errors(void **state)
     assert_int_equal(test_prepare_yaml(yaml, &err), WK_E_INVAL);
     snprintf(want, sizeof want, "%s:1:1", csv);
     assert_string_equal(err.where, want);
+    /* a last row so late that the step after it passes the largest time
+     * (found by tests/fuzz/fuzz_price: the end overflowed; rows are now
+     * limited to 2^61 - 1 ns, as every time of a scenario) */
+    write_file(dir, "late.csv", "time,price_per_mwh,gco2_per_kwh\n0h,1,1\n106751d,2,2\n", csv, sizeof csv);
+    snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nfacility: {prices: %s}\n%s", csv, job);
+    assert_int_equal(test_prepare_yaml(yaml, &err), WK_E_RANGE);
+    snprintf(want, sizeof want, "%s:3:1", csv);
+    assert_string_equal(err.where, want);
+    assert_non_null(strstr(err.msg, "time: "));
     /* 2 h of prices for a run with sim.end 3h: refused before it runs, at the key */
     write_file(dir, "short.csv", "time,price_per_mwh,gco2_per_kwh\n0h,100,400\n1h,50,200\n", csv, sizeof csv);
     snprintf(yaml, sizeof yaml, "cluster: {sku: H100-SXM-80G, nodes: 1}\nsim: {end: 3h}\nfacility: {prices: %s}\n%s",

@@ -49,7 +49,7 @@ CASES = [
     ("ft2-k16-3to1-incast", "--tiers 2 --radix 16 --nics 96 --oversub 3,1 --flows 150 --pattern incast --seed 3"),
     ("ft3-k8-uniform", "--tiers 3 --radix 8 --nics 128 --flows 300 --seed 4"),
     ("ft3-k8-crosspod-capped", "--tiers 3 --radix 8 --nics 128 --flows 400 --pattern crosspod --capped 0.3 --seed 5"),
-    ("ft3-k8-2to1-4to1-crosspod", "--tiers 3 --radix 8 --nics 96 --oversub 2,3 --flows 500 --pattern crosspod --seed 6"),
+    ("ft3-k8-2to1-3to1-crosspod", "--tiers 3 --radix 8 --nics 96 --oversub 2,3 --flows 500 --pattern crosspod --seed 6"),
     ("ft3-k16-3to1-rings", "--tiers 3 --radix 16 --nics 1024 --oversub 3,1 --flows 800 --pattern rings --seed 7"),
     ("ft3-k16-degraded-churn", "--tiers 3 --radix 16 --nics 512 --oversub 1,2 --flows 600 --degraded 0.2 "
      "--capped 0.2 --churn 0.4 --seed 8"),
@@ -89,17 +89,21 @@ def solve():
                 "--cfg=network/latency-factor:1",
                 "--cfg=network/bandwidth-factor:1",
                 "--cfg=network/weight-S:0",
-                "--cfg=network/TCP-gamma:0",
+                "--cfg=network/TCP-gamma:1e30",  # the window bound gamma / (2 latency): none
                 "--cfg=network/crosstraffic:0",
                 "--cfg=network/optim:Full",
                 "--log=root.thres:critical",
                 "--log=xbt_cfg.thres:critical"])
     zone = NetZone.create_full_zone("fabric")
     sg = {}
-    for lid, bw in sorted(links.items()):
-        link = zone.create_link(f"l{lid}", bw if bw > 0 else 1.0)
+
+    def shared_link(name, bw):  # SimGrid's default policy, SHARED: bw split among its flows
+        link = zone.create_link(name, bw)
         link.set_latency(0)
-        sg[lid] = link.seal()
+        return link.seal()
+
+    for lid, bw in sorted(links.items()):
+        sg[lid] = shared_link(f"l{lid}", bw if bw > 0 else 1.0)
         if bw == 0:
             sg[lid].turn_off()
     # One host pair per flow: every flow gets its own route, so flows between
@@ -108,9 +112,7 @@ def solve():
     for f in flows:
         route = [LinkInRoute(sg[x]) for x in f["links"]]
         if f["cap"] > 0:
-            cap = zone.create_link(f"cap{f['id']}", f["cap"])
-            cap.set_latency(0)
-            route.append(LinkInRoute(cap.seal()))
+            route.append(LinkInRoute(shared_link(f"cap{f['id']}", f["cap"])))
         a = zone.create_host(f"s{f['id']}", 1e9).seal()
         b = zone.create_host(f"d{f['id']}", 1e9).seal()
         zone.add_route(a.netpoint, b.netpoint, None, None, route, False)

@@ -554,7 +554,7 @@ def fam_net_size():
                 names="bomb")
             add(F, "topo 14 sites x 4M GPUs", [W, "topo", y], ok=(2,), inputs=[y], fast=20 * SLOW, names="bomb")
     for g, ok in ((4000000, (0, 2)), (4000001, (2,)), (1 << 32, (2,)), (-8, (2,)), ("1e30", (2,))):
-        y = wr(f"ns/sitegpus{g}.yaml", net(2, nodes=g // 8 if isinstance(g, int) and g > 0 else 1))
+        y = wr(f"ns/sitegpus{g}.yaml", net(2, nodes=-(-g // 8) if isinstance(g, int) and g > 0 else 1))
         if not (isinstance(g, int) and g > 0):
             y = wr(f"ns/sitegpus{g}.yaml", net(2).replace("nodes: 1,", f"nodes: {g},", 1))
         add(F, f"validate site nodes for {g} GPUs", [W, "validate", y], ok=ok, inputs=[y], fast=20 * SLOW, names="sitegpus")

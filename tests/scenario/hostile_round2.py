@@ -595,7 +595,7 @@ def fam_time():
             ("0h,1,1\n1ns,2,2\n", False, "", (2,)),                 # does not cover the run
             ("0h,1,1\n26000d,2,2\n", False, "sim: {end: 52000d}\n", (0, 2)),
             ("0h,1,1\n2305843009213693951ns,2,2\n", True, "", (0, 2)),
-            ("0h,1,1\n9223372036854775807ns,2,2\n", True, "", (2,)),
+            ("0h,1,1\n9223372036854775807ns,2,2\n", True, "", (0, 2)),   # 292 years: the largest duration
             ("0h,1,1\n9223372036854775808ns,2,2\n", False, "", (2,)),
             ("0h,1,1\n1e30s,2,2\n", True, "", (2,))):
         i = len([c for c in CASES if c.fam == F])

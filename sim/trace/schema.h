@@ -148,6 +148,13 @@
 #define WK_SCHEMA_M_RECOVERY_MEAN "recovery_mean_s"
 #define WK_SCHEMA_M_RECOVERY_P50 "recovery_p50_s"
 #define WK_SCHEMA_M_RECOVERY_P99 "recovery_p99_s"
+/* Mean of each recovery step over restarts after an incident (runs with failures only). */
+#define WK_SCHEMA_M_REC_DETECT_MEAN "recovery_detect_mean_s"
+#define WK_SCHEMA_M_REC_DRAIN_MEAN "recovery_drain_mean_s"
+#define WK_SCHEMA_M_REC_LAUNCH_MEAN "recovery_launch_mean_s"
+#define WK_SCHEMA_M_REC_INIT_MEAN "recovery_init_mean_s"
+#define WK_SCHEMA_M_REC_LOAD_MEAN "recovery_load_mean_s"
+#define WK_SCHEMA_M_REC_WARMUP_MEAN "recovery_warmup_mean_s"
 #define WK_SCHEMA_M_LOST_GPU_HOURS "lost_gpu_hours"
 #define WK_SCHEMA_M_ETTR "ettr"
 #define WK_SCHEMA_M_GOODPUT "goodput"

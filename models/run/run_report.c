@@ -520,6 +520,11 @@ const WkTraceField wk_report_incident_fields[] = {
     {WK_SCHEMA_INC_RECOVERY, WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
     {WK_SCHEMA_INC_LOST_WORK, WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
     {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
+    {WK_SCHEMA_INC_DRAIN, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_DRAIN]), "s", NULL},
+    {WK_SCHEMA_INC_LAUNCH, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_LAUNCH]), "s", NULL},
+    {WK_SCHEMA_INC_INIT, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_INIT]), "s", NULL},
+    {WK_SCHEMA_INC_LOAD, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_LOAD]), "s", NULL},
+    {WK_SCHEMA_INC_WARMUP, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_WARMUP]), "s", NULL},
 };
 const size_t wk_report_nincident_fields = NF(wk_report_incident_fields);
 

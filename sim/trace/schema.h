@@ -12,12 +12,13 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 4
-#define WK_SCHEMA_VERSION "1.4" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+#define WK_SCHEMA_MINOR 5
+#define WK_SCHEMA_VERSION "1.5" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
                                    (the reader refuses variable-length ones: docs/trace-format.md)
                                    and timeseries/facility, 1.4 jobs.kind and networks of sites:
-                                   the site columns, timeseries/sites and the attribute `sites` */
+                                   the site columns, timeseries/sites and the attribute `sites`,
+                                   1.5 the incidents' restart steps (drain ... warmup) */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -109,6 +110,12 @@
 #define WK_SCHEMA_INC_RECOVERY "recovery"
 #define WK_SCHEMA_INC_LOST_WORK "lost_work"
 #define WK_SCHEMA_INC_CLOCK "clock"
+/* 1.5: restart_s of the last job restarted, by step (NaN: none) */
+#define WK_SCHEMA_INC_DRAIN "drain"
+#define WK_SCHEMA_INC_LAUNCH "launch"
+#define WK_SCHEMA_INC_INIT "init"
+#define WK_SCHEMA_INC_LOAD "load"
+#define WK_SCHEMA_INC_WARMUP "warmup"
 
 /* ---- summary metrics (attributes of WK_SCHEMA_SUMMARY; docs/metrics.md) ---------- */
 

@@ -55,6 +55,11 @@ static const ExColSpec incident_cols[] = {
     {WK_SCHEMA_INC_LOST_WORK, "lost_work_gpu_h", EX_F64, NULL, 0},
     {WK_SCHEMA_INC_CLOCK, "clock", EX_F64, NULL, 0},
     {WK_SCHEMA_SITE, "site", EX_INT, NULL, 1},
+    {WK_SCHEMA_INC_DRAIN, "drain_s", EX_F64, NULL, 1},
+    {WK_SCHEMA_INC_LAUNCH, "launch_s", EX_F64, NULL, 1},
+    {WK_SCHEMA_INC_INIT, "init_s", EX_F64, NULL, 1},
+    {WK_SCHEMA_INC_LOAD, "load_s", EX_F64, NULL, 1},
+    {WK_SCHEMA_INC_WARMUP, "warmup_s", EX_F64, NULL, 1},
 };
 
 static const ExColSpec timeseries_cols[] = {

@@ -8,6 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const step_names[] = {"drain", "launch", "init", "load", "warmup"};
+
+const char *wk_rec_step_name(WkRecStep st) { return st < WK_RSTEP_N ? step_names[st] : "?"; }
+
+double wk_fail_restart_steps(const WkFailSpec *f, double bytes, uint32_t gpus, uint32_t nodes, int spare, double *out)
+{
+    double load;
+    if (f->mode == WK_CKPT_MEMORY && f->memory_restore_speedup > 0)
+        load = bytes / f->storage_bw / f->memory_restore_speedup; /* the older model, when the scenario gives it */
+    else if (f->restore == WK_RESTORE_PEER)
+        load = bytes / ((gpus ? gpus : 1) * f->peer_bw); /* every GPU pulls its shard from a peer at once */
+    else if (f->restore == WK_RESTORE_LOCAL)
+        load = bytes / ((nodes ? nodes : 1) * f->local_bw); /* every node reads its shard from its own disk */
+    else
+        load = bytes / f->storage_bw; /* the shared file system's bandwidth, whatever the job's size */
+    out[WK_RSTEP_DRAIN] = spare ? 0 : wk_time_to_s(f->drain); /* a hot swap stops the job in the framework, not
+                                                                 through the scheduler's kill */
+    out[WK_RSTEP_LAUNCH] = wk_time_to_s(spare ? f->spare_launch : f->launch);
+    out[WK_RSTEP_INIT] = f->init_s_per_gpu * gpus;
+    out[WK_RSTEP_LOAD] = load;
+    out[WK_RSTEP_WARMUP] = wk_time_to_s(f->warmup);
+    double sum = 0;
+    for (int k = 0; k < WK_RSTEP_N; k++)
+        sum += out[k];
+    return sum;
+}
+
 static const char *const kind_names[] = {"down", "throttle", "straggler", "software", NULL};
 static const char *const scope_names[] = {"gpu", "node", "rack", "pod", NULL};
 
@@ -36,8 +63,20 @@ void wk_fail_defaults(WkFailSpec *f)
     f->storage_bw = 1e12;                  /* 1 TB/s parallel file system (choice) */
     f->host_bw = 25e9;                     /* PCIe Gen5 x16 ~ 25 GB/s to host memory per GPU (choice) */
     f->mode = WK_CKPT_REMOTE;
-    f->memory_restore_speedup = 13;        /* Gemini (SOSP'23): 13x faster recovery from memory */
-    f->launch = 10 * WK_NS_PER_MIN;        /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
+    f->memory_restore_speedup = 0;         /* by tier; given: the older "remote / speedup" (Gemini SOSP'23: 13x) */
+    f->restore = WK_RESTORE_REMOTE;        /* mode memory: peer (set in the parse) */
+    f->local_bw = 25e9;                    /* local NVMe per node: ~4 PCIe Gen4 drives x ~6.5 GB/s read (choice) */
+    f->peer_bw = 25e9;                     /* peer host memory per GPU: the PCIe Gen5 x16 host-to-GPU copy bounds it
+                                              (a 400G NIC carries 50 GB/s); Gemini (SOSP'23) restores from peers' CPU memory */
+    /* the restart steps (docs/models.md, "Recovery time breakdown") */
+    f->drain = 30 * WK_NS_PER_S;           /* Slurm KillWait default 30 s between SIGTERM and SIGKILL (slurm.conf(5)) */
+    f->launch = 10 * WK_NS_PER_MIN;        /* relaunch through the scheduler: Meta RSC restart overhead 5–20 min
+                                              (Kokolis et al., HPCA'25; REFERENCES.md) */
+    f->spare_launch = 0;                   /* standby machines run the job's processes before they are needed
+                                              (TrainMover, arXiv:2412.12636: ~20 s downtime in all at 1,024 GPUs) */
+    f->init_s_per_gpu = 2.5e-3;            /* MegaScale (NSDI'24) §3.5: 2,048 GPUs initialise in < 5 s, > 10,000 in < 30 s */
+    f->warmup = 20 * WK_NS_PER_S;          /* torch.compile from a warm cache: 5–20 s (Baseten docs, "Torch compile
+                                              caching"); 30–40 s (pytorch-labs/gpt-fast#43) */
     f->recovery = WK_RECOVER_RESCHEDULE;
 }
 
@@ -138,14 +177,53 @@ static int checkpoint_rule(WkFailSpec *f, const WkNode *fn, const WkNode *cn, Wk
                          f->interval_rule == WK_CKPT_YOUNG ? "young" : "daly", why);
 }
 
+/* The restart steps under `recovery:` (rn may be NULL). The older
+ * `checkpoint.launch` is the whole fixed restart cost in one: given, it is
+ * the relaunch and the hot spare's launch, and drain, init and warm-up are
+ * 0 (a scenario that gives it keeps its old restart times); it cannot be
+ * given with any step key. */
+static int restart_steps(WkFailSpec *f, const WkNode *cn, const WkNode *rn, WkError *err)
+{
+    static const char *const steps[] = {"drain", "relaunch", "spare_launch", "init_per_gpu", "warmup", NULL};
+    const WkNode *lump = cn && cn->type == WK_NODE_MAP ? wk_node_get(cn, "launch") : NULL;
+    int rc;
+    if (lump) {
+        for (int k = 0; rn && steps[k]; k++)
+            if (wk_node_get(rn, steps[k]))
+                return wk_node_error(wk_node_get(rn, steps[k]), WK_E_INVAL, err,
+                                     "cannot be given with checkpoint.launch (the whole restart cost in one): give "
+                                     "the steps under recovery (drain, relaunch, spare_launch, init_per_gpu, "
+                                     "warmup) and no checkpoint.launch");
+        f->drain = 0;
+        f->spare_launch = f->launch;   /* and a hot spare pays it too, as it always did */
+        f->init_s_per_gpu = 0;
+        f->warmup = 0;
+        return 0;
+    }
+    if (!rn)
+        return 0;
+    WkTime per_gpu = (WkTime)(f->init_s_per_gpu * 1e9 + 0.5);
+    if ((rc = wk_node_duration(rn, "drain", 0, 0, WK_NS_PER_DAY, &f->drain, err)) < 0 ||
+        (rc = wk_node_duration(rn, "relaunch", 0, 0, WK_NS_PER_DAY, &f->launch, err)) < 0 ||
+        (rc = wk_node_duration(rn, "spare_launch", 0, 0, WK_NS_PER_DAY, &f->spare_launch, err)) < 0 ||
+        (rc = wk_node_duration(rn, "init_per_gpu", 0, 0, WK_NS_PER_MIN, &per_gpu, err)) < 0 ||
+        (rc = wk_node_duration(rn, "warmup", 0, 0, WK_NS_PER_DAY, &f->warmup, err)) < 0)
+        return rc;
+    f->init_s_per_gpu = wk_time_to_s(per_gpu);
+    return 0;
+}
+
 int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t gpus, uint32_t nodes,
                   uint32_t pods, WkFailSpec *f, WkError *err)
 {
     static const char *const fkeys[] = {"enabled", "classes", "processes", "incidents", "nodes_per_rack",
                                         "health_check", "nccl_timeout", "diurnal_amplitude", NULL};
     static const char *const ckeys[] = {"interval", "bytes_per_param", "plain_gb", "storage_gb_per_s",
-                                        "host_gb_per_s", "mode", "memory_restore_speedup", "launch", NULL};
-    static const char *const rkeys[] = {"mode", "spare_nodes", NULL};
+                                        "host_gb_per_s", "mode", "memory_restore_speedup", "launch", "restore",
+                                        "local_gb_per_s", "peer_gb_per_s", NULL};
+    static const char *const rkeys[] = {"mode", "spare_nodes", "drain", "relaunch", "spare_launch", "init_per_gpu",
+                                        "warmup", NULL};
+    static const char *const tiers[] = {"remote", "local", "peer", NULL};
     static const char *const ckkeys[] = {"enabled", "mtbf", "repair", NULL};
     static const char *const modes[] = {"remote", "async", "memory", NULL};
     static const char *const rmodes[] = {"reschedule", "spares", "wait", NULL};
@@ -217,15 +295,22 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
             f->interval_rule = WK_CKPT_FIXED;
         }
         double plain_gb = f->plain_ckpt_bytes / 1e9, sbw = f->storage_bw / 1e9, hbw = f->host_bw / 1e9;
-        int mode = (int)f->mode;
+        double lbw = f->local_bw / 1e9, pbw = f->peer_bw / 1e9;
+        int mode = (int)f->mode, tier = -1;
         if ((rc = wk_node_double(cn, "bytes_per_param", 0, 0.01, 1000, &f->bytes_per_param, err)) < 0 ||
             (rc = wk_node_double(cn, "plain_gb", 0, 0, 1e9, &plain_gb, err)) < 0 ||
             (rc = wk_node_double(cn, "storage_gb_per_s", 0, 1e-3, 1e9, &sbw, err)) < 0 ||
             (rc = wk_node_double(cn, "host_gb_per_s", 0, 1e-3, 1e6, &hbw, err)) < 0 ||
             (rc = wk_node_enum(cn, "mode", 0, modes, &mode, err)) < 0 ||
             (rc = wk_node_double(cn, "memory_restore_speedup", 0, 1, 1e6, &f->memory_restore_speedup, err)) < 0 ||
-            (rc = wk_node_duration(cn, "launch", 0, 0, WK_NS_PER_DAY, &f->launch, err)) < 0)
+            (rc = wk_node_duration(cn, "launch", 0, 0, WK_NS_PER_DAY, &f->launch, err)) < 0 ||
+            (rc = wk_node_enum(cn, "restore", 0, tiers, &tier, err)) < 0 ||
+            (rc = wk_node_double(cn, "local_gb_per_s", 0, 1e-3, 1e6, &lbw, err)) < 0 ||
+            (rc = wk_node_double(cn, "peer_gb_per_s", 0, 1e-3, 1e6, &pbw, err)) < 0)
             return rc;
+        f->local_bw = lbw * 1e9;
+        f->peer_bw = pbw * 1e9;
+        f->restore = tier >= 0 ? (WkRestoreTier)tier : mode == WK_CKPT_MEMORY ? WK_RESTORE_PEER : WK_RESTORE_REMOTE;
         f->plain_ckpt_bytes = plain_gb * 1e9;
         f->storage_bw = sbw * 1e9;
         f->host_bw = hbw * 1e9;
@@ -237,11 +322,15 @@ int wk_fail_parse(const WkNode *fn, const WkNode *cn, const WkNode *rn, uint32_t
         if ((rc = wk_node_expect_keys(rn, rkeys, err)) < 0 || (rc = wk_node_enum(rn, "mode", 0, rmodes, &mode, err)) < 0 ||
             (rc = wk_node_int(rn, "spare_nodes", 0, 0, nodes > 0 ? nodes - 1 : 0, &spares, err)) < 0)
             return rc;
+        if ((rc = restart_steps(f, cn, rn, err)) < 0)
+            return rc;
         f->recovery = (WkRecoveryMode)mode;
         f->spare_nodes = (uint32_t)spares;
         if (f->recovery == WK_RECOVER_SPARES && spares == 0)
             return wk_node_error(wk_node_get(rn, "mode"), WK_E_INVAL, err, "mode spares needs spare_nodes > 0");
     }
+    else if ((rc = restart_steps(f, cn, NULL, err)) < 0)
+        return rc;
     return checkpoint_rule(f, fn, cn, err);
 }
 

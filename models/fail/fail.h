@@ -49,6 +49,19 @@ typedef struct WkScripted {
 typedef enum WkCkptMode { WK_CKPT_REMOTE = 0, WK_CKPT_ASYNC, WK_CKPT_MEMORY } WkCkptMode;
 typedef enum WkCkptInterval { WK_CKPT_FIXED = 0, WK_CKPT_YOUNG, WK_CKPT_DALY, WK_CKPT_NONE } WkCkptInterval;
 typedef enum WkRecoveryMode { WK_RECOVER_RESCHEDULE = 0, WK_RECOVER_SPARES, WK_RECOVER_WAIT } WkRecoveryMode;
+/* Where a restart loads its checkpoint from. */
+typedef enum WkRestoreTier { WK_RESTORE_REMOTE = 0, WK_RESTORE_LOCAL, WK_RESTORE_PEER } WkRestoreTier;
+
+/* The steps of a restart after detection, in order (docs/models.md,
+ * "Recovery time breakdown"). */
+typedef enum WkRecStep {
+    WK_RSTEP_DRAIN = 0, /* stop the hung job's processes */
+    WK_RSTEP_LAUNCH,    /* scheduling, placement, process start (hot spare: its start only) */
+    WK_RSTEP_INIT,      /* communicator initialisation, per GPU */
+    WK_RSTEP_LOAD,      /* checkpoint load from its tier */
+    WK_RSTEP_WARMUP,    /* first iterations slower (compile, caches) */
+    WK_RSTEP_N
+} WkRecStep;
 
 typedef struct WkFailSpec {
     int enabled;                  /* 0: no failure processes, no checkpoint stalls */
@@ -68,9 +81,16 @@ typedef struct WkFailSpec {
     double storage_bw;            /* bytes/s of the shared parallel file system */
     double host_bw;               /* bytes/s per GPU to host memory (async/in-memory snapshot) */
     WkCkptMode mode;
-    double memory_restore_speedup;/* in-memory restore vs remote (Gemini: 13x) */
-    WkTime launch;                /* process launch part of a restart */
-    /* recovery */
+    double memory_restore_speedup;/* given: in-memory restore = remote / this (older model); 0: by tier */
+    WkRestoreTier restore;        /* tier a restart loads from */
+    double local_bw;              /* bytes/s per node from local disk */
+    double peer_bw;               /* bytes/s per GPU from a peer's host memory */
+    /* recovery: the restart steps after detection */
+    WkTime drain;                 /* the scheduler stops the hung job (not on a hot swap) */
+    WkTime launch;                /* relaunch through the scheduler: placement and process start */
+    WkTime spare_launch;          /* process start on a hot spare (the job keeps its other nodes) */
+    double init_s_per_gpu;        /* communicator initialisation, s per GPU of the job */
+    WkTime warmup;                /* slower first iterations */
     WkRecoveryMode recovery;
     uint32_t spare_nodes;         /* hot spares held out of scheduling */
     double diurnal_amplitude;     /* 0 = off; else peak-to-trough clock loss over a day */
@@ -92,6 +112,15 @@ void wk_fail_fini(WkFailSpec *f);
 
 /** Name of an incident kind ("down", "throttle", ...); classes: fail_class.h. */
 const char *wk_incident_kind_name(WkIncidentKind k);
+
+/** Restart cost of a job of `gpus` GPUs on `nodes` nodes whose checkpoint
+ * is `bytes`, by step (out[WK_RSTEP_N], seconds); `spare`: restarted on a
+ * hot spare (no drain through the scheduler; its launch step is
+ * spare_launch, not launch). Returns the sum. */
+double wk_fail_restart_steps(const WkFailSpec *f, double bytes, uint32_t gpus, uint32_t nodes, int spare, double *out);
+
+/** Name of a restart step ("drain", "launch", "init", "load", "warmup"). */
+const char *wk_rec_step_name(WkRecStep s);
 
 /** Young (1974): tau = sqrt(2 * delta * M). */
 double wk_ckpt_young_s(double delta_s, double mttf_s);

@@ -29,10 +29,10 @@ static void ckpt_cost(const WkRun *r, const WkRunFail *f, uint32_t job, double *
     }
 }
 
-double wk_runfail_restore_s(const WkRun *r, uint32_t job)
+WkTime wk_runfail_restart_cost(const WkRun *r, uint32_t job, int spare, double *out)
 {
-    double t = ckpt_bytes(r, job) / r->fail.storage_bw;
-    return r->fail.mode == WK_CKPT_MEMORY ? t / r->fail.memory_restore_speedup : t;
+    uint32_t gpus = r->wl.jobs[job].gpus, gpn = r->cluster.gpus_per_node ? r->cluster.gpus_per_node : 1;
+    return wk_time_from_s(wk_fail_restart_steps(&r->fail, ckpt_bytes(r, job), gpus, (gpus + gpn - 1) / gpn, spare, out));
 }
 
 /* Expected time between failures hitting the job: 1 / sum of component rates. */
@@ -79,6 +79,12 @@ int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
         row->restart_s = wk_time_to_s(rt->seg_start - now);
         if (isnan(row->recovery_s) || rec > row->recovery_s)
             row->recovery_s = rec;
+        f->restarts++;
+        f->detect_sum += wk_time_to_s(fj->detect_t - fj->fail_t);
+        for (int k = 0; k < WK_RSTEP_N; k++) {
+            row->step_s[k] = fj->steps[k];
+            f->step_sum[k] += fj->steps[k];
+        }
         fj->incident = 0;
     }
     if (r->fail.interval_rule == WK_CKPT_NONE) /* a fixed interval holds whatever the failure settings */

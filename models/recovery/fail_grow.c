@@ -3,7 +3,7 @@
  * a job's end), an elastic job running on fewer GPUs than it asked for
  * restarts on its GPUs plus free ones (whole free nodes first) with the
  * largest DP degree up to its request, paying the restart cost a shrink pays
- * (checkpoint restore + launch). Only jobs on the shrunk list are looked at.
+ * (the restart steps: drain, relaunch, init, load, warm-up). Only jobs on the shrunk list are looked at.
  * Shrinking is in fail_recover.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,8 @@ static int try_grow(WkRun *r, uint32_t job, WkError *err)
     uint32_t pick = wk_runfail_elastic_fit(r, job, list, k, js->gpus);
     int rc = 1;
     if (pick) {
-        rt->pending_cost = r->fail.launch + wk_time_from_s(wk_runfail_restore_s(r, job));
+        double steps[WK_RSTEP_N];
+        rt->pending_cost = wk_runfail_restart_cost(r, job, 0, steps);
         rc = wk_runfail_elastic_restart(r, job, list, pick, err);
     }
     free(list);

@@ -84,6 +84,8 @@ int wk_runfail_new_incident(WkRunFail *f, uint8_t cls, uint8_t kind, uint8_t sco
     f->incidents[*id] = (WkIncidentRow){.id = *id, .cls = cls, .kind = kind, .scope = scope, .component = comp,
                                            .start_ns = t, .end_ns = -1, .detect_s = NAN, .wait_s = NAN,
                                            .restart_s = NAN, .recovery_s = NAN, .clock = 1};
+    for (int k = 0; k < WK_RSTEP_N; k++)
+        f->incidents[*id].step_s[k] = NAN;
     return 0;
 }
 

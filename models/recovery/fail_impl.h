@@ -42,8 +42,10 @@ int wk_runfail_down_gpus(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, 
  * back, hung until detection by path det); no GPU goes down. */
 int wk_runfail_hit_soft(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
 
-/** Restore time of job's checkpoint from storage (or host memory), s. */
-double wk_runfail_restore_s(const WkRun *r, uint32_t job);
+/** Restart cost of job now, by step into out[WK_RSTEP_N] (s): drain,
+ * launch (on a hot spare when `spare`), communicator init for its GPUs,
+ * checkpoint load from its tier, warm-up. Returns the sum. */
+WkTime wk_runfail_restart_cost(const WkRun *r, uint32_t job, int spare, double *out);
 
 /** Elastic jobs: the largest GPU count above `above` and at most `max`
  * that is a whole number of DP replicas of job's model whose batch splits

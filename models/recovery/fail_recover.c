@@ -98,9 +98,11 @@ static uint32_t spare_gpu(WkRun *r, SpareCursor *s, int fresh)
  * replaced by a whole spare node, whose GPUs take that node's rank slots in
  * the job's rank-ordered list, so TP groups stay inside a node and every
  * other GPU keeps its rank; the failed node's surviving GPUs go back to the
- * pool. Returns 0 when restarted, 1 when the spares do not suffice (the
- * spare nodes opened stay in the pool). */
-static int try_spares(WkRun *r, uint32_t job, WkError *err)
+ * pool. The job skips the queue and the placement: its launch step is the
+ * spare's (spare_launch), not the relaunch through the scheduler. Returns 0
+ * when restarted, 1 when the spares do not suffice (the spare nodes opened
+ * stay in the pool, the job goes through the scheduler). */
+static int try_spares(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
     const WkCluster *c = &r->cluster;
@@ -123,7 +125,11 @@ static int try_spares(WkRun *r, uint32_t job, WkError *err)
                 fresh = 0;
             }
     }
-    int rc = ok ? wk_sched_start(&r->si.ctx, job, list, n, err) : 1; /* 1: not restarted */
+    int rc = 1; /* not restarted */
+    if (ok) {
+        r->rt[job].pending_cost = wk_runfail_restart_cost(r, job, 1, f->job[job].steps);
+        rc = wk_sched_start(&r->si.ctx, job, list, n, err);
+    }
     free(list);
     return rc;
 }
@@ -216,7 +222,8 @@ static int wait_for_repair(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 }
 
 /* A hit job notices its failure: record the detection delay, charge the
- * restart cost, then shrink (elastic jobs), wait in place, restart on
+ * restart cost (its steps through the scheduler; a hot spare replaces the
+ * launch step with its own), then shrink (elastic jobs), wait in place, restart on
  * spares or requeue, by recovery mode. */
 int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 {
@@ -233,7 +240,7 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
     fj->detect_t = now;
     fj->interruptions++;
     f->interruptions++;
-    rt->pending_cost = r->fail.launch + wk_time_from_s(wk_runfail_restore_s(r, job));
+    rt->pending_cost = wk_runfail_restart_cost(r, job, 0, fj->steps);
     int rc = try_shrink(r, f, job, err);
     if (rc <= 0)
         return rc;
@@ -248,7 +255,7 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
     if ((rc = wk_run_request_requeue(r, job, err)) < 0)
         return rc;
     rt->hung = 0;
-    if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, job, err)) <= 0)
+    if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, f, job, err)) <= 0)
         return rc;
     return wk_sched_host_incident(&r->si, &job, 1, err);
 }

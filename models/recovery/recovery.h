@@ -26,6 +26,7 @@ typedef struct WkIncidentRow {
     uint32_t jobs_hit, gpus_lost;
     double detect_s, wait_s, restart_s, recovery_s, lost_gpu_h;
     double clock;       /* throttles */
+    double step_s[WK_RSTEP_N]; /* restart_s of the last job restarted, by step (NaN: none yet) */
 } WkIncidentRow;
 
 /* What recovery keeps per job. */
@@ -40,6 +41,7 @@ typedef struct WkFailJob {
     double tau_s;              /* checkpoint interval of this job, s (0 = none) */
     uint32_t incident;         /* 1 + the incident that stopped it last, 0 = none pending */
     WkTime fail_t, detect_t;   /* of the pending incident */
+    double steps[WK_RSTEP_N];  /* restart cost it pays at its next start, by step, s */
 } WkFailJob;
 
 /* The failure state of a run: streams, incidents, checkpoint writers,
@@ -56,6 +58,9 @@ typedef struct WkRunFail {
     uint64_t interruptions; /* job interruptions by failures */
     uint64_t shrinks;       /* elastic restarts on fewer GPUs */
     double lost_gpu_s;      /* GPU-seconds of work rolled back */
+    uint64_t restarts;      /* restarts after an incident (the breakdown's count) */
+    double detect_sum;      /* their detection delays, s */
+    double step_sum[WK_RSTEP_N]; /* their restart steps, s */
     uint32_t *waitlist;     /* owned: jobs waiting in place for repairs (room for every job) */
     size_t nwait;
     uint32_t *shrunk;       /* owned: elastic jobs that shrank and may grow back (room for every job) */

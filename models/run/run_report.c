@@ -227,6 +227,20 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_MEAN, "recovery time mean", "s", nrec ? sum_rec / (double)nrec : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P50, "recovery time p50", "s", wk_quantile_sorted(rec, nrec, 0.5), 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_RECOVERY_P99, "recovery time p99", "s", wk_quantile_sorted(rec, nrec, 0.99), 0);
+    if (failures && wk_run_fail(r)->restarts) { /* the restart breakdown: mean per step over restarts after an incident */
+        const WkRunFail *f = wk_run_fail(r);
+        double n = (double)f->restarts;
+        static const char *const names[WK_RSTEP_N] = {WK_SCHEMA_M_REC_DRAIN_MEAN, WK_SCHEMA_M_REC_LAUNCH_MEAN,
+                                                      WK_SCHEMA_M_REC_INIT_MEAN, WK_SCHEMA_M_REC_LOAD_MEAN,
+                                                      WK_SCHEMA_M_REC_WARMUP_MEAN};
+        static const char *const what[WK_RSTEP_N] = {
+            "recovery step: drain mean", "recovery step: launch (relaunch or hot spare) mean",
+            "recovery step: communicator init mean", "recovery step: checkpoint load mean",
+            "recovery step: warm-up mean"};
+        rc |= wk_summary_add(s, WK_SCHEMA_M_REC_DETECT_MEAN, "recovery step: detection mean", "s", f->detect_sum / n, 0);
+        for (int k = 0; k < WK_RSTEP_N; k++)
+            rc |= wk_summary_add(s, names[k], what[k], "s", f->step_sum[k] / n, 0);
+    }
     rc |= wk_summary_add(s, WK_SCHEMA_M_LOST_GPU_HOURS, "lost work (rolled back)", "GPU-h", failures ? wk_run_fail(r)->lost_gpu_s / 3600 : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_ETTR, "effective training time ratio", "fraction", elapsed > 0 ? useful / elapsed : NAN, 0);
     rc |= wk_summary_add(s, WK_SCHEMA_M_GOODPUT, "goodput (work kept, at nominal speed / available)", "fraction",
@@ -506,6 +520,11 @@ const WkTraceField wk_report_incident_fields[] = {
     {WK_SCHEMA_INC_RECOVERY, WK_FT_F64, offsetof(WkIncidentRow, recovery_s), "s", NULL},
     {WK_SCHEMA_INC_LOST_WORK, WK_FT_F64, offsetof(WkIncidentRow, lost_gpu_h), "GPU-h", NULL},
     {WK_SCHEMA_INC_CLOCK, WK_FT_F64, offsetof(WkIncidentRow, clock), "", NULL},
+    {WK_SCHEMA_INC_DRAIN, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_DRAIN]), "s", NULL},
+    {WK_SCHEMA_INC_LAUNCH, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_LAUNCH]), "s", NULL},
+    {WK_SCHEMA_INC_INIT, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_INIT]), "s", NULL},
+    {WK_SCHEMA_INC_LOAD, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_LOAD]), "s", NULL},
+    {WK_SCHEMA_INC_WARMUP, WK_FT_F64, offsetof(WkIncidentRow, step_s[WK_RSTEP_WARMUP]), "s", NULL},
 };
 const size_t wk_report_nincident_fields = NF(wk_report_incident_fields);
 

@@ -103,6 +103,11 @@ static const WkSchemaColumn incident_cols[] = {
     NUM(WK_SCHEMA_INC_LOST_WORK, WK_SCHEMA_T_F64),
     NUM(WK_SCHEMA_INC_CLOCK, WK_SCHEMA_T_F64),
     {WK_SCHEMA_SITE, WK_SCHEMA_T_I32, 0, NULL, 4},
+    {WK_SCHEMA_INC_DRAIN, WK_SCHEMA_T_F64, 0, NULL, 5},
+    {WK_SCHEMA_INC_LAUNCH, WK_SCHEMA_T_F64, 0, NULL, 5},
+    {WK_SCHEMA_INC_INIT, WK_SCHEMA_T_F64, 0, NULL, 5},
+    {WK_SCHEMA_INC_LOAD, WK_SCHEMA_T_F64, 0, NULL, 5},
+    {WK_SCHEMA_INC_WARMUP, WK_SCHEMA_T_F64, 0, NULL, 5},
 };
 
 static const WkSchemaColumn site_series_cols[] = {

@@ -18,7 +18,8 @@
                                    (the reader refuses variable-length ones: docs/trace-format.md)
                                    and timeseries/facility, 1.4 jobs.kind and networks of sites:
                                    the site columns, timeseries/sites and the attribute `sites`,
-                                   1.5 timeseries/wan */
+                                   1.5 the incidents' restart steps (drain ... warmup) and
+                                   timeseries/wan */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -116,6 +117,12 @@
 #define WK_SCHEMA_INC_RECOVERY "recovery"
 #define WK_SCHEMA_INC_LOST_WORK "lost_work"
 #define WK_SCHEMA_INC_CLOCK "clock"
+/* 1.5: restart_s of the last job restarted, by step (NaN: none) */
+#define WK_SCHEMA_INC_DRAIN "drain"
+#define WK_SCHEMA_INC_LAUNCH "launch"
+#define WK_SCHEMA_INC_INIT "init"
+#define WK_SCHEMA_INC_LOAD "load"
+#define WK_SCHEMA_INC_WARMUP "warmup"
 
 /* ---- summary metrics (attributes of WK_SCHEMA_SUMMARY; docs/metrics.md) ---------- */
 
@@ -155,6 +162,13 @@
 #define WK_SCHEMA_M_RECOVERY_MEAN "recovery_mean_s"
 #define WK_SCHEMA_M_RECOVERY_P50 "recovery_p50_s"
 #define WK_SCHEMA_M_RECOVERY_P99 "recovery_p99_s"
+/* Mean of each recovery step over restarts after an incident (runs with failures only). */
+#define WK_SCHEMA_M_REC_DETECT_MEAN "recovery_detect_mean_s"
+#define WK_SCHEMA_M_REC_DRAIN_MEAN "recovery_drain_mean_s"
+#define WK_SCHEMA_M_REC_LAUNCH_MEAN "recovery_launch_mean_s"
+#define WK_SCHEMA_M_REC_INIT_MEAN "recovery_init_mean_s"
+#define WK_SCHEMA_M_REC_LOAD_MEAN "recovery_load_mean_s"
+#define WK_SCHEMA_M_REC_WARMUP_MEAN "recovery_warmup_mean_s"
 #define WK_SCHEMA_M_LOST_GPU_HOURS "lost_gpu_hours"
 #define WK_SCHEMA_M_ETTR "ettr"
 #define WK_SCHEMA_M_GOODPUT "goodput"

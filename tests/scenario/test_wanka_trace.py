@@ -87,6 +87,12 @@ def check_trace(h5, csvdir):
         for c in ("detection_s", "wait_s", "restart_s", "recovery_s", "lost_work_gpu_h"):
             v = inc[c].dropna()
             check((v >= 0).all(), f"{h5}: negative {c}")
+        # schema 1.5: the restart's steps add up to it
+        steps = ["drain_s", "launch_s", "init_s", "load_s", "warmup_s"]
+        if all(c in inc.columns for c in steps):
+            r = inc[inc.restart_s.notna()]
+            check(np.allclose(r[steps].sum(axis=1), r.restart_s, rtol=1e-9, atol=1e-6),
+                  f"{h5}: restart_s is not the sum of its steps")
     # the same column names and values as wanka export --format csv
     for name, df in (("jobs", j), ("incidents", inc), ("timeseries", ts)):
         path = os.path.join(csvdir, name + ".csv")

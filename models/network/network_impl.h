@@ -257,6 +257,11 @@ void wk_net_span_free(WkNet *n);
  * WAN; never 0. */
 double wk_net_wan_rate(WkNet *n, uint32_t from, uint32_t to, WkTime t);
 
+/** The rate (bytes/s) a new gang's ring over site[0..k) would get now: its
+ * max-min share beside the running gangs and the transfers in flight (the
+ * slowest ring link's bandwidth when no gang runs). */
+double wk_net_wan_ring_rate(WkNet *n, const uint32_t *site, uint32_t k, WkTime t);
+
 /** Record that directed link `link` carried bytes_per_s over [t0, t1)
  * (nothing when empty). 0 or WK_E_NOMEM. */
 int wk_net_wan_segment(WkNet *n, uint32_t link, WkTime t0, WkTime t1, double bytes_per_s, WkError *err);

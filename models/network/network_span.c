@@ -150,11 +150,12 @@ static void plan_k(WkNet *n, uint32_t j, uint32_t k, Plan *p)
     }
     if (got < k)
         return;
-    /* the WAN ring: its slowest link and longest latency */
-    double bw = INFINITY, lat = 0;
+    /* the WAN ring: the share it would get now beside the rings already
+     * running (the slowest link's bandwidth on an idle WAN), and its
+     * longest latency */
+    double bw = wk_net_wan_ring_rate(n, p->site, k, n->now), lat = 0;
     for (uint32_t q = 0; q < k; q++) {
         const WkNetLink *l = wk_net_link(n, p->site[q], p->site[(q + 1) % k]);
-        bw = l->bytes_per_s < bw ? l->bytes_per_s : bw;
         lat = l->latency_s > lat ? l->latency_s : lat;
     }
     WkPerfWan wan = {.sites = k, .bw_bits_per_s = bw * 8, .lat_s = lat};

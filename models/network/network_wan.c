@@ -152,6 +152,25 @@ double wk_net_wan_rate(WkNet *n, uint32_t from, uint32_t to, WkTime t)
     return r > 0 ? r : lk->bytes_per_s * 1e-9; /* never 0: a link always moves something */
 }
 
+double wk_net_wan_ring_rate(WkNet *n, const uint32_t *site, uint32_t k, WkTime t)
+{
+    double full = INFINITY;
+    for (uint32_t q = 0; q < k; q++) {
+        double b = wk_net_link(n, site[q], site[(q + 1) % k])->bytes_per_s;
+        full = b < full ? b : full;
+    }
+    if (!n->gangs_open || scratch(n, NULL) < 0)
+        return full; /* nothing else crosses the WAN for long: the slowest link's bandwidth */
+    size_t ng, nf = flows_now(n, t, -1, &ng);
+    WanFlow *f = &n->wflow[nf++];
+    f->nl = k;
+    for (uint32_t q = 0; q < k; q++)
+        f->l[q] = site[q] * n->n + site[(q + 1) % k];
+    maxmin(n, n->wflow, nf);
+    double r = n->wflow[nf - 1].rate;
+    return r > 0 ? r : full * 1e-9;
+}
+
 /* Close gang g's traffic interval at t (its ring links carried its mean
  * gradient rate since seg_t0). */
 static int close_seg(WkNet *n, WkNetGang *g, WkTime t, WkError *err)

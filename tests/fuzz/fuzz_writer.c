@@ -22,7 +22,7 @@
  * - with WK_FUZZ_CHECK_CSV_NEUTRAL=1 (formula neutralisation: a text cell
  *   a spreadsheet would read as a formula), no text cell of run.csv or
  *   summary.csv begins with = + - @, a tab or a carriage return.
- * The last two are off by default: the exports do not promise them yet.
+ * tests/fuzz/run turns both on (the exports promise them, docs/analysis.md).
  * WK_FUZZ_SKIP_JSON_UTF8=1 accepts invalid UTF-8 inside JSON strings (the
  * rest of the JSON check stays), to fuzz past that finding. */
 #include <stdio.h>
@@ -266,10 +266,26 @@ static int json_valid(const char *text, size_t n)
 
 /* ---- CSV --------------------------------------------------------------------------------- */
 
-/* A text cell a spreadsheet would take for a formula. */
+/* A text cell a spreadsheet would take for a formula: it begins with
+ * = + - @ tab or CR, except a signed number as docs/analysis.md allows
+ * ("-8", "+1.5e3", "-8 %", "-3 ± 2 %": digits, . e E + - space % ±, at
+ * least one digit), which is data. */
 static int formula_start(const char *cell)
 {
-    return cell[0] && strchr("=+-@\t\r", cell[0]);
+    if (!cell[0] || !strchr("=+-@\t\r", cell[0]))
+        return 0;
+    if (cell[0] != '+' && cell[0] != '-')
+        return 1;
+    int digit = 0;
+    for (const unsigned char *p = (const unsigned char *)cell + 1; *p; p++) {
+        if (*p >= '0' && *p <= '9')
+            digit = 1;
+        else if (p[0] == 0xc2 && p[1] == 0xb1)
+            p++;
+        else if (!strchr(".eE+- %", *p))
+            return 1;
+    }
+    return !digit;
 }
 
 /* Check the CSV text (RFC 4180, CRLF); with `neutral`, the cells of the

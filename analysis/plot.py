@@ -20,8 +20,11 @@ WHAT is one of:
                stacked, and the work lost (incidents)
   scaling      throughput and scaling efficiency against GPUs; INPUT is the
                JSON of `wanka perf JOB.yaml --scale N1,N2,... --json`
+  wan          a network's WAN links: each directed link's traffic as a share
+               of its bandwidth over time, the --top N busiest (timeseries/wan,
+               schema 1.5)
 
-gantt, heatmap and recovery draw one panel per trace. One trace of a
+gantt, heatmap, recovery and wan draw one panel per trace. One trace of a
 network of sites (schema 1.4: timeseries/sites, the root attribute `sites`)
 is drawn site by site: utilization, queue and power one line per site beside
 the network's total, jct-cdf one curve per site (docs/brokers.md).
@@ -54,8 +57,9 @@ WHATS = {
     "heatmap": ("timeseries/pods", "Per-pod utilization"),
     "recovery": ("incidents", "Recovery per incident"),
     "scaling": (None, "Scaling (wanka perf --scale)"),
+    "wan": ("timeseries/wan", "WAN traffic per link"),
 }
-PER_TRACE = ("gantt", "heatmap", "recovery")  # one panel per trace
+PER_TRACE = ("gantt", "heatmap", "recovery", "wan")  # one panel per trace
 DEFAULT_TOP = 30
 
 
@@ -276,6 +280,41 @@ def series(ax, np, traces, dataset, what):
         ax.set_ylim(0, 1.05)
     elif what == "queue":
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def wan(ax, np, t, top):
+    """A network's WAN links (schema 1.5, timeseries/wan): each directed
+    link's mean traffic per bin as a share of its bandwidth, the `top`
+    links that carried the most bytes (a legend entry each)."""
+    ds = t.need("timeseries/wan", "wan")
+    need_columns(t, ds, ("time", "from", "to", "bytes_per_s", "capacity"), "wan")
+    rows = ds[:]
+    names = attr_str(t.f, "sites")
+    names = names.split(",") if names else []
+    if rows.size == 0:
+        raise PlotError(f"{t.path}: timeseries/wan has no rows: the WAN carried nothing")
+    key = rows["from"].astype(np.int64) * 65536 + rows["to"].astype(np.int64)
+    links = np.unique(key)
+    total = {k: float(rows["bytes_per_s"][key == k].sum()) for k in links}
+    shown = sorted(links, key=lambda k: -total[k])[:top]
+
+    def name(i):
+        return names[i] if 0 <= i < len(names) else f"site {i}"
+    for k in shown:
+        r = rows[key == k]
+        order = np.argsort(r["time"], kind="stable")
+        r = r[order]
+        cap = r["capacity"].astype(np.float64)
+        share = np.where(cap > 0, r["bytes_per_s"] / np.where(cap > 0, cap, 1), 0)
+        ax.plot(r["time"].astype(np.float64) / NS_PER_DAY, 100 * share, drawstyle="steps-post", linewidth=1.0,
+                label=f"{name(int(k // 65536))} → {name(int(k % 65536))}")
+    ax.set_xlabel("time (days)")
+    ax.set_ylabel("traffic / link bandwidth (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title(t.label)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small",
+              title=f"{len(shown)} of {len(links)} links" if len(links) > len(shown) else None)
 
 
 def enum_names(h5py, dtype, field):
@@ -547,6 +586,8 @@ def figure(mods, what, traces, top=DEFAULT_TOP, paths=None):
             for i, t in enumerate(traces):
                 if what == "gantt":
                     gantt(axes[i][0], np, h5py, t, top)
+                elif what == "wan":
+                    wan(axes[i][0], np, t, top)
                 else:
                     heatmap(axes[i][0], fig, np, t)
         scen = sorted({t.scenario for t in traces if t.scenario})

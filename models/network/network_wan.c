@@ -289,7 +289,7 @@ int wk_net_wan_rows(WkNet *n, WkTime t_end, WkNetWanRow **out, size_t *nrows, Wk
     if ((last - b0 * w) / w + 1 > WK_NET_WAN_BINS)
         w = (last - b0 * w) / WK_NET_WAN_BINS + 1;
     b0 = first / w;
-    size_t nbins = (size_t)((last - b0 * w) / w + 1);
+    size_t nbins = (size_t)((last - b0 * w) / w + 2); /* and one after: its rows of 0 end the series */
     size_t nl = (size_t)n->n * n->n;
     double *bytes = calloc(nl, sizeof *bytes);
     uint8_t *any = calloc(nl, 1);

@@ -191,7 +191,8 @@ static int plot_precheck(int argc, char **argv)
         {"utilization", "timeseries/cluster", "allocated_gpus"}, {"queue", "timeseries/cluster", "queued_jobs"},
         {"power", "timeseries/cluster", "power"}, {"jct-cdf", "jobs", "end"}, {"jct-cdf", "jobs", "submit"},
         {"utilization", "timeseries/cluster", "time"}, {"queue", "timeseries/cluster", "time"},
-        {"power", "timeseries/cluster", "time"}};
+        {"power", "timeseries/cluster", "time"}, {"wan", "timeseries/wan", "bytes_per_s"},
+        {"wan", "timeseries/wan", "time"}};
     const char *what = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v = wk_cli_common_opt_value(argc, argv, &i, "--what", NULL);

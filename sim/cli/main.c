@@ -30,7 +30,7 @@ static const WkCliCommand table[] = {
     {"export", "TRACE.h5 -o OUT", wk_cli_export_export, wk_cli_export_usage_export,
      "a trace as a Chrome/Perfetto timeline (JSON) or CSV files"},
     {"plot", "TRACE.h5... -o F", wk_cli_python_plot, wk_cli_python_usage_plot,
-     "draw utilization, queue, power, JCT CDF or incidents"},
+     "draw utilization, queue, power, JCT CDF, incidents, WAN links..."},
     {"sweep", "SWEEP.yaml", wk_cli_batch_sweep, wk_cli_batch_usage_sweep,
      "run a parameter sweep in parallel; traces and an index"},
     {"sweep-merge", "DIR", wk_cli_batch_sweep_merge, wk_cli_batch_usage_sweep_merge,

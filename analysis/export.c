@@ -187,9 +187,13 @@ const ExCol *wk_ex_col(const ExTable *t, const char *name)
 
 /* ---- output files: temporary name, then rename ------------------------------------------- */
 
-int wk_ex_out_open(ExOut *o, const char *path, WkError *err)
+int wk_ex_out_open(ExOut *o, const char *path, const char *input, WkError *err)
 {
     memset(o, 0, sizeof *o);
+    struct stat a, b;
+    if (input && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: is the trace being exported (%s); choose another -o", path,
+                            input);
     size_t l = strlen(path), cap = l + 32;
     o->path = malloc(l + 1);
     o->tmp = malloc(cap);
@@ -453,7 +457,7 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
             break;
         }
         snprintf(path, l, "%s/%s", dir, names[k]);
-        rc = wk_ex_out_open(&out[k], path, err);
+        rc = wk_ex_out_open(&out[k], path, trace, err);
         free(path);
         if (rc < 0)
             break;

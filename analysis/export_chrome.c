@@ -669,7 +669,7 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *opt
     if (rc == 0)
         rc = load(r, &R, err);
     if (rc == 0)
-        rc = wk_ex_out_open(&file, out, err);
+        rc = wk_ex_out_open(&file, out, trace, err);
     if (rc == 0) {
         Out o = {.f = file.f};
         fputs("{\"displayTimeUnit\":\"ms\",", o.f);

@@ -71,9 +71,12 @@ typedef struct ExOut {
     char *tmp;   /* "<path>.tmp.<pid>" (owned) */
 } ExOut;
 
-/** Create the temporary file for `path` and open it for writing in *o.
- * Returns 0 or WK_E_IO ("path: cannot create: reason"). */
-int wk_ex_out_open(ExOut *o, const char *path, WkError *err);
+/** Create the temporary file for `path` and open it for writing in *o;
+ * `input` (the trace being read, or NULL) may not be that file: an
+ * existing path that is the input (same device and inode) is refused
+ * before anything is created. Returns 0 or WK_E_IO ("path: cannot create:
+ * reason", "path: is the trace being exported; choose another -o"). */
+int wk_ex_out_open(ExOut *o, const char *path, const char *input, WkError *err);
 
 /** Close o's file. commit != 0: check every write, rename it to its final
  * path, return 0 or WK_E_IO ("path: cannot write: reason"; the temporary is

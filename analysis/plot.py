@@ -611,6 +611,12 @@ def figure(mods, what, traces, top=DEFAULT_TOP, paths=None):
 
 def main(argv):
     a = parse_args(argv)
+    for p in a.traces:  # the image never replaces what it is drawn from
+        try:
+            if os.path.exists(a.output) and os.path.samefile(a.output, p):
+                die_file(a.output, f"is an input ({p}); choose another -o")
+        except OSError:
+            pass
     mods = import_deps()
     traces = []
     try:

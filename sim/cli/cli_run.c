@@ -283,6 +283,16 @@ static int check_output(const WkCliArgs *a)
         fprintf(stderr, "wanka: %s: cannot create: %s is not an existing directory\n", path, parent ? parent : "its directory");
         status = 2;
     }
+    if (status == 0 && a->keep_partial && scen) {
+        char *partial = partial_trace_path(path);
+        struct stat ps;
+        if (partial && stat(scen, &ps) == 0 && same_file(partial, &ps)) {
+            fprintf(stderr, "wanka: %s: is the scenario itself (the partial trace of --keep-partial); choose another -o\n",
+                    partial);
+            status = 2;
+        }
+        free(partial);
+    }
     if (status == 0) {
         char *partial = partial_trace_path(path);
         wk_cli_common_clean_stale(path);

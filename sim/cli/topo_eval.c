@@ -55,6 +55,10 @@ static int network_topology(const WkDoc *doc, const char *name, WkSummary *s, Wk
         peak += pw;
         idle += iw;
         wk_cluster_fini(&c);
+        if (gpus > WK_CLUSTER_MAX_GPUS) /* as a run refuses it (models/network/network.c) */
+            rc = wk_node_error(wk_node_get(site, "cluster"), WK_E_RANGE, err,
+                               "the sites up to '%s' hold %.0f GPUs together, more than %lu, the limit of a "
+                               "network (docs/limits.md)", sname, gpus, (unsigned long)WK_CLUSTER_MAX_GPUS);
     }
     if (rc < 0)
         return rc;

@@ -98,6 +98,8 @@ failures: {enabled: false}
 workload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}
 Y
 refuse gpus.yaml "gpus.yaml:4:24: sites[1].cluster: the sites up to 'b' hold 4000008 GPUs together, more than 4000000"
+expect 2 "gpus.yaml:4:24: sites[1].cluster: the sites up to 'b' hold 4000008 GPUs together, more than 4000000" \
+  "$W" topo gpus.yaml
 cat > jobs.yaml <<'Y'
 name: jobs
 sites:

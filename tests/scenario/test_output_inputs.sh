@@ -8,7 +8,7 @@
 # is left as it was.
 # usage: test_output_inputs.sh WANKA SRCROOT
 set -u
-W=$1
+W=$1 PY=${3:-}
 NAME=outin
 . "$2/tests/scenario/lib.sh"
 cd "$T" || exit 1
@@ -49,8 +49,24 @@ kept broker.so "broker.so: is an input of the scenario (broker.plugin at net.yam
 # --keep-partial: the partial trace's name is checked too
 cp p.csv x.partial.h5
 expect 2 "x.partial.h5: is an input of the scenario" "$W" run plain.yaml -q -o x.h5 --keep-partial --plugin x.partial.h5
+# the partial trace's name is the scenario itself
+cp plain.yaml y.partial.h5
+expect 2 "y.partial.h5: is the scenario itself" "$W" run y.partial.h5 -q -o y.h5 --keep-partial
+cmp -s plain.yaml y.partial.h5 && ok || bad "--keep-partial changed the scenario"
 # an output that is no input still runs
 expect 0 "" "$W" run plain.yaml -q -o out.h5
+# export and plot never write over the trace they read
+cp out.h5 t.json
+expect 2 "t.json: is the trace being exported" "$W" export t.json --format chrome -o t.json
+cmp -s out.h5 t.json && ok || bad "export chrome changed its input"
+mkdir -p cd && cp out.h5 cd/jobs.csv
+expect 2 "jobs.csv: is the trace being exported" "$W" export cd/jobs.csv --format csv -o cd
+cmp -s out.h5 cd/jobs.csv && ok || bad "export csv changed its input"
+if [ -n "${PY:-}" ]; then
+  cp out.h5 t.svg
+  expect 2 "t.svg: is an input" "$W" plot t.svg -o t.svg --what utilization
+  cmp -s out.h5 t.svg && ok || bad "plot changed its input"
+fi
 
 echo "output-inputs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -80,7 +80,10 @@ typedef struct Verdict {
 static double limit_s = 10;
 static int alarm_fd = -1;
 static char alarm_prefix[64];
-enum { TIMED_OUT = 4, GRACE_S = 2 };
+enum { TIMED_OUT = 4, ENDED = 5, GRACE_S = 2 };
+/* The byte a child writes before its message once fn has returned: a child
+ * that exits without it ended the process inside the policy (exit()). */
+#define DONE_MARK '\006'
 
 static void put_all(int fd, const char *s)
 {
@@ -161,6 +164,9 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
         char msg[sizeof v->msg];
         msg[0] = '\0';
         int st = fn(arg, msg, sizeof msg);
+        char mark = DONE_MARK;
+        if (write(fd[1], &mark, 1) != 1)
+            _exit(3);
         size_t len = strlen(msg), off = 0;
         while (off < len) {
             ssize_t w = write(fd[1], msg + off, len - off);
@@ -210,6 +216,12 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
     } else if (WIFEXITED(ws)) {
         v->status = WEXITSTATUS(ws);
         v->timed_out = v->status == TIMED_OUT;
+        if (!v->timed_out && (got == 0 || v->msg[0] != DONE_MARK)) { /* exit() inside the policy */
+            snprintf(v->msg, sizeof v->msg, "ended the process (exit status %d) before the check finished", v->status);
+            v->status = ENDED;
+        } else if (!v->timed_out) {
+            memmove(v->msg, v->msg + 1, got); /* the mark off; the NUL moves too */
+        }
     } else if (WIFSIGNALED(ws)) {
         v->sig = WTERMSIG(ws);
     }
@@ -464,7 +476,10 @@ int wk_cli_conform(int argc, char **argv)
             fputs("wanka: ", stderr);
             wk_text_fputs_term(v.msg, stderr);
             fputc('\n', stderr);
-        } else { /* ended otherwise: exit() in the policy, or a sanitizer's report */
+        } else if (v.status == ENDED) { /* exit() in the policy */
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+                    t.name, v.msg);
+        } else { /* ended otherwise: a sanitizer's report */
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
                     t.plugin ? t.plugin : t.name, t.name, v.status);
         }

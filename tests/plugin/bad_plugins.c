@@ -8,8 +8,10 @@
  * dereferences NULL at job 3), nosym (exports a misspelt symbol), reject (loads and
  * inits, then rejects every job: fails conformance), loopinit (init never
  * returns), loopsubmit (on_submit never returns at job 3), dblstart
- * (on_submit starts job 0 on GPUs 0.. twice). */
+ * (on_submit starts job 0 on GPUs 0.. twice), exitinit (init calls
+ * exit(0)), exitsubmit (on_submit calls exit(0) at job 3). */
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <wanka/sched.h>
 
@@ -31,6 +33,9 @@ static int bad_init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkE
     (void)err;
     volatile int *volatile nowhere = NULL;
     return *nowhere;
+#elif defined(BAD_exitinit)
+    (void)err;
+    exit(0);
 #elif defined(BAD_loopinit)
     (void)err;
     for (volatile int spin = 1; spin;)
@@ -53,6 +58,9 @@ static int bad_submit(void *priv, WkSchedCtx *ctx, uint32_t job, WkError *err)
         volatile int *volatile nowhere = NULL;
         return *nowhere;
     }
+#elif defined(BAD_exitsubmit)
+    if (job == 3)
+        exit(0);
 #elif defined(BAD_loopsubmit)
     if (job == 3)
         for (volatile int spin = 1; spin;)

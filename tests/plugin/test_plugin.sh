@@ -134,6 +134,11 @@ expect 2 "--timeout 'soon': not a number of seconds" "$W" conformance fifo --tim
 expect 2 "--timeout '-1': not a number of seconds" "$W" conformance fifo --timeout -1
 expect 2 "WANKA_CONFORM_TIMEOUT 'x': not a number" env WANKA_CONFORM_TIMEOUT=x "$W" conformance fifo
 expect 0 "7 passed, 0 failed" "$W" conformance fifo --timeout 0
+# a policy that ends the process (exit(0)) is no pass: init is exit 2, a
+# callback fails each check that reaches it
+expect 2 "init of policy 'bad-exitinit' ended the process (exit status 0) before the check finished" \
+  "$W" conformance "$P/bad_exitinit.so"
+expect 1 "FAIL  allocation    ended the process (exit status 0) before the check finished" "$W" conformance "$P/bad_exitsubmit.so"
 # a policy that starts a job twice: the run stops naming the job's state
 expect 1 "scheduler bad-dblstart: start of job 0, which is already running (only a waiting job can be started)" \
   "$W" run "$T/order.yaml" -q --no-trace --plugin "$P/bad_dblstart.so" --scheduler bad-dblstart

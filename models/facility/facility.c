@@ -30,6 +30,11 @@ static int read_step(const WkNode *n, WkBudgetStep *out, WkError *err)
 static int parse_budget(const WkNode *sec, WkFacilitySpec *f, WkError *err)
 {
     const WkNode *mw = wk_node_get(sec, "budget_mw"), *steps = wk_node_get(sec, "budget");
+    /* null means not given (docs/scenario-syntax.md): no budget from it */
+    if (mw && mw->type == WK_NODE_NULL)
+        mw = NULL;
+    if (steps && steps->type == WK_NODE_NULL)
+        steps = NULL;
     if (mw && steps)
         return wk_node_error(steps, WK_E_INVAL, err, "give either 'budget_mw' or 'budget', not both");
     if (mw) {
@@ -123,6 +128,11 @@ static int add_row(WkFacilitySpec *f, size_t *cap, const WkTariffRow *row, const
         return wk_error_set(err, WK_E_INVAL, path, line, 1, "time: the first row must be at 0");
     if (f->ntariff > 0 && row->at <= f->tariff[f->ntariff - 1].at)
         return wk_error_set(err, WK_E_INVAL, path, line, 1, "time: rows must be in increasing time");
+    /* a row is a price change, an event of the run: rows a nanosecond apart
+     * (repeated over months) would be billions of events */
+    if (f->ntariff > 0 && row->at - f->tariff[f->ntariff - 1].at < WK_NS_PER_S)
+        return wk_error_set(err, WK_E_RANGE, path, line, 1,
+                            "time: rows less than 1 s apart (a price holds at least a second; docs/limits.md)");
     if (f->ntariff == WK_FACILITY_MAX_TARIFF)
         return wk_error_set(err, WK_E_RANGE, path, line, 0, "more than %d rows (docs/limits.md)", WK_FACILITY_MAX_TARIFF);
     if (f->ntariff == *cap) {
@@ -197,7 +207,7 @@ static int parse_prices(const WkNode *sec, const char *base_dir, WkFacilitySpec 
     WkError oerr;
     wk_error_clear(&oerr);
     if ((rc = wk_file_read_regular(path, "a price series", WK_FACILITY_MAX_BYTES, &buf, &len, &oerr)) < 0)
-        return wk_node_error(f->prices, rc, err, "%s", oerr.msg);
+        return wk_node_error(f->prices, rc, err, "%s: %s", rel, oerr.msg);
     rc = read_tariff(buf, len, path, f, err);
     free(buf);
     return rc;

@@ -184,7 +184,8 @@ static int tariff_covers(const WkRun *r, WkTime end, WkError *err)
     if (!f->ntariff || f->tariff_repeat || end == WK_TIME_NEVER || end <= f->tariff_end)
         return 0;
     return wk_node_error(f->prices, WK_E_RANGE, err,
-                         "the price series covers %.6g h but the run lasts %.6g h: extend it or set prices_repeat",
+                         "%s: the price series covers %.6g h but the run lasts %.6g h: extend it or set prices_repeat",
+                         f->prices && f->prices->str ? f->prices->str : "the price file",
                          wk_time_to_s(f->tariff_end) / 3600, wk_time_to_s(end) / 3600);
 }
 

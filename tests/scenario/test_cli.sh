@@ -68,7 +68,7 @@ expect 2 "price.csv:3:4: price_per_mwh: expected a number" "$W" run "$T/fcsv.yam
 [ -e "$T/fcsv.h5" ] && bad "trace written for a bad price series" || ok
 printf 'time,price_per_mwh,gco2_per_kwh\n0h,80,300\n1h,60,300\n' > "$T/price2.csv"
 printf 'cluster: {nodes: 2}\nsim: {end: 5h}\nfacility: {prices: price2.csv}\nworkload: {source: inline, jobs: []}\n' > "$T/fshort.yaml"
-expect 2 "fshort.yaml:3:20: facility.prices: the price series covers 2 h" "$W" run "$T/fshort.yaml" -o "$T/fshort.h5"
+expect 2 "fshort.yaml:3:20: facility.prices: price2.csv: the price series covers 2 h" "$W" run "$T/fshort.yaml" -o "$T/fshort.h5"
 
 # topo: counts of the shipped SuperPOD build (REFERENCES.md rule: 8 leaves per SU)
 expect 0 '"leaf_switches":320' "$W" topo "$SRC/scenarios/superpod-10k.yaml" --json

@@ -82,7 +82,7 @@ printf 'sites:\n%s\nwan: {links: [{between: [a, z], bandwidth: 1Gbps}]}\n%s\n' "
 refuse net-link.yaml "net-link.yaml:3:29: wan.links[0].between[1]: unknown site 'z'"
 printf 'time,price_per_mwh,gco2_per_kwh\n0h,50,300\n1h,60,300\n' > short.csv
 printf 'sites:\n  - {name: a, cluster: {nodes: 2, gpus_per_node: 8}, facility: {prices: short.csv}}\n%s\n' "$J" > net-prices.yaml
-expect 2 "net-prices.yaml:2:73: sites[0].facility.prices: the price series covers" "$W" run net-prices.yaml -q -o "$T/out.h5"
+expect 2 "net-prices.yaml:2:73: sites[0].facility.prices: short.csv: the price series covers" "$W" run net-prices.yaml -q -o "$T/out.h5"
 [ -e "$T/out.h5" ] && { bad "net-prices: a trace was written"; rm -f "$T/out.h5"; } || ok
 printf 'sites:\n  - {cluster: {nodes: 2}}\n%s\n' "$J" > net-name.yaml
 refuse net-name.yaml "net-name.yaml:2:5: sites[0].name: missing required key"

@@ -47,12 +47,19 @@ refuse farr.yaml "far.csv:4:1: time: '2000000h' is past"
 printf '%s\n0h,10,100\n1h,20,200\n' "$H" > big.csv
 truncate -s 65M big.csv
 scen big big.csv
-refuse big.yaml "big.yaml:3:20: facility.prices: a price series larger than 64 MiB"
+refuse big.yaml "big.yaml:3:20: facility.prices: big.csv: a price series larger than 64 MiB"
 # a null budget is no budget given
 printf '%s\nfacility: {budget_mw: ~}\n' "$B" > bnull.yaml
-refuse bnull.yaml "bnull.yaml:3:23: facility.budget_mw: a value is required (got null)"
+# null means not given (docs/scenario-syntax.md): the run has no budget
+expect 0 '"power_capped_h":null' "$W" run bnull.yaml --json -q --no-trace
 printf '%s\nfacility:\n  budget_mw:\n' "$B" > bnull2.yaml
-refuse bnull2.yaml "bnull2.yaml:4:13: facility.budget_mw: a value is required (got null)"
+expect 0 '"power_capped_h":null' "$W" run bnull2.yaml --json -q --no-trace
+printf '%s\nfacility: {budget_mw: 1}\n' "$B" > bset.yaml
+expect 0 '"power_capped_h":' "$W" run bset.yaml --json -q --no-trace
+# rows less than a second apart: each row is an event, so refused at the row
+printf '%s\n0ns,10,100\n1ns,20,200\n' "$H" > ns.csv
+scen ns ns.csv ', prices_repeat: true'
+refuse ns.yaml "ns.csv:3:1: time: rows less than 1 s apart"
 
 echo "price-csv: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

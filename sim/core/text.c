@@ -159,16 +159,35 @@ int wk_text_csv_risky(const char *s)
         return 0;
     if (s[0] != '+' && s[0] != '-')
         return 1;
-    /* a signed number ("-8", "+1.5e3", "-8 %", "-3 ± 2 %") is data, no formula: it has no letter
-     * but an exponent's e, no call, no reference */
-    int digit = 0;
-    for (const char *p = s + 1; *p; p++) {
-        if (*p >= '0' && *p <= '9')
-            digit = 1;
-        else if (strncmp(p, "\xc2\xb1", 2) == 0) /* ± */
-            p++;
-        else if (!strchr(".eE+- %", *p))
+    /* a signed number ("-8", "+1.5e3", "-8 %", "-3 ± 2 %") is data, no formula: sign, digits with
+     * at most one point, an exponent (e, its own sign, digits), then at most " ± number" and " %";
+     * anything else ("-2+3", "-1-cmd|...") is a formula a spreadsheet would evaluate */
+    const char *p = s + 1;
+    for (int part = 0; part < 2; part++) {
+        int digit = 0, point = 0;
+        for (; (*p >= '0' && *p <= '9') || (*p == '.' && !point); p++) {
+            point |= *p == '.';
+            digit |= *p != '.';
+        }
+        if (!digit)
             return 1;
+        if (*p == 'e' || *p == 'E') {
+            p++;
+            if (*p == '+' || *p == '-')
+                p++;
+            if (!(*p >= '0' && *p <= '9'))
+                return 1;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        if (part == 0 && strncmp(p, " \xc2\xb1 ", 4) == 0) /* " ± " */
+            p += 4;
+        else
+            break;
     }
-    return !digit;
+    if (*p == ' ')
+        p++;
+    if (*p == '%')
+        p++;
+    return *p != '\0';
 }

@@ -80,6 +80,18 @@ static void test_csv_formula(void **state)
     assert_true(wk_text_csv_risky("=1"));
     assert_false(wk_text_csv_risky("1"));
     assert_false(wk_text_csv_risky(""));
+    /* signed numbers are data; anything a spreadsheet would compute is not */
+    assert_false(wk_text_csv_risky("-8"));
+    assert_false(wk_text_csv_risky("+1.5e3"));
+    assert_false(wk_text_csv_risky("-8 %"));
+    assert_false(wk_text_csv_risky("-3 \xc2\xb1 2 %"));
+    assert_false(wk_text_csv_risky("-1.2e-05"));
+    assert_true(wk_text_csv_risky("-2+3"));
+    assert_true(wk_text_csv_risky("-1-1"));
+    assert_true(wk_text_csv_risky("+1e"));
+    assert_true(wk_text_csv_risky("-"));
+    assert_true(wk_text_csv_risky("-1 %x"));
+    assert_true(wk_text_csv_risky("@SUM(A1)"));
 }
 
 static void test_json_utf8(void **state)

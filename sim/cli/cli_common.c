@@ -56,7 +56,7 @@ int wk_cli_common_emit(int rc, WkError *err, char *text)
         rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
     int status = rc == 0 ? 0 : wk_cli_common_report(err);
     if (text)
-        fputs(text, stdout);
+        wk_text_fputs_lines(text, stdout); /* names from a scenario or trace: no terminal control reaches it */
     if (rc == 0 && fflush(stdout) != 0)
         status = 1;
     free(text);

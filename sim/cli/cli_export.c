@@ -13,6 +13,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "sim/core/file.h"
+#include "sim/core/text.h"
 #include "sim/scenario/node.h"
 #include "sim/trace/trace_read.h"
 
@@ -177,14 +178,19 @@ static int export_chrome(const ExportArgs *a, WkError *err)
     WkError lerr;
     wk_error_clear(&lerr);
     int have = layout_of(a->trace, &c, &L, &lerr) == 0;
-    if (!have && !a->quiet)
-        fprintf(stderr, "wanka export: note: a hardware track per component, not per node: the cluster could "
-                        "not be rebuilt from the trace's scenario (%s)\n", lerr.msg);
+    if (!have && !a->quiet) {
+        fputs("wanka export: note: a hardware track per component, not per node: the cluster could not be rebuilt "
+              "from the trace's scenario (", stderr);
+        wk_text_fputs_term(lerr.msg, stderr); /* it may hold a path or name of any bytes */
+        fputs(")\n", stderr);
+    }
     WkExportOpts o = {.max_tracks = a->max_tracks, .layout = have ? &L : NULL};
     WkExportStats st = {0};
     int rc = wk_export_chrome(a->trace, a->output, &o, &st, err);
+    char safe[4 * 4096];
     if (rc == 0 && !a->quiet)
-        fprintf(stderr, "wrote %s: %zu events on %zu tracks%s\n", a->output, st.events, st.tracks,
+        fprintf(stderr, "wrote %s: %zu events on %zu tracks%s\n", wk_text_term(a->output, safe, sizeof safe), st.events,
+                st.tracks,
                 level_text[st.level]);
     wk_cluster_fini(&c);
     return rc;
@@ -200,13 +206,15 @@ int wk_cli_export_export(int argc, char **argv)
     wk_error_clear(&err);
     wk_file_tmp_remove_on_signal(); /* Ctrl-C leaves no half-written temporary */
     int rc;
+    char safe[4 * 4096];
     if (strcmp(a.format, "chrome") == 0) {
         rc = export_chrome(&a, &err);
     } else {
         WkExportStats st = {0};
         rc = wk_export_csv(a.trace, a.output, &st, &err);
         if (rc == 0 && !a.quiet)
-            fprintf(stderr, "wrote %zu files, %zu rows, to %s/\n", st.files, st.rows, a.output);
+            fprintf(stderr, "wrote %zu files, %zu rows, to %s/\n", st.files, st.rows,
+                    wk_text_term(a.output, safe, sizeof safe));
     }
     return rc < 0 ? wk_cli_common_report(&err) : 0;
 }

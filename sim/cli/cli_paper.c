@@ -16,6 +16,7 @@
 #include "sim/batch/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
+#include "sim/core/text.h"
 #include "wk_config.h"
 
 /* The runs of one seed, in the order of WkReportInputs. */
@@ -241,7 +242,7 @@ int wk_cli_paper_run(int argc, char **argv)
         status = wk_cli_common_nomem();
         goto done;
     }
-    fputs(text, stdout);
+    wk_text_fputs_lines(text, stdout);
     free(text);
     status = fflush(stdout) ? 1 : 0;
     /* a figure of seed 1: utilization of the baseline and sci over time */

@@ -18,6 +18,7 @@
 #include "models/workload/workload.h"
 #include "sim/core/dl.h"
 #include "sim/core/file.h"
+#include "sim/core/text.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/cli_eval.h"
@@ -222,9 +223,12 @@ static int run_output(const WkCliArgs *a, const WkSim *run, int rc, WkError *err
         if (!text) {
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
         } else {
-            fputs(text, stdout);
-            if (!a->json && !a->no_trace)
-                printf("trace: %s\n", path);
+            wk_text_fputs_lines(text, stdout);
+            if (!a->json && !a->no_trace) {
+                fputs("trace: ", stdout);
+                wk_text_fputs_term(path, stdout);
+                putchar('\n');
+            }
             if (prog)
                 fprintf(stderr, "wanka: %.3f s wall\n", wk_cli_common_progress_elapsed(prog));
         }

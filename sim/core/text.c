@@ -125,6 +125,27 @@ void wk_text_fputs_term(const char *s, FILE *f)
     }
 }
 
+void wk_text_fputs_lines(const char *s, FILE *f)
+{
+    if (!s)
+        s = "(null)";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s);
+    uint32_t cp = 0;
+    for (size_t i = 0; i < len;) {
+        if (p[i] == '\n') {
+            fputc('\n', f);
+            i++;
+            continue;
+        }
+        char piece[16];
+        size_t k = utf8_char(p + i, len - i, &cp);
+        size_t m = term_piece(p + i, k, cp, piece);
+        fwrite(piece, 1, m, f);
+        i += k ? k : 1;
+    }
+}
+
 const char *wk_text_utf8_fix(const char *s, char *buf, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

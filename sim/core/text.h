@@ -22,6 +22,10 @@ const char *wk_text_term(const char *s, char *buf, size_t n);
 /** Write s to f as wk_text_term escapes it, of any length. s NULL: "(null)". */
 void wk_text_fputs_term(const char *s, FILE *f);
 
+/** As wk_text_fputs_term, but newlines are written as they are: a text of
+ * many lines (a report, a resolved scenario) with names from a scenario. */
+void wk_text_fputs_lines(const char *s, FILE *f);
+
 /** 1 when s (len bytes) is valid UTF-8 (no overlong forms, no surrogates,
  * nothing above U+10FFFF), else 0. */
 int wk_text_utf8_valid(const char *s, size_t len);

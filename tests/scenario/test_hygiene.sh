@@ -81,5 +81,12 @@ grep -q "Traceback" "$T/int.err" && bad "Ctrl-C: a traceback: $(cat "$T/int.err"
 [ ! -e "$T/int.html" ] && ok || bad "Ctrl-C: a page was written"
 ls "$T" | grep -q "int.html.tmp" && bad "Ctrl-C: temporary left: $(ls "$T")" || ok
 
+# report text, validate --resolved and export's notes hold names of any bytes: escaped on the terminal
+printf 'name: "r\\e[31m\\x9bx"\ncluster: {nodes: 2}\nworkload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 1h}]}\n' > "$T/re.yaml"
+"$W" run "$T/re.yaml" -q -o "$T/re.h5" >/dev/null 2>&1 || bad "run re.yaml"
+for cmd in "report paper-sci $T/re.h5 $T/re.h5" "validate $T/re.yaml --resolved" "compare $T/re.h5 $T/re.h5"; do
+  out=$("$W" $cmd 2>&1)
+  if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '[\033\233]')"; then bad "$cmd: raw control bytes in its output"; else ok; fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

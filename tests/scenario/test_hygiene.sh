@@ -71,7 +71,17 @@ grep -q "$ESC" "$T/r.html" && bad "raw ESC in the page" || ok
 "$PY" -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
   "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/int.html" >/dev/null 2>"$T/int.err" &
 wp=$!
-n=0; while ! pgrep -P $wp >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+# wanka's python3 child has started when a process names $wp as its parent
+# (read from /proc: a minimal machine has no pgrep)
+has_child() {
+  for st in /proc/[0-9]*/stat; do
+    set -- $(sed 's/.*) //' "$st" 2>/dev/null)
+    [ "${2:-}" = "$1" ] 2>/dev/null && continue
+    [ "${2:-}" = "$wp" ] && return 0
+  done
+  return 1
+}
+n=0; while ! has_child && [ $n -lt 400 ]; do sleep 0.01; n=$((n + 1)); done
 sleep 0.3
 kill -INT $wp; wait $wp; st=$?
 sleep 0.3

@@ -57,6 +57,8 @@ typedef struct WkJobRt {
     WkPerfEnv env;             /* placement-derived inputs of the perf model */
     uint32_t *flows;           /* owned: its flows in the flow network */
     uint32_t nflows;
+    double comm_s;             /* plain jobs with `comm:` on flows: the all-reduce's fabric time per iteration
+                                  at the full link rate, s (0: none) */
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
     double samples_per_iter;   /* tokens or samples per iteration */
     double mem_need;           /* model jobs on a cluster of several GPU memory sizes: GPU memory it needs

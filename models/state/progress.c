@@ -212,18 +212,28 @@ static int add_flows(WkRun *r, uint32_t job, WkError *err)
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
     int rc = wk_share_add(&r->share, &r->cluster, job, rt->gpus, n, &rt->flows, &rt->nflows, &rt->path_class, err);
+    rt->na2a = 0;
     if (rc == 0 && !r->wl.jobs[job].model)
         rt->comm_s = plain_comm_s(r, rt->gpus, n, rt->nflows);
+    const WkModelSpec *m = r->wl.jobs[job].model ? &r->wl.models[r->wl.jobs[job].model - 1] : NULL;
+    if (rc == 0 && m && wk_eval_ep_spans(m, &rt->env)) { /* its expert groups span NVLink domains */
+        uint32_t rings = rt->nflows, etp = m->etp ? m->etp : m->tp;
+        rc = wk_share_add_a2a(&r->share, &r->cluster, job, rt->gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp,
+                              &rt->flows, &rt->nflows, err);
+        rt->na2a = rt->nflows - rings;
+    }
     return rc;
 }
 
 static void drop_flows(WkRun *r, uint32_t job)
 {
     WkJobRt *rt = &r->rt[job];
-    wk_share_remove(&r->share, rt->flows, rt->nflows);
+    wk_share_remove(&r->share, rt->flows, rt->nflows - rt->na2a);
+    wk_share_remove_a2a(&r->share, rt->flows + (rt->nflows - rt->na2a), rt->na2a);
     free(rt->flows);
     rt->flows = NULL;
     rt->nflows = 0;
+    rt->na2a = 0;
 }
 
 /* Speed of a plain job on its GPUs: its duration is run time on the
@@ -415,9 +425,15 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *
         return rerate_plain(r, job, now, err);
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     wk_progress_settle(r, job, now);
-    double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r)), was = rt->env.net_bw;
+    uint32_t nring = rt->nflows - rt->na2a;
+    double bw = wk_share_min_rate(&r->share, rt->flows, nring, link_bw(r)), was = rt->env.net_bw;
+    double was_ep = rt->env.ep_bw;
     rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
-    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was) {
+    if (rt->na2a) { /* a GPU's all-to-all: ep - 1 flows, each at most the link rate / (ep - 1) (share.h) */
+        double a = (m->ep - 1) * wk_share_min_rate_a2a(&r->share, rt->flows + nring, rt->na2a, INFINITY);
+        rt->env.ep_bw = a > 1 ? a : 1;
+    }
+    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was || rt->env.ep_bw != was_ep) {
         WkPerfResult res;
         WkError e;
         wk_error_clear(&e);

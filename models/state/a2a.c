@@ -1,25 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* a2a.c — routes around links down, and the flows of an expert all-to-all
- * (see a2a.h). */
+/* a2a.c — the flows of an expert all-to-all (see a2a.h). */
 #include "models/state/a2a.h"
 
 #include <stdlib.h>
-
-int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uint32_t a, uint32_t b, WkLinkId *links)
-{
-    int nl = wk_cluster_path(c, a, b, links);
-    if (!link_down)
-        return nl;
-    for (uint64_t salt = 1; salt <= 16; salt++) {
-        int bad = 0;
-        for (int x = 0; x < nl && !bad; x++)
-            bad = link_down[wk_fabric_physical(links[x])] != 0;
-        if (!bad)
-            break;
-        nl = wk_cluster_path_salted(c, a, b, salt, links);
-    }
-    return nl;
-}
 
 /* PXN (NCCL 2.12): a send to another node's GPU leaves through the NIC of
  * the destination's rail, reached over NVLink: the GPU of a's node with b's

@@ -14,8 +14,22 @@
 /** The directed links from GPU a to GPU b into links (room for
  * WK_FABRIC_MAX_HOPS), avoiding physical links with link_down[l] != 0 where
  * one of up to 16 salted ECMP choices does (link_down NULL: none down).
- * Returns the count. */
-int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uint32_t a, uint32_t b, WkLinkId *links);
+ * Returns the count. Inline: the rings' hot path. */
+static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uint32_t a, uint32_t b, WkLinkId *links)
+{
+    int nl = wk_cluster_path(c, a, b, links);
+    if (!link_down)
+        return nl;
+    for (uint64_t salt = 1; salt <= 16; salt++) {
+        int bad = 0;
+        for (int x = 0; x < nl && !bad; x++)
+            bad = link_down[wk_fabric_physical(links[x])] != 0;
+        if (!bad)
+            break;
+        nl = wk_cluster_path_salted(c, a, b, salt, links);
+    }
+    return nl;
+}
 
 /** Add to net the expert all-to-all flows of a job on gpus[0..n) in rank
  * order (tp fastest, a data-parallel replica of `per` = tp x pp x cp

@@ -95,32 +95,26 @@ double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n
     return min_rate(s->a2a, flows, n, bw);
 }
 
-/* Solve net and list in out[*k..) each job whose flows changed rate, as
- * wk_share_solve says. */
-static int solve_one(WkShare *s, WkFlowNet *net, uint32_t except, int (*wants)(uint32_t job, void *user),
-                     void *user, uint32_t **out, size_t *k, size_t *room, WkError *err)
+/* List in out[*k..) (grown as needed) each job whose flows of net changed
+ * rate in its last solve, as wk_share_solve says. */
+static int collect(WkShare *s, const WkFlowNet *net, uint32_t except, int (*wants)(uint32_t job, void *user),
+                   void *user, uint32_t **out, size_t *k, WkError *err)
 {
-    int rc = wk_flownet_solve(net, err);
-    if (rc < 0)
-        return rc;
     const uint32_t *ids;
     size_t n = wk_flownet_changed(net, &ids);
     if (!n)
         return 0;
-    if (*k + n > *room) {
-        uint32_t *more = realloc(*out, (*k + n) * sizeof *more);
-        if (!more)
-            return wk_error_nomem(err, "fabric share");
-        *out = more;
-        *room = *k + n;
-    }
+    uint32_t *more = realloc(*out, (*k + n) * sizeof *more);
+    if (!more)
+        return wk_error_nomem(err, "fabric share");
+    *out = more;
     for (size_t i = 0; i < n; i++) {
         uint32_t job = wk_flownet_owner(net, ids[i]);
         uint64_t bit = UINT64_C(1) << (job & 63);
         if (job == except || (s->dirty[job >> 6] & bit) || !wants(job, user))
             continue;
         s->dirty[job >> 6] |= bit;
-        (*out)[(*k)++] = job;
+        more[(*k)++] = job;
     }
     return 0;
 }
@@ -133,10 +127,12 @@ int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void 
     if (!s->net)
         return 0;
     uint32_t *out = NULL;
-    size_t k = 0, room = 0;
-    int rc = solve_one(s, s->net, except, wants, user, &out, &k, &room, err);
-    if (rc == 0 && s->a2a)
-        rc = solve_one(s, s->a2a, except, wants, user, &out, &k, &room, err);
+    size_t k = 0;
+    int rc = wk_flownet_solve(s->net, err);
+    if (rc == 0)
+        rc = collect(s, s->net, except, wants, user, &out, &k, err);
+    if (rc == 0 && s->a2a && (rc = wk_flownet_solve(s->a2a, err)) == 0)
+        rc = collect(s, s->a2a, except, wants, user, &out, &k, err);
     for (size_t i = 0; i < k; i++)
         s->dirty[out[i] >> 6] &= ~(UINT64_C(1) << (out[i] & 63));
     if (rc < 0) {

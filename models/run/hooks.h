@@ -25,7 +25,7 @@ typedef struct WkRunJobView {
     uint32_t interruptions;    /* times hit by a failure */
     int hung;                  /* hit by a failure, not yet detected */
     double iter_s;             /* current iteration time, s (model jobs) */
-    uint32_t nflows;           /* its ring flows on the fabric now */
+    uint32_t nflows;           /* its flows on the fabric now: rings, and an all-to-all across domains */
     const char *reject_reason; /* the policy's reason, or NULL */
 } WkRunJobView;
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "models/net/flow.h"
+#include "models/state/a2a.h"
 
 double wk_eval_link_bw(const WkCluster *c)
 {
@@ -185,6 +186,42 @@ static int share_alone(const WkCluster *c, WkFlowNet *net, const uint32_t *edges
     return rc;
 }
 
+int wk_eval_ep_spans(const WkModelSpec *m, const WkPerfEnv *env)
+{
+    uint32_t etp = m->etp ? m->etp : m->tp;
+    return m->kind == WK_MODEL_LLM && m->ep > 1 && m->experts && env->multi_domain &&
+           (uint64_t)m->ep * etp > env->nvlink_gpus;
+}
+
+/* The per-NIC rate of m's all-to-all on gpus[0..n) alone on c's fabric
+ * into *ep_bw (unchanged when it has no flows). */
+static int a2a_alone(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double *ep_bw,
+                     WkError *err)
+{
+    WkFlowNet *net = NULL;
+    uint32_t *ids = NULL, nids = 0, etp = m->etp ? m->etp : m->tp;
+    int rc = wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+    WkError e;
+    wk_error_clear(&e);
+    if (rc == 0)
+        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, &e);
+    if (rc == WK_E_INVAL) /* no whole expert groups here (the perf model says why) */
+        rc = 0, nids = 0;
+    else if (rc < 0)
+        wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
+    if (rc == 0 && nids && (rc = wk_flownet_solve(net, err)) == 0) {
+        double lo = INFINITY;
+        for (uint32_t i = 0; i < nids; i++) {
+            double f = wk_flownet_rate(net, ids[i]);
+            lo = f < lo ? f : lo;
+        }
+        *ep_bw = (m->ep - 1) * lo;
+    }
+    free(ids);
+    wk_flownet_free(net);
+    return rc;
+}
+
 /* Model m on gpus list[0..n) (NULL: the first n) of c as one site's part of
  * a job of n x sites GPUs (wan NULL: one site, n GPUs); *one (optional)
  * receives the same job in one site with that environment. */
@@ -221,6 +258,11 @@ static int eval_placed(const WkCluster *c, const WkModelSpec *m, const uint32_t 
             rc = wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
         if (rc == 0)
             rc = share_alone(c, net, edges, nedges, &bw, err);
+        if (rc == 0 && wk_eval_ep_spans(m, &env)) {
+            double ep = 0;
+            rc = a2a_alone(c, m, gpus, n, &ep, err);
+            env.ep_bw = ep > 1 ? ep : ep > 0 ? 1 : 0;
+        }
     }
     env.net_bw = bw > 1 ? bw : 1;
     if (rc == 0) {

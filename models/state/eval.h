@@ -39,9 +39,15 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
 int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
                   uint8_t *path_class, WkError *err);
 
+/** 1 when model m's expert groups (ep x etp ranks) span NVLink domains on
+ * env (a job across several domains): its all-to-all then goes on the
+ * fabric (share.h, wk_share_add_a2a); else 0. */
+int wk_eval_ep_spans(const WkModelSpec *m, const WkPerfEnv *env);
+
 /** Model m alone on the GPUs list[0..n) of c (list NULL = the first n GPUs),
- * in rank order, its ring flows sharing the fabric among themselves: the perf
- * result and the widest path class. A model that does not fit gives
+ * in rank order, its ring flows sharing the fabric among themselves (and the
+ * flows of an all-to-all across domains among themselves, wk_eval_ep_spans):
+ * the perf result and the widest path class. A model that does not fit gives
  * WK_E_INVAL or WK_E_RANGE with the perf model's message. */
 int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
                 WkPerfResult *res, uint8_t *path_class, WkError *err);

@@ -176,21 +176,64 @@ static void placement_env(const WkRun *r, const WkModelSpec *m, const uint32_t *
     wk_eval_env(&r->cluster, m, gpus, n, r->diurnal > 0 ? r->diurnal : 1.0, env);
 }
 
-/* The job's ring flows on the fabric share; sets its widest path class. */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A plain job's all-reduce time per iteration on the fabric at the full link
+ * rate L: the inter-domain step of a hierarchical all-reduce of S bytes per
+ * GPU, one ring per rail over its D NVLink domains, each ring carrying S /
+ * rings: 2 (D-1)/D x S / (rings x L) (docs/models.md, "Plain jobs on the
+ * fabric"). nflows = rings x D. */
+static double plain_comm_s(const WkRun *r, const uint32_t *gpus, uint32_t n, uint32_t nflows)
+{
+    uint32_t *dom = malloc(((size_t)n + 1) * sizeof *dom);
+    if (!dom || !nflows) {
+        free(dom);
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dom[i] = wk_cluster_nvlink_domain(&r->cluster, gpus[i]);
+    qsort(dom, n, sizeof *dom, cmp_u32);
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < n; i++)
+        d += i == 0 || dom[i] != dom[i - 1];
+    free(dom);
+    double rings = d ? (double)nflows / d : 1;
+    return d > 1 ? 2.0 * (d - 1) / d * r->wl.comm_bytes / (rings * link_bw(r)) : 0;
+}
+
+/* The job's ring flows on the fabric share; sets its widest path class (and
+ * a plain job's all-reduce time at the full link rate). */
 static int add_flows(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
-    return wk_share_add(&r->share, &r->cluster, job, rt->gpus, r->wl.jobs[job].gpus, &rt->flows, &rt->nflows,
-                        &rt->path_class, err);
+    uint32_t n = r->wl.jobs[job].gpus;
+    int rc = wk_share_add(&r->share, &r->cluster, job, rt->gpus, n, &rt->flows, &rt->nflows, &rt->path_class, err);
+    rt->na2a = 0;
+    if (rc == 0 && !r->wl.jobs[job].model)
+        rt->comm_s = plain_comm_s(r, rt->gpus, n, rt->nflows);
+    const WkModelSpec *m = r->wl.jobs[job].model ? &r->wl.models[r->wl.jobs[job].model - 1] : NULL;
+    if (rc == 0 && m && wk_eval_ep_spans(m, &rt->env)) { /* its expert groups span NVLink domains */
+        uint32_t rings = rt->nflows, etp = m->etp ? m->etp : m->tp;
+        rc = wk_share_add_a2a(&r->share, &r->cluster, job, rt->gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp,
+                              &rt->flows, &rt->nflows, err);
+        rt->na2a = rt->nflows - rings;
+    }
+    return rc;
 }
 
 static void drop_flows(WkRun *r, uint32_t job)
 {
     WkJobRt *rt = &r->rt[job];
-    wk_share_remove(&r->share, rt->flows, rt->nflows);
+    wk_share_remove(&r->share, rt->flows, rt->nflows - rt->na2a);
+    wk_share_remove_a2a(&r->share, rt->flows + (rt->nflows - rt->na2a), rt->na2a);
     free(rt->flows);
     rt->flows = NULL;
     rt->nflows = 0;
+    rt->na2a = 0;
 }
 
 /* Speed of a plain job on its GPUs: its duration is run time on the
@@ -218,6 +261,27 @@ static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 static int held(const WkRun *r, uint32_t job)
 {
     return r->is_site && r->site.part && (r->site.part[job] & WK_NET_HELD);
+}
+
+/* Speed of a plain job now: plain_speed, 0 while held, and with a `comm:`
+ * profile on flows its iteration stretched from T + A to T + A x L / bw, T
+ * the compute per iteration, A the all-reduce time at the full link rate L,
+ * bw its slowest flow's rate now (docs/models.md, "Plain jobs on the
+ * fabric"). */
+static double plain_rate(const WkRun *r, uint32_t job)
+{
+    const WkJobRt *rt = &r->rt[job];
+    if (held(r, job))
+        return 0;
+    double s = plain_speed(r, rt->gpus, r->wl.jobs[job].gpus);
+    if (rt->comm_s > 0 && rt->nflows) {
+        double full = link_bw(r), bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, full);
+        double t = r->wl.comm_compute_s;
+        bw = bw > 1 ? bw : 1; /* cut off by failed links: it crawls */
+        if (bw < full)
+            s *= (t + rt->comm_s) / (t + rt->comm_s * full / bw);
+    }
+    return s;
 }
 
 /* Wall time a plain job needs for left_ns of reference run time. */
@@ -341,14 +405,35 @@ static void set_activity(WkRun *r, uint32_t job, double a, WkTime now)
  * to the one of the last evaluation reuses its result: the performance
  * model is a function of the environment alone, so it would return the
  * same figures (most re-shares leave a job's share as it was). */
+static int rerate_plain(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    wk_progress_settle(r, job, now);
+    rt->speed = plain_rate(r, job);
+    rated(r, job);
+    r->share.reflows++;
+    if (rt->hung)
+        return 0;
+    WkTime from = rt->seg_start > now ? rt->seg_start : now;
+    return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
+}
+
 static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
+    if (!r->wl.jobs[job].model) /* a plain job on flows (`comm:`) */
+        return rerate_plain(r, job, now, err);
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     wk_progress_settle(r, job, now);
-    double bw = wk_share_min_rate(&r->share, rt->flows, rt->nflows, link_bw(r)), was = rt->env.net_bw;
+    uint32_t nring = rt->nflows - rt->na2a;
+    double bw = wk_share_min_rate(&r->share, rt->flows, nring, link_bw(r)), was = rt->env.net_bw;
+    double was_ep = rt->env.ep_bw;
     rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
-    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was) {
+    if (rt->na2a) { /* a GPU's all-to-all: ep - 1 flows, each at most the link rate / (ep - 1) (share.h) */
+        double a = (m->ep - 1) * wk_share_min_rate_a2a(&r->share, rt->flows + nring, rt->na2a, INFINITY);
+        rt->env.ep_bw = a > 1 ? a : 1;
+    }
+    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was || rt->env.ep_bw != was_ep) {
         WkPerfResult res;
         WkError e;
         wk_error_clear(&e);
@@ -398,7 +483,15 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     const WkJobSpec *js = &r->wl.jobs[job];
     WkTime now = wk_engine_now(r->eng);
     if (!js->model) {
-        rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
+        rt->comm_s = 0;
+        if (r->wl.comm_bytes > 0 && r->share.net) { /* `comm:`: its rings share the fabric */
+            int rc = add_flows(r, job, err);
+            if (rc == 0 && rt->nflows)
+                rc = reshare(r, job, now, err);
+            if (rc < 0)
+                return rc;
+        }
+        rt->speed = plain_rate(r, job);
         rated(r, job);
         return wk_engine_post_e(r->eng, rt->seg_start + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
@@ -433,7 +526,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
 
 int wk_progress_stop(WkRun *r, uint32_t job, WkError *err)
 {
-    if (!r->wl.jobs[job].model)
+    if (!r->wl.jobs[job].model && !r->rt[job].nflows)
         return 0;
     WkTime now = wk_engine_now(r->eng);
     wk_progress_settle(r, job, now);
@@ -449,7 +542,7 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     if (!js->model) {
         wk_progress_settle(r, job, now);
         if (new_env) {
-            rt->speed = held(r, job) ? 0 : plain_speed(r, rt->gpus, js->gpus);
+            rt->speed = plain_rate(r, job);
             rated(r, job);
         }
         WkTime from = rt->seg_start > now ? rt->seg_start : now;
@@ -476,7 +569,7 @@ int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime no
     r->site.part[job] = (uint8_t)(hold ? r->site.part[job] | WK_NET_HELD : r->site.part[job] & ~WK_NET_HELD);
     if (rt->state != WK_JOB_RUNNING)
         return 0;
-    rt->speed = hold ? 0 : plain_speed(r, rt->gpus, js->gpus);
+    rt->speed = hold ? 0 : plain_rate(r, job);
     rated(r, job); /* as wk_progress_refresh after a speed change */
     if (rt->hung)
         return 0;

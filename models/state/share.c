@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "models/state/a2a.h"
 #include "models/state/eval.h"
 
 int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
@@ -22,26 +23,10 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
 void wk_share_fini(WkShare *s)
 {
     wk_flownet_free(s->net);
+    wk_flownet_free(s->a2a);
     free(s->dirty);
     free(s->link_down);
     *s = (WkShare){0};
-}
-
-/* Route a→b, around links down where another ECMP choice avoids them. */
-static int route(const WkShare *s, const WkCluster *c, uint32_t a, uint32_t b, WkLinkId *links)
-{
-    int nl = wk_cluster_path(c, a, b, links);
-    if (!s->link_down)
-        return nl;
-    for (uint64_t salt = 1; salt <= 16; salt++) {
-        int bad = 0;
-        for (int x = 0; x < nl && !bad; x++)
-            bad = s->link_down[wk_fabric_physical(links[x])] != 0;
-        if (!bad)
-            break;
-        nl = wk_cluster_path_salted(c, a, b, salt, links);
-    }
-    return nl;
 }
 
 int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t **flows,
@@ -55,7 +40,7 @@ int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *g
         rc = wk_error_nomem(err, "job flows");
     for (uint32_t i = 0; rc == 0 && i < nedges; i++) {
         WkLinkId links[WK_FABRIC_MAX_HOPS];
-        int nl = route(s, c, edges[2 * i], edges[2 * i + 1], links);
+        int nl = wk_a2a_route(c, s->link_down, edges[2 * i], edges[2 * i + 1], links);
         uint32_t id;
         rc = wk_flownet_add(s->net, links, (size_t)nl, c->fabric.spec.link_bytes_per_s, job, &id, err);
         if (rc == 0)
@@ -65,20 +50,73 @@ int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *g
     return rc;
 }
 
+int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
+                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, WkError *err)
+{
+    if (!s->net)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "job %u: no fabric", job);
+    if (!s->a2a) {
+        int rc = wk_flownet_new(&s->a2a, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+        if (rc < 0)
+            return rc;
+    }
+    return wk_a2a_add(s->a2a, c, s->link_down, job, gpus, n, tp, per, ep, etp, flows, nflows, err);
+}
+
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         wk_flownet_remove(s->net, flows[i]);
 }
 
-double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
+void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        wk_flownet_remove(s->a2a, flows[i]);
+}
+
+static double min_rate(const WkFlowNet *net, const uint32_t *flows, uint32_t n, double bw)
 {
     for (uint32_t i = 0; i < n; i++) {
-        double f = wk_flownet_rate(s->net, flows[i]);
+        double f = wk_flownet_rate(net, flows[i]);
         if (f < bw)
             bw = f;
     }
     return bw;
+}
+
+double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
+{
+    return min_rate(s->net, flows, n, bw);
+}
+
+double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
+{
+    return min_rate(s->a2a, flows, n, bw);
+}
+
+/* List in out[*k..) (grown as needed) each job whose flows of net changed
+ * rate in its last solve, as wk_share_solve says. */
+static int collect(WkShare *s, const WkFlowNet *net, uint32_t except, int (*wants)(uint32_t job, void *user),
+                   void *user, uint32_t **out, size_t *k, WkError *err)
+{
+    const uint32_t *ids;
+    size_t n = wk_flownet_changed(net, &ids);
+    if (!n)
+        return 0;
+    uint32_t *more = realloc(*out, (*k + n) * sizeof *more);
+    if (!more)
+        return wk_error_nomem(err, "fabric share");
+    *out = more;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t job = wk_flownet_owner(net, ids[i]);
+        uint64_t bit = UINT64_C(1) << (job & 63);
+        if (job == except || (s->dirty[job >> 6] & bit) || !wants(job, user))
+            continue;
+        s->dirty[job >> 6] |= bit;
+        more[(*k)++] = job;
+    }
+    return 0;
 }
 
 int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void *user), void *user,
@@ -88,27 +126,19 @@ int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void 
     *njobs = 0;
     if (!s->net)
         return 0;
-    int rc = wk_flownet_solve(s->net, err);
-    if (rc < 0)
-        return rc;
-    const uint32_t *ids;
-    size_t n = wk_flownet_changed(s->net, &ids);
-    if (!n)
-        return 0;
-    uint32_t *out = malloc(n * sizeof *out);
-    if (!out)
-        return wk_error_nomem(err, "fabric share");
+    uint32_t *out = NULL;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t job = wk_flownet_owner(s->net, ids[i]);
-        uint64_t bit = UINT64_C(1) << (job & 63);
-        if (job == except || (s->dirty[job >> 6] & bit) || !wants(job, user))
-            continue;
-        s->dirty[job >> 6] |= bit;
-        out[k++] = job;
-    }
+    int rc = wk_flownet_solve(s->net, err);
+    if (rc == 0)
+        rc = collect(s, s->net, except, wants, user, &out, &k, err);
+    if (rc == 0 && s->a2a && (rc = wk_flownet_solve(s->a2a, err)) == 0)
+        rc = collect(s, s->a2a, except, wants, user, &out, &k, err);
     for (size_t i = 0; i < k; i++)
         s->dirty[out[i] >> 6] &= ~(UINT64_C(1) << (out[i] & 63));
+    if (rc < 0) {
+        free(out);
+        return rc;
+    }
     *jobs = out;
     *njobs = k;
     return 0;

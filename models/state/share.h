@@ -16,6 +16,7 @@
 
 typedef struct WkShare {
     WkFlowNet *net;        /* NULL without a fabric */
+    WkFlowNet *a2a;        /* the expert all-to-all phase: its own flows on the same links; NULL until one */
     uint8_t *link_down;    /* [physical links] failures in force on a link; NULL until failures start */
     uint64_t *dirty;       /* scratch bitmap over jobs: already listed in this round */
     uint64_t reflows;      /* rate recomputations of running jobs (summary) */
@@ -35,13 +36,27 @@ void wk_share_fini(WkShare *s);
 int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t **flows,
                  uint32_t *nflows, uint8_t *path_class, WkError *err);
 
+/** Add the expert all-to-all flows of a job (a2a.h, wk_a2a_add, routed
+ * around links down) to the all-to-all network s->a2a, created on first
+ * use: every job's all-to-alls share the links there, apart from the rings
+ * (the phases of an iteration do not overlap). Returns 0, WK_E_NOMEM, or
+ * WK_E_INVAL (no fabric; or as wk_a2a_add). */
+int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
+                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, WkError *err);
+
+/** Remove all-to-all flows[0..n) (wk_share_add_a2a) from their network. */
+void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n);
+
+/** The slowest rate of all-to-all flows[0..n), at most bw. */
+double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
+
 /** Remove flows[0..n) from the network. */
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n);
 
 /** The slowest rate of flows[0..n), at most bw. */
 double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
 
-/** Re-solve the shares, then list (in *jobs, malloc'd, caller frees) each
+/** Re-solve the shares (rings and all-to-alls), then list (in *jobs, malloc'd, caller frees) each
  * job other than except whose flows changed rate and for which
  * wants(job, user) != 0, once. Returns 0, WK_E_NOMEM or the solver's code. */
 int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void *user), void *user,

@@ -55,8 +55,11 @@ typedef struct WkJobRt {
     double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
     double activity;           /* its GPUs' activity from the last evaluation's operator split */
     WkPerfEnv env;             /* placement-derived inputs of the perf model */
-    uint32_t *flows;           /* owned: its flows in the flow network */
+    uint32_t *flows;           /* owned: its flows in the flow network: rings, then expert all-to-all */
     uint32_t nflows;
+    uint32_t na2a;             /* the last na2a of flows: its expert all-to-all (share.h) */
+    double comm_s;             /* plain jobs with `comm:` on flows: the all-reduce's fabric time per iteration
+                                  at the full link rate, s (0: none) */
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
     double samples_per_iter;   /* tokens or samples per iteration */
     double mem_need;           /* model jobs on a cluster of several GPU memory sizes: GPU memory it needs

@@ -42,6 +42,8 @@ typedef struct WkPerfEnv {
     uint32_t nvlink_gpus;  /* GPUs per NVLink domain where it runs */
     double nvlink_bw;      /* per GPU, per direction, bytes/s */
     double net_bw;         /* per NIC, the job's share of the fabric, bytes/s */
+    double ep_bw;          /* per NIC, the expert all-to-all's share when its flows are on the fabric
+                              (models/state/progress.c), bytes/s; 0 = net_bw */
     int tp_cross;          /* 1: a tensor-parallel group spans NVLink domains */
     int multi_domain;      /* 1: the job spans several NVLink domains */
 } WkPerfEnv;

@@ -224,7 +224,8 @@ static void ep_comm(const WkCommIn *in, WkPerfResult *r)
         return;
     uint32_t etp = m->etp ? m->etp : m->tp;
     int local = (double)m->ep * etp <= env->nvlink_gpus;
-    double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
+    double net = env->ep_bw > 0 ? env->ep_bw : env->net_bw;
+    double bw = local ? env->nvlink_bw * in->e->nvlink_eff : net * in->e->net_eff;
     double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
     double a2a = wk_coll_all_to_all_s(in->T * etp / m->tp * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);

@@ -16,6 +16,26 @@ static const WkWorkloadSource *const sources[] = {
 
 const WkWorkloadSource *const *wk_workload_sources(void) { return sources; }
 
+/* `comm: {allreduce_gb: G, compute: T}`: every plain job all-reduces G GB per
+ * GPU after T of compute, each iteration. */
+static int read_comm(const WkNode *sec, WkWorkload *w, WkError *err)
+{
+    static const char *const known[] = {"allreduce_gb", "compute", NULL};
+    const WkNode *cn = wk_node_get(sec, "comm");
+    if (!cn || cn->type == WK_NODE_NULL)
+        return 0;
+    double gb = 0;
+    WkTime t = 0;
+    int rc;
+    if ((rc = wk_node_expect_keys(cn, known, err)) < 0 ||
+        (rc = wk_node_double(cn, "allreduce_gb", 1, 1e-6, 1e6, &gb, err)) < 0 ||
+        (rc = wk_node_duration(cn, "compute", 1, 1000, WK_NS_PER_DAY, &t, err)) < 0)
+        return rc;
+    w->comm_bytes = gb * 1e9;
+    w->comm_compute_s = wk_time_to_s(t);
+    return 0;
+}
+
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     memset(out, 0, sizeof *out);
@@ -28,6 +48,8 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
     for (size_t i = 0; sources[i]; i++) {
         if (strcmp(sources[i]->name, name) == 0) {
             rc = sources[i]->load(sec, ctx, out, err);
+            if (rc == 0)
+                rc = read_comm(sec, out, err);
             if (rc < 0)
                 wk_workload_fini(out);
             return rc;

@@ -57,6 +57,11 @@ typedef struct WkWorkload {
     size_t nmodels, capmodels;
     const WkNode *nodes_at; /* borrowed: the first `nodes:` key of the workload (error position), or NULL */
     size_t nhpc;            /* jobs of kind hpc */
+    /* `comm:` the communication profile of plain jobs (docs/models.md,
+     * "Plain jobs on the fabric"): a data-parallel all-reduce of comm_bytes
+     * per GPU after comm_compute_s of compute, each iteration; 0 = none */
+    double comm_bytes;
+    double comm_compute_s;
 } WkWorkload;
 
 /* What a source may use besides its own section. */
@@ -83,8 +88,9 @@ extern const WkWorkloadSource wk_workload_philly;
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →
- * "unknown workload source 'x' (known: inline, synthetic, philly)") and run it.
- * On failure *out is left empty. The caller owns out (wk_workload_fini). */
+ * "unknown workload source 'x' (known: inline, synthetic, philly)") and run it,
+ * then read the optional `comm:` map (allreduce_gb in [1e-6, 1e6], compute a
+ * duration in [1us, 1d]; errors positioned at the value). On failure *out is left empty. The caller owns out (wk_workload_fini). */
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);
 
 /** Append a job. Returns 0, WK_E_RANGE when the workload already holds

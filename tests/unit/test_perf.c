@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "models/gpu/catalog.h"
+#include "models/state/a2a.h"
 #include "models/state/eval.h"
 #include "models/run/hooks.h"
 #include "models/workload/model.h"
@@ -226,6 +227,40 @@ static void test_spread_across_oversubscribed_spine_is_slower(void **state)
     print_message("one pod: %.4f s, spread over 2 pods: %.4f s per iteration\n", a.iter_s, b.iter_s);
     assert_true(b.dp_s > 1.2 * a.dp_s);
     assert_true(b.iter_s > a.iter_s);
+    wk_cluster_fini(&c);
+}
+
+/* Mixtral 8x7B at tp 2, ep 8: an expert group is 8 replicas of 2 GPUs, two
+ * nodes; each GPU sends to the 4 of its 7 peers (same tp index) on the other
+ * node. Through the destination rail's NIC (PXN) every pair stays on one rail
+ * leaf, and each flow gets link / 7: the all-to-all fills a NIC exactly. */
+static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    const WkNode *cn = yaml_node("cluster:\n  nodes: 16\n  fabric: {kind: rail, radix: 64}\n", "cluster");
+    assert_int_equal(wk_cluster_parse(cn, &c, &err), 0);
+    uint32_t gpus[128];
+    for (uint32_t i = 0; i < 128; i++)
+        gpus[i] = i;
+    WkFlowNet *net;
+    assert_int_equal(wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c.fabric), c.fabric.spec.link_bytes_per_s, &err),
+                     0);
+    uint32_t *ids = NULL, n = 0;
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 128, 2, 2, 8, 2, &ids, &n, &err), 0);
+    assert_int_equal(n, 128 * 4);
+    assert_int_equal(wk_flownet_solve(net, &err), 0);
+    double link = c.fabric.spec.link_bytes_per_s;
+    for (uint32_t i = 0; i < n; i++)
+        assert_true(fabs(wk_flownet_rate(net, ids[i]) - link / 7) < 1e-6 * link);
+    /* ep 8 does not divide 12 slots: refused */
+    uint32_t *none = NULL, k = 0;
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, &err), WK_E_INVAL);
+    free(none);
+    free(ids);
+    wk_flownet_free(net);
     wk_cluster_fini(&c);
 }
 
@@ -577,6 +612,7 @@ int main(void)
         cmocka_unit_test_teardown(test_rebalancing_lets_fast_replicas_carry_more, teardown),
         cmocka_unit_test_teardown(test_mixed_sku_memory_check_uses_the_smallest_hbm, teardown),
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
+        cmocka_unit_test_teardown(test_expert_all_to_all_flows_pair_the_groups_across_nodes, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),
         cmocka_unit_test_teardown(test_model_base_cycles_and_deep_chains_are_refused, teardown),

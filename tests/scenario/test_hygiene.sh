@@ -75,8 +75,9 @@ wp=$!
 # (read from /proc: a minimal machine has no pgrep)
 has_child() {
   for st in /proc/[0-9]*/stat; do
-    set -- $(sed 's/.*) //' "$st" 2>/dev/null)
-    [ "${2:-}" = "$1" ] 2>/dev/null && continue
+    line=; read -r line < "$st" 2>/dev/null || continue
+    set -- ${line##*) }
+    [ $# -ge 2 ] || continue
     [ "${2:-}" = "$wp" ] && return 0
   done
   return 1

@@ -518,7 +518,7 @@ static int validate_body(WkCliArgs *a, void *ctx)
         if (!yaml)
             rc = wk_error_set(&err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
         else
-            fputs(yaml, stdout);
+            wk_text_fputs_lines(yaml, stdout); /* keys of any bytes: no terminal control reaches it */
         free(yaml);
     }
     if (rc == 0)

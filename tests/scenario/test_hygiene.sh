@@ -95,7 +95,9 @@ ls "$T" | grep -q "int.html.tmp" && bad "Ctrl-C: temporary left: $(ls "$T")" || 
 # report text, validate --resolved and export's notes hold names of any bytes: escaped on the terminal
 printf 'name: "r\\e[31m\\x9bx"\ncluster: {nodes: 2}\nworkload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 1h}]}\n' > "$T/re.yaml"
 "$W" run "$T/re.yaml" -q -o "$T/re.h5" >/dev/null 2>&1 || bad "run re.yaml"
-for cmd in "report paper-sci $T/re.h5 $T/re.h5" "validate $T/re.yaml --resolved" "compare $T/re.h5 $T/re.h5"; do
+printf 'name: c1\ncluster: {nodes: 2}\nmodels:\n  "m\\x9bx": {base: llama3-8b}\nworkload: {source: inline, jobs: [{gpus: 8, duration: 1h}]}\n' > "$T/key.yaml"
+for cmd in "report paper-sci $T/re.h5 $T/re.h5" "validate $T/re.yaml --resolved" "compare $T/re.h5 $T/re.h5" \
+           "validate $T/key.yaml --resolved"; do
   out=$("$W" $cmd 2>&1)
   if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '[\033\233]')"; then bad "$cmd: raw control bytes in its output"; else ok; fi
 done

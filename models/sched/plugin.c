@@ -38,6 +38,22 @@ static int is_builtin_name(const char *name)
     return 0;
 }
 
+/* 1 when a policy name is 1-64 of [A-Za-z0-9._-]: it goes into a
+ * scenario's `scheduler:`, a trace and a terminal as it is. */
+static int name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
 /* The table's fields: NULL when they will do, else what is missing. */
 static const char *missing_field(const WkSchedOps *ops)
 {
@@ -96,6 +112,10 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
                           ops->abi, WK_SCHED_ABI);
     else if ((miss = missing_field(ops)))
         rc = plugin_error(path, at, WK_E_INVAL, err, "its WkSchedOps has no %s", miss);
+    else if (!name_ok(ops->name))
+        rc = plugin_error(path, at, WK_E_INVAL, err,
+                          "its policy name is not 1-64 letters, digits, '-', '_' or '.' (a name is written into "
+                          "scenarios and traces)");
     else if (is_builtin_name(ops->name))
         rc = plugin_error(path, at, WK_E_INVAL, err, "policy '%s' has the name of a built-in scheduler", ops->name);
     for (size_t i = 0; rc == 0 && i < set->n; i++) {

@@ -631,7 +631,10 @@ static void list_brokers(const WkBrokerPlugins *set)
         printf("%-14s %s\n", (*p)->name, (*p)->description);
     for (size_t k = 0; k < set->n; k++) {
         const WkBrokerOps *b = set->items[k].ops;
-        printf("%-14s %s (plugin %s)\n", b->name, b->description ? b->description : "", set->items[k].path);
+        char d1[4096], d2[4096], d3[4096];
+        printf("%-14s %s (plugin %s)\n", wk_text_term(b->name, d3, sizeof d3),
+               wk_text_term(b->description ? b->description : "", d1, sizeof d1),
+               wk_text_term(set->items[k].path, d2, sizeof d2)); /* a plugin's words: escaped */
     }
 }
 
@@ -643,10 +646,14 @@ static void list_schedulers(const WkSchedPlugins *set)
         for (size_t k = 0; k < set->n; k++)
             if (set->items[k].ops == *p)
                 from = set->items[k].path;
-        if (from)
-            printf("%-14s %s (plugin %s)\n", (*p)->name, (*p)->description ? (*p)->description : "", from);
-        else
+        if (from) {
+            char d1[4096], d2[4096], d3[4096];
+            printf("%-14s %s (plugin %s)\n", wk_text_term((*p)->name, d3, sizeof d3),
+                   wk_text_term((*p)->description ? (*p)->description : "", d1, sizeof d1),
+                   wk_text_term(from, d2, sizeof d2)); /* a plugin's words: escaped */
+        } else {
             printf("%-14s %s\n", (*p)->name, (*p)->description);
+        }
     }
 }
 

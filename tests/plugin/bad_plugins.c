@@ -101,6 +101,8 @@ static const WkSchedOps ops = {
 #endif
 #if defined(BAD_noname)
     .name = NULL,
+#elif defined(BAD_escname)
+    .name = "bad\x1b[31mname",
 #elif defined(BAD_clash)
     .name = "fifo",
 #else

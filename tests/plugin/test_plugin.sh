@@ -139,6 +139,8 @@ expect 0 "7 passed, 0 failed" "$W" conformance fifo --timeout 0
 expect 2 "init of policy 'bad-exitinit' ended the process (exit status 0) before the check finished" \
   "$W" conformance "$P/bad_exitinit.so"
 expect 1 "FAIL  allocation    ended the process (exit status 0) before the check finished" "$W" conformance "$P/bad_exitsubmit.so"
+# a policy name that is not letters, digits, - _ . (here an escape sequence): refused at load
+expect 2 "bad_escname.so: scheduler plugin: its policy name is not 1-64 letters" "$W" conformance "$P/bad_escname.so"
 # a policy that starts a job twice: the run stops naming the job's state
 expect 1 "scheduler bad-dblstart: start of job 0, which is already running (only a waiting job can be started)" \
   "$W" run "$T/order.yaml" -q --no-trace --plugin "$P/bad_dblstart.so" --scheduler bad-dblstart

@@ -228,7 +228,24 @@ def run_case(c):
                          stdin=subprocess.DEVNULL if c.stdin is None else subprocess.PIPE,
                          preexec_fn=limits, start_new_session=True, env=c.env)
     chunks = []
-    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+    flood = []
+
+    def drain():  # keep at most 16 MiB of a case's output: a flood is a finding, not the driver's death
+        kept = 0
+        while True:
+            b = p.stdout.read(1 << 16)
+            if not b:
+                break
+            if kept < (16 << 20):
+                chunks.append(b)
+                kept += len(b)
+            elif not flood:
+                flood.append(kept)
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+    reader = threading.Thread(target=drain)
     reader.start()
     sent = None
     if c.sig:
@@ -256,6 +273,8 @@ def run_case(c):
     st = p.returncode
     text = out.decode("utf-8", "replace")
     probs = []
+    if flood:
+        probs.append("output flood: more than 16 MiB written, stopped")
     if hung:
         probs.append(f"hang: no exit in {c.timeout} s")
     elif st < 0 and st != -(sent or 0):

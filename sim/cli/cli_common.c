@@ -379,7 +379,7 @@ static void on_interrupt(int sig) { interrupt_signal = sig; }
 
 volatile sig_atomic_t *wk_cli_common_catch_interrupts(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM};
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old, sa;
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -393,7 +393,10 @@ volatile sig_atomic_t *wk_cli_common_catch_interrupts(void)
     return &interrupt_signal;
 }
 
-const char *wk_cli_common_signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+const char *wk_cli_common_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+}
 
 /* ---- default output paths ---- */
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dl.c — a plugin's shared object: dlopen, its entry symbol, paths (dl.h). */
 #include "sim/core/dl.h"
+#include "sim/core/file.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int wk_dl_open(const char *path, const char *symbol, void **handle, void **sym, char *why, size_t n)
 {
@@ -18,6 +20,13 @@ int wk_dl_open(const char *path, const char *symbol, void **handle, void **sym, 
             snprintf(why, n, "out of memory");
             return WK_E_NOMEM;
         }
+    }
+    struct stat st; /* a FIFO or device would block dlopen's read forever: only a regular file is opened */
+    if (stat(dup ? dup : path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(dup);
+        snprintf(why, n, "not a regular file (%s); a plugin is loaded only from a regular file",
+                 wk_file_kind((unsigned)st.st_mode));
+        return WK_E_IO;
     }
     dlerror();
     void *h = dlopen(dup ? dup : path, RTLD_NOW | RTLD_LOCAL);

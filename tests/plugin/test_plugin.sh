@@ -139,6 +139,9 @@ expect 0 "7 passed, 0 failed" "$W" conformance fifo --timeout 0
 expect 2 "init of policy 'bad-exitinit' ended the process (exit status 0) before the check finished" \
   "$W" conformance "$P/bad_exitinit.so"
 expect 1 "FAIL  allocation    ended the process (exit status 0) before the check finished" "$W" conformance "$P/bad_exitsubmit.so"
+# a FIFO as a plugin: refused at once, never a dlopen blocked on it
+mkfifo "$T/fifo.so"
+expect 2 "fifo.so: scheduler plugin: cannot load: not a regular file (a FIFO)" "$W" conformance "$T/fifo.so"
 # a policy name that is not letters, digits, - _ . (here an escape sequence): refused at load
 expect 2 "bad_escname.so: scheduler plugin: its policy name is not 1-64 letters" "$W" conformance "$P/bad_escname.so"
 # a policy that starts a job twice: the run stops naming the job's state

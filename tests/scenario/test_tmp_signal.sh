@@ -80,6 +80,26 @@ case "$out" in
 esac
 [ "$(cat "$T/o4"/t.h5.tmp.* 2>/dev/null)" = stranger ] && ok || bad "the stranger's file was changed or removed"
 
+# SIGHUP (a closed terminal) is handled as SIGINT: status 129, no temporary left (the trace is
+# written at the end: the signal comes while it is written, which then finishes)
+mkdir "$T/o5"
+interrupt_hup=$("$PY" - "$T/o5" "$W" run "$T/big.yaml" -q -o "$T/o5/t.h5" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+d = sys.argv[1]
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(signal.SIGHUP)
+        break
+    time.sleep(0.002)
+err = p.communicate()[1].decode(errors="replace")
+print(f"status={p.returncode} left={sorted(n for n in os.listdir(d) if '.tmp.' in n)} {err.strip()}")
+P
+)
+case "$interrupt_hup" in "status=129 left=[] "*"SIGHUP"*) ok ;; *) bad "SIGHUP during run: $interrupt_hup" ;; esac
+
 # the Python writers: a signal while a temporary is open removes it
 for sig in SIGINT SIGTERM; do
   out=$("$PY" - "$SRC/analysis" "$T/py.svg" "$sig" <<'P' 2>&1

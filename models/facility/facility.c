@@ -156,22 +156,16 @@ static int read_tariff(const char *buf, size_t len, const char *path, WkFacility
     size_t cap = 0;
     const char *p = buf + wk_file_bom_len(buf, len), *end = buf + len;
     while (rc == 0 && p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        const char *le = eol;
-        if (le > p && le[-1] == '\r')
-            le--;
+        const char *le, *start = wk_file_next_line(&p, end, &le);
         line++;
-        size_t n = (size_t)(le - p);
-        const char *nul = memchr(p, '\0', n);
+        size_t n = (size_t)(le - start);
+        const char *nul = memchr(start, '\0', n);
         if (nul)
-            return wk_error_set(err, WK_E_INVAL, path, line, (long)(nul - p) + 1, "row: a NUL byte");
+            return wk_error_set(err, WK_E_INVAL, path, line, (long)(nul - start) + 1, "row: a NUL byte");
         if (n >= sizeof row)
             return wk_error_set(err, WK_E_RANGE, path, line, 0, "row: longer than %d bytes", MAX_LINE - 1);
-        memcpy(row, p, n);
+        memcpy(row, start, n);
         row[n] = '\0';
-        p = eol + 1;
         if (row[0] == '#' || row[0] == '\0')
             continue;
         if (!header) {

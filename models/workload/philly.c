@@ -288,15 +288,8 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
     const char *p = buf, *end = buf + len;
     p += wk_file_bom_len(buf, len); /* a UTF-8 byte-order mark (spreadsheets write one) */
     while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        const char *le = eol;
-        if (le > p && le[-1] == '\r')
-            le--;
+        const char *le, *row = wk_file_next_line(&p, end, &le);
         line++;
-        const char *row = p;
-        p = eol + 1;
         if (le == row)
             continue; /* blank line */
         size_t nf = split(row, le, f, MAXF);

@@ -121,6 +121,19 @@ const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, s
     return (len < 0 || (size_t)len >= n) ? NULL : buf;
 }
 
+const char *wk_file_next_line(const char **p, const char *end, const char **line_end)
+{
+    const char *start = *p, *eol = memchr(start, '\n', (size_t)(end - start));
+    if (!eol)
+        eol = end;
+    const char *le = eol;
+    if (le > start && le[-1] == '\r')
+        le--;
+    *line_end = le;
+    *p = eol + 1;
+    return start;
+}
+
 static void tmp_track(const char *tmp);
 
 int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err)

@@ -55,6 +55,12 @@ const char *wk_file_resolve(const char *base_dir, const char *path, char *buf, s
  * wk_file_commit_tmp forgets it. */
 int wk_file_create_tmp(const char *path, char *tmp, size_t cap, WkError *err);
 
+/** The next line of a text held in [*p, end) (end > *p): returns its
+ * start, sets *line_end to just past its last byte (a CR before the LF is
+ * not part of it) and moves *p past its LF (to end + 1 on the last line
+ * without one). The CSV readers' line splitting. */
+const char *wk_file_next_line(const char **p, const char *end, const char **line_end);
+
 /** Forget tmp (a name wk_file_create_tmp made): call it once the temporary
  * has been renamed or removed. A name not remembered is ignored. */
 void wk_file_tmp_done(const char *tmp);

@@ -7,6 +7,7 @@
 #define WK_RUN_IMPL_H
 
 #include "models/energy/energy.h"
+#include "models/mech/cascade.h"
 #include "models/recovery/recovery.h"
 #include "models/run/hooks.h"
 #include "models/run/run.h"

@@ -549,9 +549,10 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
     }
     if (new_env) {
-        double bw = rt->env.net_bw;
+        double bw = rt->env.net_bw, gr = rt->env.grad_ratio;
         placement_env(r, &r->wl.models[js->model - 1], rt->gpus, js->gpus, &rt->env);
         rt->env.net_bw = bw;
+        rt->env.grad_ratio = gr; /* not placement-derived (models/mech) */
     }
     return rerate(r, job, now, new_env, err);
 }

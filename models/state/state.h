@@ -82,6 +82,7 @@ enum {
     WK_EV_BUDGET = 13,   /* energy; target: budget step */
     WK_EV_SLEEP = 14,    /* energy; target: node; payload: its generation when posted */
     WK_EV_ARRIVE = 15,   /* driver; target: job (a site run: its dataset has crossed the WAN) */
+    WK_EV_CASCADE = 16,  /* mechanisms (cascade); target: job, or UINT32_MAX for the discovery; payload: generation */
 };
 
 typedef struct WkRun WkRun;

@@ -46,6 +46,10 @@ typedef struct WkPerfEnv {
                               (models/state/progress.c), bytes/s; 0 = net_bw */
     int tp_cross;          /* 1: a tensor-parallel group spans NVLink domains */
     int multi_domain;      /* 1: the job spans several NVLink domains */
+    double grad_ratio;     /* > 1: DP gradients travel compressed by this ratio, at the cost of
+                              encoding and decoding them (ZeRO 0-2; docs/models.md, "Gradient
+                              compression"); 0 or 1: uncompressed. Not placement-derived: set by
+                              the cascade mechanism (models/mech) */
 } WkPerfEnv;
 
 typedef struct WkPerfResult {

@@ -28,6 +28,13 @@ double wk_perf_allreduce_intra_s(const WkGpuEff *e, const WkPerfEnv *env, double
     return t;
 }
 
+double wk_perf_compress_s(const WkPerfEnv *env, double bytes)
+{
+    if (!(env->grad_ratio > 1) || !env->sku || !(env->sku->hbm_bw_bytes_per_s > 0))
+        return 0;
+    return (2 * bytes + 2 * bytes / env->grad_ratio) / env->sku->hbm_bw_bytes_per_s;
+}
+
 /* DP peers inside one NVLink domain, and the domains they span. */
 static void dp_split(const WkPerfEnv *env, uint32_t tp, uint32_t dp, uint32_t *n_intra, uint32_t *n_inter)
 {
@@ -121,6 +128,21 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
             exposed += w - h;
             *hidden += h;
         }
+    } else if (in->env->grad_ratio > 1 && in->dp > 1) {
+        /* compressed gradients (ZeRO 0-2): the reduction moves bytes / ratio;
+         * with ZeRO 1-2 the parameter all-gather stays uncompressed */
+        double r = in->env->grad_ratio, cb = bytes / r, cbk = bucket / r;
+        double red = dp_coll_s(in, cb, m->zero >= 1, wan);
+        double hb = ov * min2(max2(red - dp_coll_s(in, cbk, m->zero >= 1, wan), 0), win_b);
+        exposed = red - hb;
+        *hidden += hb;
+        if (m->zero >= 1) {
+            double ag = dp_coll_s(in, bytes, 1, wan);
+            double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
+            exposed += ag - hf;
+            *hidden += hf;
+        }
+        exposed += wk_perf_compress_s(in->env, bytes);
     } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1, wan), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1, wan), 0), win_b);

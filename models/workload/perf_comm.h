@@ -43,6 +43,12 @@ typedef struct WkCommIn {
     double site_grad_bytes; /* the gradients of the whole model (2 B per parameter), with a WAN */
 } WkCommIn;
 
+/** The exposed cost of compressing one rank's `bytes` of gradients by
+ * env->grad_ratio r and decompressing what it receives: memory-bound
+ * passes reading and writing 2 x bytes + 2 x bytes / r at the SKU's HBM
+ * bandwidth (docs/models.md, "Gradient compression"). 0 when r <= 1. */
+double wk_perf_compress_s(const WkPerfEnv *env, double bytes);
+
 /** Fill r->tp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
 

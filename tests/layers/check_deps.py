@@ -54,8 +54,9 @@ ALLOWED = {
     # subsystems: down into the state, never the driver nor each other
     "models/recovery": BASE | ALL_DOMAIN | {"models/state"},
     "models/energy": BASE | ALL_DOMAIN | {"models/state"},
+    "models/mech": BASE | ALL_DOMAIN | {"models/state"},
     # the driver
-    "models/run": BASE | {"sim/trace"} | ALL_DOMAIN | {"models/state", "models/recovery", "models/energy"},
+    "models/run": BASE | {"sim/trace"} | ALL_DOMAIN | {"models/state", "models/recovery", "models/energy", "models/mech"},
     # scheduler conformance: whole runs of a policy, through the test door
     "models/sched/conform": BASE | {"sim/trace"} | ALL_DOMAIN | {"models/run", "models/state"},
     # a network of sites: each site a run, driven through run.h only

@@ -91,6 +91,22 @@ static int check_row(WkTraceRead *r, int64_t *const v[PL_N], size_t i, const int
     return 0;
 }
 
+/* Rows of the table at path (a 1-D table: checked before), -1 when absent or unreadable. */
+static long long table_rows(WkTraceRead *r, const char *path)
+{
+    if (!wk_trace_read_has(r, path))
+        return -1;
+    hid_t dset = H5Dopen2(r->file, path, H5P_DEFAULT);
+    hid_t space = dset >= 0 ? H5Dget_space(dset) : H5I_INVALID_HID;
+    hsize_t dims[1] = {0};
+    long long n = space >= 0 && H5Sget_simple_extent_dims(space, dims, NULL) == 1 ? (long long)dims[0] : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return n;
+}
+
 int wk_trace_read_check_placement(WkTraceRead *r, WkError *err)
 {
     if (r->schema != &wk_schema_trace || !wk_trace_read_has(r, WK_SCHEMA_PLACEMENT))
@@ -106,14 +122,7 @@ int wk_trace_read_check_placement(WkTraceRead *r, WkError *err)
         rc = wk_trace_read_column_i64(r, WK_SCHEMA_PLACEMENT, pl_cols[c], &v[c], &k, err);
         n = k;
     }
-    long long nj = -1;
-    if (rc == 0 && wk_trace_read_has(r, WK_SCHEMA_JOBS)) {
-        int64_t *ids = NULL;
-        size_t k = 0;
-        rc = wk_trace_read_column_i64(r, WK_SCHEMA_JOBS, WK_SCHEMA_JOB_ID, &ids, &k, err);
-        nj = (long long)k;
-        free(ids);
-    }
+    long long nj = rc == 0 ? table_rows(r, WK_SCHEMA_JOBS) : -1;
     size_t m = 1;
     while (rc == 0 && m < nn)
         m <<= 1;

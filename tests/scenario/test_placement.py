@@ -185,6 +185,43 @@ with tempfile.TemporaryDirectory() as tmp:
     slices = [e for e in ev if e.get("ph") == "X" and pid and e["pid"] == pid[0]]
     check(len(slices) == 6, f"node slices {len(slices)} (want 6)")
 
+    # ---- a real run with failures (restarts: several segments): placement's GPU-time is the summary's
+    # utilization x GPUs x the run; no GPU is held by two segments at once; a segment holds at most its
+    # job's GPUs; waiting jobs and free GPUs match timeseries/cluster
+    qs = os.path.join(tmp, "qs.h5")
+    r = run("run", os.path.join(SRC, "scenarios", "quickstart.yaml"), "-q", "--set", "workload.jobs=300",
+            "--set", "failures.incidents=[{at: 1d, kind: down, node: 3, duration: 8h}, {at: 2d, kind: down, node: 40, duration: 4h}]",
+            "-o", qs)
+    check(r.returncode == 0, f"quickstart run: {r.stderr}")
+    with h5py.File(qs, "r") as f:
+        p, jb = f["placement"][:], f["jobs"][:]
+        T = int(f["timeseries/cluster"]["time"][-1])
+        gt = float((p["nodes"].astype(np.float64) * p["gpus"] * (p["end"] - p["start"])).sum())
+        util = float(f["summary"].attrs["utilization"])
+        check(abs(gt / (int(f.attrs["gpus"]) * T) - util) < 1e-9, f"placement GPU-time {gt} vs utilization {util}")
+        check(int(p["segment"].max()) >= 1, "some job has a second segment (a restart)")
+        e = P.per_node(p)
+        first = f["nodes"]["first_gpu"][:].astype(np.int64)
+        ev = []
+        for j, a, b, n, g, k in zip(e["job"], e["start"], e["end"], e["node"], e["gpu"], e["gpus"]):
+            for x in range(first[n] + g, first[n] + g + k):
+                ev.append((x, a, b))
+        ev.sort()
+        clash = sum(1 for u, v in zip(ev, ev[1:]) if u[0] == v[0] and v[1] < u[2])
+        check(clash == 0, f"{clash} GPUs held by two segments at once")
+        seg = {}
+        for row in p:
+            key = (int(row["job"]), int(row["segment"]))
+            seg[key] = seg.get(key, 0) + int(row["nodes"]) * int(row["gpus"])
+        over = [k for k, v in seg.items() if v > int(jb["gpus"][k[0]])]
+        check(not over, f"segments holding more than their job's GPUs: {over[:5]}")
+    tq = W.load(qs)
+    fq = tq.fragmentation()
+    m = tq.timeseries.set_index("time_ns").loc[fq.time_ns]
+    check((m.queued_jobs.to_numpy() == fq.waiting_jobs.to_numpy()).all(), "waiting jobs = timeseries queued_jobs")
+    check((m.allocated_gpus.to_numpy() == int(tq.attrs["gpus"]) - fq.free_gpus.to_numpy()).all(),
+          "free GPUs = GPUs - allocated_gpus")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

@@ -79,6 +79,20 @@ static const ExColSpec site_series_cols[] = {
     {WK_SCHEMA_CLUSTER_POWER, "power_w", EX_F64, NULL, 0},
 };
 
+/* schema 1.6, single-site runs: each job segment's node ranges, and the nodes */
+static const ExColSpec placement_cols[] = {
+    {WK_SCHEMA_PL_JOB, "job", EX_INT, NULL, 0},        {WK_SCHEMA_PL_SEGMENT, "segment", EX_INT, NULL, 0},
+    {WK_SCHEMA_PL_START, "start_ns", EX_INT, NULL, 0}, {WK_SCHEMA_PL_END, "end_ns", EX_INT, NULL, 0},
+    {WK_SCHEMA_PL_NODE, "node", EX_INT, NULL, 0},      {WK_SCHEMA_PL_NODES, "nodes", EX_INT, NULL, 0},
+    {WK_SCHEMA_PL_GPU, "gpu", EX_INT, NULL, 0},        {WK_SCHEMA_PL_GPUS, "gpus", EX_INT, NULL, 0},
+};
+
+static const ExColSpec node_cols[] = {
+    {WK_SCHEMA_NODE_NODE, "node", EX_INT, NULL, 0},           {WK_SCHEMA_NODE_POD, "pod", EX_INT, NULL, 0},
+    {WK_SCHEMA_NODE_RACK, "rack", EX_INT, NULL, 0},           {WK_SCHEMA_NODE_GPUS, "gpus", EX_INT, NULL, 0},
+    {WK_SCHEMA_NODE_FIRST_GPU, "first_gpu", EX_INT, NULL, 0},
+};
+
 #define NCOLS(a) (sizeof(a) / sizeof(a)[0])
 
 const ExTableSpec wk_ex_jobs = {WK_SCHEMA_JOBS, "jobs.csv", job_cols, NCOLS(job_cols)};
@@ -87,6 +101,8 @@ const ExTableSpec wk_ex_timeseries = {WK_SCHEMA_CLUSTER, "timeseries.csv", times
 /* a network's trace only (schema 1.4) */
 static const ExTableSpec site_series = {WK_SCHEMA_SITES_SERIES, "timeseries_sites.csv", site_series_cols,
                                         NCOLS(site_series_cols)};
+const ExTableSpec wk_ex_placement = {WK_SCHEMA_PLACEMENT, "placement.csv", placement_cols, NCOLS(placement_cols)};
+const ExTableSpec wk_ex_nodes = {WK_SCHEMA_NODES, "nodes.csv", node_cols, NCOLS(node_cols)};
 
 /* Check that every value of an enum column has a name. */
 static int check_enum(WkTraceRead *r, const ExTableSpec *spec, const ExCol *c, size_t n, WkError *err)
@@ -431,20 +447,24 @@ static int ensure_dir(const char *dir, WkError *err)
     return 0;
 }
 
-enum { CSV_JOBS, CSV_INCIDENTS, CSV_TIMESERIES, CSV_SITES, CSV_SUMMARY, CSV_RUN, CSV_N, CSV_TABLES = CSV_SUMMARY };
+enum {
+    CSV_JOBS, CSV_INCIDENTS, CSV_TIMESERIES, CSV_SITES, CSV_PLACEMENT, CSV_NODES,
+    CSV_SUMMARY, CSV_RUN, CSV_N, CSV_TABLES = CSV_SUMMARY
+};
 
 int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError *err)
 {
-    static const char *const names[CSV_N] = {"jobs.csv", "incidents.csv", "timeseries.csv", "timeseries_sites.csv",
-                                             "summary.csv", "run.csv"};
-    const ExTableSpec *specs[CSV_TABLES] = {&wk_ex_jobs, &wk_ex_incidents, &wk_ex_timeseries, &site_series};
+    static const char *const names[CSV_N] = {"jobs.csv",      "incidents.csv", "timeseries.csv", "timeseries_sites.csv",
+                                             "placement.csv", "nodes.csv",     "summary.csv",    "run.csv"};
+    const ExTableSpec *specs[CSV_TABLES] = {&wk_ex_jobs, &wk_ex_incidents, &wk_ex_timeseries,
+                                            &site_series, &wk_ex_placement, &wk_ex_nodes};
     WkExportStats s = {0};
     WkTraceRead *r = NULL;
     ExTable t[CSV_TABLES] = {{0}};
     ExOut out[CSV_N] = {{0}};
     int rc = wk_trace_read_open(&r, trace, err);
     for (size_t k = 0; rc == 0 && k < CSV_TABLES; k++)
-        rc = wk_ex_table_load(r, specs[k], k == CSV_INCIDENTS || k == CSV_SITES, &t[k], err);
+        rc = wk_ex_table_load(r, specs[k], k != CSV_JOBS && k != CSV_TIMESERIES, &t[k], err);
     if (rc == 0)
         rc = ensure_dir(dir, err);
     for (size_t k = 0; rc == 0 && k < CSV_N; k++) {

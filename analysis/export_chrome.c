@@ -4,7 +4,9 @@
  * chrome://tracing read): jobs, incidents and recovery phases as complete
  * ("X") slices packed into lanes so that slices on one track never overlap,
  * detection as instant ("i") events, the time series as counters ("C"), and
- * "M" metadata naming every process and thread. Tables come from export.c. */
+ * "M" metadata naming every process and thread; with a placement table
+ * (schema 1.6), a track per node with the job segments it held. Tables come
+ * from export.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@
 #include "sim/trace/schema.h"
 
 /* Processes (pids), in the order the viewer sorts them. */
-enum { PID_CLUSTER = 1, PID_JOBS, PID_HARDWARE, PID_RECOVERY };
+enum { PID_CLUSTER = 1, PID_JOBS, PID_HARDWARE, PID_RECOVERY, PID_NODES };
 
 /* ---- lanes: interval partitioning with a min-heap of lane end times -------------------------- */
 
@@ -187,7 +189,7 @@ static void slice_open(Out *o, int pid, uint32_t tid, const char *name, const ch
 /* ---- the run's tables ---------------------------------------------------------------------- */
 
 typedef struct Run {
-    ExTable jobs, inc, ts;
+    ExTable jobs, inc, ts, place, nodes;
     int64_t t_end;        /* end of the run: the last sample, or the latest time seen */
     double gpus;          /* root attribute gpus */
 } Run;
@@ -594,6 +596,65 @@ static int recovery(Out *o, const Run *R, const IncCols *c, Lanes *h, WkError *e
     return 0;
 }
 
+/* ---- nodes: each node's job segments (placement, schema 1.6) ------------------------------------ */
+
+static int node_tracks(Out *o, const Run *R, Lanes *h, WkError *err)
+{
+    const ExTable *P = &R->place;
+    const ExCol *job = wk_ex_col(P, WK_SCHEMA_PL_JOB), *seg = wk_ex_col(P, WK_SCHEMA_PL_SEGMENT),
+                *st = wk_ex_col(P, WK_SCHEMA_PL_START), *en = wk_ex_col(P, WK_SCHEMA_PL_END),
+                *node = wk_ex_col(P, WK_SCHEMA_PL_NODE), *nn = wk_ex_col(P, WK_SCHEMA_PL_NODES),
+                *gpu = wk_ex_col(P, WK_SCHEMA_PL_GPU), *gpus = wk_ex_col(P, WK_SCHEMA_PL_GPUS),
+                *pod = wk_ex_col(&R->nodes, WK_SCHEMA_NODE_POD);
+    size_t n = 0; /* slices: one per row and node (ranges checked at open) */
+    for (size_t i = 0; i < P->n; i++)
+        n += (size_t)nn->i[i];
+    size_t *row = malloc((n ? n : 1) * sizeof *row), *idx = NULL;
+    int64_t *key = malloc((n ? n : 1) * sizeof *key), *t0 = malloc((n ? n : 1) * sizeof *t0);
+    uint32_t *tid = malloc((n ? n : 1) * sizeof *tid);
+    for (size_t i = 0, k = 0; row && key && t0 && i < P->n; i++)
+        for (int64_t d = 0; d < nn->i[i]; d++, k++)
+            row[k] = i, key[k] = node->i[i] + d, t0[k] = st->i[i];
+    if (!row || !key || !t0 || !tid || !(idx = sorted_rows(n, key, t0))) {
+        free(row), free(key), free(t0), free(tid);
+        return wk_error_nomem(err, "export");
+    }
+    meta_process(o, PID_NODES, "nodes");
+    uint32_t next = 0;
+    for (size_t a = 0, b; a < n; a = b) { /* the slices of node key[idx[a]]: lanes, then tracks */
+        lanes_reset(h);
+        for (b = a; b < n && key[idx[b]] == key[idx[a]]; b++) {
+            size_t i = row[idx[b]];
+            int64_t l = lane_take(h, st->i[i], en->i[i] > st->i[i] ? en->i[i] : st->i[i] + 1);
+            if (l < 0) {
+                free(row), free(key), free(t0), free(tid), free(idx);
+                return wk_error_nomem(err, "export");
+            }
+            tid[idx[b]] = next + (uint32_t)l;
+        }
+        for (uint32_t l = 0; l < h->nlanes; l++) {
+            char name[64];
+            int w = snprintf(name, sizeof name, "node %lld (pod %lld)", (long long)key[idx[a]],
+                             (long long)pod->i[key[idx[a]]]);
+            if (l > 0 && w > 0 && (size_t)w < sizeof name)
+                snprintf(name + w, sizeof name - (size_t)w, " %u", l + 1);
+            meta_thread(o, PID_NODES, next + l, name);
+        }
+        next += h->nlanes;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = row[idx[k]];
+        char name[48];
+        snprintf(name, sizeof name, "job %lld", (long long)job->i[i]);
+        slice_open(o, PID_NODES, tid[idx[k]], name, "placement", st->i[i], en->i[i] - st->i[i]);
+        fprintf(o->f, "\"job\":%lld,\"segment\":%lld,\"node\":%lld,\"gpus\":\"%lld-%lld\"}}", (long long)job->i[i],
+                (long long)seg->i[i], (long long)key[idx[k]], (long long)gpu->i[i],
+                (long long)(gpu->i[i] + gpus->i[i] - 1));
+    }
+    free(row), free(key), free(t0), free(tid), free(idx);
+    return 0;
+}
+
 /* ---- the file ------------------------------------------------------------------------------------ */
 
 static int load(WkTraceRead *r, Run *R, WkError *err)
@@ -601,7 +662,9 @@ static int load(WkTraceRead *r, Run *R, WkError *err)
     int rc;
     if ((rc = wk_ex_table_load(r, &wk_ex_jobs, 0, &R->jobs, err)) < 0 ||
         (rc = wk_ex_table_load(r, &wk_ex_incidents, 1, &R->inc, err)) < 0 ||
-        (rc = wk_ex_table_load(r, &wk_ex_timeseries, 0, &R->ts, err)) < 0)
+        (rc = wk_ex_table_load(r, &wk_ex_timeseries, 0, &R->ts, err)) < 0 ||
+        (rc = wk_ex_table_load(r, &wk_ex_placement, 1, &R->place, err)) < 0 ||
+        (rc = wk_ex_table_load(r, &wk_ex_nodes, 1, &R->nodes, err)) < 0)
         return rc;
     static const struct {
         size_t table;
@@ -677,6 +740,8 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *opt
         fputs(",\"traceEvents\":[", o.f);
         counters(&o, &R);
         rc = jobs(&o, &R, &h, err);
+        if (rc == 0 && R.place.present && R.nodes.present) /* the reader checked their ranges at open */
+            rc = node_tracks(&o, &R, &h, err);
         if (rc == 0 && R.inc.present) {
             IncCols c = {
                 wk_ex_col(&R.inc, WK_SCHEMA_INC_ID),        wk_ex_col(&R.inc, WK_SCHEMA_INC_CLASS),
@@ -701,6 +766,8 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *opt
     wk_ex_table_free(&R.jobs);
     wk_ex_table_free(&R.inc);
     wk_ex_table_free(&R.ts);
+    wk_ex_table_free(&R.place);
+    wk_ex_table_free(&R.nodes);
     wk_trace_read_close(r);
     if (st)
         *st = s;

@@ -48,6 +48,7 @@ typedef struct ExTable {
 } ExTable;
 
 extern const ExTableSpec wk_ex_jobs, wk_ex_incidents, wk_ex_timeseries;
+extern const ExTableSpec wk_ex_placement, wk_ex_nodes; /* schema 1.6, single-site runs */
 
 /** Load every column of spec's table from r into *t (zeroed first; release
  * with wk_ex_table_free). A table the trace lacks gives present = 0 and

@@ -58,9 +58,9 @@ FIGURES = [
     ("power", "Facility power over time (GPUs + network, times PUE)."),
     ("jct-cdf", "CDF of the completion time (end − submit) of completed jobs."),
     ("incidents", "Cumulative incidents over time, by kind."),
-    ("gantt", "The jobs with the most GPU-time as bars from start to end, each as tall as its GPUs "
-              "(stacked in start order; the trace does not record which GPUs a job held); "
-              "grey: waiting; red ticks: incidents that stopped jobs."),
+    ("gantt", "The nodes of the cluster over time, grouped by pod (black lines) and rack (grey lines): each "
+              "job segment a bar on the nodes it held, as tall as its share of a node's GPUs, colored by job "
+              "(traces of schema 1.6 on; older traces: the jobs with the most GPU-time as bars)."),
     ("heatmap", "Each pod's allocated GPUs / GPUs per time bin (timeseries/pods)."),
     ("recovery", "Per incident that stopped jobs: detection, wait and restart (minutes), and the work rolled "
                  "back to the last checkpoint (GPU-h)."),

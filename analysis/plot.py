@@ -13,8 +13,13 @@ WHAT is one of:
   power        facility power over time, MW (timeseries/cluster)
   jct-cdf      CDF of job completion time of completed jobs, hours (jobs)
   incidents    cumulative incidents over time (incidents; exit 2 if absent)
-  gantt        the --top N jobs with the most GPU-time as bars over time, each
+  gantt        the cluster's nodes over time (placement, schema 1.6): nodes on
+               the y axis grouped by pod and rack, each job segment a bar
+               colored by job; a trace without placement: as gantt-jobs
+  gantt-jobs   the --top N jobs with the most GPU-time as bars over time, each
                as tall as its GPUs; incidents that stopped jobs marked (jobs)
+  fragmentation free GPUs and the free GPUs no waiting job can use
+               (stranded) over time (placement, schema 1.6)
   heatmap      each pod's utilization over time (timeseries/pods, schema 1.2)
   recovery     per incident that stopped a job: detection, wait and restart
                stacked, and the work lost (incidents)
@@ -53,13 +58,15 @@ WHATS = {
     "power": ("timeseries/cluster", "Facility power"),
     "jct-cdf": ("jobs", "Job completion time, completed jobs"),
     "incidents": ("incidents", "Incidents"),
-    "gantt": ("jobs", "Largest jobs over time"),
+    "gantt": ("jobs", "Jobs over time"),
+    "gantt-jobs": ("jobs", "Largest jobs over time"),
+    "fragmentation": ("placement", "Fragmentation: free GPUs no waiting job can use"),
     "heatmap": ("timeseries/pods", "Per-pod utilization"),
     "recovery": ("incidents", "Recovery per incident"),
     "scaling": (None, "Scaling (wanka perf --scale)"),
     "wan": ("timeseries/wan", "WAN traffic per link"),
 }
-PER_TRACE = ("gantt", "heatmap", "recovery", "wan")  # one panel per trace
+PER_TRACE = ("gantt", "gantt-jobs", "heatmap", "recovery", "wan", "fragmentation")  # one panel per trace
 DEFAULT_TOP = 30
 
 
@@ -407,7 +414,95 @@ def run_end(np, t, rows):
     return int(ev.max()) if ev.size else 0
 
 
+def placement_tables(t, what):
+    """The trace's placement, nodes and jobs rows (schema 1.6), checked for
+    the columns --what reads."""
+    for name, cols in (("placement", ("job", "segment", "start", "end", "node", "nodes", "gpu", "gpus")),
+                       ("nodes", ("node", "pod", "rack", "gpus")), ("jobs", ("id", "submit", "end", "gpus", "status"))):
+        need_columns(t, t.need(name, what), cols, what)
+    return t.f["placement"][:], t.f["nodes"][:], t.f["jobs"][:]
+
+
+def job_colors(np, jobs):
+    """A color per job id: tab20, neighbours apart."""
+    cmap = MPL_COLORMAPS["tab20"]
+    return [cmap((j * 7) % 20) for j in jobs]
+
+
+def gantt_nodes(ax, np, t):
+    """Nodes on the y axis (node 0 at the top), pods and racks marked by
+    lines; each job segment a bar over its nodes [start, end), as tall as
+    the share of a node's GPUs it held; colored by job. Returns the bars drawn."""
+    from matplotlib.collections import PolyCollection
+    place, nodes, jobs = placement_tables(t, "gantt")
+    end = run_end(np, t, jobs) if "start" in (jobs.dtype.names or ()) else int(place["end"].max(initial=0))
+    ng = nodes["gpus"].astype(np.float64)
+    rects, colors = [], []
+    for r, c in zip(place, job_colors(np, place["job"].astype(np.int64))):
+        x0, x1 = r["start"] / NS_PER_DAY, max(r["end"] / NS_PER_DAY, r["start"] / NS_PER_DAY + 1e-9)
+        n0, k = int(r["node"]), int(r["nodes"])
+        if int(r["gpu"]) == 0 and np.all(ng[n0:n0 + k] == r["gpus"]):  # whole nodes: one bar
+            spans = [(n0, n0 + k)]
+        else:
+            spans = [(n + r["gpu"] / ng[n], n + (r["gpu"] + r["gpus"]) / ng[n]) for n in range(n0, n0 + k)]
+        for y0, y1 in spans:
+            rects.append([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+            colors.append(c)
+    ax.add_collection(PolyCollection(rects, facecolors=colors, edgecolors="none", linewidths=0))
+    nn = len(nodes)
+    pods, racks = nodes["pod"].astype(np.int64), nodes["rack"].astype(np.int64)
+    xmax = end / NS_PER_DAY if end > 0 else 1
+    for n in range(1, nn):
+        if pods[n] != pods[n - 1]:
+            ax.axhline(n, color="black", linewidth=0.8)
+        elif racks[n] != racks[n - 1] and nn <= 512:
+            ax.axhline(n, color="#bbbbbb", linewidth=0.3)
+    starts = [0] + [n for n in range(1, nn) if pods[n] != pods[n - 1]]
+    step = max(1, len(starts) // 24)
+    ax.set_yticks([(a + b) / 2 for a, b in zip(starts, starts[1:] + [nn])][::step])
+    ax.set_yticklabels([f"pod {pods[a]}" for a in starts][::step], fontsize="x-small")
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(nn, 0)
+    ax.set_xlabel("time (days)")
+    ax.set_ylabel(f"nodes ({nn}), by pod; racks of {int(np.bincount(racks).max()) if nn else 0} nodes")
+    njobs = len(np.unique(place["job"])) if len(place) else 0
+    ax.set_title(f"{t.label}: {njobs} jobs on {nn} nodes ({len(rects)} bars)", fontsize="medium")
+    return len(rects)
+
+
+def fragmentation_plot(ax, np, t):
+    """Free GPUs and the stranded ones (free, yet no waiting job can use
+    them: analysis/placement.py) over time, as steps."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import placement as P  # analysis/placement.py, installed beside this file
+    place, nodes, jobs = placement_tables(t, "fragmentation")
+    ts = t.f["timeseries/cluster"]["time"][:] if "timeseries/cluster" in t.f else np.zeros(0, np.int64)
+    end = int(ts.max()) if ts.size else int(place["end"].max(initial=0))
+    times = P.sample_times(ts, end)
+    fr = P.fragmentation(jobs, place, nodes, times, end)
+    x = fr["time"] / NS_PER_DAY
+    ax.step(x, fr["free"], where="post", color="tab:gray", label="free GPUs")
+    ax.fill_between(x, fr["stranded"], step="post", color="tab:red", alpha=0.5,
+                    label="stranded: free, no waiting job can use them")
+    ax.set_xlim(0, end / NS_PER_DAY if end > 0 else 1)
+    ax.set_ylim(0, max(int(nodes["gpus"].sum()), 1))
+    ax.set_xlabel("time (days)")
+    ax.set_ylabel("GPUs")
+    mean = float(np.mean(fr["stranded"])) if len(times) else 0.0
+    ax.set_title(f"{t.label}: {mean:.1f} GPUs stranded on average", fontsize="medium")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="x-small")
+    return fr
+
+
 def gantt(ax, np, h5py, t, top):
+    """The per-node Gantt when the trace has placement (gantt_nodes), else
+    the top jobs by GPU-time."""
+    if "placement" in t.f and "nodes" in t.f:
+        return gantt_nodes(ax, np, t)
+    return gantt_jobs(ax, np, h5py, t, top)
+
+
+def gantt_jobs(ax, np, h5py, t, top):
     """The top jobs by GPU-time held as bars [start, end), each as tall as its
     GPUs, stacked in start order; the wait before the start in a light shade;
     incidents that stopped jobs as red ticks at the top."""
@@ -581,11 +676,15 @@ def figure(mods, what, traces, top=DEFAULT_TOP, paths=None):
             for i, t in enumerate(traces):
                 recovery((axes[2 * i][0], axes[2 * i + 1][0]), np, t, top)
         else:
-            fig, axes = plt.subplots(n, 1, figsize=(10, (6 if what == "gantt" else 4) * n), dpi=120,
+            fig, axes = plt.subplots(n, 1, figsize=(10, (6 if what.startswith("gantt") else 4) * n), dpi=120,
                                      squeeze=False)
             for i, t in enumerate(traces):
                 if what == "gantt":
                     gantt(axes[i][0], np, h5py, t, top)
+                elif what == "gantt-jobs":
+                    gantt_jobs(axes[i][0], np, h5py, t, top)
+                elif what == "fragmentation":
+                    fragmentation_plot(axes[i][0], np, t)
                 elif what == "wan":
                     wan(axes[i][0], np, t, top)
                 else:

@@ -11,6 +11,11 @@ pandas DataFrames.
     t.attrs         # dict: root attributes (scenario_name, scheduler, seed, ...)
     t.sites         # a network's site names (index = the `site` columns), [] otherwise
     t.site_series   # a network's timeseries/sites (empty DataFrame otherwise)
+    t.placement     # schema 1.6: job segments' node ranges (empty DataFrame otherwise)
+    t.nodes         # schema 1.6: each node's pod, rack, GPUs (empty DataFrame otherwise)
+    t.node_segments()  # one row per job segment and node: job, segment, node, pod, rack, ...
+    t.locality()    # per job: nodes, racks and pods spanned (most of any segment), segments
+    t.fragmentation()  # over time: free GPUs, waiting jobs, stranded GPUs no waiting job can use
 
 Column names carry their units the way `wanka export --format csv` writes
 them: a column whose trace units are ns, s, W or GPU-h gets the suffix
@@ -25,19 +30,25 @@ the trace; `t.jobs[t.jobs.end_ns >= 0]` selects the jobs that finished.
 A trace whose schema major version is not 1 raises ValueError naming the
 file. Needs h5py and pandas (Debian: python3-h5py, python3-pandas).
 """
+import os
+import sys
 import types
 
 import h5py
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import placement as _placement  # noqa: E402  (analysis/placement.py, beside this file)
+
 SCHEMA_MAJOR = 1
 TABLES = {"jobs": "jobs", "incidents": "incidents", "timeseries": "timeseries/cluster",
-          "site_series": "timeseries/sites"}
-OPTIONAL = ("incidents", "site_series")  # an older trace without incidents; a single-cluster run
+          "site_series": "timeseries/sites", "placement": "placement", "nodes": "nodes"}
+# an older trace without incidents; a single-cluster run; a trace before schema 1.6 or of a network
+OPTIONAL = ("incidents", "site_series", "placement", "nodes")
 UNIT_SUFFIX = {"ns": "_ns", "s": "_s", "W": "_w", "GPU-h": "_gpu_h"}
 
-__all__ = ["load", "column_name", "SCHEMA_MAJOR"]
+__all__ = ["load", "column_name", "SCHEMA_MAJOR", "node_segments", "locality", "fragmentation"]
 
 
 def _text(v):
@@ -100,5 +111,55 @@ def load(path):
                 raise ValueError(f"{path}: no table '{table}'")
         summary = pd.Series({k: float(v) for k, v in f["summary"].attrs.items()} if "summary" in f else {},
                             dtype="float64").sort_index()
+        raw = {k: f[k][:] for k in ("jobs", "placement", "nodes") if k in f}
     sites = str(attrs["sites"]).split(",") if attrs.get("sites") else []
-    return types.SimpleNamespace(path=path, attrs=attrs, summary=summary, sites=sites, **tables)
+    t = types.SimpleNamespace(path=path, attrs=attrs, summary=summary, sites=sites, **tables)
+    t._raw = raw
+    t.node_segments = lambda: node_segments(t)
+    t.locality = lambda: locality(t)
+    t.fragmentation = lambda points=None: fragmentation(t, points)
+    return t
+
+
+def _need_placement(t):
+    if "placement" not in t._raw or "nodes" not in t._raw:
+        raise ValueError(f"{t.path}: no placement table (schema 1.6, single-site runs; this trace is schema "
+                         f"{t.attrs.get('schema_version', '?')})")
+
+
+def node_segments(t):
+    """One row per job segment and node it held GPUs on: job, segment,
+    start_ns, end_ns, node, pod, rack, gpu (first GPU within the node),
+    gpus (GPUs held there). The `node` column of docs/analysis.md."""
+    _need_placement(t)
+    e = _placement.per_node(t._raw["placement"])
+    nodes = t._raw["nodes"]
+    return pd.DataFrame({"job": e["job"], "segment": e["segment"], "start_ns": e["start"], "end_ns": e["end"],
+                         "node": e["node"], "pod": nodes["pod"].astype(np.int64)[e["node"]],
+                         "rack": nodes["rack"].astype(np.int64)[e["node"]], "gpu": e["gpu"], "gpus": e["gpus"]})
+
+
+def locality(t):
+    """Per job (index = jobs.id): nodes, racks and pods spanned (the most
+    of any one of its segments; 0 for a job that never ran) and its number
+    of segments."""
+    _need_placement(t)
+    loc = _placement.locality(t._raw["placement"], t._raw["nodes"], len(t._raw["jobs"]))
+    return pd.DataFrame({"nodes_spanned": loc["nodes"], "racks_spanned": loc["racks"],
+                         "pods_spanned": loc["pods"], "segments": loc["segments"]},
+                        index=pd.Index(t._raw["jobs"]["id"].astype(np.int64), name="id"))
+
+
+def fragmentation(t, points=None):
+    """The cluster's fragmentation over time (docs/analysis.md "Placement"):
+    at the times of timeseries/cluster (at most `points`, default 1,000,
+    evenly thinned), time_ns, free_gpus, waiting_jobs, smallest_waiting
+    (GPUs; 0 when none waits) and stranded_gpus: free GPUs that no waiting
+    job can use under node-granular gang placement."""
+    _need_placement(t)
+    ts = t.timeseries["time_ns"].to_numpy() if "time_ns" in t.timeseries else np.zeros(0, np.int64)
+    end = int(ts.max()) if ts.size else 0
+    times = _placement.sample_times(ts, end, points)
+    fr = _placement.fragmentation(t._raw["jobs"], t._raw["placement"], t._raw["nodes"], times, end)
+    return pd.DataFrame({"time_ns": fr["time"], "free_gpus": fr["free"], "waiting_jobs": fr["waiting"],
+                         "smallest_waiting": fr["smallest"], "stranded_gpus": fr["stranded"]})

@@ -176,11 +176,12 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     return changed(r, err);
 }
 
-/* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics). */
+/* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics,
+ * the trace's placement table). */
 static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
-    return wk_account_segment(&r->acct, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
+    return wk_account_segment(&r->acct, job, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
 }
 
 int wk_lifecycle_record_open(WkRun *r, WkError *err)

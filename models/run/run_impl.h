@@ -38,6 +38,11 @@ extern const size_t wk_report_nincident_fields;
 extern const WkTraceField wk_report_facility_fields[];
 extern const size_t wk_report_nfacility_fields;
 
+/** The trace's nodes and placement tables of a single-site run
+ * (run_place.c; docs/trace-format.md, schema 1.6), from the allocation
+ * record with its open segments. Returns 0 or the first error. */
+int wk_run_write_placement(const WkRun *r, WkTrace *t, WkError *err);
+
 /** Jobs' allocation lifecycle (models/run/lifecycle.c). begin: a waiting job gets
  * gpus[0..n) (a policy bug, wrong state or count or a busy GPU, gives
  * WK_E_INTERNAL naming the scheduler). release: a stopped job's GPUs go back

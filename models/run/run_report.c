@@ -621,7 +621,7 @@ static int write_tables(const void *user, WkTrace *t, WkError *err)
                              r->acct.samples, r->acct.nsamples,
                              "cluster state sampled every sample_interval_ns and at the end of the run", err)) < 0)
         return rc;
-    if ((rc = write_pods(r, t, err)) < 0)
+    if ((rc = write_pods(r, t, err)) < 0 || (rc = wk_run_write_placement(r, t, err)) < 0)
         return rc;
     if ((r->fac.nbudget || r->fac.ntariff) &&
         (rc = wk_trace_table(t, WK_SCHEMA_FACILITY, wk_report_facility_fields, NF(wk_report_facility_fields), sizeof(WkFacilityRow),

@@ -57,7 +57,8 @@ int wk_account_sample(WkAccount *a, const WkCluster *c, WkTime now, uint32_t all
     return 0;
 }
 
-int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n, WkError *err)
+int wk_account_segment(WkAccount *a, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n,
+                       WkError *err)
 {
     if (to <= from)
         return 0;
@@ -73,7 +74,7 @@ int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpu
     if (!g)
         return wk_error_nomem(err, "allocation record");
     memcpy(g, gpus, (size_t)n * sizeof *g);
-    a->segs[a->nsegs++] = (WkAllocSeg){.from = from, .to = to, .gpus = g, .n = n};
+    a->segs[a->nsegs++] = (WkAllocSeg){.from = from, .to = to, .gpus = g, .n = n, .job = job};
     return 0;
 }
 
@@ -146,6 +147,79 @@ int wk_account_pod_series(const WkAccount *a, const WkCluster *c, WkTime end, Wk
     free(acc), free(diff), free(pod_gpus), free(cnt);
     *out = rows;
     *n = (size_t)P * nb;
+    return 0;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Segments by job, then start (the record is in order of their ends). */
+static int cmp_seg(const void *x, const void *y)
+{
+    const WkAllocSeg *a = *(const WkAllocSeg *const *)x, *b = *(const WkAllocSeg *const *)y;
+    if (a->job != b->job)
+        return (a->job > b->job) - (a->job < b->job);
+    return (a->from > b->from) - (a->from < b->from);
+}
+
+/* Append the rows of one segment (its GPUs sorted in g[0..n)) to rows. */
+static size_t place_rows(const WkCluster *c, const WkAllocSeg *sg, uint32_t segment, uint32_t *g, WkPlaceRow *rows)
+{
+    size_t nr = 0;
+    memcpy(g, sg->gpus, (size_t)sg->n * sizeof *g);
+    qsort(g, sg->n, sizeof *g, cmp_u32);
+    for (uint32_t k = 0; k < sg->n;) {
+        uint32_t node = c->gpu_node[g[k]], lo = g[k] - c->node_first_gpu[node], len = 1;
+        while (k + len < sg->n && g[k + len] == g[k] + len && c->gpu_node[g[k + len]] == node)
+            len++;
+        k += len;
+        WkPlaceRow *last = nr ? &rows[nr - 1] : NULL;
+        if (last && last->node + last->nodes == node && last->gpu == lo && last->gpus == len) {
+            last->nodes++;
+            continue;
+        }
+        rows[nr++] = (WkPlaceRow){.start_ns = sg->from, .end_ns = sg->to, .job = sg->job, .segment = segment,
+                                  .node = node, .nodes = 1, .gpu = lo, .gpus = len};
+    }
+    return nr;
+}
+
+int wk_account_placement(const WkAccount *a, const WkCluster *c, WkPlaceRow **out, size_t *n, WkError *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (a->nsegs == 0)
+        return 0;
+    size_t total = 0;
+    uint32_t maxn = 0;
+    for (size_t i = 0; i < a->nsegs; i++) {
+        total += a->segs[i].n;
+        maxn = a->segs[i].n > maxn ? a->segs[i].n : maxn;
+    }
+    const WkAllocSeg **order = malloc(a->nsegs * sizeof *order);
+    uint32_t *g = malloc(((size_t)maxn + 1) * sizeof *g);
+    WkPlaceRow *rows = malloc((total + 1) * sizeof *rows); /* a row holds at least one GPU */
+    if (!order || !g || !rows) {
+        free(order), free(g), free(rows);
+        return wk_error_nomem(err, "placement");
+    }
+    for (size_t i = 0; i < a->nsegs; i++)
+        order[i] = &a->segs[i];
+    qsort(order, a->nsegs, sizeof *order, cmp_seg);
+    size_t nr = 0;
+    uint32_t segment = 0;
+    for (size_t i = 0; i < a->nsegs; i++) {
+        segment = i && order[i - 1]->job == order[i]->job ? segment + 1 : 0;
+        nr += place_rows(c, order[i], segment, g, rows + nr);
+    }
+    free(order);
+    free(g);
+    WkPlaceRow *shrunk = realloc(rows, (nr ? nr : 1) * sizeof *rows);
+    *out = shrunk ? shrunk : rows;
+    *n = nr;
     return 0;
 }
 

@@ -22,11 +22,13 @@ __extension__ typedef unsigned __int128 wk_u128;
 /* Rows of timeseries/cluster (32 bytes each) at most (docs/limits.md). */
 #define WK_RUN_MAX_SAMPLES 10000000
 
-/* One finished allocation of GPUs to a job (for per-GPU statistics). */
+/* One finished allocation of GPUs to a job (per-GPU statistics, and the
+ * trace's placement table). */
 typedef struct WkAllocSeg {
     WkTime from, to;
     uint32_t *gpus; /* owned copy */
     uint32_t n;
+    uint32_t job;   /* the job that held them (workload index) */
 } WkAllocSeg;
 
 typedef struct WkAccount {
@@ -77,9 +79,10 @@ int wk_account_sample(WkAccount *a, const WkCluster *c, WkTime now, uint32_t all
 /** 1 when the last row is at now (so a change at now must rewrite it). */
 int wk_account_sampled_at(const WkAccount *a, WkTime now);
 
-/** Record that gpus[0..n) (copied) were held over [from, to). An empty
+/** Record that job held gpus[0..n) (copied) over [from, to). An empty
  * interval is not recorded. Returns 0 or WK_E_NOMEM (with err filled). */
-int wk_account_segment(WkAccount *a, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n, WkError *err);
+int wk_account_segment(WkAccount *a, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n,
+                       WkError *err);
 
 /* Bins of timeseries/pods at most, and rows (bins x pods) at most. */
 #define WK_RUN_POD_BINS 1000
@@ -103,6 +106,25 @@ typedef struct WkPodRow {
  * or WK_E_NOMEM (with err filled). */
 int wk_account_pod_series(const WkAccount *a, const WkCluster *c, WkTime end, WkTime interval, WkPodRow **out,
                           size_t *n, WkError *err);
+
+/* One row of the trace's placement table: job held GPUs gpu .. gpu + gpus - 1
+ * (indices within the node) of each node node .. node + nodes - 1 over
+ * [start_ns, end_ns), in its segment-th allocation. */
+typedef struct WkPlaceRow {
+    int64_t start_ns, end_ns;
+    uint32_t job, segment;
+    uint32_t node, nodes;
+    uint32_t gpu, gpus;
+} WkPlaceRow;
+
+/** The placement table from the allocation record (a's segments, which must
+ * include the open ones: wk_lifecycle_record_open) on cluster c: each
+ * segment's GPUs as runs of consecutive nodes on which it held the same
+ * consecutive GPUs (a GPU set a run cannot describe takes several rows).
+ * Segments of a job are numbered from 0 in time order; rows are ordered by
+ * job, segment, then node. *out (malloc'd, caller frees; NULL when there is
+ * no segment) and *n. Returns 0 or WK_E_NOMEM (with err filled). */
+int wk_account_placement(const WkAccount *a, const WkCluster *c, WkPlaceRow **out, size_t *n, WkError *err);
 
 /** Release the tables. Safe on a zeroed account. */
 void wk_account_fini(WkAccount *a);

@@ -127,12 +127,27 @@ static const WkSchemaColumn wan_series_cols[] = {
     {WK_SCHEMA_WAN_CAPACITY, WK_SCHEMA_T_F64, 0, NULL, 5},
 };
 
+static const WkSchemaColumn placement_cols[] = {
+    {WK_SCHEMA_PL_JOB, WK_SCHEMA_T_U32, 0, NULL, 6},   {WK_SCHEMA_PL_SEGMENT, WK_SCHEMA_T_U32, 0, NULL, 6},
+    {WK_SCHEMA_PL_START, WK_SCHEMA_T_I64, 0, NULL, 6}, {WK_SCHEMA_PL_END, WK_SCHEMA_T_I64, 0, NULL, 6},
+    {WK_SCHEMA_PL_NODE, WK_SCHEMA_T_U32, 0, NULL, 6},  {WK_SCHEMA_PL_NODES, WK_SCHEMA_T_U32, 0, NULL, 6},
+    {WK_SCHEMA_PL_GPU, WK_SCHEMA_T_U32, 0, NULL, 6},   {WK_SCHEMA_PL_GPUS, WK_SCHEMA_T_U32, 0, NULL, 6},
+};
+
+static const WkSchemaColumn node_cols[] = {
+    {WK_SCHEMA_NODE_NODE, WK_SCHEMA_T_U32, 0, NULL, 6}, {WK_SCHEMA_NODE_POD, WK_SCHEMA_T_U32, 0, NULL, 6},
+    {WK_SCHEMA_NODE_RACK, WK_SCHEMA_T_U32, 0, NULL, 6}, {WK_SCHEMA_NODE_GPUS, WK_SCHEMA_T_U32, 0, NULL, 6},
+    {WK_SCHEMA_NODE_FIRST_GPU, WK_SCHEMA_T_U32, 0, NULL, 6},
+};
+
 static const WkSchemaTable trace_tables[] = {
     {WK_SCHEMA_JOBS, COLS(job_cols), {-1, -1}, 0},
     {WK_SCHEMA_CLUSTER, COLS(cluster_cols), {-1, -1}, 0},
     {WK_SCHEMA_INCIDENTS, COLS(incident_cols), {-1, -1}, 0},
     {WK_SCHEMA_SITES_SERIES, COLS(site_series_cols), {-1, -1}, 0},
     {WK_SCHEMA_WAN_SERIES, COLS(wan_series_cols), {-1, -1}, 0},
+    {WK_SCHEMA_PLACEMENT, COLS(placement_cols), {-1, -1}, 0},
+    {WK_SCHEMA_NODES, COLS(node_cols), {-1, -1}, 0},
 };
 
 static const WkSchemaAttr trace_attrs[] = {

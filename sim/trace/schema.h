@@ -12,14 +12,14 @@
 /* ---- version: "MAJOR.MINOR"; a reader refuses another major, a minor only adds */
 
 #define WK_SCHEMA_MAJOR 1
-#define WK_SCHEMA_MINOR 5
-#define WK_SCHEMA_VERSION "1.5" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
+#define WK_SCHEMA_MINOR 6
+#define WK_SCHEMA_VERSION "1.6" /* WK_SCHEMA_MAJOR "." WK_SCHEMA_MINOR; 1.1 added jobs.gpus_final,
                                    1.2 timeseries/pods, 1.3 fixed-length string attributes
                                    (the reader refuses variable-length ones: docs/trace-format.md)
                                    and timeseries/facility, 1.4 jobs.kind and networks of sites:
                                    the site columns, timeseries/sites and the attribute `sites`,
                                    1.5 the incidents' restart steps (drain ... warmup) and
-                                   timeseries/wan */
+                                   timeseries/wan, 1.6 the placement and nodes tables */
 
 /* The sweep index (sweep.h5, sim/trace/sweep_index.c) carries its own
  * version in the same root attribute: its layout is docs/batch.md's. */
@@ -60,6 +60,8 @@
 #define WK_SCHEMA_WAN_CAPACITY "capacity"     /* float64: the link's bandwidth, bytes/s */
 #define WK_SCHEMA_SITE "site" /* 1.4, networks only: column of jobs, incidents, timeseries/sites and /facility: index into the root attribute `sites` (-1: none) */
 #define WK_SCHEMA_ATTR_SITES "sites" /* 1.4, networks only: the site names, comma-separated, in `sites:` order */
+#define WK_SCHEMA_PLACEMENT "placement" /* 1.6, single-site runs: which nodes and GPUs each job segment held */
+#define WK_SCHEMA_NODES "nodes"         /* 1.6, single-site runs: each node's pod, rack and GPUs */
 #define WK_SCHEMA_SUMMARY "summary" /* group of float64 attributes, WK_SCHEMA_M_* */
 
 /* jobs: one row per job, in workload order */
@@ -93,6 +95,24 @@
 #define WK_SCHEMA_PODS_POD "pod"
 #define WK_SCHEMA_PODS_GPUS "gpus"           /* GPUs in the pod */
 #define WK_SCHEMA_PODS_ALLOCATED "allocated" /* GPUs held by jobs, mean over the bin */
+
+/* placement (1.6): one row per job segment and run of nodes where it held
+ * the same GPUs of each node; rows by job, segment, node */
+#define WK_SCHEMA_PL_JOB "job"         /* uint32: jobs.id */
+#define WK_SCHEMA_PL_SEGMENT "segment" /* uint32: the job's allocations in time order, from 0 */
+#define WK_SCHEMA_PL_START "start"     /* int64 ns: the allocation began */
+#define WK_SCHEMA_PL_END "end"         /* int64 ns: it ended (the end of the run if still held) */
+#define WK_SCHEMA_PL_NODE "node"       /* uint32: first node of the run */
+#define WK_SCHEMA_PL_NODES "nodes"     /* uint32: nodes in the run (>= 1) */
+#define WK_SCHEMA_PL_GPU "gpu"         /* uint32: first GPU held on each node, index within the node */
+#define WK_SCHEMA_PL_GPUS "gpus"       /* uint32: GPUs held on each node: gpu .. gpu + gpus - 1 */
+
+/* nodes (1.6): one row per node, in node order */
+#define WK_SCHEMA_NODE_NODE "node"         /* uint32: row index */
+#define WK_SCHEMA_NODE_POD "pod"           /* uint32 */
+#define WK_SCHEMA_NODE_RACK "rack"         /* uint32: node / failures.nodes_per_rack */
+#define WK_SCHEMA_NODE_GPUS "gpus"         /* uint32: GPUs of the node */
+#define WK_SCHEMA_NODE_FIRST_GPU "first_gpu" /* uint32: cluster index of its first GPU */
 
 /* timeseries/facility (1.3): the facility's draw, budget, site clock, price and carbon */
 #define WK_SCHEMA_FAC_TIME "time"

@@ -403,5 +403,7 @@ int wk_trace_read_check(WkTraceRead *r, WkError *err)
     int rc = check_schema(r, err);
     if (rc == 0)
         rc = check_file(r, err);
+    if (rc == 0)
+        rc = wk_trace_read_check_placement(r, err);
     return rc;
 }

@@ -58,4 +58,10 @@ int wk_trace_read_root_str(WkTraceRead *r, const char *name, char **out, WkError
  * metrics. Returns 0 or the error that wk_trace_read_open reports. */
 int wk_trace_read_check(WkTraceRead *r, WkError *err);
 
+/** The placement and nodes tables' values (trace_read_place.c), when the
+ * trace has a placement table: node and GPU ranges inside the nodes table,
+ * spans and job ids in range. Returns 0 or WK_E_INVAL naming the table,
+ * column and row. */
+int wk_trace_read_check_placement(WkTraceRead *r, WkError *err);
+
 #endif

@@ -75,7 +75,7 @@ printf '{"traceEvents": [' > "$T/bad-json.json"
 expect 1 "not valid JSON" "$PY" "$CHK" "$T/bad-json.json"
 
 # ---- csv ----
-expect 0 "wrote 5 files" "$W" export "$T/run.h5" --format csv -o "$T/csv"
+expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv"
 expect 0 "match" "$PY" "$SRC/tests/scenario/check_export_csv.py" "$T/csv" "$T/run.h5"
 [ -z "$(ls "$T/csv" | grep -v '\.csv$')" ] && ok || bad "csv: a temporary file left: $(ls "$T/csv")"
 
@@ -122,7 +122,7 @@ a["start"][0] = 2**63 - 1
 f["jobs"][...] = a
 ' "$T/far.h5"
 expect 2 "jobs.start row 0: 9223372036854775807 is out of range" "$W" export "$T/far.h5" --format chrome -o "$T/far.json"
-expect 0 "wrote 5 files" "$W" export "$T/far.h5" --format csv -o "$T/farcsv"
+expect 0 "wrote 7 files" "$W" export "$T/far.h5" --format csv -o "$T/farcsv"
 grep -q "^0,[0-9]*,9223372036854775807," "$T/farcsv/jobs.csv" && ok || bad "csv: an int64 time not written exactly"
 cp "$T/run.h5" "$T/nots.h5"
 "$PY" -c 'import h5py, sys, numpy as np; f = h5py.File(sys.argv[1], "r+"); del f["timeseries/cluster"]' "$T/nots.h5"

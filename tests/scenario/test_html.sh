@@ -40,7 +40,7 @@ self_contained() {
   grep -Eiq "<script|<link|<iframe|<img[^>]*src=\"[^d]|@import|url\([\"']?https?:" "$f" &&
     bad "$f: has a script, link, iframe, external image or import" || ok
   grep -q "figcaption>Figure 7: Each pod" "$f" && ok || bad "$f: no per-pod heatmap figure"
-  grep -q "figcaption>Figure 6: The jobs with the most GPU-time" "$f" && ok || bad "$f: no Gantt figure"
+  grep -q "figcaption>Figure 6: The nodes of the cluster over time" "$f" && ok || bad "$f: no Gantt figure"
 }
 
 # trace form

@@ -73,22 +73,22 @@ grep -q "<svg" "$T/u.svg" 2>/dev/null && ok || bad "u.svg is not an SVG"
 # gantt, heatmap, recovery: per-run panels; quickstart with scripted incidents
 F='failures={enabled: false, incidents: [{at: 2h, kind: down, node: 3, duration: 8h}, {at: 1d, kind: down, node: 10, duration: 4h}, {at: 2d, kind: software, gpu: 100}]}'
 "$W" run "$Q" -q --seed 3 --set "$F" -o "$T/f.h5" >/dev/null || { echo "run with failures failed"; exit 1; }
-for what in gantt heatmap recovery; do
+for what in gantt gantt-jobs fragmentation heatmap recovery; do
   expect 0 "" "$W" plot "$T/f.h5" "$T/a.h5" -o "$T/$what.png" --what "$what"
   is_png "$T/$what.png"
 done
 expect 0 "" "$W" plot "$T/f.h5" -o "$T/heatmap.svg" --what heatmap
 grep -q "<svg" "$T/heatmap.svg" 2>/dev/null && ok || bad "heatmap.svg is not an SVG"
-# gantt --top 3: the three jobs with the most GPU-time (gpus x (end - start)),
+# gantt-jobs --top 3: the three jobs with the most GPU-time (gpus x (end - start)),
 # by the labels the SVG keeps as comments ("<!-- #id · G GPUs -->")
-expect 0 "" "$W" plot "$T/a.h5" -o "$T/g3.svg" --what gantt --top 3
+expect 0 "" "$W" plot "$T/a.h5" -o "$T/g3.svg" --what gantt-jobs --top 3
 got=$(sed -n 's/.*<!-- *#\([0-9]*\) · [0-9]* GPUs.*-->.*/\1/p' "$T/g3.svg" | sort -n | tr '\n' ' ')
 want=$("$PY" -c "
 import sys, h5py, numpy as np
 j = h5py.File(sys.argv[1], 'r')['jobs'][:]
 w = j['gpus'].astype(float) * (j['end'] - j['start'])
 print(' '.join(str(int(i)) for i in sorted(j['id'][np.argsort(-w, kind='stable')[:3]])), end=' ')" "$T/a.h5")
-[ "$got" = "$want" ] && ok || bad "gantt --top 3 shows jobs '$got', want the three largest '$want'"
+[ "$got" = "$want" ] && ok || bad "gantt-jobs --top 3 shows jobs '$got', want the three largest '$want'"
 expect 2 "--top 0: expected a count" "$W" plot "$T/a.h5" -o "$T/x.png" --what gantt --top 0
 # recovery of a run without incidents still draws (a note says none stopped a job)
 expect 0 "" "$W" plot "$T/a.h5" -o "$T/rec0.png" --what recovery
@@ -145,8 +145,9 @@ with copy("group") as f:          # timeseries/cluster a group, not a table
     del f["timeseries/cluster"]; f.create_group("timeseries/cluster")
 with copy("strcol") as f:         # jobs.submit a string column
     del f["jobs"]; f.create_dataset("jobs", data=np.zeros(5, dtype=[("submit", "S8"), ("end", "<i8")]))
-with copy("nocol") as f:          # jobs without the end column
+with copy("nocol") as f:          # jobs without the end column (and no placement naming its jobs)
     del f["jobs"]; f.create_dataset("jobs", data=np.zeros(5, dtype=[("submit", "<i8")]))
+    del f["placement"]
 with copy("matrix") as f:         # timeseries/cluster a 2-D array of numbers
     del f["timeseries/cluster"]; f.create_dataset("timeseries/cluster", data=np.zeros((3, 3)))
 with copy("gpus") as f:           # root attribute gpus a string

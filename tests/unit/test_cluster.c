@@ -3,7 +3,8 @@
  * NVLink domains, SKU overrides and new SKUs, GPU→NIC mapping and path
  * classes through the fabric, per-GPU state, the power model against
  * its closed form (idle cluster, busy cluster, one busy GPU over a run), and
- * the per-pod series binned from the allocation record. */
+ * the per-pod series binned from the allocation record, and the placement
+ * table's node ranges. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -237,9 +238,9 @@ static void test_pod_series_bins_the_allocation_record(void **state)
     WkAccount a;
     memset(&a, 0, sizeof a);
     const uint32_t ga[] = {0, 1, 4}, gb[] = {2}, gc[] = {7};
-    assert_int_equal(wk_account_segment(&a, 5, 35, ga, 3, &err), 0);  /* pod 0: 2 GPUs, pod 1: 1 */
-    assert_int_equal(wk_account_segment(&a, 10, 20, gb, 1, &err), 0); /* pod 0, bin 1 whole */
-    assert_int_equal(wk_account_segment(&a, 38, 50, gc, 1, &err), 0); /* pod 1, clipped at 40 */
+    assert_int_equal(wk_account_segment(&a, 0, 5, 35, ga, 3, &err), 0);  /* pod 0: 2 GPUs, pod 1: 1 */
+    assert_int_equal(wk_account_segment(&a, 1, 10, 20, gb, 1, &err), 0); /* pod 0, bin 1 whole */
+    assert_int_equal(wk_account_segment(&a, 2, 38, 50, gc, 1, &err), 0); /* pod 1, clipped at 40 */
     WkPodRow *rows = NULL;
     size_t n = 0;
     assert_int_equal(wk_account_pod_series(&a, &c, 40, 10, &rows, &n, &err), 0);
@@ -281,6 +282,52 @@ static void test_pod_series_bins_the_allocation_record(void **state)
     wk_cluster_fini(&c);
 }
 
+/* The placement table from the allocation record, by hand on 4 nodes of 4
+ * GPUs: a gang of whole consecutive nodes is one row; GPUs given out of
+ * order are sorted; a part of a node is one row with its GPU range; GPUs
+ * 0-1 and 3 of a node, and nodes far apart, take several rows; a job's
+ * segments are numbered in time order although recorded by their ends. */
+static void test_placement_rows_are_node_ranges(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    assert_int_equal(parse("cluster: {nodes: 4, gpus_per_node: 4, nodes_per_pod: 2}\n", &c, &err), 0);
+    WkAccount a;
+    memset(&a, 0, sizeof a);
+    const uint32_t gang[] = {7, 6, 5, 4, 8, 9, 10, 11}, part[] = {1, 2}, odd[] = {0, 1, 3, 12, 13, 15};
+    assert_int_equal(wk_account_segment(&a, 3, 50, 90, part, 2, &err), 0);  /* job 3, segment 1 */
+    assert_int_equal(wk_account_segment(&a, 0, 0, 100, gang, 8, &err), 0);  /* nodes 1-2 whole */
+    assert_int_equal(wk_account_segment(&a, 3, 10, 40, odd, 6, &err), 0);   /* job 3, segment 0 */
+    WkPlaceRow *rows = NULL;
+    size_t n = 0;
+    assert_int_equal(wk_account_placement(&a, &c, &rows, &n, &err), 0);
+    const WkPlaceRow want[] = {
+        {0, 100, 0, 0, 1, 2, 0, 4},
+        {10, 40, 3, 0, 0, 1, 0, 2}, {10, 40, 3, 0, 0, 1, 3, 1},
+        {10, 40, 3, 0, 3, 1, 0, 2}, {10, 40, 3, 0, 3, 1, 3, 1},
+        {50, 90, 3, 1, 0, 1, 1, 2},
+    };
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].start_ns, want[i].start_ns);
+        assert_int_equal(rows[i].end_ns, want[i].end_ns);
+        assert_int_equal(rows[i].job, want[i].job);
+        assert_int_equal(rows[i].segment, want[i].segment);
+        assert_int_equal(rows[i].node, want[i].node);
+        assert_int_equal(rows[i].nodes, want[i].nodes);
+        assert_int_equal(rows[i].gpu, want[i].gpu);
+        assert_int_equal(rows[i].gpus, want[i].gpus);
+    }
+    free(rows);
+    wk_account_fini(&a);
+    memset(&a, 0, sizeof a);
+    assert_int_equal(wk_account_placement(&a, &c, &rows, &n, &err), 0); /* no segment: no rows */
+    assert_null(rows);
+    assert_int_equal(n, 0);
+    wk_cluster_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +340,7 @@ int main(void)
         cmocka_unit_test_teardown(test_cluster_power_matches_closed_form, teardown),
         cmocka_unit_test_teardown(test_run_energy_integrates_power_over_time, teardown),
         cmocka_unit_test_teardown(test_pod_series_bins_the_allocation_record, teardown),
+        cmocka_unit_test_teardown(test_placement_rows_are_node_ranges, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -372,8 +372,10 @@ static int conform_broker(const char *what, int verbose)
             return wk_cli_common_report(&err);
         file = what;
     }
-    if (file)
-        printf("conformance of broker '%s' (plugin %s): %zu checks\n", t.b->name, file, wk_broker_conform_count());
+    char safe[4096];
+    if (file) /* the name is 1-64 of [A-Za-z0-9._-] (plugin.c); the path is the user's bytes: escaped */
+        printf("conformance of broker '%s' (plugin %s): %zu checks\n", t.b->name, wk_text_term(file, safe, sizeof safe),
+               wk_broker_conform_count());
     else
         printf("conformance of built-in broker '%s': %zu checks\n", t.b->name, wk_broker_conform_count());
     Suite su = {wk_broker_conform_count(), wk_broker_conform_name, wk_broker_conform_description, broker_check,
@@ -458,6 +460,8 @@ int wk_cli_conform(int argc, char **argv)
         }
     }
     Verdict v;
+    char ppath[4096]; /* the plugin's path as printed: escaped */
+    wk_text_term(t.plugin ? t.plugin : t.name, ppath, sizeof ppath);
     if (in_child(probe_init, &t, &v) < 0) {
         wk_sched_plugins_fini(&set);
         fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
@@ -466,28 +470,29 @@ int wk_cli_conform(int argc, char **argv)
     if (v.sig || v.status != 0) {
         char sig[128];
         if (v.timed_out) {
-            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", ppath,
                     t.name, v.msg);
         } else if (v.sig) {
             signal_text(v.sig, sig, sizeof sig);
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
-                    t.plugin ? t.plugin : t.name, t.name, sig);
+                    ppath, t.name, sig);
         } else if (v.status == 2 && v.msg[0]) {
             fputs("wanka: ", stderr);
             wk_text_fputs_term(v.msg, stderr);
             fputc('\n', stderr);
         } else if (v.status == ENDED) { /* exit() in the policy */
-            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", ppath,
                     t.name, v.msg);
         } else { /* ended otherwise: a sanitizer's report */
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
-                    t.plugin ? t.plugin : t.name, t.name, v.status);
+                    ppath, t.name, v.status);
         }
         wk_sched_plugins_fini(&set);
         return 2;
     }
     if (t.plugin)
-        printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, t.plugin, wk_conform_count());
+        printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, ppath,
+               wk_conform_count());
     else
         printf("conformance of built-in policy '%s': %zu checks\n", t.name, wk_conform_count());
     Suite su = {wk_conform_count(), wk_conform_name, wk_conform_description, one_check, &t.check, &t};

@@ -7,7 +7,7 @@
  * error), infeasible (loads, then always chooses site 0, whether or not it
  * can run the job: fails conformance), crash (choose dereferences NULL),
  * loop (choose never returns at job 3), minus7 (choose returns -7, neither
- * a site nor -1). */
+ * a site nor -1), escname (a name holding an escape sequence). */
 #include <stddef.h>
 
 #include <wanka/broker.h>
@@ -65,6 +65,8 @@ static const WkBrokerOps ops = {
 #endif
 #if defined(BAD_clash)
     .name = "least-loaded",
+#elif defined(BAD_escname)
+    .name = "bad\x1b[31mname",
 #else
     .name = "bad-" BAD,
 #endif

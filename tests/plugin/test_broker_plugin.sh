@@ -134,6 +134,20 @@ expect 2 "$P/bad_broker_nochoose.so: broker plugin: its WkBrokerOps has no choos
   --broker-plugin "$P/bad_broker_nochoose.so"
 expect 2 "broker 'least-loaded' has the name of a built-in broker" "$W" run "$N" -q --no-trace \
   --broker-plugin "$P/bad_broker_clash.so"
+# a broker name that is not letters, digits, - _ . (here an escape
+# sequence): refused at load, by conformance, list and run alike
+for cmd in "conformance --broker" "list brokers --broker-plugin"; do
+  expect 2 "bad_broker_escname.so: broker plugin: its broker name is not 1-64 letters" $W $cmd "$P/bad_broker_escname.so"
+done
+expect 2 "bad_broker_escname.so: broker plugin: its broker name is not 1-64 letters" "$W" run "$N" -q --no-trace \
+  --broker-plugin "$P/bad_broker_escname.so"
+# a plugin's path is printed escaped: no control character of it reaches the terminal
+ESCP=$(printf '%s/e\033[2Jx.so' "$T")
+cp "$CI" "$ESCP"
+expect 0 'e\e[2Jx.so): 4 checks' "$W" conformance --broker "$ESCP"
+out=$("$W" conformance --broker "$ESCP" 2>&1)
+case "$out" in *"$(printf '\033')"*) bad "conformance printed an escape byte of the plugin's path" ;; *) ok ;; esac
+rm -f "$ESCP"
 cp "$CI" "$T/ci2.so"
 expect 2 "broker 'cheapest-idle' is also the name of plugin $CI" "$W" list brokers --broker-plugin "$CI" \
   --broker-plugin "$T/ci2.so"

@@ -161,6 +161,11 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 export ASAN_OPTIONS
 expect 1 "FAIL  choice        crashed (signal 11" "$W" conformance --broker "$P/bad_broker_crash.so"
 expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_crash.so"
+# a choose that recurses without end (a stack overflow) fails the same way,
+# the crash named with the callback it happened in
+expect 1 "FAIL  choice        crashed (signal 11: Segmentation fault) in choose" "$W" conformance --broker \
+  "$P/bad_broker_recurse.so"
+expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_recurse.so"
 # choose looping from job 3 on: each check that gets there times out and
 # names the callback; init (one job) passes
 expect 1 "FAIL  choice        timed out after 0.3 s in choose" "$W" conformance --broker "$P/bad_broker_loop.so" \

@@ -53,6 +53,33 @@ interrupt SIGINT "$T/o1" "$W" export "$T/big.h5" --format chrome -o "$T/o1/t.jso
 interrupt SIGTERM "$T/o2" "$W" export "$T/big.h5" --format chrome -o "$T/o2/t.json"
 interrupt SIGINT "$T/o3" "$W" export "$T/big.h5" --format csv -o "$T/o3"
 [ -e "$T/o3/jobs.csv" ] && bad "SIGINT during export csv left an output" || ok
+[ -d "$T/o3" ] && ok || bad "SIGINT during export csv removed the folder that was there before"
+
+# export csv into a folder it creates: a signal removes the folder with the
+# temporaries (status 128 + the signal); a folder that was there stays (o3)
+for sig in SIGINT SIGTERM SIGHUP; do
+  mkdir "$T/o6-$sig"
+  out=$("$PY" - "$sig" "$T/o6-$sig/csv" "$W" export "$T/big.h5" --format csv -o "$T/o6-$sig/csv" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1]); d = sys.argv[2]
+p = subprocess.Popen(sys.argv[3:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if os.path.isdir(d) and any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(sig)
+        break
+    time.sleep(0.002)
+out = p.communicate()[0].decode(errors="replace")
+print(f"status={p.returncode} folder={os.path.exists(d)} out={out.strip()}")
+P
+)
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
+  case "$out" in
+    *"status=$want folder=False"*"interrupted by $sig; no output written"*) ok ;;
+    *) bad "$sig during export csv into a new folder: $out" ;;
+  esac
+done
 
 # a temporary replaced while the run writes it (another process in the
 # directory): the run never publishes the stranger's file nor writes into it

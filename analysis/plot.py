@@ -648,7 +648,7 @@ def main(argv):
     return 0
 
 
-# The temporaries this process has open: a SIGINT or SIGTERM removes them
+# The temporaries this process has open: a SIGINT, SIGTERM or SIGHUP removes them
 # (on_signal) so an interrupted plot or report leaves nothing behind.
 OPEN_TMPS = set()
 
@@ -659,7 +659,7 @@ def create_tmp(path, mode="wb"):
     created exclusively and never through a symbolic link or FIFO already
     there (O_EXCL | O_NOFOLLOW: FileExistsError or OSError instead), as
     sim/core/file.c's wk_file_create_tmp. Returns (name, open file); the
-    name is removed on SIGINT/SIGTERM (remove_tmps_on_signal) until
+    name is removed on SIGINT/SIGTERM/SIGHUP (remove_tmps_on_signal) until
     commit_tmp renames it."""
     tmp = f"{path}.tmp.{os.getpid()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -684,12 +684,16 @@ def commit_tmp(tmp, f, path):
     OPEN_TMPS.discard(tmp)
 
 
+# The signals that interrupt a plot or a report: Ctrl-C, kill, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def on_signal(sig, frame):
-    """SIGINT/SIGTERM: remove the open temporaries, say so on one line, end
-    with 128 + the signal (no traceback)."""
+    """SIGINT/SIGTERM/SIGHUP: remove the open temporaries, say so on one line,
+    end with 128 + the signal (no traceback)."""
     for t in list(OPEN_TMPS):
         remove_quietly(t)
-    name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+    name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sig, "SIGHUP")
     try:
         sys.stderr.write(f"{PROG}: interrupted by {name}; no output written\n")
         sys.stderr.flush()
@@ -699,8 +703,9 @@ def on_signal(sig, frame):
 
 
 def remove_tmps_on_signal():
-    """Install on_signal for SIGINT and SIGTERM (not where they are ignored)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    """Install on_signal for SIGINT, SIGTERM and SIGHUP (not where they are
+    ignored)."""
+    for sig in STOP_SIGNALS:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, on_signal)
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# test_tmp_signal.sh WANKA SRCDIR PYTHON3 — a writer stopped by SIGINT or
-# SIGTERM while its temporary is open removes it: `export` (chrome, csv)
+# test_tmp_signal.sh WANKA SRCDIR PYTHON3 — a writer stopped by SIGINT,
+# SIGTERM or SIGHUP while its temporary is open removes it: `export` (chrome, csv)
 # ends with 128 + the signal, one line "interrupted by SIG…; no output
 # written", no "<out>.tmp.<pid>" and no output left; the Python writers
 # (plot, the HTML page) do the same through analysis/plot.py's handler.
@@ -127,8 +127,37 @@ P
 )
 case "$interrupt_hup" in "status=129 left=[] "*"SIGHUP"*) ok ;; *) bad "SIGHUP during run: $interrupt_hup" ;; esac
 
+# report --html: SIGINT, SIGTERM or SIGHUP to wanka as soon as the page's
+# temporary appears is passed on to python3: status 128 + the signal, one
+# line, no page and no temporary (SIGHUP ended wanka by its default action
+# before, and the page could still be written)
+"$W" run "$T/big.yaml" -q --set workload.jobs=2000 -o "$T/small.h5" >/dev/null 2>&1 || bad "small run failed"
+for sig in SIGINT SIGTERM SIGHUP; do
+  mkdir "$T/o7-$sig"
+  out=$("$PY" - "$sig" "$T/o7-$sig" "$W" report paper-sci "$T/small.h5" "$T/small.h5" --html "$T/o7-$sig/r.html" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1]); d = sys.argv[2]
+p = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(sig)
+        break
+    time.sleep(0.001)
+err = p.communicate()[1].decode(errors="replace")
+print(f"status={p.returncode} left={sorted(os.listdir(d))} err={err.strip()}")
+P
+)
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
+  case "$out" in
+    *"status=$want left=[] err=wanka report: interrupted by $sig; "*"nothing written") ok ;;
+    *) bad "$sig during report --html: $out" ;;
+  esac
+done
+
 # the Python writers: a signal while a temporary is open removes it
-for sig in SIGINT SIGTERM; do
+for sig in SIGINT SIGTERM SIGHUP; do
   out=$("$PY" - "$SRC/analysis" "$T/py.svg" "$sig" <<'P' 2>&1
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
@@ -142,7 +171,7 @@ print("not stopped")
 P
 )
   st=$?
-  want=$((128 + $( [ "$sig" = SIGINT ] && echo 2 || echo 15 )))
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
   if [ "$st" != "$want" ]; then bad "python $sig: status $st, want $want: $out"
   elif ls "$T"/py.svg* >/dev/null 2>&1; then bad "python $sig: left $(ls "$T"/py.svg*)"
   else case "$out" in *"interrupted by $sig; no output written"*) ok ;; *) bad "python $sig: $out" ;; esac

@@ -299,6 +299,8 @@ def write_atomic(path, text):
                 os.unlink(tmp)
             except OSError:
                 pass
+        for t in list(plot.OPEN_TMPS):  # one made but not yet named here (the signal came in between)
+            plot.remove_quietly(t)
         raise
 
 

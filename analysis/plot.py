@@ -663,14 +663,22 @@ def create_tmp(path, mode="wb"):
     commit_tmp renames it."""
     tmp = f"{path}.tmp.{os.getpid()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o666)
-    OPEN_TMPS.add(tmp)
+    # the stop signals held back from the file's creation until its name is known to on_signal and its
+    # descriptor owned by a file object: a signal in between would leave the temporary behind, or close
+    # the descriptor twice (the second time perhaps another file's)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
-        return tmp, os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
-    except BaseException:
-        os.close(fd)
-        remove_quietly(tmp)
-        raise
+        fd = os.open(tmp, flags, 0o666)
+        OPEN_TMPS.add(tmp)
+        try:
+            f = os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        except BaseException:
+            os.close(fd)
+            remove_quietly(tmp)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return tmp, f
 
 
 def commit_tmp(tmp, f, path):

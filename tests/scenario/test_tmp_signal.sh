@@ -178,5 +178,28 @@ P
   fi
 done
 
+# a signal the moment the temporary is created, before plot.py has noted its
+# name (here raised from inside os.open): the temporary is still removed
+out=$("$PY" - "$SRC/analysis" "$T/race.svg" <<'P' 2>&1
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+import plot
+plot.remove_tmps_on_signal()
+real_open = os.open
+def open_then_signal(*a, **k):
+    fd = real_open(*a, **k)
+    os.kill(os.getpid(), signal.SIGINT)
+    return fd
+os.open = open_then_signal
+plot.create_tmp(sys.argv[2])
+print("not stopped")
+P
+)
+st=$?
+if [ "$st" != 130 ]; then bad "signal at the temporary's creation: status $st, want 130: $out"
+elif ls "$T"/race.svg* >/dev/null 2>&1; then bad "signal at the temporary's creation: left $(ls "$T"/race.svg*)"
+else ok
+fi
+
 echo "tmp-signal: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -102,23 +102,29 @@ def import_deps():
     """Import numpy, h5py and matplotlib (Agg), or exit naming the Debian packages."""
     missing = []
     mods = {}
-    for mod, pkg in (("numpy", "python3-numpy"), ("h5py", "python3-h5py"),
-                     ("matplotlib", "python3-matplotlib")):
-        try:
-            mods[mod] = __import__(mod)
-        except ImportError:
-            missing.append((mod, pkg))
-    if missing:
-        die(f"{sys.executable} cannot import {', '.join(m for m, _ in missing)}; "
-            f"on Debian/Ubuntu install them with: "
-            f"sudo apt-get install python3 {' '.join(p for _, p in missing)}", EXIT_ENV)
-    mods["matplotlib"].use("Agg")
-    # names from traces are drawn as they are: a '$' is not TeX math
-    mods["matplotlib"].rcParams["text.usetex"] = False
-    if "text.parse_math" in mods["matplotlib"].rcParams:
-        mods["matplotlib"].rcParams["text.parse_math"] = False
-    import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
-    from matplotlib.ticker import MaxNLocator
+    # the stop signals held back while the packages load (a second or so): numpy turns an exception raised
+    # inside its import, the handler's too, into an ImportError, which would read as a missing package
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for mod, pkg in (("numpy", "python3-numpy"), ("h5py", "python3-h5py"),
+                         ("matplotlib", "python3-matplotlib")):
+            try:
+                mods[mod] = __import__(mod)
+            except ImportError:
+                missing.append((mod, pkg))
+        if missing:
+            die(f"{sys.executable} cannot import {', '.join(m for m, _ in missing)}; "
+                f"on Debian/Ubuntu install them with: "
+                f"sudo apt-get install python3 {' '.join(p for _, p in missing)}", EXIT_ENV)
+        mods["matplotlib"].use("Agg")
+        # names from traces are drawn as they are: a '$' is not TeX math
+        mods["matplotlib"].rcParams["text.usetex"] = False
+        if "text.parse_math" in mods["matplotlib"].rcParams:
+            mods["matplotlib"].rcParams["text.parse_math"] = False
+        import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+        from matplotlib.ticker import MaxNLocator
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a signal that came meanwhile is handled here
     mods["plt"] = plt
     globals()["MaxNLocator"] = MaxNLocator
     globals()["MPL_COLORMAPS"] = mods["matplotlib"].colormaps

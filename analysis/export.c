@@ -431,10 +431,13 @@ static int csv_run(WkTraceRead *r, FILE *f, size_t *rows, WkError *err)
     return 0;
 }
 
-/* Make dir unless it is already a directory. */
-static int ensure_dir(const char *dir, WkError *err)
+/* Make dir unless it is already a directory; *made is 1 when this call
+ * created it (then a signal or an error removes it again while empty: the
+ * export leaves no folder it made behind; a folder that was there stays). */
+static int ensure_dir(const char *dir, int *made, WkError *err)
 {
     struct stat sb;
+    *made = 0;
     if (stat(dir, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             return 0;
@@ -444,6 +447,8 @@ static int ensure_dir(const char *dir, WkError *err)
         int e = errno;
         return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: cannot create directory: %s", dir, strerror(e));
     }
+    *made = 1;
+    wk_file_dir_track(dir);
     return 0;
 }
 
@@ -465,8 +470,9 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
     int rc = wk_trace_read_open(&r, trace, err);
     for (size_t k = 0; rc == 0 && k < CSV_TABLES; k++)
         rc = wk_ex_table_load(r, specs[k], k != CSV_JOBS && k != CSV_TIMESERIES, &t[k], err);
+    int made = 0;
     if (rc == 0)
-        rc = ensure_dir(dir, err);
+        rc = ensure_dir(dir, &made, err);
     for (size_t k = 0; rc == 0 && k < CSV_N; k++) {
         if (k < CSV_TABLES && !t[k].present)
             continue;
@@ -499,6 +505,11 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
         }
     for (size_t k = 0; k < CSV_N; k++)
         wk_ex_out_discard(&out[k]);
+    if (made) {
+        if (rc < 0)
+            rmdir(dir); /* the folder this export made, emptied by the discards (kept if anything else is in it) */
+        wk_file_dir_done(dir);
+    }
     for (size_t k = 0; k < CSV_TABLES; k++)
         wk_ex_table_free(&t[k]);
     wk_trace_read_close(r);

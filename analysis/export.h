@@ -89,7 +89,10 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *o, 
  * a missing value (NaN) is an empty field; lines end in CRLF and fields with
  * a comma, quote or line break are quoted (RFC 4180). A table a trace lacks
  * (incidents of an old trace) gives no file. Each file is written under a
- * temporary name and all are renamed only when every one is complete.
+ * temporary name and all are renamed only when every one is complete. A
+ * dir this call created is removed again on an error, and by
+ * wk_file_tmp_remove_on_signal's handler on a signal while it writes (a
+ * dir that was there before is never removed).
  * Returns 0, or errors as wk_export_chrome (WK_E_IO naming dir or the file). */
 int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError *err);
 

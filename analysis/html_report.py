@@ -17,17 +17,11 @@
 Exit status: 0 written, 2 bad input (the message names the file; nothing is
 written), 1 missing Python packages or an unexpected error.
 """
-import argparse
-import html
-import io
-import os
-import re
-import signal
-import sys
+import signal  # first: the handlers below are installed before anything else loads
 
 
 class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived."""
+    """SIGINT, SIGTERM or SIGHUP arrived."""
 
     def __init__(self, sig):
         super().__init__(sig)
@@ -38,10 +32,22 @@ def interrupted(sig, frame):
     raise Interrupted(sig)
 
 
-# from the start: an interrupt while matplotlib loads is no traceback either
-for _sig in (signal.SIGINT, signal.SIGTERM):
+# from the start: an interrupt while the modules and matplotlib load is no
+# traceback either; SIGHUP (a closed terminal) as SIGINT and SIGTERM
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+for _sig in STOP_SIGNALS:
     if signal.getsignal(_sig) is not signal.SIG_IGN:
         signal.signal(_sig, interrupted)
+
+try:
+    import argparse
+    import html
+    import io
+    import os
+    import re
+    import sys
+except Interrupted as _e:
+    raise SystemExit(128 + _e.sig) from None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
@@ -249,6 +255,27 @@ def page(title, tables_md, runs, figure_traces, mods):
     ])
 
 
+def commit_unless_interrupted(tmp, f, path):
+    """Rename tmp over path with the stop signals held back: a signal already
+    arrived leaves the page unwritten (its handler raises Interrupted once
+    they are let through again); once the page is renamed it is complete,
+    and a signal after that is ignored, so that an interrupted report never
+    leaves a page and a page written is never reported as interrupted."""
+    f.flush()
+    os.fsync(f.fileno())  # the slow part, before the signals are held back: a signal in it stops the page
+    ours = [s for s in STOP_SIGNALS if signal.getsignal(s) is interrupted]
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, ours)
+    try:
+        if not signal.sigpending() & set(ours):
+            plot.commit_tmp(tmp, f, path)  # its own flush and fsync have nothing left to do
+            for s in ours:
+                signal.signal(s, signal.SIG_IGN)  # a pending one is dropped with it
+            return True
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending signal raises Interrupted here
+
+
 def write_atomic(path, text):
     """Write text to path through a temporary file beside it and a rename."""
     tmp = None
@@ -256,8 +283,10 @@ def write_atomic(path, text):
         tmp, f = plot.create_tmp(path, "w")  # never through a planted link
         with f:
             f.write(text)
-            plot.commit_tmp(tmp, f, path)
-        tmp = None
+            if commit_unless_interrupted(tmp, f, path):
+                tmp = None
+        if tmp:  # held back and not raised: still an interrupt, no page
+            raise Interrupted(signal.SIGINT)
     except FileExistsError:
         raise ReportError(f"{path}: cannot create: its temporary {path}.tmp.{os.getpid()} already exists "
                           "(not made by this run; a link there is never followed): remove it") from None
@@ -270,6 +299,8 @@ def write_atomic(path, text):
                 os.unlink(tmp)
             except OSError:
                 pass
+        for t in list(plot.OPEN_TMPS):  # one made but not yet named here (the signal came in between)
+            plot.remove_quietly(t)
         raise
 
 

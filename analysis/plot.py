@@ -109,23 +109,29 @@ def import_deps():
     """Import numpy, h5py and matplotlib (Agg), or exit naming the Debian packages."""
     missing = []
     mods = {}
-    for mod, pkg in (("numpy", "python3-numpy"), ("h5py", "python3-h5py"),
-                     ("matplotlib", "python3-matplotlib")):
-        try:
-            mods[mod] = __import__(mod)
-        except ImportError:
-            missing.append((mod, pkg))
-    if missing:
-        die(f"{sys.executable} cannot import {', '.join(m for m, _ in missing)}; "
-            f"on Debian/Ubuntu install them with: "
-            f"sudo apt-get install python3 {' '.join(p for _, p in missing)}", EXIT_ENV)
-    mods["matplotlib"].use("Agg")
-    # names from traces are drawn as they are: a '$' is not TeX math
-    mods["matplotlib"].rcParams["text.usetex"] = False
-    if "text.parse_math" in mods["matplotlib"].rcParams:
-        mods["matplotlib"].rcParams["text.parse_math"] = False
-    import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
-    from matplotlib.ticker import MaxNLocator
+    # the stop signals held back while the packages load (a second or so): numpy turns an exception raised
+    # inside its import, the handler's too, into an ImportError, which would read as a missing package
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for mod, pkg in (("numpy", "python3-numpy"), ("h5py", "python3-h5py"),
+                         ("matplotlib", "python3-matplotlib")):
+            try:
+                mods[mod] = __import__(mod)
+            except ImportError:
+                missing.append((mod, pkg))
+        if missing:
+            die(f"{sys.executable} cannot import {', '.join(m for m, _ in missing)}; "
+                f"on Debian/Ubuntu install them with: "
+                f"sudo apt-get install python3 {' '.join(p for _, p in missing)}", EXIT_ENV)
+        mods["matplotlib"].use("Agg")
+        # names from traces are drawn as they are: a '$' is not TeX math
+        mods["matplotlib"].rcParams["text.usetex"] = False
+        if "text.parse_math" in mods["matplotlib"].rcParams:
+            mods["matplotlib"].rcParams["text.parse_math"] = False
+        import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+        from matplotlib.ticker import MaxNLocator
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a signal that came meanwhile is handled here
     mods["plt"] = plt
     globals()["MaxNLocator"] = MaxNLocator
     globals()["MPL_COLORMAPS"] = mods["matplotlib"].colormaps
@@ -747,7 +753,7 @@ def main(argv):
     return 0
 
 
-# The temporaries this process has open: a SIGINT or SIGTERM removes them
+# The temporaries this process has open: a SIGINT, SIGTERM or SIGHUP removes them
 # (on_signal) so an interrupted plot or report leaves nothing behind.
 OPEN_TMPS = set()
 
@@ -758,18 +764,26 @@ def create_tmp(path, mode="wb"):
     created exclusively and never through a symbolic link or FIFO already
     there (O_EXCL | O_NOFOLLOW: FileExistsError or OSError instead), as
     sim/core/file.c's wk_file_create_tmp. Returns (name, open file); the
-    name is removed on SIGINT/SIGTERM (remove_tmps_on_signal) until
+    name is removed on SIGINT/SIGTERM/SIGHUP (remove_tmps_on_signal) until
     commit_tmp renames it."""
     tmp = f"{path}.tmp.{os.getpid()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o666)
-    OPEN_TMPS.add(tmp)
+    # the stop signals held back from the file's creation until its name is known to on_signal and its
+    # descriptor owned by a file object: a signal in between would leave the temporary behind, or close
+    # the descriptor twice (the second time perhaps another file's)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
-        return tmp, os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
-    except BaseException:
-        os.close(fd)
-        remove_quietly(tmp)
-        raise
+        fd = os.open(tmp, flags, 0o666)
+        OPEN_TMPS.add(tmp)
+        try:
+            f = os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        except BaseException:
+            os.close(fd)
+            remove_quietly(tmp)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return tmp, f
 
 
 def commit_tmp(tmp, f, path):
@@ -783,12 +797,16 @@ def commit_tmp(tmp, f, path):
     OPEN_TMPS.discard(tmp)
 
 
+# The signals that interrupt a plot or a report: Ctrl-C, kill, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def on_signal(sig, frame):
-    """SIGINT/SIGTERM: remove the open temporaries, say so on one line, end
-    with 128 + the signal (no traceback)."""
+    """SIGINT/SIGTERM/SIGHUP: remove the open temporaries, say so on one line,
+    end with 128 + the signal (no traceback)."""
     for t in list(OPEN_TMPS):
         remove_quietly(t)
-    name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+    name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sig, "SIGHUP")
     try:
         sys.stderr.write(f"{PROG}: interrupted by {name}; no output written\n")
         sys.stderr.flush()
@@ -798,8 +816,9 @@ def on_signal(sig, frame):
 
 
 def remove_tmps_on_signal():
-    """Install on_signal for SIGINT and SIGTERM (not where they are ignored)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    """Install on_signal for SIGINT, SIGTERM and SIGHUP (not where they are
+    ignored)."""
+    for sig in STOP_SIGNALS:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, on_signal)
 

@@ -41,7 +41,7 @@ typedef struct WkBrokerCtx WkBrokerCtx;
 
 typedef struct WkBrokerOps {
     int abi;                 /* WK_BROKER_ABI; fields are only appended */
-    const char *name;        /* `broker:` value */
+    const char *name;        /* `broker:` value: 1-64 of [A-Za-z0-9._-] */
     const char *description; /* shown by `wanka list brokers` */
     size_t priv_size;        /* bytes of zeroed private state given to every call */
     /* Optional: read the policy's own keys from params (the `broker:` map, or

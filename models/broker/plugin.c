@@ -18,6 +18,22 @@ static int broker_error(const char *path, const WkNode *at, int code, WkError *e
     return wk_error_set(err, code, path, 0, 0, "broker plugin: %s", msg);
 }
 
+/* 1 when a broker name is 1-64 of [A-Za-z0-9._-]: it goes into a
+ * scenario's `broker:`, a trace and a terminal as it is. */
+static int name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
 /* What the table lacks or gets wrong, as a message into why; 0 when it will do. */
 static int check_table(const WkBrokerOps *ops, const WkBrokerPlugins *set, char *why, size_t n)
 {
@@ -31,6 +47,9 @@ static int check_table(const WkBrokerOps *ops, const WkBrokerPlugins *set, char 
         snprintf(why, n, "its WkBrokerOps has no name");
     else if (!ops->choose)
         snprintf(why, n, "its WkBrokerOps has no choose");
+    else if (!name_ok(ops->name))
+        snprintf(why, n, "its broker name is not 1-64 letters, digits, '-', '_' or '.' (a name is written into "
+                         "scenarios and traces)");
     else if (wk_broker_lookup(ops->name, NULL, &builtin, NULL) == 0)
         snprintf(why, n, "broker '%s' has the name of a built-in broker", ops->name);
     else

@@ -31,7 +31,7 @@ typedef struct WkBrokerPlugins {
  * (the same table loaded twice counts once). Errors name path: WK_E_IO
  * (dlopen failed: its dlerror text), WK_E_NOTFOUND (no such symbol),
  * WK_E_INVAL (NULL table, ABI mismatch with both numbers, missing field,
- * name clash). at (may be NULL) positions the error in the scenario (its
+ * a name of other characters or length, name clash). at (may be NULL) positions the error in the scenario (its
  * `plugin:` key); otherwise where is path. On success *out (out may be NULL)
  * is the plugin's broker; on error the set is unchanged. */
 int wk_broker_plugins_add(WkBrokerPlugins *set, const char *path, const WkNode *at, const WkBrokerOps **out,

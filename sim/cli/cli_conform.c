@@ -9,7 +9,11 @@
  * child runs under a wall-clock limit (--timeout, WANKA_CONFORM_TIMEOUT,
  * default 10 s): an alarm in the child reports the callback that was
  * running (sim/core/text.h tracks it) and ends it; the parent kills a child
- * that outlives the limit by more than a grace period all the same. */
+ * that outlives the limit by more than a grace period all the same. A
+ * child that crashes (a stack overflow too: the handler has its own stack)
+ * writes the callback it was in before it dies of the signal. */
+#undef _POSIX_C_SOURCE
+#define _XOPEN_SOURCE 700 /* sigaltstack, SA_ONSTACK */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -42,7 +46,8 @@ const char wk_cli_conform_usage[] =
     "check runs small built-in scenarios (plain jobs, inline jobs larger than\n"
     "the cluster, model jobs on a two-SKU fabric, failures) behind a guard that\n"
     "verifies the allocation after every callback. Each check runs in a child\n"
-    "process: a policy that crashes fails that check (\"crashed: signal ...\").\n"
+    "process: a policy that crashes fails that check (\"crashed (signal 11:\n"
+    "Segmentation fault) in on_submit\", naming the callback; a stack overflow too).\n"
     "\n"
     "  --policy NAME   the policy to check (default: the plugin's one policy)\n"
     "  --broker X      check a broker instead: a plugin (a shared object as\n"
@@ -84,6 +89,8 @@ enum { TIMED_OUT = 4, ENDED = 5, GRACE_S = 2 };
 /* The byte a child writes before its message once fn has returned: a child
  * that exits without it ended the process inside the policy (exit()). */
 #define DONE_MARK '\006'
+/* The byte a child that crashed writes before the callback it was in. */
+#define CRASH_MARK '\025'
 
 static void put_all(int fd, const char *s)
 {
@@ -109,6 +116,41 @@ static void on_alarm(int sig)
     if (cb)
         put_all(alarm_fd, cb);
     _exit(TIMED_OUT);
+}
+
+/* In the child, at a crash (SIGSEGV, a stack overflow too: the handler
+ * runs on its own stack; SIGBUS, SIGFPE, SIGILL, SIGABRT): write
+ * CRASH_MARK and the callback running, then die of the same signal, so the
+ * parent sees the signal and can name the callback
+ * (async-signal-safe). */
+static void on_crash(int sig)
+{
+    const char *cb = wk_text_callback;
+    char mark[2] = {CRASH_MARK, '\0'};
+    put_all(alarm_fd, mark);
+    if (cb)
+        put_all(alarm_fd, cb);
+    signal(sig, SIG_DFL);
+    raise(sig); /* pending until the handler returns; a fault then repeats under SIG_DFL */
+}
+
+/* In the child: catch the crashes on an alternate stack (what a policy
+ * that recurses without end leaves no room for on its own). */
+static void arm_crash(int fd)
+{
+    static char altstack[1 << 16];
+    alarm_fd = fd;
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) < 0)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
 }
 
 static void limit_text(char *buf, size_t n) { snprintf(buf, n, "timed out after %g s", limit_s); }
@@ -160,6 +202,7 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
     }
     if (pid == 0) {
         close(fd[0]);
+        arm_crash(fd[1]);
         arm_limit(fd[1]);
         char msg[sizeof v->msg];
         msg[0] = '\0';
@@ -224,6 +267,11 @@ static int in_child(int (*fn)(const void *arg, char *msg, size_t n), const void 
         }
     } else if (WIFSIGNALED(ws)) {
         v->sig = WTERMSIG(ws);
+        char *m = memchr(v->msg, CRASH_MARK, got); /* the callback it died in, or "" */
+        if (m)
+            memmove(v->msg, m + 1, strlen(m + 1) + 1);
+        else
+            v->msg[0] = '\0';
     }
     return 0;
 }
@@ -323,7 +371,8 @@ static int run_suite(const Suite *s, int verbose)
         } else if (v.sig) {
             char sig[128];
             signal_text(v.sig, sig, sizeof sig);
-            printf("  FAIL  %-13s crashed (%s)%s%s\n", name, sig, v.msg[0] ? ": " : "", safe);
+            printf("  FAIL  %-13s crashed (%s) %s%s\n", name, sig, v.msg[0] ? "in " : "(in the host, between callbacks)",
+                   safe);
         } else if (v.status == 3) {
             printf("  FAIL  %-13s could not run: %s\n", name, safe);
             internal = 1;
@@ -372,8 +421,10 @@ static int conform_broker(const char *what, int verbose)
             return wk_cli_common_report(&err);
         file = what;
     }
-    if (file)
-        printf("conformance of broker '%s' (plugin %s): %zu checks\n", t.b->name, file, wk_broker_conform_count());
+    char safe[4096];
+    if (file) /* the name is 1-64 of [A-Za-z0-9._-] (plugin.c); the path is the user's bytes: escaped */
+        printf("conformance of broker '%s' (plugin %s): %zu checks\n", t.b->name, wk_text_term(file, safe, sizeof safe),
+               wk_broker_conform_count());
     else
         printf("conformance of built-in broker '%s': %zu checks\n", t.b->name, wk_broker_conform_count());
     Suite su = {wk_broker_conform_count(), wk_broker_conform_name, wk_broker_conform_description, broker_check,
@@ -458,6 +509,8 @@ int wk_cli_conform(int argc, char **argv)
         }
     }
     Verdict v;
+    char ppath[4096]; /* the plugin's path as printed: escaped */
+    wk_text_term(t.plugin ? t.plugin : t.name, ppath, sizeof ppath);
     if (in_child(probe_init, &t, &v) < 0) {
         wk_sched_plugins_fini(&set);
         fprintf(stderr, "wanka: conformance: cannot start a child process: %s\n", strerror(errno));
@@ -466,28 +519,30 @@ int wk_cli_conform(int argc, char **argv)
     if (v.sig || v.status != 0) {
         char sig[128];
         if (v.timed_out) {
-            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", ppath,
                     t.name, v.msg);
         } else if (v.sig) {
             signal_text(v.sig, sig, sizeof sig);
-            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)\n",
-                    t.plugin ? t.plugin : t.name, t.name, sig);
+            char safe[sizeof v.msg * 4];
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' crashed (%s)%s%s\n", ppath, t.name, sig,
+                    v.msg[0] ? " in " : "", wk_text_term(v.msg, safe, sizeof safe));
         } else if (v.status == 2 && v.msg[0]) {
             fputs("wanka: ", stderr);
             wk_text_fputs_term(v.msg, stderr);
             fputc('\n', stderr);
         } else if (v.status == ENDED) { /* exit() in the policy */
-            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", t.plugin ? t.plugin : t.name,
+            fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' %s\n", ppath,
                     t.name, v.msg);
         } else { /* ended otherwise: a sanitizer's report */
             fprintf(stderr, "wanka: %s: scheduler plugin: init of policy '%s' ended the process (exit status %d)\n",
-                    t.plugin ? t.plugin : t.name, t.name, v.status);
+                    ppath, t.name, v.status);
         }
         wk_sched_plugins_fini(&set);
         return 2;
     }
     if (t.plugin)
-        printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, t.plugin, wk_conform_count());
+        printf("conformance of policy '%s' (plugin %s): %zu checks\n", t.name, ppath,
+               wk_conform_count());
     else
         printf("conformance of built-in policy '%s': %zu checks\n", t.name, wk_conform_count());
     Suite su = {wk_conform_count(), wk_conform_name, wk_conform_description, one_check, &t.check, &t};

@@ -79,8 +79,8 @@ static const char *analysis_script(const char *name, char *buf, size_t n)
  * wanka received meanwhile: a signal handler can reach nothing else. */
 static volatile sig_atomic_t plot_child, plot_signal;
 
-/* SIGINT/SIGTERM to wanka plot: passed on to the plot process, which ends;
- * wanka then reports the signal. */
+/* SIGINT/SIGTERM/SIGHUP to wanka plot or report --html: passed on to the
+ * python process, which ends; wanka then reports the signal. */
 static void plot_forward(int sig)
 {
     plot_signal = sig;
@@ -101,6 +101,11 @@ static int python_wait(pid_t pid, const char *prog, const char *python)
         }
     }
     plot_child = 0;
+    if (plot_signal && WIFEXITED(st) && WEXITSTATUS(st) == 0) { /* it came after the output was complete */
+        fprintf(stderr, "wanka %s: interrupted by %s after %s had written its output (complete, kept)\n", prog,
+                wk_cli_common_signal_name(plot_signal), python);
+        return 128 + plot_signal;
+    }
     if (plot_signal) {
         fprintf(stderr, "wanka %s: interrupted by %s; %s ended, nothing written\n", prog,
                 wk_cli_common_signal_name(plot_signal), python);
@@ -115,8 +120,8 @@ static int python_wait(pid_t pid, const char *prog, const char *python)
     return 1;
 }
 
-/* Start `python script args...` as a child that ends with wanka: SIGINT and
- * SIGTERM to wanka are passed on to it (plot_forward), and if wanka dies
+/* Start `python script args...` as a child that ends with wanka: SIGINT,
+ * SIGTERM and SIGHUP to wanka are passed on to it (plot_forward), and if wanka dies
  * without a chance to pass anything on (SIGKILL) the kernel sends it SIGTERM
  * (PR_SET_PDEATHSIG). Returns its pid, or -1 with errno from fork or exec. */
 static pid_t plot_spawn(const char *python, char **args)
@@ -126,8 +131,8 @@ static pid_t plot_spawn(const char *python, char **args)
         return -1;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    static const int sigs[] = {SIGINT, SIGTERM};
-    int caught[2] = {0, 0}; /* a signal ignored at start stays ignored, in the child too */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    int caught[3] = {0, 0, 0}; /* a signal ignored at start stays ignored, in the child too */
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old, sa;
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
@@ -142,6 +147,7 @@ static pid_t plot_spawn(const char *python, char **args)
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &was);
     pid_t parent = getpid();
     pid_t pid = fork();

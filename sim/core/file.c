@@ -195,16 +195,41 @@ void wk_file_tmp_done(const char *tmp)
             tmp_used[i] = 0;
 }
 
+/* The folder this process created for its output (export --format csv),
+ * removed with the temporaries: one at a time, claimed as a slot is. */
+static char made_dir[WK_TMP_NAME];
+static volatile sig_atomic_t made_dir_used;
+
+int wk_file_dir_track(const char *dir)
+{
+    size_t l = strlen(dir);
+    if (l >= WK_TMP_NAME || made_dir_used)
+        return -1;
+    memcpy(made_dir, dir, l + 1);
+    made_dir_used = 1;
+    return 0;
+}
+
+void wk_file_dir_done(const char *dir)
+{
+    if (made_dir_used && strcmp(made_dir, dir) == 0)
+        made_dir_used = 0;
+}
+
 static void on_fatal_signal(int sig)
 {
     for (int i = 0; i < WK_TMP_SLOTS; i++)
         if (tmp_used[i])
             unlink(tmp_names[i]);
+    if (made_dir_used)
+        rmdir(made_dir); /* only when empty: nothing but the temporaries just removed was in it */
     static const char msg_int[] = "wanka: interrupted by SIGINT; no output written\n";
     static const char msg_term[] = "wanka: interrupted by SIGTERM; no output written\n";
+    static const char msg_hup[] = "wanka: interrupted by SIGHUP; no output written\n";
     static const char msg_other[] = "wanka: interrupted by a signal; no output written\n";
-    const char *m = sig == SIGINT ? msg_int : sig == SIGTERM ? msg_term : msg_other;
-    size_t n = sig == SIGINT ? sizeof msg_int : sig == SIGTERM ? sizeof msg_term : sizeof msg_other;
+    const char *m = sig == SIGINT ? msg_int : sig == SIGTERM ? msg_term : sig == SIGHUP ? msg_hup : msg_other;
+    size_t n = sig == SIGINT ? sizeof msg_int : sig == SIGTERM ? sizeof msg_term : sig == SIGHUP ? sizeof msg_hup
+                                                                                                 : sizeof msg_other;
     ssize_t w = write(STDERR_FILENO, m, n - 1);
     (void)w;
     _exit(128 + sig);

@@ -71,8 +71,21 @@ void wk_file_tmp_done(const char *tmp);
  * reason (ENOSPC: "No space left on device"); on error tmp is removed. */
 int wk_file_commit_tmp(int fd, const char *tmp, const char *path, WkError *err);
 
+/** Remember dir, a folder this process has just created for its output,
+ * for wk_file_tmp_remove_on_signal's handler: after the temporaries it
+ * removes dir with rmdir (so only when empty). One folder at a time: 0, or
+ * -1 when another is remembered or the name is longer than 4095 bytes (then
+ * it is not removed on a signal). dir is copied. */
+int wk_file_dir_track(const char *dir);
+
+/** Forget dir (remembered by wk_file_dir_track): call it once the output is
+ * complete in it, or the folder has been removed. Another name is
+ * ignored. */
+void wk_file_dir_done(const char *dir);
+
 /** Install handlers for SIGINT, SIGTERM and SIGHUP (those not ignored at
- * start) that remove every remembered temporary, print "wanka: interrupted
+ * start) that remove every remembered temporary (and the remembered folder
+ * when it is then empty), print "wanka: interrupted
  * by SIGINT; no output written" and exit with 128 + the signal. For the
  * commands that write their output in one go (export, check --update),
  * where stopping at once is right; `run` stops at its next event instead. */

@@ -152,6 +152,11 @@ static int read_metric_group(WkTraceRead *r, const char *group, WkError *err)
     hid_t g = H5Oopen(r->file, group, H5P_DEFAULT);
     if (g < 0)
         return wk_trace_read_io_fail(r, err, "%s: cannot open the group", group);
+    int hc = wk_trace_read_attr_names_check(r, g, group, err); /* before HDF5 decodes an attribute */
+    if (hc < 0) {
+        H5Oclose(g);
+        return hc;
+    }
     MetricWalk w = {.r = r, .err = err, .group = group};
     hsize_t idx = 0;
     if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, metric_one, &w) < 0 && w.rc == 0)
@@ -347,6 +352,9 @@ static int check_group(WkTraceRead *r, const char *path, int *present, WkError *
 static int check_file(WkTraceRead *r, WkError *err)
 {
     r->schema = &wk_schema_trace;
+    int hc = wk_trace_read_attr_names_check(r, r->file, "/", err); /* before HDF5 decodes an attribute */
+    if (hc < 0)
+        return hc;
     htri_t ex = H5Aexists_by_name(r->file, "/", WK_SCHEMA_ATTR_FORMAT, H5P_DEFAULT);
     if (ex < 0)
         return wk_trace_read_io_fail(r, err, "%s: cannot read the attribute", WK_SCHEMA_ATTR_FORMAT);

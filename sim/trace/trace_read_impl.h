@@ -64,4 +64,14 @@ int wk_trace_read_check(WkTraceRead *r, WkError *err);
  * column and row. */
 int wk_trace_read_check_placement(WkTraceRead *r, WkError *err);
 
+/** Check, in the bytes of r's file, the attribute messages of the object
+ * header of obj (an open object of r->file) before the HDF5 library decodes
+ * any (trace_read_ohdr.c): every attribute's name NUL-terminated within its
+ * stored length (HDF5 1.10.8 reads past the header's buffer otherwise), no
+ * attribute stored as a shared message, every chunk inside the file.
+ * Attributes in dense storage are not checked. 0, or WK_E_INVAL
+ * "<path>: <what>: <why> (a corrupt or crafted file)" (WK_E_IO when HDF5
+ * cannot say where the header is). */
+int wk_trace_read_attr_names_check(WkTraceRead *r, hid_t obj, const char *what, WkError *err);
+
 #endif

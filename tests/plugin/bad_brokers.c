@@ -7,7 +7,8 @@
  * error), infeasible (loads, then always chooses site 0, whether or not it
  * can run the job: fails conformance), crash (choose dereferences NULL),
  * loop (choose never returns at job 3), minus7 (choose returns -7, neither
- * a site nor -1). */
+ * a site nor -1), escname (a name holding an escape sequence), recurse
+ * (choose recurses without end at job 3: a stack overflow). */
 #include <stddef.h>
 
 #include <wanka/broker.h>
@@ -24,6 +25,18 @@ static int bad_init(void *priv, const WkNode *params, const WkBrokerCtx *ctx, Wk
     return 0;
 #endif
 }
+
+#if defined(BAD_recurse)
+/* Not a tail call: each level keeps 4 KiB of stack; never stops (stop
+ * stays 0, but the compiler cannot know). */
+static volatile int stop;
+static int depth(int n)
+{
+    volatile char b[4096];
+    b[0] = (char)n;
+    return stop ? 0 : b[0] + depth(n + 1);
+}
+#endif
 
 #if !defined(BAD_nochoose)
 #if defined(BAD_crash) && defined(__GNUC__)
@@ -45,6 +58,9 @@ static int32_t bad_choose(void *priv, const WkBrokerCtx *ctx, uint32_t job)
     if (job >= 3)
         for (volatile int spin = 1; spin;)
             ;
+#elif defined(BAD_recurse)
+    if (job >= 3)
+        return depth(1);
 #elif defined(BAD_minus7)
     (void)ctx;
     (void)job;
@@ -65,6 +81,8 @@ static const WkBrokerOps ops = {
 #endif
 #if defined(BAD_clash)
     .name = "least-loaded",
+#elif defined(BAD_escname)
+    .name = "bad\x1b[31mname",
 #else
     .name = "bad-" BAD,
 #endif

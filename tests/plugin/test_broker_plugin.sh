@@ -134,6 +134,20 @@ expect 2 "$P/bad_broker_nochoose.so: broker plugin: its WkBrokerOps has no choos
   --broker-plugin "$P/bad_broker_nochoose.so"
 expect 2 "broker 'least-loaded' has the name of a built-in broker" "$W" run "$N" -q --no-trace \
   --broker-plugin "$P/bad_broker_clash.so"
+# a broker name that is not letters, digits, - _ . (here an escape
+# sequence): refused at load, by conformance, list and run alike
+for cmd in "conformance --broker" "list brokers --broker-plugin"; do
+  expect 2 "bad_broker_escname.so: broker plugin: its broker name is not 1-64 letters" $W $cmd "$P/bad_broker_escname.so"
+done
+expect 2 "bad_broker_escname.so: broker plugin: its broker name is not 1-64 letters" "$W" run "$N" -q --no-trace \
+  --broker-plugin "$P/bad_broker_escname.so"
+# a plugin's path is printed escaped: no control character of it reaches the terminal
+ESCP=$(printf '%s/e\033[2Jx.so' "$T")
+cp "$CI" "$ESCP"
+expect 0 'e\e[2Jx.so): 4 checks' "$W" conformance --broker "$ESCP"
+out=$("$W" conformance --broker "$ESCP" 2>&1)
+case "$out" in *"$(printf '\033')"*) bad "conformance printed an escape byte of the plugin's path" ;; *) ok ;; esac
+rm -f "$ESCP"
 cp "$CI" "$T/ci2.so"
 expect 2 "broker 'cheapest-idle' is also the name of plugin $CI" "$W" list brokers --broker-plugin "$CI" \
   --broker-plugin "$T/ci2.so"
@@ -147,6 +161,11 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 export ASAN_OPTIONS
 expect 1 "FAIL  choice        crashed (signal 11" "$W" conformance --broker "$P/bad_broker_crash.so"
 expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_crash.so"
+# a choose that recurses without end (a stack overflow) fails the same way,
+# the crash named with the callback it happened in
+expect 1 "FAIL  choice        crashed (signal 11: Segmentation fault) in choose" "$W" conformance --broker \
+  "$P/bad_broker_recurse.so"
+expect 1 "1 passed, 3 failed" "$W" conformance --broker "$P/bad_broker_recurse.so"
 # choose looping from job 3 on: each check that gets there times out and
 # names the callback; init (one job) passes
 expect 1 "FAIL  choice        timed out after 0.3 s in choose" "$W" conformance --broker "$P/bad_broker_loop.so" \

@@ -117,10 +117,10 @@ expect 2 "init of policy 'bad-initerr' failed" "$W" conformance "$P/bad_initerr.
 # AddressSanitizer, let the segfault be a signal rather than its report)
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 export ASAN_OPTIONS
-expect 2 "$P/bad_crash.so: scheduler plugin: init of policy 'bad-crash' crashed (signal 11" "$W" conformance "$P/bad_crash.so"
+expect 2 "$P/bad_crash.so: scheduler plugin: init of policy 'bad-crash' crashed (signal 11: Segmentation fault) in init" "$W" conformance "$P/bad_crash.so"
 # a callback crashing during the checks: each check's child dies, each is a
 # FAIL naming the signal, and conformance itself finishes with exit 1
-expect 1 "FAIL  allocation    crashed (signal 11" "$W" conformance "$P/bad_crashrun.so"
+expect 1 "FAIL  allocation    crashed (signal 11: Segmentation fault) in on_submit" "$W" conformance "$P/bad_crashrun.so"
 expect 1 "0 passed, 7 failed" "$W" conformance "$P/bad_crashrun.so"
 # a policy that never returns: each check has a wall-clock limit
 # (--timeout, WANKA_CONFORM_TIMEOUT); the message names the callback that

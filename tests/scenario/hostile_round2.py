@@ -20,6 +20,11 @@ builds) and is judged by one oracle:
   - a CSV cell never starts with = + - @ (a number such as -1 is not a
     formula); JSON parses as strict UTF-8; HTML and SVG are UTF-8 and hold
     no raw <script or <img (names escaped).
+Two documented behaviours are not findings: a conformance plugin that
+floods stdout with its own bytes (a plugin is trusted code: only wanka's own
+lines are judged, and the flood is read to its end), and a signal that
+reaches `run` after its last event (the trace is finished and the status
+is 128 + the signal: a complete trace that reads back is accepted).
 It prints one line per mishandled case (family, id, what went wrong) and
 "family: N cases, M mishandled" per family; exit status 1 when any case is
 mishandled. Families may be named on the command line to run only them.
@@ -54,7 +59,7 @@ FAILS = []
 class Case:
     def __init__(self, fam, cid, argv, ok=(0, 2), cwd=None, inputs=(), outputs=(), names=None,
                  timeout=None, plant=(), sig=None, watch=None, markers=(), post=None, env=None,
-                 fast=None, stdin=None):
+                 fast=None, stdin=None, own=None):
         self.fam, self.cid, self.argv = fam, cid, [str(a) for a in argv]
         self.ok = set(ok)
         self.cwd = cwd or T
@@ -71,6 +76,9 @@ class Case:
         self.env = env
         self.fast = fast              # seconds within which it must end (fail fast)
         self.stdin = stdin
+        # a plugin's own bytes on stdout: only wanka's own lines (those holding one of these markers, from the
+        # marker on) are judged, and a flood of the plugin's bytes is read to the end rather than stopped
+        self.own = own
 
 
 def add(*a, **k):
@@ -198,6 +206,19 @@ def check_file(path, markers):
     return probs
 
 
+def complete_trace(path):
+    """1 when path is a whole trace that wanka reads back (compare of it with itself ends 0)."""
+    try:
+        with open(path, "rb") as f:
+            if not f.read(8).startswith(b"\x89HDF"):
+                return False
+    except OSError:
+        return False
+    r = subprocess.run([W, "compare", path, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=TIMEOUT)
+    return r.returncode == 0
+
+
 def limits():
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(s, signal.SIG_DFL)
@@ -232,10 +253,20 @@ def run_case(c):
 
     def drain():  # keep at most 16 MiB of a case's output: a flood is a finding, not the driver's death
         kept = 0
+        carry = b""
         while True:
             b = p.stdout.read(1 << 16)
             if not b:
                 break
+            if c.own:  # keep wanka's own lines only, each from its marker on
+                lines = (carry + b).split(b"\n")
+                carry = lines.pop()[-4096:]
+                for ln in lines:
+                    at = [ln.find(m) for m in c.own if m in ln]
+                    if at and kept < (16 << 20):
+                        chunks.append(ln[min(at):] + b"\n")
+                        kept += len(ln) - min(at) + 1
+                continue
             if kept < (16 << 20):
                 chunks.append(b)
                 kept += len(b)
@@ -310,6 +341,11 @@ def run_case(c):
     for o, s in outs.items():
         full = os.path.join(c.cwd, o)
         now = snap(full)
+        if sent and st == 128 + sent and full.endswith(".h5") and now != s and complete_trace(full):
+            # a signal that reaches `run` after its last event: the trace is being written (or was) and is
+            # finished, and the status still says the signal came (docs/limits.md: Ctrl-C during `wanka
+            # run`); a complete trace that reads back is the documented result, not an output left behind
+            continue
         if st != 0 and now != s and not (s and s[0] == "dir" and now and now[0] == "dir"):
             probs.append(f"status {st} but output {os.path.basename(o)} {'written' if s is None else 'changed'}")
         if st == 0 and now is not None:
@@ -389,6 +425,7 @@ BROKER = r'''
 #include <signal.h>
 #include <wanka/broker.h>
 static volatile int spin;
+static int depth(int n) { volatile char b[4096]; b[0] = (char)n; return b[0] + depth(n + 1); }
 static int init(void *p, const WkNode *k, const WkBrokerCtx *c, WkError *e)
 { (void)p; (void)k; (void)c; (void)e; INIT; return 0; }
 static int32_t choose(void *p, const WkBrokerCtx *c, uint32_t j)
@@ -917,15 +954,18 @@ def fam_conformance():
     for kind, key, kw in plugs:
         if kind == "broker":
             kw = dict(kw)
-        src_kw = dict(kw)
-        if kind == "broker" and "depth" in src_kw.get("call", ""):
-            src_kw["call"] = "spin = 0"   # depth() lives in the scheduler template only
-        so = plugin(kind, f"{kind}_{key}".replace("-", "_"), **src_kw)
+        # both templates define depth(): the broker stack-overflow case once ran "spin = 0" instead (its
+        # template lacked depth()), so it tested a correct broker and its PASS was no finding
+        so = plugin(kind, f"{kind}_{key}".replace("-", "_"), **kw)
         if not so:
             continue
         nm = os.path.basename(so)
         argv = [W, "conformance", so] if kind == "sched" else [W, "conformance", "--broker", so]
-        add(F, f"{kind} {key}", argv, ok=(1, 2), inputs=[so], names=nm, timeout=180 * SLOW)
+        # stdout-flood: a plugin is trusted code, and what it writes to stdout is its own business (wanka
+        # cannot escape bytes it never sees); the case holds wanka to not crashing or hanging and to
+        # escaping its own messages, judged on its own lines only
+        own = (b"conformance of", b"  pass  ", b"  FAIL  ", b" passed, ", b"wanka") if key == "stdout-flood" else None
+        add(F, f"{kind} {key}", argv, ok=(1, 2), inputs=[so], names=nm, timeout=180 * SLOW, own=own)
         if kind == "sched":
             add(F, f"{kind} {key}: list schedulers", [W, "list", "schedulers", "--plugin", so], ok=(0, 2), inputs=[so], names=nm)
         else:

@@ -71,19 +71,31 @@ grep -q "$ESC" "$T/r.html" && bad "raw ESC in the page" || ok
 "$PY" -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
   "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/int.html" >/dev/null 2>"$T/int.err" &
 wp=$!
-# wanka's python3 child has started when a process names $wp as its parent
-# (read from /proc: a minimal machine has no pgrep)
-has_child() {
+# Send the signal once wanka's python3 child is ready for it, not after a
+# guessed delay: the child is a process that names $wp as its parent, runs
+# python (comm), and has installed html_report.py's handlers (SIGTERM,
+# signal 15, caught: bit 14 of SigCgt in /proc; the interpreter alone
+# catches only SIGINT). Sent earlier, the signal could meet the child
+# before exec or the interpreter before the script (a traceback); later,
+# the page could already be written. Read from /proc: a minimal machine has
+# no pgrep.
+python_ready() {
   for st in /proc/[0-9]*/stat; do
     line=; read -r line < "$st" 2>/dev/null || continue
     set -- ${line##*) }
-    [ $# -ge 2 ] || continue
-    [ "${2:-}" = "$wp" ] && return 0
+    [ $# -ge 2 ] && [ "${2:-}" = "$wp" ] || continue
+    d=${st%/stat}
+    comm=; read -r comm < "$d/comm" 2>/dev/null || continue
+    case "$comm" in python*) ;; *) continue ;; esac
+    cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "$d/status" 2>/dev/null)
+    [ -n "$cgt" ] || continue
+    low=${cgt#"${cgt%????????}"} # the last 8 hex digits: signals 1-32
+    [ $((0x$low & 0x4000)) -ne 0 ] && return 0
   done
   return 1
 }
-n=0; while ! has_child && [ $n -lt 400 ]; do sleep 0.01; n=$((n + 1)); done
-sleep 0.3
+n=0; while ! python_ready && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+[ $n -lt 3000 ] && ok || bad "Ctrl-C: wanka's python3 child did not get ready in 30 s"
 kill -INT $wp; wait $wp; st=$?
 sleep 0.3
 [ "$st" = 130 ] && ok || bad "Ctrl-C: status $st, want 130: $(cat "$T/int.err")"

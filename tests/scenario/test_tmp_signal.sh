@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# test_tmp_signal.sh WANKA SRCDIR PYTHON3 — a writer stopped by SIGINT or
-# SIGTERM while its temporary is open removes it: `export` (chrome, csv)
+# test_tmp_signal.sh WANKA SRCDIR PYTHON3 — a writer stopped by SIGINT,
+# SIGTERM or SIGHUP while its temporary is open removes it: `export` (chrome, csv)
 # ends with 128 + the signal, one line "interrupted by SIG…; no output
 # written", no "<out>.tmp.<pid>" and no output left; the Python writers
 # (plot, the HTML page) do the same through analysis/plot.py's handler.
@@ -53,6 +53,33 @@ interrupt SIGINT "$T/o1" "$W" export "$T/big.h5" --format chrome -o "$T/o1/t.jso
 interrupt SIGTERM "$T/o2" "$W" export "$T/big.h5" --format chrome -o "$T/o2/t.json"
 interrupt SIGINT "$T/o3" "$W" export "$T/big.h5" --format csv -o "$T/o3"
 [ -e "$T/o3/jobs.csv" ] && bad "SIGINT during export csv left an output" || ok
+[ -d "$T/o3" ] && ok || bad "SIGINT during export csv removed the folder that was there before"
+
+# export csv into a folder it creates: a signal removes the folder with the
+# temporaries (status 128 + the signal); a folder that was there stays (o3)
+for sig in SIGINT SIGTERM SIGHUP; do
+  mkdir "$T/o6-$sig"
+  out=$("$PY" - "$sig" "$T/o6-$sig/csv" "$W" export "$T/big.h5" --format csv -o "$T/o6-$sig/csv" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1]); d = sys.argv[2]
+p = subprocess.Popen(sys.argv[3:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if os.path.isdir(d) and any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(sig)
+        break
+    time.sleep(0.002)
+out = p.communicate()[0].decode(errors="replace")
+print(f"status={p.returncode} folder={os.path.exists(d)} out={out.strip()}")
+P
+)
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
+  case "$out" in
+    *"status=$want folder=False"*"interrupted by $sig; no output written"*) ok ;;
+    *) bad "$sig during export csv into a new folder: $out" ;;
+  esac
+done
 
 # a temporary replaced while the run writes it (another process in the
 # directory): the run never publishes the stranger's file nor writes into it
@@ -100,8 +127,37 @@ P
 )
 case "$interrupt_hup" in "status=129 left=[] "*"SIGHUP"*) ok ;; *) bad "SIGHUP during run: $interrupt_hup" ;; esac
 
+# report --html: SIGINT, SIGTERM or SIGHUP to wanka as soon as the page's
+# temporary appears is passed on to python3: status 128 + the signal, one
+# line, no page and no temporary (SIGHUP ended wanka by its default action
+# before, and the page could still be written)
+"$W" run "$T/big.yaml" -q --set workload.jobs=2000 -o "$T/small.h5" >/dev/null 2>&1 || bad "small run failed"
+for sig in SIGINT SIGTERM SIGHUP; do
+  mkdir "$T/o7-$sig"
+  out=$("$PY" - "$sig" "$T/o7-$sig" "$W" report paper-sci "$T/small.h5" "$T/small.h5" --html "$T/o7-$sig/r.html" <<'P' 2>&1
+import os, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1]); d = sys.argv[2]
+p = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    if any(".tmp." in n for n in os.listdir(d)):
+        p.send_signal(sig)
+        break
+    time.sleep(0.001)
+err = p.communicate()[1].decode(errors="replace")
+print(f"status={p.returncode} left={sorted(os.listdir(d))} err={err.strip()}")
+P
+)
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
+  case "$out" in
+    *"status=$want left=[] err=wanka report: interrupted by $sig; "*"nothing written") ok ;;
+    *) bad "$sig during report --html: $out" ;;
+  esac
+done
+
 # the Python writers: a signal while a temporary is open removes it
-for sig in SIGINT SIGTERM; do
+for sig in SIGINT SIGTERM SIGHUP; do
   out=$("$PY" - "$SRC/analysis" "$T/py.svg" "$sig" <<'P' 2>&1
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
@@ -115,12 +171,35 @@ print("not stopped")
 P
 )
   st=$?
-  want=$((128 + $( [ "$sig" = SIGINT ] && echo 2 || echo 15 )))
+  want=$((128 + $(case $sig in SIGINT) echo 2 ;; SIGTERM) echo 15 ;; *) echo 1 ;; esac)))
   if [ "$st" != "$want" ]; then bad "python $sig: status $st, want $want: $out"
   elif ls "$T"/py.svg* >/dev/null 2>&1; then bad "python $sig: left $(ls "$T"/py.svg*)"
   else case "$out" in *"interrupted by $sig; no output written"*) ok ;; *) bad "python $sig: $out" ;; esac
   fi
 done
+
+# a signal the moment the temporary is created, before plot.py has noted its
+# name (here raised from inside os.open): the temporary is still removed
+out=$("$PY" - "$SRC/analysis" "$T/race.svg" <<'P' 2>&1
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+import plot
+plot.remove_tmps_on_signal()
+real_open = os.open
+def open_then_signal(*a, **k):
+    fd = real_open(*a, **k)
+    os.kill(os.getpid(), signal.SIGINT)
+    return fd
+os.open = open_then_signal
+plot.create_tmp(sys.argv[2])
+print("not stopped")
+P
+)
+st=$?
+if [ "$st" != 130 ]; then bad "signal at the temporary's creation: status $st, want 130: $out"
+elif ls "$T"/race.svg* >/dev/null 2>&1; then bad "signal at the temporary's creation: left $(ls "$T"/race.svg*)"
+else ok
+fi
 
 echo "tmp-signal: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -34,7 +34,12 @@ static int depth(int n)
 {
     volatile char b[4096];
     b[0] = (char)n;
-    return stop ? 0 : b[0] + depth(n + 1);
+    if (stop)
+        return 0;
+    /* the frame is read after the call, so no optimisation level turns
+     * the recursion into a loop (an accumulator would at -O2) */
+    b[1] = (char)depth(n + 1);
+    return b[0] ^ b[1];
 }
 #endif
 

@@ -37,6 +37,9 @@ struct WkSciState {
     /* nodes by free GPUs: bucket k = bn[k * nodes .. k * nodes + blen[k]),
      * unordered; bpos[nd] = index of nd in its bucket */
     uint32_t *bn, *bpos, *blen;
+    /* idle nodes (every GPU free), kept with the buckets: per pod the
+     * nodes and their GPUs, and the cluster's count */
+    uint32_t *pod_idle_n, *pod_idle_g, idle_nodes;
     double *hot_cap;     /* [pods] hot_threshold x GPUs of the pod */
     uint32_t free_total;
     uint32_t spare;      /* GPUs fenced jobs may still take (the head's extra), UINT32_MAX = no reservation */
@@ -71,6 +74,12 @@ struct WkSciState {
 enum { PROP_PACK, PROP_POD, PROP_NODE, PROP_GROW };
 
 /* --- sci_state.c --- */
+
+/** GPUs of node nd. */
+static inline uint32_t wk_sci_node_size(const WkSciState *s, uint32_t nd)
+{
+    return s->c->node_first_gpu[nd + 1] - s->c->node_first_gpu[nd];
+}
 
 /** Rebuild the nodes-by-free-GPUs buckets from node_free. */
 void wk_sci_bucket_build(WkSciState *s);

@@ -176,10 +176,32 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sort k[0..n) ascending by merging its ascending runs
+ * pairwise, tmp[0..n) as scratch: O(n log runs), and a proposal's nodes
+ * come in a few runs (a pod from a node on, the pods after it). */
+static void sort_runs(uint64_t *k, uint64_t *tmp, uint32_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    for (;;) {
+        uint32_t i = 0, o = 0;
+        while (i < n) {
+            uint32_t m = i + 1, b;
+            while (m < n && k[m - 1] <= k[m])
+                m++;
+            if (i == 0 && m == n)
+                return; /* one run: sorted */
+            for (b = m < n ? m + 1 : n; b < n && k[b - 1] <= k[b]; b++)
+                ;
+            uint32_t x = i, y = m;
+            while (x < m && y < b)
+                tmp[o++] = k[x] < k[y] ? k[x++] : k[y++];
+            while (x < m)
+                tmp[o++] = k[x++];
+            while (y < b)
+                tmp[o++] = k[y++];
+            i = b;
+        }
+        memcpy(k, tmp, (size_t)n * sizeof *k);
+    }
 }
 
 /* Emit the chosen nodes' GPUs into cand in ascending GPU order (the rank
@@ -200,10 +222,10 @@ static void emit(WkSciState *s)
             s->key[j] = v;
         }
         ns = s->nsel;
-    } else if ((uint64_t)s->nsel * 16 < s->nodes) { /* no node twice: sort */
+    } else if ((uint64_t)s->nsel * 16 < s->nodes) { /* no node twice: sort (key has room for nodes) */
         for (uint32_t i = 0; i < s->nsel; i++)
             s->key[i] = (uint64_t)s->sel[i] << 32 | s->cnt[i];
-        qsort(s->key, s->nsel, sizeof *s->key, cmp_u64);
+        sort_runs(s->key, s->key + s->nsel, s->nsel);
         ns = s->nsel;
     } else {
         for (uint32_t i = 0; i < s->nsel; i++)
@@ -242,7 +264,7 @@ static void emit(WkSciState *s)
 
 static uint32_t node_size(const WkSciState *s, uint32_t nd)
 {
-    return s->c->node_first_gpu[nd + 1] - s->c->node_first_gpu[nd];
+    return wk_sci_node_size(s, nd);
 }
 
 /* Idle nodes (every GPU free) of pods order[0..m) in turn, taken whole
@@ -252,6 +274,8 @@ static uint32_t take_idle(WkSciState *s, const uint32_t *order, uint32_t m, uint
 {
     uint32_t got = 0;
     for (uint32_t i = 0; i < m && got < whole; i++) {
+        if (!s->pod_idle_n[order[i]]) /* nothing to take there: skip its nodes */
+            continue;
         uint32_t lo = s->pod_first[order[i]], len = s->pod_first[order[i] + 1] - lo;
         uint32_t off = i == 0 && from >= lo && from < lo + len ? from - lo : 0;
         for (uint32_t j = 0; j < len && got < whole; j++) {
@@ -292,29 +316,25 @@ static int prop_whole(WkSciState *s, WkRng *rng, int how, uint32_t n)
     }
     uint32_t whole = n - n % S, m = 0, from = NONE, *po = s->order + s->nodes;
     if (pack) {
-        uint32_t *cap = s->want; /* idle GPUs per pod, borrowed and zeroed again below */
-        for (uint32_t nd = 0; nd < s->nodes; nd++)
-            if (s->node_free[nd] == node_size(s, nd))
-                cap[s->c->node_pod[nd]] += s->node_free[nd];
+        const uint32_t *cap = s->pod_idle_g; /* idle GPUs per pod */
         uint32_t best = NONE;
         for (uint32_t p = 0; p < s->pods; p++)
             if (cap[p] >= whole && (best == NONE || cap[p] < cap[best]))
                 best = p;
         if (best != NONE)
             po[m++] = best;
-        for (uint32_t p = 0; p < s->pods; p++) {
-            if (best == NONE && cap[p])
+        for (uint32_t p = 0; best == NONE && p < s->pods; p++)
+            if (cap[p])
                 po[m++] = p;
-            cap[p] = 0;
-        }
     } else {
-        uint32_t idle = 0;
-        for (uint32_t nd = 0; nd < s->nodes; nd++)
-            idle += s->node_free[nd] == node_size(s, nd);
-        if (!idle)
+        if (!s->idle_nodes)
             return WK_E_NOROOM;
-        uint32_t r = (uint32_t)wk_rng_uint(rng, idle);
-        for (from = 0; s->node_free[from] != node_size(s, from) || r-- > 0; from++)
+        /* the r-th idle node in id order: its pod off the per-pod counts
+         * (pods are runs of consecutive nodes), then the node in it */
+        uint32_t r = (uint32_t)wk_rng_uint(rng, s->idle_nodes), p = 0;
+        while (r >= s->pod_idle_n[p])
+            r -= s->pod_idle_n[p++];
+        for (from = s->pod_first[p]; s->node_free[from] != node_size(s, from) || r-- > 0; from++)
             ;
         uint32_t p0 = s->c->node_pod[from];
         for (uint32_t i = 0; i < s->pods; i++)

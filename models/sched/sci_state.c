@@ -54,6 +54,14 @@ static double pod_phi(const WkSciState *s, uint32_t p)
  * bucket (the last member takes its slot) and joins bucket k. */
 static void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
 {
+    uint32_t sz = wk_sci_node_size(s, nd);
+    if ((s->node_free[nd] == sz) != (k == sz)) { /* becomes idle, or stops being idle */
+        uint32_t p = s->c->node_pod[nd];
+        if (k == sz)
+            s->pod_idle_n[p]++, s->pod_idle_g[p] += sz, s->idle_nodes++;
+        else
+            s->pod_idle_n[p]--, s->pod_idle_g[p] -= sz, s->idle_nodes--;
+    }
     uint32_t *from = s->bn + (size_t)s->node_free[nd] * s->nodes;
     uint32_t last = from[--s->blen[s->node_free[nd]]];
     from[s->bpos[nd]] = last, s->bpos[last] = s->bpos[nd];
@@ -62,14 +70,22 @@ static void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
     s->node_free[nd] = k;
 }
 
-/* Rebuild the buckets from node_free (nodes by id inside each). */
+/* Rebuild the buckets (nodes by id inside each) and the idle counts from
+ * node_free. */
 void wk_sci_bucket_build(WkSciState *s)
 {
     memset(s->blen, 0, ((size_t)s->max_node + 1) * sizeof *s->blen);
+    memset(s->pod_idle_n, 0, (size_t)s->pods * sizeof *s->pod_idle_n);
+    memset(s->pod_idle_g, 0, (size_t)s->pods * sizeof *s->pod_idle_g);
+    s->idle_nodes = 0;
     for (uint32_t nd = 0; nd < s->nodes; nd++) {
-        uint32_t k = s->node_free[nd];
+        uint32_t k = s->node_free[nd], sz = wk_sci_node_size(s, nd);
         s->bpos[nd] = s->blen[k];
         s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+        if (k == sz) {
+            uint32_t p = s->c->node_pod[nd];
+            s->pod_idle_n[p]++, s->pod_idle_g[p] += sz, s->idle_nodes++;
+        }
     }
 }
 
@@ -230,6 +246,8 @@ void wk_sci_state_free(WkSciState *s)
     free(s->bn);
     free(s->bpos);
     free(s->blen);
+    free(s->pod_idle_n);
+    free(s->pod_idle_g);
     free(s->pod_first);
     free(s->gs);
     free(s->node_used);
@@ -294,7 +312,9 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->blen = malloc(((size_t)s->max_node + 1) * sizeof *s->blen);
     s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
-    if (!s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
+    s->pod_idle_n = malloc((size_t)s->pods * sizeof *s->pod_idle_n);
+    s->pod_idle_g = malloc((size_t)s->pods * sizeof *s->pod_idle_g);
+    if (!s->pod_idle_n || !s->pod_idle_g || !s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
         !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->blen || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");

@@ -642,30 +642,37 @@ def offered_load(jobs, gpus, end_ns):
 
 def find_peak(x, chi):
     """Whether chi (against x, sorted by x) peaks inside the range: its
-    maximum is neither end and at least 1.5 x the larger end. Returns
-    (bool, x at the maximum)."""
-    if len(x) < 3:
+    maximum is neither end and at least 1.5 x the larger end (so never
+    with fewer than 3 points). Returns (bool, x at the maximum; None when
+    x is empty)."""
+    if len(x) == 0:
         return False, None
     o = np.argsort(x)
     c = np.asarray(chi, dtype=float)[o]
     k = int(np.argmax(c))
-    return bool(0 < k < len(c) - 1 and c[k] >= 1.5 * max(c[0], c[-1])), float(np.asarray(x)[o][k])
+    return bool(0 < k < len(c) - 1 and c[k] >= 1.5 * max(c[0], c[-1])), float(np.asarray(x, dtype=float)[o][k])
 
 
 def sweep_report(rows):
     loads = [r["offered_load"] for r in rows]
     sizes = sorted({r["gpus"] for r in rows})
     out = {"rows": rows}
-    if len(sizes) == 1:
-        peak, at = find_peak(loads, [r["chi"] for r in rows])
-        out["peak_in_load"] = peak
-        out["chi_max_at_load"] = at
-    else:
-        per = [max((r for r in rows if r["gpus"] == n), key=lambda r: r["chi"])["chi"] for n in sizes]
-        peak, at = find_peak(sizes, per)
-        out["peak_in_size"] = peak
-        out["chi_max_at_gpus"] = at
-        out["near_1000_gpus"] = bool(peak and 500 <= at <= 2000)
+    for r in rows:  # chi over that of independent spins with the same <m>: 1 - <m>^2
+        m = r.get("m")
+        r["chi_rel"] = r["chi"] / (1 - m * m) if m is not None and 1 - m * m > 1e-9 else None
+    for key, name in (("chi", ""), ("chi_rel", "_rel")):
+        if any(r[key] is None for r in rows):
+            continue
+        if len(sizes) == 1:
+            peak, at = find_peak(loads, [r[key] for r in rows])
+            out["peak_in_load" + name] = peak
+            out["chi_max_at_load" + name] = at
+        else:
+            per = [max(r[key] for r in rows if r["gpus"] == n) for n in sizes]
+            peak, at = find_peak(sizes, per)
+            out["peak_in_size" + name] = peak
+            out["chi_max_at_gpus" + name] = at
+            out["near_1000_gpus" + name] = bool(peak and 500 <= at <= 2000)
     return out
 
 
@@ -800,22 +807,28 @@ def text(r, sweep):
               f"~1,000 GPUs)"]
     if sweep:
         L += ["", "sweep: m and chi against offered load (§4.2)",
-              f"  {'trace':40s} {'GPUs':>6s} {'load':>7s} {'<m>':>8s} {'chi':>10s} {'J node':>8s} {'J rack':>8s}"]
+              f"  {'trace':40s} {'GPUs':>6s} {'load':>7s} {'<m>':>8s} {'chi':>10s} {'chi rel':>10s} {'J node':>8s} "
+              f"{'J rack':>8s}"]
         for row in sorted(sweep["rows"], key=lambda x: (x["gpus"], x["offered_load"])):
             L.append(f"  {os.path.basename(row['trace'])[:40]:40s} {row['gpus']:6d} {row['offered_load']:7.3f} "
-                     f"{_f(row['m'], '{:8.4f}')} {_f(row['chi'], '{:10.4g}')} {_f(row['J_node'], '{:8.3f}')} "
+                     f"{_f(row['m'], '{:8.4f}')} {_f(row['chi'], '{:10.4g}')} {_f(row['chi_rel'], '{:10.4g}')} "
+                     f"{_f(row['J_node'], '{:8.3f}')} "
                      f"{_f(row['J_rack'], '{:8.3f}')}")
-        if "peak_in_load" in sweep:
-            L.append("  chi peaks inside the sweep at load {:.3f}: a transition".format(sweep["chi_max_at_load"])
-                     if sweep["peak_in_load"] else
-                     "  no interior peak of chi against load (largest at load {}): no transition in this range".format(
-                         _f(sweep["chi_max_at_load"], "{:.3f}")))
-        else:
-            L.append(("  chi peaks inside the sweep at {:.0f} GPUs".format(sweep["chi_max_at_gpus"]) +
-                      (" (near the paper's ~1,000)" if sweep["near_1000_gpus"] else " (not near the paper's ~1,000)"))
-                     if sweep["peak_in_size"] else
-                     "  no interior peak of chi against cluster size (largest at {} GPUs)".format(
-                         _f(sweep["chi_max_at_gpus"], "{:.0f}")))
+        for name, what in (("", "chi"), ("_rel", "chi / (1 - <m>^2), chi over independent spins of the same <m>")):
+            if "peak_in_load" + name in sweep:
+                at = sweep["chi_max_at_load" + name]
+                L.append(f"  {what}: " + (f"peaks inside the sweep at load {at:.3f}" if sweep["peak_in_load" + name]
+                                           else f"no clear interior peak against load (largest at load {_f(at, '{:.3f}')}; "
+                                                "a peak needs 1.5 x both ends)"))
+            elif "peak_in_size" + name in sweep:
+                at = sweep["chi_max_at_gpus" + name]
+                L.append(f"  {what}: " + ((f"peaks inside the sweep at {at:.0f} GPUs" +
+                                           (" (near the paper's ~1,000)" if sweep["near_1000_gpus" + name]
+                                            else " (not near the paper's ~1,000)")) if sweep["peak_in_size" + name]
+                                          else f"no clear interior peak against cluster size (largest at "
+                                               f"{_f(at, '{:.0f}')} GPUs)"))
+        L.append("  (a bounded m varies most near <m> = 0, utilization 1/2: a peak of chi alone there is not a "
+                 "phase transition)")
     return "\n".join(L) + "\n"
 
 

@@ -114,12 +114,11 @@ def comm_graph(place, nodes, unit="node", window=None):
         u = u_of_node[node]
         nseg = int(seg.max()) + 1
         # only segments on two or more units make edges
-        span = np.zeros(nseg, dtype=np.int64)
-        first = np.full(nseg, -1, dtype=np.int64)
-        np.maximum.at(first, seg, u)
+        high = np.full(nseg, -1, dtype=np.int64)
+        np.maximum.at(high, seg, u)
         low = np.full(nseg, n, dtype=np.int64)
         np.minimum.at(low, seg, u)
-        span = first != low
+        span = high != low
         keep = span[seg]
         s2 = np.unique(seg[keep], return_inverse=True)[1].reshape(-1)
         if s2.size:
@@ -358,8 +357,10 @@ def state_counts(place, jobs, incidents, gpus, times):
         en = down["end"].astype(np.int64)
         en = np.where(en < 0, np.iinfo(np.int64).max, en)
         g = down["gpus_lost"].astype(np.float64)
-        for i, t in enumerate(times):
-            out[i, 5] = g[(st <= t) & (t < en)].sum()
+        d = np.zeros(len(times) + 1)
+        np.add.at(d, np.searchsorted(times, st, side="left"), g)
+        np.add.at(d, np.searchsorted(times, en, side="left"), -g)
+        out[:, 5] = np.cumsum(d)[:-1]
     busy = out[:, 1:5].sum(axis=1)
     out[:, 5] = np.minimum(out[:, 5], np.maximum(gpus - busy, 0))
     out[:, 0] = np.maximum(gpus - busy - out[:, 5], 0)
@@ -771,7 +772,8 @@ def text(r, sweep):
               f"  edge weight within a pod {g['weight_within_pod']:.3f}, within a rack {g['weight_within_rack']:.3f}"]
     e = r.get("entropy")
     if e:
-        L += ["", f"entropy of the cluster state (§2.3): states {', '.join(e['states'])} (max {e['bits_max']:.3f} bits)",
+        L += ["", f"entropy of the cluster state (§2.3): states {', '.join(e['states'])} "
+              f"(max {e['bits_max']:.3f} bits)",
               f"  {e['samples']} samples: mean {e['mean']:.3f} bits  min {e['min']:.3f}  max {e['max']:.3f}  "
               f"std {e['std']:.3f}",
               "  mean fraction: " + ", ".join(f"{k} {v:.3f}" for k, v in e["mean_state_fraction"].items())]
@@ -818,7 +820,8 @@ def text(r, sweep):
             if "peak_in_load" + name in sweep:
                 at = sweep["chi_max_at_load" + name]
                 L.append(f"  {what}: " + (f"peaks inside the sweep at load {at:.3f}" if sweep["peak_in_load" + name]
-                                           else f"no clear interior peak against load (largest at load {_f(at, '{:.3f}')}; "
+                                           else f"no clear interior peak against load (largest at load "
+                                                f"{_f(at, '{:.3f}')}; "
                                                 "a peak needs 1.5 x both ends)"))
             elif "peak_in_size" + name in sweep:
                 at = sweep["chi_max_at_gpus" + name]

@@ -51,6 +51,12 @@ extern const char wk_cli_analysis_usage_report[];
 /** cli_python.c: the Python scripts of analysis/ (plot, the HTML page). */
 int wk_cli_python_plot(int argc, char **argv);
 extern const char wk_cli_python_usage_plot[];
+/** `wanka analyze TRACE.h5 [--json] [--bins N] [--sweep T...]`: checks each
+ * trace with wanka's reader (a malformed one: exit 2 naming it), then runs
+ * analysis/analyze.py and passes its exit status through (0, 2 bad input,
+ * 1 python3 or numpy/h5py missing). */
+int wk_cli_python_analyze(int argc, char **argv);
+extern const char wk_cli_python_usage_analyze[];
 
 /** Run analysis/<script> (the source tree's, else the installed one) with
  * $WANKA_PYTHON or the python3 found at build time and argv[0..argc) as its

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_python.c — the Python scripts of analysis/ run as a child of wanka:
- * `wanka plot` (plot.py, after wanka's own checked read of each trace) and
- * the HTML report page (html_report.py) with the check of its --html name.
+ * `wanka plot` (plot.py, after wanka's own checked read of each trace),
+ * `wanka analyze` (analyze.py, likewise) and the HTML report page (html_report.py) with the check of its --html name.
  * Used by the trace commands (cli_analysis.c) and by cli_paper.c. */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +59,36 @@ const char wk_cli_python_usage_plot[] =
     "  wanka plot a1.h5 -o top.png --what gantt-jobs --top 20\n"
     "  wanka perf j.yaml --scale 256,512,1024,2048 --json > curve.json\n"
     "  wanka plot curve.json -o scaling.png --what scaling\n";
+
+const char wk_cli_python_usage_analyze[] =
+    "usage: wanka analyze TRACE.h5 [--json] [--bins N] [--sweep TRACE.h5...]\n"
+    "\n"
+    "The seed paper's analyses (its sections 2.3 and 4.2) of one trace: the\n"
+    "communication graph over nodes (degrees, clustering, communities against\n"
+    "pods and racks; whole run and busiest day), the entropy of the cluster state\n"
+    "over time, periodicity of utilization (autocorrelation, spectrum), per-GPU\n"
+    "utilization spread at the busiest hour, and an Ising-style fit (order\n"
+    "parameter m, susceptibility chi, couplings J by distance, fields h).\n"
+    "With --sweep, m and chi of TRACE and every further trace against offered\n"
+    "load (or cluster size) and whether chi peaks inside the sweep.\n"
+    "\n"
+    "options:\n"
+    "  --json        one JSON object instead of the text report\n"
+    "  --bins N      time bins of the spin configurations (default 400, 10..5000)\n"
+    "  --sweep T...  further traces (e.g. a `wanka sweep` over arrival rates)\n"
+    "\n"
+    "The graph, spread, entropy and Ising sections need the placement table\n"
+    "(schema 1.6). docs/analysis.md \"wanka analyze\" gives every equation.\n"
+    "Runs analysis/analyze.py with python3 (WANKA_PYTHON chooses another); it\n"
+    "needs numpy and h5py (Debian/Ubuntu: python3-h5py).\n"
+    "\n"
+    "exit status: 0 done, 2 bad arguments or a file that is not a readable\n"
+    "wanka trace, 1 python3 or its packages missing.\n"
+    "\n"
+    "example:\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -o p.h5\n"
+    "  wanka analyze p.h5\n"
+    "  wanka analyze a.h5 --sweep b.h5 c.h5 --json > sweep.json\n";
 
 /* ---- plot ---- */
 
@@ -286,6 +316,61 @@ int wk_cli_python_plot(int argc, char **argv)
     if (bad)
         return bad;
     return wk_cli_python_run("plot", "plot.py", argc, argv);
+}
+
+/* ---- analyze ---- */
+
+/* Each trace named in args opened and the columns analyze.py reads read by
+ * wanka's checked reader first (as plot_precheck), so a malformed or
+ * truncated trace is "wanka: FILE: ..." and exit 2. A missing file is left
+ * to analyze.py, which names it. Returns 0 or the exit status. */
+static int analyze_precheck(int argc, char **argv)
+{
+    static const char *const cols[][2] = {
+        {"timeseries/cluster", "time"}, {"timeseries/cluster", "allocated_gpus"}, {"jobs", "gpus"},
+        {"jobs", "duration"}, {"jobs", "status"}, {"placement", "job"}, {"placement", "segment"},
+        {"placement", "start"}, {"placement", "end"}, {"placement", "node"}, {"placement", "nodes"},
+        {"placement", "gpu"}, {"placement", "gpus"}, {"nodes", "pod"}, {"nodes", "rack"}, {"nodes", "gpus"},
+        {"incidents", "kind"}, {"incidents", "start"}, {"incidents", "end"}, {"incidents", "gpus_lost"}};
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        if (wk_cli_common_is_opt(argv[i], "--bins", NULL)) {
+            if (!strchr(argv[i], '='))
+                i++; /* its value */
+            continue;
+        }
+        if (wk_cli_common_is_dash(argv[i]) || access(argv[i], F_OK) != 0)
+            continue; /* an option, or a missing file: analyze.py says so */
+        WkError err;
+        wk_error_clear(&err);
+        WkTraceRead *r = NULL;
+        int rc = wk_trace_read_open(&r, argv[i], &err);
+        for (size_t k = 0; rc == 0 && k < sizeof cols / sizeof cols[0]; k++) {
+            if (!wk_trace_read_has(r, cols[k][0]))
+                continue;
+            double *col = NULL;
+            size_t n = 0;
+            rc = wk_trace_read_column(r, cols[k][0], cols[k][1], &col, &n, &err);
+            free(col);
+        }
+        wk_trace_read_close(r);
+        if (rc < 0) {
+            wk_cli_common_report(&err);
+            status = 2;
+        }
+    }
+    return status;
+}
+
+/* Run `python3 analysis/analyze.py ARGS...` and pass its exit status through. */
+int wk_cli_python_analyze(int argc, char **argv)
+{
+    if (argc == 0)
+        return wk_cli_common_usage_error("analyze", "missing TRACE.h5");
+    int bad = analyze_precheck(argc, argv);
+    if (bad)
+        return bad;
+    return wk_cli_python_run("analyze", "analyze.py", argc, argv);
 }
 
 /* ---- the HTML report ---- */

@@ -31,6 +31,8 @@ static const WkCliCommand table[] = {
      "a trace as a Chrome/Perfetto timeline (JSON) or CSV files"},
     {"plot", "TRACE.h5... -o F", wk_cli_python_plot, wk_cli_python_usage_plot,
      "draw utilization, queue, power, JCT CDF, incidents, WAN links..."},
+    {"analyze", "TRACE.h5", wk_cli_python_analyze, wk_cli_python_usage_analyze,
+     "comm. graph, state entropy, periodicity, Ising fit (paper 2.3, 4.2)"},
     {"sweep", "SWEEP.yaml", wk_cli_batch_sweep, wk_cli_batch_usage_sweep,
      "run a parameter sweep in parallel; traces and an index"},
     {"sweep-merge", "DIR", wk_cli_batch_sweep_merge, wk_cli_batch_usage_sweep_merge,

@@ -114,9 +114,9 @@ void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job)
     WkFailJob *fj = &f->job[job];
     if (fj->ckpt_tok && !rt->hung)
         wk_engine_cancel(r->eng, fj->ckpt_tok);
+    (void)wk_runfail_store_end(r, f, job, 0, NULL); /* a write in flight is dropped; no re-solve: cannot fail */
     if (fj->in_ckpt) {
         fj->in_ckpt = 0;
-        (void)wk_runfail_store_end(r, f, job, 0, NULL); /* no re-solve: cannot fail */
         if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
             f->ckpt_active--;
     }

@@ -59,6 +59,14 @@ m=$(makespan "$T/a7.yaml"); [ "$m" = "3606.2500" ] && ok || bad "async: makespan
 # is dropped, it restarts and runs to the end
 sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/s7.yaml" > "$T/f7.yaml"
 "$W" run "$T/f7.yaml" -q --no-trace > "$T/f7.out" 2>&1 && ok || bad "with failures: $(tail -2 "$T/f7.out")"
+# two writers, one hit mid-write: its write is dropped with it, so the
+# other's completion does not re-post it (it used to replace the hit job's
+# detection event: the failure went unseen, no interruption, no rollback)
+sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/two.yaml" > "$T/f2.yaml"
+"$W" run "$T/f2.yaml" -q --no-trace > "$T/f2.out" 2>&1
+c=$(awk '$1 == "jobs" && $2 == "completed" {print $3}' "$T/f2.out")
+i=$(awk '$1 == "job" && $2 == "interruptions" {print $5}' "$T/f2.out")
+[ "$c" = 2 ] && [ "$i" = 1 ] && ok || bad "two writers, one hit: $c jobs completed, $i interruptions; want 2 and 1"
 
 # bad sections: exit 2, positioned at the value, no output file
 printf 'name: x\ncluster:\n  sku: H100-SXM-80G\n  nodes: 4\n  gpus_per_node: 8\n  storage: {nodes: 2}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, duration: 1h}]\n' > "$T/b1.yaml"

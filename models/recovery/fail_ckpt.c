@@ -15,6 +15,13 @@ static double ckpt_bytes(const WkRun *r, uint32_t job)
     return js->model ? r->fail.bytes_per_param * r->wl.models[js->model - 1].params : r->fail.plain_ckpt_bytes;
 }
 
+/* Checkpoints are written as flows to the cluster's storage nodes
+ * (fail_store.c) rather than at a share of storage_gb_per_s. */
+static int on_storage(const WkRun *r)
+{
+    return r->fail.mode != WK_CKPT_MEMORY && r->cluster.storage.nodes && r->share.net;
+}
+
 /* Stall of a checkpoint now (writers share the storage), and when it is
  * complete (async keeps writing after the snapshot). */
 static void ckpt_cost(const WkRun *r, const WkRunFail *f, uint32_t job, double *stall, double *complete)
@@ -56,7 +63,10 @@ static double job_mttf_s(const WkRun *r, uint32_t job)
 static double job_tau_s(const WkRun *r, uint32_t job)
 {
     double size = ckpt_bytes(r, job);
-    double delta = r->fail.mode == WK_CKPT_REMOTE ? size / r->fail.storage_bw
+    double sbw = r->fail.storage_bw; /* storage nodes: all their ports, the best a write can get */
+    if (on_storage(r))
+        sbw = r->cluster.storage.nodes * r->cluster.storage.nic_bytes_per_s;
+    double delta = r->fail.mode == WK_CKPT_REMOTE ? size / sbw
                                                    : size / ((double)r->wl.jobs[job].gpus * r->fail.host_bw);
     double m = job_mttf_s(r, job);
     switch (r->fail.interval_rule) {
@@ -104,6 +114,7 @@ void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job)
     WkFailJob *fj = &f->job[job];
     if (fj->ckpt_tok && !rt->hung)
         wk_engine_cancel(r->eng, fj->ckpt_tok);
+    (void)wk_runfail_store_end(r, f, job, 0, NULL); /* a write in flight is dropped; no re-solve: cannot fail */
     if (fj->in_ckpt) {
         fj->in_ckpt = 0;
         if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
@@ -130,6 +141,12 @@ int wk_runfail_on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     fj->in_ckpt = 1;
     if (r->fail.mode != WK_CKPT_MEMORY)
         f->ckpt_active++;
+    if (on_storage(r)) { /* an async write moves its bytes after the snapshot; a blocking one stalls until done */
+        WkTime from = now + (r->fail.mode == WK_CKPT_ASYNC ? wk_time_from_s(stall) : 0);
+        rt->seg_start = from;
+        int rc = wk_progress_refresh(r, job, 0, err);
+        return rc < 0 ? rc : wk_runfail_store_begin(r, f, job, ckpt_bytes(r, job), from, err);
+    }
     rt->seg_start = now + wk_time_from_s(stall); /* no progress while writing */
     int rc = wk_progress_refresh(r, job, 0, err);
     if (rc < 0)
@@ -149,6 +166,9 @@ int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *
     fj->in_ckpt = 0;
     if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
         f->ckpt_active--;
+    int rc = on_storage(r) ? wk_runfail_store_end(r, f, ev->target, 1, err) : 0;
+    if (rc < 0)
+        return rc;
     fj->ckpt_done = fj->snap_done;
     fj->ckpt_left = fj->snap_left;
     fj->ckpt_prog_s = fj->snap_prog_s;

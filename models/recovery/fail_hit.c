@@ -117,6 +117,7 @@ static int hit(WkRun *r, WkRunFail *f, uint32_t job, uint32_t inc, WkTime detect
         rt->left_ns = fj->ckpt_left;
     wk_engine_cancel(r->eng, rt->token);
     wk_engine_cancel(r->eng, fj->ckpt_tok);
+    (void)wk_runfail_store_end(r, f, job, 0, NULL); /* its write to storage nodes is dropped: cannot fail */
     if (fj->in_ckpt) {
         fj->in_ckpt = 0;
         if (f->ckpt_active)

@@ -101,6 +101,18 @@ int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
 
 /** A job (re)starts or stops: arm or drop its checkpoint events; a restart
  * after an incident records the recovery time (fail_ckpt.c). */
+/** A checkpoint write of `bytes` by job to the storage nodes begins: its
+ * flows (wk_share_add_storage) join the fabric share, which is re-solved;
+ * then every write in flight is re-timed (wk_runfail_store_retime). Bytes
+ * move from `from` on (now, or after an async snapshot). 0 or a negative
+ * code. */
+int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err);
+
+/** Job's write ends (complete, resolve = 1: the share is re-solved and the
+ * other writes re-timed) or is dropped (resolve = 0: a stopped job; the next
+ * solve settles the rates). No-op when job has none. 0 or a negative code. */
+int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkError *err);
+
 int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job);
 

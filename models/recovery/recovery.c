@@ -219,6 +219,9 @@ static void rec_fini(void *st)
     WkRunFail *f = st;
     if (!f)
         return;
+    for (size_t i = 0; i < f->nxfer; i++)
+        free(f->xfer[i].flows);
+    free(f->xfer);
     free(f->incidents);
     free(f->waitlist);
     free(f->shrunk);

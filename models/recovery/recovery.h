@@ -44,6 +44,17 @@ typedef struct WkFailJob {
     double steps[WK_RSTEP_N];  /* restart cost it pays at its next start, by step, s */
 } WkFailJob;
 
+/* A checkpoint write on flows to the storage nodes (cluster.storage). */
+typedef struct WkStoreXfer {
+    uint32_t job;
+    uint32_t nflows;
+    uint32_t *flows;           /* owned: its flows in the fabric share */
+    double left;               /* bytes still to move at t */
+    double rate;               /* bytes/s of all its flows since t */
+    WkTime from;               /* bytes move from then on (after an async snapshot) */
+    WkTime t;                  /* when left and rate were last set */
+} WkStoreXfer;
+
 /* The failure state of a run: streams, incidents, checkpoint writers,
  * recovery counters, the per-job table and the jobs waiting for repairs. */
 typedef struct WkRunFail {
@@ -65,6 +76,8 @@ typedef struct WkRunFail {
     size_t nwait;
     uint32_t *shrunk;       /* owned: elastic jobs that shrank and may grow back (room for every job) */
     size_t nshrunk;
+    WkStoreXfer *xfer;      /* owned: checkpoint writes on flows to storage nodes now */
+    size_t nxfer, capxfer;
 } WkRunFail;
 
 /** The recovery subsystem: init (the failures, checkpoint and recovery

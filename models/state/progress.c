@@ -477,6 +477,11 @@ static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
     return rc;
 }
 
+int wk_progress_reshare(WkRun *r, WkError *err)
+{
+    return reshare(r, UINT32_MAX, wk_engine_now(r->eng), err);
+}
+
 int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];

@@ -13,9 +13,13 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
     const WkFabric *f = &c->fabric;
     if (f->spec.kind == WK_FABRIC_NONE)
         return 0;
-    int rc = wk_flownet_new(&s->net, 2 * wk_fabric_link_ids(f), f->spec.link_bytes_per_s, err);
+    int rc = wk_flownet_new(&s->net, wk_cluster_flow_links(c), f->spec.link_bytes_per_s, err);
     if (rc < 0)
         return rc;
+    for (uint64_t p = c->storage.first_link; c->storage.nodes && p < wk_cluster_flow_links(c) / 2; p++) {
+        wk_flownet_set_capacity(s->net, wk_fabric_directed(p, 0), wk_storage_capacity(c, p));
+        wk_flownet_set_capacity(s->net, wk_fabric_directed(p, 1), wk_storage_capacity(c, p));
+    }
     s->dirty = calloc((njobs + 63) / 64 + 1, sizeof *s->dirty);
     return s->dirty ? 0 : wk_error_nomem(err, "fabric share");
 }
@@ -73,6 +77,55 @@ void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         wk_flownet_remove(s->a2a, flows[i]);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
+                         uint32_t **flows, uint32_t *nflows, WkError *err)
+{
+    *flows = NULL;
+    *nflows = 0;
+    uint32_t ns = c->storage.nodes;
+    if (!s->net || !ns || !n)
+        return 0;
+    uint32_t *nics = malloc((size_t)n * sizeof *nics), k = 0;
+    if (!nics)
+        return wk_error_nomem(err, "storage flows");
+    for (uint32_t i = 0; i < n; i++)
+        nics[i] = wk_cluster_nic_of(c, gpus[i]);
+    qsort(nics, n, sizeof *nics, cmp_u32);
+    for (uint32_t i = 0; i < n; i++)
+        if (!k || nics[i] != nics[k - 1])
+            nics[k++] = nics[i];
+    uint32_t nf = k > ns ? k : ns;
+    int rc = 0;
+    if (!(*flows = malloc((size_t)nf * sizeof **flows)))
+        rc = wk_error_nomem(err, "storage flows");
+    for (uint32_t i = 0; rc == 0 && i < nf; i++) {
+        WkLinkId links[WK_FABRIC_MAX_HOPS];
+        uint32_t nic = nics[i % k], sn = (uint32_t)(((uint64_t)i + job) % ns);
+        int nl = wk_storage_path(c, nic, sn, i, read, links);
+        for (uint64_t salt = 1; s->link_down && salt <= 16; salt++) { /* around links down, as the rings */
+            int bad = 0;
+            for (int x = 0; x < nl && !bad; x++)
+                bad = wk_fabric_physical(links[x]) < c->storage.first_link &&
+                      s->link_down[wk_fabric_physical(links[x])] != 0;
+            if (!bad)
+                break;
+            nl = wk_storage_path(c, nic, sn, i + salt * nf, read, links);
+        }
+        uint32_t id;
+        rc = wk_flownet_add(s->net, links, (size_t)nl, 0, job, &id, err);
+        if (rc == 0)
+            (*flows)[(*nflows)++] = id;
+    }
+    free(nics);
+    return rc;
 }
 
 static double min_rate(const WkFlowNet *net, const uint32_t *flows, uint32_t n, double bw)

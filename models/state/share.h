@@ -50,6 +50,18 @@ void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n);
 /** The slowest rate of all-to-all flows[0..n), at most bw. */
 double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
 
+/** Add the flows of a transfer between job's GPUs gpus[0..n) and the storage
+ * nodes (c->storage; none: no flows) to the ring network, where they share
+ * links max-min with every job's rings: one flow per (NIC, storage node)
+ * pair of max(NICs, storage nodes) pairs, NIC i mod NICs to storage node
+ * (i + job) mod nodes (the job's distinct NICs in id order), so each NIC and
+ * each storage node carries a part; read = 0 towards storage (a checkpoint
+ * write), 1 from it. Routed around links down where one of 16 salted ECMP
+ * choices does; no rate cap; owned by job. *flows (malloc'd, caller frees)
+ * receives their ids. Returns 0 or WK_E_NOMEM. */
+int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
+                         uint32_t **flows, uint32_t *nflows, WkError *err);
+
 /** Remove flows[0..n) from the network. */
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n);
 

@@ -236,6 +236,11 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
  * negative code. */
 int wk_progress_gate(WkRun *r, uint32_t job, int held, WkTime left_ns, WkTime now, WkError *err);
 
+/** Re-solve the fabric share (flows added or removed by a subsystem, e.g.
+ * checkpoint writes to storage nodes) and re-rate every running job whose
+ * flows changed rate. 0 or a negative code. */
+int wk_progress_reshare(WkRun *r, WkError *err);
+
 /** Rebuild a running job's flows (paths avoid failed links) and re-share. */
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
 

@@ -225,7 +225,7 @@ static int layout(WkCluster *c, WkError *err)
 int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
 {
     static const char *const known[] = {"sku", "nodes", "gpus_per_node", "nvlink_domain", "groups", "nodes_per_pod",
-                                        "skus", "fabric", "power", NULL};
+                                        "skus", "fabric", "power", "storage", NULL};
     memset(out, 0, sizeof *out);
     if (!sec)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "cluster: missing required section");
@@ -278,6 +278,7 @@ int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
         if (out->groups[g].gpus_per_node > out->rails)
             out->rails = out->groups[g].gpus_per_node;
     if ((rc = layout(out, err)) < 0 || (rc = parse_fabric(wk_node_get(sec, "fabric"), out, err)) < 0 ||
+        (rc = wk_storage_parse(wk_node_get(sec, "storage"), out, err)) < 0 ||
         (rc = wk_power_parse(wk_node_get(sec, "power"), &out->power, err)) < 0 ||
         (rc = resolve_caps(sec, out, err)) < 0)
         goto fail;

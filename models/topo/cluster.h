@@ -36,6 +36,23 @@ typedef struct WkNodeGroup {
     const WkDvfs *dvfs;      /* its SKU's DVFS figures (static) */
 } WkNodeGroup;
 
+/* Storage nodes (`cluster.storage`): `nodes` servers of a parallel file
+ * system, `per_leaf` to a storage leaf of their own, each leaf cabled to the
+ * fabric's top tier (the spines with 2 tiers, the cores with 3) by a
+ * non-blocking bundle of per_leaf x the node's bandwidth. Their physical link
+ * ids follow the fabric's: node s's cable to its leaf at first_link + s, leaf
+ * l's bundle at first_link + nodes + l. nodes = 0: none (then nothing of the
+ * run differs from a cluster without the section). */
+typedef struct WkStorage {
+    uint32_t nodes;            /* storage nodes; 0 = none */
+    uint32_t per_leaf;         /* storage nodes per storage leaf */
+    uint32_t leaves;           /* ceil(nodes / per_leaf) */
+    double nic_bytes_per_s;    /* one storage node, all its ports, per direction */
+    uint64_t first_link;       /* wk_fabric_link_ids of the fabric */
+} WkStorage;
+
+#define WK_STORAGE_MAX_NODES 65536
+
 typedef struct WkCluster {
     WkGpuCatalog catalog;    /* built-ins + scenario SKUs (owned) */
     WkNodeGroup *groups;     /* owned */
@@ -63,6 +80,7 @@ typedef struct WkCluster {
     double *gpu_act;         /* [gpus] activity while busy: busy_activity, or a model job's (power.model_activity) */
     /* network and power */
     WkFabric fabric;         /* kind WK_FABRIC_NONE when absent */
+    WkStorage storage;       /* nodes 0 when absent */
     WkPowerSpec power;
 } WkCluster;
 
@@ -141,6 +159,28 @@ int wk_cluster_path(const WkCluster *c, uint32_t a, uint32_t b, WkLinkId *out);
 /** wk_cluster_path with the fabric's equal-cost choices re-drawn by salt
  * (wk_fabric_path_salted; salt 0 = wk_cluster_path). */
 int wk_cluster_path_salted(const WkCluster *c, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out);
+
+/** Read `cluster.storage` (sec NULL or null: none) into c->storage; the
+ * fabric must be parsed first (storage needs one). Keys: nodes (1 ..
+ * WK_STORAGE_MAX_NODES, required), nic_gbps (per storage node, default 800),
+ * nodes_per_leaf (1 .. the fabric's radix / 2, default 8). Errors name the
+ * key's position. Returns 0 or a negative WK_E_*. */
+int wk_storage_parse(const WkNode *sec, WkCluster *c, WkError *err);
+
+/** Directed link ids of the cluster's flow networks: 2 x (the fabric's
+ * physical link ids + the storage links). */
+uint64_t wk_cluster_flow_links(const WkCluster *c);
+
+/** Capacity (bytes/s, per direction) of a storage link: phys in
+ * [first_link, first_link + nodes + leaves); 0 for any other id. */
+double wk_storage_capacity(const WkCluster *c, uint64_t phys);
+
+/** The directed links of a flow from fabric NIC nic to storage node s
+ * (write: up the fabric to its top tier, down the storage leaf's bundle and
+ * the node's cable), ECMP choices by hash of (nic, key); read = 1 reverses
+ * every link (storage to NIC). out has room for WK_FABRIC_MAX_HOPS; returns
+ * the count. Needs a fabric and s < c->storage.nodes. */
+int wk_storage_path(const WkCluster *c, uint32_t nic, uint32_t s, uint64_t key, int read, WkLinkId *out);
 
 /** Set a GPU's health and clock factor (clock in (0, 1]; forced to 1 for UP). */
 void wk_cluster_set_state(WkCluster *c, uint32_t gpu, WkGpuHealth health, float clock);

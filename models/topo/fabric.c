@@ -401,6 +401,23 @@ int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t sa
     return 6;
 }
 
+int wk_fabric_path_top(const WkFabric *f, uint32_t a, uint64_t key, WkLinkId *out)
+{
+    uint32_t la = wk_fabric_leaf_of(f, a);
+    out[0] = up(wk_fabric_nic_link(f, a));
+    if (!f->leaf_up)
+        return 1;
+    uint64_t h = ((uint64_t)a << 32) ^ (key * UINT64_C(0x9e3779b97f4a7c15));
+    uint32_t ua = pick(&h, f->leaf_up);
+    out[1] = up(wk_fabric_leaf_uplink(f, la, ua));
+    if (f->spec.tiers == 2 || !f->spine_up || !f->spines_per_pod)
+        return 2;
+    uint32_t lpp = f->leaves_per_pod, spp = f->spines_per_pod;
+    uint32_t j = (uint32_t)(((uint64_t)(la % lpp) * f->leaf_up + ua) % spp);
+    out[2] = up(wk_fabric_spine_uplink(f, la / lpp * spp + j, pick(&h, f->spine_up)));
+    return 3;
+}
+
 const char *wk_path_class_name(WkPathClass c)
 {
     switch (c) {

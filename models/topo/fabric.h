@@ -104,6 +104,14 @@ int wk_fabric_path(const WkFabric *f, uint32_t a, uint32_t b, WkLinkId *out);
  * until its path avoids the failure. */
 int wk_fabric_path_salted(const WkFabric *f, uint32_t a, uint32_t b, uint64_t salt, WkLinkId *out);
 
+/** The directed links a flow from NIC a climbs to the fabric's top tier
+ * (the spines with 2 tiers, the cores with 3): its NIC link up, one leaf
+ * uplink, and with 3 tiers one spine uplink, the equal-cost choices taken by
+ * a hash of (a, key), into out (room for WK_FABRIC_MAX_HOPS); returns the
+ * count (1 when its leaf has no uplinks). Storage nodes hang off the top
+ * tier (models/topo/storage.c). */
+int wk_fabric_path_top(const WkFabric *f, uint32_t a, uint64_t key, WkLinkId *out);
+
 /** Switches are numbered globally: leaves [0, leaves), spines [leaves,
  * leaves + spines), cores after. The switch at the upper end of physical link
  * `phys` (a NIC link's leaf, a leaf uplink's spine, a spine uplink's core),

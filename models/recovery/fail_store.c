@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fail_store.c — checkpoint writes as flows to the storage nodes: a write
+ * is the flows of wk_share_add_storage, sharing the fabric's links max-min
+ * with every job's rings and with the other writes; it completes when its
+ * bytes have moved at the rate of its slowest flow times its flow count
+ * (each flow carries an equal part). Rates are re-read whenever a write
+ * begins or ends. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/recovery/fail_impl.h"
+
+/* Count each write's bytes moved since its last re-timing at its old rate,
+ * read the new rates, and re-post each completion (a blocking write also
+ * moves the end of its stall). */
+static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < f->nxfer && rc == 0; i++) {
+        WkStoreXfer *x = &f->xfer[i];
+        WkTime t0 = x->t > x->from ? x->t : x->from;
+        if (now > t0 && x->rate > 0)
+            x->left -= x->rate * wk_time_to_s(now - t0);
+        if (x->left < 0)
+            x->left = 0;
+        x->t = now;
+        double rate = x->nflows * wk_share_min_rate(&r->share, x->flows, x->nflows, INFINITY);
+        x->rate = rate > 1 ? rate : 1; /* cut off by failed links: it crawls, it does not divide by 0 */
+        WkTime start = x->from > now ? x->from : now;
+        double end_ns = (double)start + ceil(x->left / x->rate * 1e9);
+        WkTime done = end_ns <= (double)WK_RUN_MAX_TIME ? (WkTime)end_ns : WK_RUN_MAX_TIME + 1;
+        rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, 0, 0, f->job[x->job].ckpt_tok, err);
+        if (rc == 0 && r->fail.mode == WK_CKPT_REMOTE) { /* no progress while writing */
+            r->rt[x->job].seg_start = done;
+            rc = wk_progress_refresh(r, x->job, 0, err);
+        }
+    }
+    return rc;
+}
+
+int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err)
+{
+    if (f->nxfer == f->capxfer) {
+        size_t cap = f->capxfer ? 2 * f->capxfer : 8;
+        WkStoreXfer *more = realloc(f->xfer, cap * sizeof *more);
+        if (!more)
+            return wk_error_nomem(err, "checkpoint writes");
+        f->xfer = more;
+        f->capxfer = cap;
+    }
+    WkTime now = wk_engine_now(r->eng);
+    WkStoreXfer *x = &f->xfer[f->nxfer];
+    *x = (WkStoreXfer){.job = job, .left = bytes, .from = from, .t = now};
+    int rc = wk_share_add_storage(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, 0, &x->flows,
+                                  &x->nflows, err);
+    if (rc < 0) {
+        wk_share_remove(&r->share, x->flows, x->nflows);
+        free(x->flows);
+        return rc;
+    }
+    f->nxfer++;
+    if ((rc = wk_progress_reshare(r, err)) < 0)
+        return rc;
+    return retime(r, f, now, err);
+}
+
+int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkError *err)
+{
+    size_t i = 0;
+    while (i < f->nxfer && f->xfer[i].job != job)
+        i++;
+    if (i == f->nxfer)
+        return 0;
+    wk_share_remove(&r->share, f->xfer[i].flows, f->xfer[i].nflows);
+    free(f->xfer[i].flows);
+    f->xfer[i] = f->xfer[--f->nxfer];
+    if (!resolve)
+        return 0;
+    int rc = wk_progress_reshare(r, err);
+    return rc < 0 ? rc : retime(r, f, wk_engine_now(r->eng), err);
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# test_storage_fabric.sh WANKA SRCDIR — with `cluster.storage`, checkpoint
+# writes are flows from a job's NICs to the storage nodes, sharing the
+# fabric max-min: a write takes bytes / (flows x the slowest flow's rate).
+# A plain 1 h job checkpointing 1000 GB every 10 min writes 5 times, so its
+# makespan is 3600 s + 5 writes. Bad `storage:` values are refused at their
+# position.
+W=$1 SRC=$2
+NAME=storage-fabric
+. "$SRC/tests/scenario/lib.sh"
+
+mk() { # mk FILE OVERSUB STORAGE JOBS
+  cat > "$1" <<Y
+name: storage-fabric
+seed: 1
+cluster:
+  sku: H100-SXM-80G
+  nodes: 4
+  gpus_per_node: 8
+  fabric: {kind: fat-tree, radix: 8, oversubscription: $2}
+  $3
+failures: {enabled: false}
+checkpoint: {interval: 10min, mode: remote, plain_gb: 1000}
+scheduler: fifo
+workload:
+  source: inline
+  jobs:
+$4
+Y
+}
+makespan() { "$W" run "$1" -q --no-trace 2>&1 | awk '$1 == "makespan" {print $2}'; }
+J32="    - {gpus: 32, duration: 1h, submit: 0s}"
+J16="    - {gpus: 16, duration: 1h, submit: 0s}
+    - {gpus: 16, duration: 1h, submit: 0s}"
+S="storage: {nodes: 1, nic_gbps: 3200}" # one storage node of 400 GB/s
+mk "$T/none.yaml" 1 "" "$J32"
+mk "$T/s1.yaml" 1 "$S" "$J32"
+mk "$T/s7.yaml" 7 "$S" "$J32"
+mk "$T/two.yaml" 1 "$S" "$J16"
+mk "$T/n7.yaml" 7 "" "$J32"
+# without storage nodes: storage_gb_per_s (1 TB/s) whatever the taper: 1 s a write
+m=$(makespan "$T/none.yaml"); [ "$m" = "3605.0000" ] && ok || bad "no storage: makespan $m, want 3605"
+m=$(makespan "$T/n7.yaml"); [ "$m" = "3605.0000" ] && ok || bad "no storage, 7:1: makespan $m, want 3605"
+# 1:1 (radix 8: 4 NICs and 4 uplinks a leaf): 32 NICs of 50 GB/s, 32 flows; the
+# storage node's 400 GB/s is the bottleneck: 1000 / 400 = 2.5 s a write
+m=$(makespan "$T/s1.yaml"); [ "$m" = "3612.5000" ] && ok || bad "storage 1:1: makespan $m, want 3612.5"
+# 7:1 (7 NICs and 1 uplink a leaf): 7 flows share a leaf's 50 GB/s uplink,
+# 50/7 GB/s each; a write of 1000/32 GB a flow takes (1000/32) / (50/7) = 4.375 s
+m=$(makespan "$T/s7.yaml"); [ "$m" = "3621.8750" ] && ok || bad "storage 7:1: makespan $m, want 3621.875"
+# two 16-GPU jobs checkpointing at once share the storage node: 200 GB/s each, 5 s a write
+m=$(makespan "$T/two.yaml"); [ "$m" = "3625.0000" ] && ok || bad "two writers: makespan $m, want 3625"
+
+# async: the write moves after the snapshot and does not stall; a snapshot
+# takes 1000 GB / (32 GPUs x 25 GB/s host copy) = 1.25 s
+sed 's/mode: remote/mode: async/' "$T/s7.yaml" > "$T/a7.yaml"
+m=$(makespan "$T/a7.yaml"); [ "$m" = "3606.2500" ] && ok || bad "async: makespan $m, want 3606.25"
+# a GPU down in the middle of a write (600 s + 2 s): the job stops, its write
+# is dropped, it restarts and runs to the end
+sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/s7.yaml" > "$T/f7.yaml"
+"$W" run "$T/f7.yaml" -q --no-trace > "$T/f7.out" 2>&1 && ok || bad "with failures: $(tail -2 "$T/f7.out")"
+# two writers, one hit mid-write: its write is dropped with it, so the
+# other's completion does not re-post it (it used to replace the hit job's
+# detection event: the failure went unseen, no interruption, no rollback)
+sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/two.yaml" > "$T/f2.yaml"
+"$W" run "$T/f2.yaml" -q --no-trace > "$T/f2.out" 2>&1
+c=$(awk '$1 == "jobs" && $2 == "completed" {print $3}' "$T/f2.out")
+i=$(awk '$1 == "job" && $2 == "interruptions" {print $5}' "$T/f2.out")
+[ "$c" = 2 ] && [ "$i" = 1 ] && ok || bad "two writers, one hit: $c jobs completed, $i interruptions; want 2 and 1"
+
+# bad sections: exit 2, positioned at the value, no output file
+printf 'name: x\ncluster:\n  sku: H100-SXM-80G\n  nodes: 4\n  gpus_per_node: 8\n  storage: {nodes: 2}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, duration: 1h}]\n' > "$T/b1.yaml"
+expect 2 "b1.yaml:6:12: cluster.storage: storage nodes need a fabric" "$W" run "$T/b1.yaml" -q -o "$T/b1.h5"
+[ ! -e "$T/b1.h5" ] && ok || bad "b1.h5 written"
+sed 's/storage: .*/storage: {nodes: 0}/;s/gpus_per_node: 8/gpus_per_node: 8\n  fabric: {kind: fat-tree, radix: 8}/' "$T/b1.yaml" > "$T/b2.yaml"
+expect 2 "b2.yaml:7:20: cluster.storage.nodes: must be between 1 and 65536" "$W" run "$T/b2.yaml" -q --no-trace
+sed 's/nodes: 0/nodes: 1, speed: 3/' "$T/b2.yaml" > "$T/b3.yaml"
+expect 2 "cluster.storage.speed: unknown key 'speed' (known: nodes, nic_gbps, nodes_per_leaf)" "$W" run "$T/b3.yaml" -q --no-trace
+sed 's/nodes: 0/nodes: 1, nodes_per_leaf: 5/' "$T/b2.yaml" > "$T/b4.yaml"
+expect 2 "cluster.storage.nodes_per_leaf: must be between 1 and 4 (got 5)" "$W" run "$T/b4.yaml" -q --no-trace
+sed 's/storage: .*/storage: 4/' "$T/b2.yaml" > "$T/b5.yaml"
+expect 2 "b5.yaml:7:12: cluster.storage: expected a mapping" "$W" run "$T/b5.yaml" -q --no-trace
+sed 's/nodes: 0/nodes: 1, nic_gbps: 0/' "$T/b2.yaml" > "$T/b6.yaml"
+expect 2 "cluster.storage.nic_gbps: must be between" "$W" run "$T/b6.yaml" -q --no-trace
+
+echo "storage-fabric: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -72,6 +72,34 @@ static int superblock(Hdr *h)
     return -1;
 }
 
+/* The attribute's dataspace (after its name and datatype; version 1 pads
+ * each to 8 bytes): a version 1 or 2 dataspace of at most 32 dimensions
+ * whose sizes (and maximum sizes, when flagged) fit in its stored length,
+ * with no flag but "maximum sizes present". HDF5 1.10.8 decodes a rank its
+ * message cannot hold and then dereferences NULL while releasing the
+ * object's attribute table (H5A__close; found by the trace fuzzer,
+ * tests/fuzz/corpus/trace/hdf5-attr-rank-null.h5). */
+static int dataspace(const Hdr *h, const unsigned char *d, uint64_t n, uint64_t name_at, uint64_t name_len,
+                     const char **why)
+{
+    uint64_t dt = le(d + 4, 2), ds = le(d + 6, 2);
+    int pad = d[0] == 1;
+    uint64_t at = name_at + (pad ? (name_len + 7) / 8 * 8 : name_len) + (pad ? (dt + 7) / 8 * 8 : dt);
+    if (at > n || ds > n - at || ds < 4) {
+        *why = "an attribute's datatype or dataspace does not fit in its message";
+        return -1;
+    }
+    const unsigned char *p = d + at;
+    unsigned ver = p[0], rank = p[1], fl = p[2];
+    uint64_t hdr = ver == 1 ? 8 : 4;
+    if ((ver != 1 && ver != 2) || rank > 32 || (fl & ~1u) ||
+        hdr + (uint64_t)rank * h->sl * (1 + (fl & 1u)) > ds) {
+        *why = "an attribute's dataspace is of an unknown version or holds more dimensions than its length";
+        return -1;
+    }
+    return 0;
+}
+
 /* One message: an attribute's name must end within its stored length; a
  * continuation is queued. 0, or -1 with why set. */
 static int message(Hdr *h, unsigned type, unsigned flags, const unsigned char *d, uint64_t n, const char **why)
@@ -102,7 +130,7 @@ static int message(Hdr *h, unsigned type, unsigned flags, const unsigned char *d
         *why = "an attribute's name is not terminated within its stored length";
         return -1;
     }
-    return 0;
+    return dataspace(h, d, n, name_at, len, why);
 }
 
 /* The messages of one chunk [p, end): version 1 (8-byte headers, aligned)

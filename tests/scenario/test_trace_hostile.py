@@ -229,6 +229,18 @@ if os.path.exists(os.path.join(T, "overread.json")):
     failed += 1
     print("FAIL: export wrote a file for the over-reading trace")
 
+# 11. an attribute's dataspace with more dimensions than its message holds
+# (found by the trace fuzzer): HDF5 1.10.8 then dereferences NULL releasing
+# the summary group's attribute table (a segmentation fault in compare and
+# export); wanka checks each attribute's dataspace in the file's bytes first
+p = os.path.join(SRC, "tests", "fuzz", "corpus", "trace", "hdf5-attr-rank-null.h5")
+expect(f"{p}: summary: an attribute's dataspace is of an unknown version or holds more dimensions than its length",
+       "compare", p, p)
+expect(f"{p}: summary: an attribute's dataspace", "export", p, "-f", "csv", "-o", os.path.join(T, "rank-null"))
+if os.path.exists(os.path.join(T, "rank-null")):
+    failed += 1
+    print("FAIL: export made a folder for the trace with the impossible dataspace")
+
 shutil.rmtree(T)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

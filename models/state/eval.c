@@ -204,7 +204,7 @@ static int a2a_alone(const WkCluster *c, const WkModelSpec *m, const uint32_t *g
     WkError e;
     wk_error_clear(&e);
     if (rc == 0)
-        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, &e);
+        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, NULL, &e);
     if (rc == WK_E_INVAL) /* no whole expert groups here (the perf model says why) */
         rc = 0, nids = 0;
     else if (rc < 0)

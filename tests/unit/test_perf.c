@@ -249,7 +249,7 @@ static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **sta
     assert_int_equal(wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c.fabric), c.fabric.spec.link_bytes_per_s, &err),
                      0);
     uint32_t *ids = NULL, n = 0;
-    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 128, 2, 2, 8, 2, &ids, &n, &err), 0);
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 128, 2, 2, 8, 2, &ids, &n, NULL, &err), 0);
     assert_int_equal(n, 128 * 4);
     assert_int_equal(wk_flownet_solve(net, &err), 0);
     double link = c.fabric.spec.link_bytes_per_s;
@@ -257,7 +257,7 @@ static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **sta
         assert_true(fabs(wk_flownet_rate(net, ids[i]) - link / 7) < 1e-6 * link);
     /* ep 8 does not divide 12 slots: refused */
     uint32_t *none = NULL, k = 0;
-    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, &err), WK_E_INVAL);
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, NULL, &err), WK_E_INVAL);
     free(none);
     free(ids);
     wk_flownet_free(net);

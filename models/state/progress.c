@@ -577,7 +577,10 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         placement_env(r, &r->wl.models[js->model - 1], rt->gpus, js->gpus, &rt->env);
         rt->env.net_bw = bw;
     }
-    return rerate(r, job, now, new_env, 0, err);
+    /* Its placement unchanged, a running job's rates are those of its last
+     * re-rate: every solve re-rates each job whose flows it moved (reshare),
+     * but a hung one, which is rated afresh at its restart. */
+    return rerate(r, job, now, new_env, !new_env && !rt->hung && rt->iter_s > 0, err);
 }
 
 int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime now, WkError *err)

@@ -229,7 +229,9 @@ void wk_run_resample(WkRun *r, WkTime now);
 /* ---- a job's progress (models/state/progress.c) ---- */
 
 /** A running job's speed inputs changed: settle, optionally recompute its
- * placement environment (clocks, SKUs), re-post its end. */
+ * placement environment (clocks, SKUs), re-post its end. Without new_env a
+ * model job is O(1) (its fabric share is the one of its last re-rate; with
+ * power.model_activity O(its GPUs)). */
 int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
 
 /** A part of a job spanning sites (a plain job of a site run): settle its

@@ -265,18 +265,23 @@ static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint3
     for (int level = 0; level < 2; level++) {
         const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
         uint32_t ngroups = level == 0 ? pl->nblocks : c->pods;
-        for (uint32_t b = 0; b < ngroups; b++)
-            cap[b] = 0;
-        for (uint32_t nd = 0; nd < c->nodes; nd++)
-            if (f[nd] && f[nd] == wk_pool_node_gpus(pl, nd))
-                cap[grp[nd]] += f[nd];
-        uint32_t m = group_order(cap, ngroups, whole, gorder);
+        const uint32_t *gcap = pl->idle_in[level]; /* without `allowed`: kept by take and give */
+        if (cnt) {
+            for (uint32_t b = 0; b < ngroups; b++)
+                cap[b] = 0;
+            for (uint32_t nd = 0; nd < c->nodes; nd++)
+                if (f[nd] && f[nd] == wk_pool_node_gpus(pl, nd))
+                    cap[grp[nd]] += f[nd];
+            gcap = cap;
+        }
+        uint32_t m = group_order(gcap, ngroups, whole, gorder);
         if (level == 0 && m != 1)
             continue; /* no single leaf block holds it: choose by pods */
         uint32_t npick = 0, k = 0;
         for (uint32_t i = 0; i < m && k < whole; i++)
-            for (uint32_t nd = 0; nd < c->nodes && k < whole; nd++) {
-                uint32_t sz = wk_pool_node_gpus(pl, nd);
+            for (uint32_t x = pl->grp_first[level][gorder[i]]; x < pl->grp_first[level][gorder[i] + 1] && k < whole;
+                 x++) { /* the group's nodes, in node order */
+                uint32_t nd = pl->grp_nodes[level][x], sz = wk_pool_node_gpus(pl, nd);
                 if (grp[nd] != gorder[i] || f[nd] != sz || !sz || whole - k < sz)
                     continue;
                 k += node_take(pl, nd, sz, out + k, allowed, user);

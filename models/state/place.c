@@ -205,20 +205,27 @@ static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, con
 
 /* Groups (leaf blocks or pods) ordered for whole-node allocation: the
  * tightest group whose idle capacity cap[] holds `want` GPUs alone, else
- * every group by capacity, most first (ties by id). Returns the count in
- * order[]. */
-static uint32_t group_order(const uint32_t *cap, uint32_t ngroups, uint64_t want, uint32_t *order)
+ * (unless single: then none) every group by capacity, most first (ties by
+ * id). The groups are ids[0..nids), ascending: those with nodes (the others
+ * have no capacity). Returns the count in order[]. */
+static uint32_t group_order(const uint32_t *cap, const uint32_t *ids, uint32_t nids, uint64_t want, int single,
+                            uint32_t *order)
 {
     uint32_t best = UINT32_MAX;
-    for (uint32_t b = 0; b < ngroups; b++)
+    for (uint32_t i = 0; i < nids; i++) {
+        uint32_t b = ids[i];
         if (cap[b] >= want && (best == UINT32_MAX || cap[b] < cap[best]))
             best = b;
+    }
     if (best != UINT32_MAX) {
         order[0] = best;
         return 1;
     }
+    if (single)
+        return 0;
     uint32_t k = 0;
-    for (uint32_t b = 0; b < ngroups; b++) {
+    for (uint32_t i = 0; i < nids; i++) {
+        uint32_t b = ids[i];
         if (!cap[b])
             continue;
         uint32_t j = k++; /* insertion: groups are at most a few thousand and this path is rare */
@@ -274,7 +281,7 @@ static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint3
                     cap[grp[nd]] += f[nd];
             gcap = cap;
         }
-        uint32_t m = group_order(gcap, ngroups, whole, gorder);
+        uint32_t m = group_order(gcap, pl->grp_ids[level], pl->ngrp_ids[level], whole, level == 0, gorder);
         if (level == 0 && m != 1)
             continue; /* no single leaf block holds it: choose by pods */
         uint32_t npick = 0, k = 0;

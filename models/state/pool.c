@@ -65,7 +65,8 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
         p->idle_in[k] = calloc(ng + 1, sizeof *p->idle_in[k]);
         p->grp_first[k] = calloc(ng + 2, sizeof *p->grp_first[k]);
         p->grp_nodes[k] = malloc(((size_t)c->nodes + 1) * sizeof *p->grp_nodes[k]);
-        if (!p->idle_in[k] || !p->grp_first[k] || !p->grp_nodes[k])
+        p->grp_ids[k] = malloc((ng + 1) * sizeof *p->grp_ids[k]);
+        if (!p->idle_in[k] || !p->grp_first[k] || !p->grp_nodes[k] || !p->grp_ids[k])
             return wk_error_nomem(err, "GPU pool");
     }
     if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved || !p->node_block ||
@@ -101,6 +102,9 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
         for (size_t g = ng; g > 0; g--)
             first[g] = first[g - 1];
         first[0] = 0;
+        for (size_t g = 0; g < ng; g++)
+            if (first[g + 1] > first[g])
+                p->grp_ids[k][p->ngrp_ids[k]++] = (uint32_t)g;
     }
     return 0;
 }
@@ -129,6 +133,7 @@ void wk_pool_fini(WkPool *p)
         free(p->idle_in[k]);
         free(p->grp_first[k]);
         free(p->grp_nodes[k]);
+        free(p->grp_ids[k]);
     }
     memset(p, 0, sizeof *p);
 }

@@ -41,6 +41,8 @@ typedef struct WkPool {
     uint32_t *idle_in[2];  /* [nblocks], [pods]: GPUs of idle nodes per leaf block, per pod (as idle_gpus) */
     uint32_t *grp_first[2]; /* [nblocks + 1], [pods + 1]: a group's nodes are grp_nodes[k][first[g] .. first[g+1]) */
     uint32_t *grp_nodes[2]; /* [nodes] per level: the nodes of each leaf block, of each pod, in node order */
+    uint32_t *grp_ids[2];  /* per level: the leaf blocks, the pods that have nodes, ascending */
+    uint32_t ngrp_ids[2];
     uint32_t *scratch;     /* [2 * nodes + 2 * max(pods, nblocks) + 2] placement scratch */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */

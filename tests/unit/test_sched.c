@@ -491,6 +491,12 @@ static void test_pool_keeps_idle_gpus_per_block_and_pod(void **state)
         const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
         uint32_t ng = level == 0 ? pl->nblocks : c->pods;
         assert_int_equal(pl->grp_first[level][ng], c->nodes);
+        uint32_t k = 0; /* the groups with nodes, ascending */
+        for (uint32_t g = 0; g < ng; g++)
+            if (pl->grp_first[level][g + 1] > pl->grp_first[level][g])
+                assert_int_equal(pl->grp_ids[level][k++], g);
+        assert_int_equal(pl->ngrp_ids[level], k);
+        assert_true(level == 1 || k < ng); /* rail leaves past rail 0 hold no node's first NIC */
         for (uint32_t g = 0; g < ng; g++)
             for (uint32_t x = pl->grp_first[level][g]; x < pl->grp_first[level][g + 1]; x++) {
                 assert_int_equal(grp[pl->grp_nodes[level][x]], g);

@@ -193,6 +193,18 @@ static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, con
             tight++;
         return tight > pl->max_node ? UINT32_MAX : wk_pool_first_node_with(pl, tight);
     }
+    if (!cnt && pl->nodes_at) { /* the same, rows of the histogram in turn, past used nodes */
+        for (uint32_t t = n; t <= pl->max_node; t++) {
+            const uint64_t *row = pl->nodes_at + (size_t)t * pl->node_words;
+            for (size_t w = 0; pl->by_free[t] && w < pl->node_words; w++)
+                for (uint64_t x = row[w]; x; x &= x - 1) {
+                    uint32_t nd = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+                    if (!used[nd])
+                        return nd;
+                }
+        }
+        return UINT32_MAX;
+    }
     for (uint32_t nd = 0; nd < pl->c->nodes; nd++)
         if (f[nd] >= n && f[nd] < bestfree && !(used && used[nd])) {
             best = nd;
@@ -297,13 +309,12 @@ static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint3
         if (n - k >= S)
             continue; /* mixed node sizes left a whole node's worth: try the pods */
         if (k < n) { /* the remainder: best fit in one node not taken whole */
-            uint8_t *used = calloc(c->nodes, 1);
-            if (!used)
-                return WK_E_NOMEM;
+            uint8_t *used = pl->node_mark; /* all 0 between calls */
             for (uint32_t i = 0; i < npick; i++)
                 used[picked[i]] = 1;
             uint32_t nd = best_node(pl, n - k, cnt, used);
-            free(used);
+            for (uint32_t i = 0; i < npick; i++)
+                used[picked[i]] = 0;
             if (nd == UINT32_MAX)
                 return WK_E_NOROOM;
             node_take(pl, nd, n - k, out + k, allowed, user);

@@ -49,6 +49,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     p->pod_free = calloc((size_t)c->pods + 1, sizeof *p->pod_free);
     p->reserved = calloc((size_t)c->nodes + 1, 1);
     p->node_block = malloc(((size_t)c->nodes + 1) * sizeof *p->node_block);
+    p->node_mark = calloc((size_t)c->nodes + 1, 1);
     for (uint32_t nd = 0; nd < c->nodes; nd++)
         if (wk_pool_node_gpus(p, nd) > p->max_node)
             p->max_node = wk_pool_node_gpus(p, nd);
@@ -70,7 +71,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
             return wk_error_nomem(err, "GPU pool");
     }
     if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved || !p->node_block ||
-        !p->by_free || !p->scratch)
+        !p->by_free || !p->scratch || !p->node_mark)
         return wk_error_nomem(err, "GPU pool");
     for (uint32_t g = 0; g < c->gpus; g++)
         p->owner[g] = WK_POOL_NONE;
@@ -129,6 +130,7 @@ void wk_pool_fini(WkPool *p)
     free(p->nodes_at);
     free(p->node_block);
     free(p->scratch);
+    free(p->node_mark);
     for (int k = 0; k < 2; k++) {
         free(p->idle_in[k]);
         free(p->grp_first[k]);

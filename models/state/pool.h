@@ -43,6 +43,7 @@ typedef struct WkPool {
     uint32_t *grp_nodes[2]; /* [nodes] per level: the nodes of each leaf block, of each pod, in node order */
     uint32_t *grp_ids[2];  /* per level: the leaf blocks, the pods that have nodes, ascending */
     uint32_t ngrp_ids[2];
+    uint8_t *node_mark;    /* [nodes] placement scratch: 0 between calls */
     uint32_t *scratch;     /* [2 * nodes + 2 * max(pods, nblocks) + 2] placement scratch */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */

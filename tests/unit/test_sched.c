@@ -466,6 +466,8 @@ static void test_exclusive_placement_gives_whole_nodes_and_best_fit(void **state
     assert_int_equal(wk_sched_place_with(ctx, WK_PLACE_FIRST_FIT, 12, out, NULL, NULL), 0);
     for (size_t i = 0; i < 4; i++)
         wk_pool_give(pl, busy[i]);
+    assert_int_equal(wk_sched_place(ctx, 6, out), 0); /* the remainder's best fit passes the node taken whole */
+    expect_gpus(out, (const uint32_t[]){0, 1, 2, 3, 4, 5}, 6);
     test_run_free(&t);
 }
 

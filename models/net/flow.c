@@ -279,6 +279,14 @@ uint32_t wk_flownet_owner(const WkFlowNet *n, uint32_t id)
     return live_id(n, id) ? n->flows[id].owner : UINT32_MAX;
 }
 
+void wk_flownet_link_owners(const WkFlowNet *n, WkLinkId link, void (*fn)(uint32_t owner, void *user), void *user)
+{
+    if (link >= n->nlinks)
+        return;
+    for (uint32_t k = n->links[link].head; k != NONE; k = n->inc[k].lnext)
+        fn(n->flows[n->inc[k].flow].owner, user);
+}
+
 size_t wk_flownet_changed(const WkFlowNet *n, const uint32_t **ids)
 {
     *ids = n->changed;

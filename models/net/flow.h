@@ -52,6 +52,10 @@ double wk_flownet_rate(const WkFlowNet *n, uint32_t id);
 /** Owner tag of a flow. */
 uint32_t wk_flownet_owner(const WkFlowNet *n, uint32_t id);
 
+/** Call fn(owner, user) for each flow crossing link (in the link's list
+ * order; an owner once per flow of it). O(flows on the link). */
+void wk_flownet_link_owners(const WkFlowNet *n, WkLinkId link, void (*fn)(uint32_t owner, void *user), void *user);
+
 /** Flows whose rate changed in the last solve: *ids borrowed until the next
  * call that modifies n; returns the count. */
 size_t wk_flownet_changed(const WkFlowNet *n, const uint32_t **ids);

@@ -194,42 +194,17 @@ void wk_runfail_account_now(WkRun *r)
 
 /* ---- links of a class failure ---- */
 
-/* Links out of service: rebuild every running job's flows so paths avoid
- * them where the fabric offers another way. */
-static int reroute_all(WkRun *r, WkError *err)
-{
-    int rc = 0;
-    for (size_t j = 0; j < r->wl.n && rc == 0; j++)
-        if (r->rt[j].state == WK_JOB_RUNNING && r->rt[j].nflows)
-            rc = wk_progress_reflow(r, (uint32_t)j, err);
-    return rc;
-}
-
-static void apply_link_capacity(WkRun *r)
-{
-    const WkFabric *fab = &r->cluster.fabric;
-    double bw = fab->spec.link_bytes_per_s;
-    for (uint64_t i = 0; i < wk_fabric_uplinks(fab); i++) {
-        uint64_t l = wk_fabric_uplink(fab, i);
-        double cap = r->share.link_down[l] ? 0 : bw;
-        if (wk_flownet_capacity(r->share.net, wk_fabric_directed(l, 0)) != cap) {
-            wk_flownet_set_capacity(r->share.net, wk_fabric_directed(l, 0), cap);
-            wk_flownet_set_capacity(r->share.net, wk_fabric_directed(l, 1), cap);
-        }
-    }
-}
-
 /* Take a failure's links out of service (delta +1) or give them back (-1),
- * then re-route every running job. Past 255 failures in force on a link the
- * run stops rather than wrap the count. */
+ * then re-route the running jobs whose paths may move (wk_progress_reroute:
+ * as re-routing every running job would). Past 255 failures in force on a
+ * link the run stops rather than wrap the count. */
 int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
 {
     wk_runfail_account_now(r);
     int rc = wk_fail_class_mark_links(d, r->share.link_down, delta, err);
     if (rc < 0 || !r->share.net)
         return rc;
-    apply_link_capacity(r);
-    return reroute_all(r, err);
+    return wk_progress_reroute(r, d->links, d->nlinks, delta < 0, err);
 }
 
 /* ---- class failures and repairs ---- */

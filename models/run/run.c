@@ -485,6 +485,7 @@ void wk_run_free(WkRun *r)
         for (size_t i = 0; i < r->wl.n; i++) {
             free(r->rt[i].gpus);
             free(r->rt[i].flows);
+            free(r->rt[i].rings);
         }
     wk_share_fini(&r->share);
     free(r->rt);

@@ -16,7 +16,7 @@ static uint32_t pxn(const WkCluster *c, uint32_t a, uint32_t b)
 
 int wk_a2a_add(WkFlowNet *net, const WkCluster *c, const uint8_t *link_down, uint32_t job, const uint32_t *gpus,
                uint32_t n, uint32_t tp, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
-               WkError *err)
+               uint32_t *moved, WkError *err)
 {
     if (ep <= 1 || !tp || !etp || tp % etp || !per || per % tp || n % per)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "job %u: no expert groups on %u GPUs", job, n);
@@ -34,7 +34,7 @@ int wk_a2a_add(WkFlowNet *net, const WkCluster *c, const uint8_t *link_down, uin
             if (e2 == e || wk_cluster_nvlink_domain(c, gpus[r]) == wk_cluster_nvlink_domain(c, gpus[r2]))
                 continue;
             WkLinkId links[WK_FABRIC_MAX_HOPS];
-            int nl = wk_a2a_route(c, link_down, pxn(c, gpus[r], gpus[r2]), gpus[r2], links);
+            int nl = wk_a2a_route(c, link_down, pxn(c, gpus[r], gpus[r2]), gpus[r2], links, moved);
             if (*nflows == room) {
                 room = room ? 2 * room : 64;
                 uint32_t *more = realloc(*flows, room * sizeof *more);

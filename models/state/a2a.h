@@ -14,8 +14,12 @@
 /** The directed links from GPU a to GPU b into links (room for
  * WK_FABRIC_MAX_HOPS), avoiding physical links with link_down[l] != 0 where
  * one of up to 16 salted ECMP choices does (link_down NULL: none down).
- * Returns the count. Inline: the rings' hot path. */
-static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uint32_t a, uint32_t b, WkLinkId *links)
+ * Returns the count. *moved (NULL: not counted) is incremented when the
+ * plain ECMP path crosses a link down (the route is another, or no way
+ * avoids them): only such a route can change when a link comes back.
+ * Inline: the rings' hot path. */
+static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uint32_t a, uint32_t b, WkLinkId *links,
+                               uint32_t *moved)
 {
     int nl = wk_cluster_path(c, a, b, links);
     if (!link_down)
@@ -26,6 +30,8 @@ static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uin
             bad = link_down[wk_fabric_physical(links[x])] != 0;
         if (!bad)
             break;
+        if (salt == 1 && moved)
+            ++*moved;
         nl = wk_cluster_path_salted(c, a, b, salt, links);
     }
     return nl;
@@ -42,11 +48,12 @@ static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uin
  * all-to-all). Each pair in different NVLink domains is a flow owned by job,
  * routed by wk_a2a_route, capped at the link rate / (ep - 1). The ids are
  * appended to *flows (realloc'd; its room is taken to be *nflows) after its
- * *nflows. Returns 0, WK_E_NOMEM, or WK_E_INVAL when n is not a multiple of
+ * *nflows; *moved (NULL: not counted) counts as wk_a2a_route's. Returns 0,
+ * WK_E_NOMEM, or WK_E_INVAL when n is not a multiple of
  * per or the slots of a position are not a multiple of ep (the perf model
  * refuses such a job first). */
 int wk_a2a_add(WkFlowNet *net, const WkCluster *c, const uint8_t *link_down, uint32_t job, const uint32_t *gpus,
                uint32_t n, uint32_t tp, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
-               WkError *err);
+               uint32_t *moved, WkError *err);
 
 #endif

@@ -102,6 +102,16 @@ static int cmp_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Whether a[0..n) is in strictly increasing order by cmp: the orders here
+ * are total (ranks are distinct), so a sorted array is what qsort makes. */
+static int sorted(const DomGpu *a, uint32_t n, int (*cmp)(const void *, const void *))
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (cmp(&a[i - 1], &a[i]) >= 0)
+            return 0;
+    return 1;
+}
+
 int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
                   uint8_t *path_class, WkError *err)
 {
@@ -118,12 +128,14 @@ int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t
     }
     for (uint32_t i = 0; i < n; i++)
         dg[i] = (DomGpu){wk_cluster_nvlink_domain(c, gpus[i]), i, gpus[i]};
-    qsort(dg, n, sizeof *dg, cmp_domain);
+    if (!sorted(dg, n, cmp_domain)) /* a placement is mostly node after node already */
+        qsort(dg, n, sizeof *dg, cmp_domain);
     uint32_t nd = 0, rings = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
         if (i == 0 || dg[i].domain != dg[i - 1].domain)
             heads[nd++] = (DomGpu){dg[i].domain, dg[i].rank, i}; /* gpu field: start index */
-    qsort(heads, nd, sizeof *heads, cmp_rank);
+    if (!sorted(heads, nd, cmp_rank))
+        qsort(heads, nd, sizeof *heads, cmp_rank);
     for (uint32_t d = 0; d < nd; d++)
         start[d] = heads[d].gpu;
     for (uint32_t d = 0; d < nd; d++) {
@@ -204,7 +216,7 @@ static int a2a_alone(const WkCluster *c, const WkModelSpec *m, const uint32_t *g
     WkError e;
     wk_error_clear(&e);
     if (rc == 0)
-        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, &e);
+        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, NULL, &e);
     if (rc == WK_E_INVAL) /* no whole expert groups here (the perf model says why) */
         rc = 0, nids = 0;
     else if (rc < 0)

@@ -193,6 +193,18 @@ static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, con
             tight++;
         return tight > pl->max_node ? UINT32_MAX : wk_pool_first_node_with(pl, tight);
     }
+    if (!cnt && pl->nodes_at) { /* the same, rows of the histogram in turn, past used nodes */
+        for (uint32_t t = n; t <= pl->max_node; t++) {
+            const uint64_t *row = pl->nodes_at + (size_t)t * pl->node_words;
+            for (size_t w = 0; pl->by_free[t] && w < pl->node_words; w++)
+                for (uint64_t x = row[w]; x; x &= x - 1) {
+                    uint32_t nd = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+                    if (!used[nd])
+                        return nd;
+                }
+        }
+        return UINT32_MAX;
+    }
     for (uint32_t nd = 0; nd < pl->c->nodes; nd++)
         if (f[nd] >= n && f[nd] < bestfree && !(used && used[nd])) {
             best = nd;
@@ -205,20 +217,27 @@ static uint32_t best_node(const WkPool *pl, uint32_t n, const uint32_t *cnt, con
 
 /* Groups (leaf blocks or pods) ordered for whole-node allocation: the
  * tightest group whose idle capacity cap[] holds `want` GPUs alone, else
- * every group by capacity, most first (ties by id). Returns the count in
- * order[]. */
-static uint32_t group_order(const uint32_t *cap, uint32_t ngroups, uint64_t want, uint32_t *order)
+ * (unless single: then none) every group by capacity, most first (ties by
+ * id). The groups are ids[0..nids), ascending: those with nodes (the others
+ * have no capacity). Returns the count in order[]. */
+static uint32_t group_order(const uint32_t *cap, const uint32_t *ids, uint32_t nids, uint64_t want, int single,
+                            uint32_t *order)
 {
     uint32_t best = UINT32_MAX;
-    for (uint32_t b = 0; b < ngroups; b++)
+    for (uint32_t i = 0; i < nids; i++) {
+        uint32_t b = ids[i];
         if (cap[b] >= want && (best == UINT32_MAX || cap[b] < cap[best]))
             best = b;
+    }
     if (best != UINT32_MAX) {
         order[0] = best;
         return 1;
     }
+    if (single)
+        return 0;
     uint32_t k = 0;
-    for (uint32_t b = 0; b < ngroups; b++) {
+    for (uint32_t i = 0; i < nids; i++) {
+        uint32_t b = ids[i];
         if (!cap[b])
             continue;
         uint32_t j = k++; /* insertion: groups are at most a few thousand and this path is rare */
@@ -265,18 +284,23 @@ static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint3
     for (int level = 0; level < 2; level++) {
         const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
         uint32_t ngroups = level == 0 ? pl->nblocks : c->pods;
-        for (uint32_t b = 0; b < ngroups; b++)
-            cap[b] = 0;
-        for (uint32_t nd = 0; nd < c->nodes; nd++)
-            if (f[nd] && f[nd] == wk_pool_node_gpus(pl, nd))
-                cap[grp[nd]] += f[nd];
-        uint32_t m = group_order(cap, ngroups, whole, gorder);
+        const uint32_t *gcap = pl->idle_in[level]; /* without `allowed`: kept by take and give */
+        if (cnt) {
+            for (uint32_t b = 0; b < ngroups; b++)
+                cap[b] = 0;
+            for (uint32_t nd = 0; nd < c->nodes; nd++)
+                if (f[nd] && f[nd] == wk_pool_node_gpus(pl, nd))
+                    cap[grp[nd]] += f[nd];
+            gcap = cap;
+        }
+        uint32_t m = group_order(gcap, pl->grp_ids[level], pl->ngrp_ids[level], whole, level == 0, gorder);
         if (level == 0 && m != 1)
             continue; /* no single leaf block holds it: choose by pods */
         uint32_t npick = 0, k = 0;
         for (uint32_t i = 0; i < m && k < whole; i++)
-            for (uint32_t nd = 0; nd < c->nodes && k < whole; nd++) {
-                uint32_t sz = wk_pool_node_gpus(pl, nd);
+            for (uint32_t x = pl->grp_first[level][gorder[i]]; x < pl->grp_first[level][gorder[i] + 1] && k < whole;
+                 x++) { /* the group's nodes, in node order */
+                uint32_t nd = pl->grp_nodes[level][x], sz = wk_pool_node_gpus(pl, nd);
                 if (grp[nd] != gorder[i] || f[nd] != sz || !sz || whole - k < sz)
                     continue;
                 k += node_take(pl, nd, sz, out + k, allowed, user);
@@ -285,13 +309,12 @@ static int exclusive(WkPool *pl, uint32_t n, uint32_t *out, int (*allowed)(uint3
         if (n - k >= S)
             continue; /* mixed node sizes left a whole node's worth: try the pods */
         if (k < n) { /* the remainder: best fit in one node not taken whole */
-            uint8_t *used = calloc(c->nodes, 1);
-            if (!used)
-                return WK_E_NOMEM;
+            uint8_t *used = pl->node_mark; /* all 0 between calls */
             for (uint32_t i = 0; i < npick; i++)
                 used[picked[i]] = 1;
             uint32_t nd = best_node(pl, n - k, cnt, used);
-            free(used);
+            for (uint32_t i = 0; i < npick; i++)
+                used[picked[i]] = 0;
             if (nd == UINT32_MAX)
                 return WK_E_NOROOM;
             node_take(pl, nd, n - k, out + k, allowed, user);

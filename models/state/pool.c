@@ -49,6 +49,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     p->pod_free = calloc((size_t)c->pods + 1, sizeof *p->pod_free);
     p->reserved = calloc((size_t)c->nodes + 1, 1);
     p->node_block = malloc(((size_t)c->nodes + 1) * sizeof *p->node_block);
+    p->node_mark = calloc((size_t)c->nodes + 1, 1);
     for (uint32_t nd = 0; nd < c->nodes; nd++)
         if (wk_pool_node_gpus(p, nd) > p->max_node)
             p->max_node = wk_pool_node_gpus(p, nd);
@@ -60,8 +61,17 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     p->nblocks = fabric ? c->fabric.leaves : c->pods;
     size_t groups = p->nblocks > c->pods ? p->nblocks : c->pods;
     p->scratch = malloc((2 * (size_t)c->nodes + 2 * groups + 2) * sizeof *p->scratch);
+    for (int k = 0; k < 2; k++) {
+        size_t ng = k == 0 ? p->nblocks : c->pods;
+        p->idle_in[k] = calloc(ng + 1, sizeof *p->idle_in[k]);
+        p->grp_first[k] = calloc(ng + 2, sizeof *p->grp_first[k]);
+        p->grp_nodes[k] = malloc(((size_t)c->nodes + 1) * sizeof *p->grp_nodes[k]);
+        p->grp_ids[k] = malloc((ng + 1) * sizeof *p->grp_ids[k]);
+        if (!p->idle_in[k] || !p->grp_first[k] || !p->grp_nodes[k] || !p->grp_ids[k])
+            return wk_error_nomem(err, "GPU pool");
+    }
     if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved || !p->node_block ||
-        !p->by_free || !p->scratch)
+        !p->by_free || !p->scratch || !p->node_mark)
         return wk_error_nomem(err, "GPU pool");
     for (uint32_t g = 0; g < c->gpus; g++)
         p->owner[g] = WK_POOL_NONE;
@@ -77,8 +87,36 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
         p->idle_gpus += p->node_free[nd];
         uint32_t b = fabric ? wk_cluster_leaf_of(c, c->node_first_gpu[nd]) : c->node_pod[nd];
         p->node_block[nd] = b < p->nblocks ? b : p->nblocks - 1;
+        p->idle_in[0][p->node_block[nd]] += p->node_free[nd];
+        p->idle_in[1][c->node_pod[nd]] += p->node_free[nd];
+    }
+    for (int k = 0; k < 2; k++) { /* counting sort of the nodes by group, node order kept */
+        const uint32_t *grp = k == 0 ? p->node_block : c->node_pod;
+        size_t ng = k == 0 ? p->nblocks : c->pods;
+        uint32_t *first = p->grp_first[k];
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            first[grp[nd] + 1]++;
+        for (size_t g = 0; g < ng; g++)
+            first[g + 1] += first[g];
+        for (uint32_t nd = 0; nd < c->nodes; nd++)
+            p->grp_nodes[k][first[grp[nd]]++] = nd;
+        for (size_t g = ng; g > 0; g--)
+            first[g] = first[g - 1];
+        first[0] = 0;
+        for (size_t g = 0; g < ng; g++)
+            if (first[g + 1] > first[g])
+                p->grp_ids[k][p->ngrp_ids[k]++] = (uint32_t)g;
     }
     return 0;
+}
+
+/* Node nd becomes idle (sign +1) or stops being idle (-1) with f GPUs. */
+static void idle_moved(WkPool *p, uint32_t nd, uint32_t f, int sign)
+{
+    p->idle_gpus = sign > 0 ? p->idle_gpus + f : p->idle_gpus - f;
+    uint32_t *b = &p->idle_in[0][p->node_block[nd]], *q = &p->idle_in[1][p->c->node_pod[nd]];
+    *b = sign > 0 ? *b + f : *b - f;
+    *q = sign > 0 ? *q + f : *q - f;
 }
 
 void wk_pool_fini(WkPool *p)
@@ -92,6 +130,13 @@ void wk_pool_fini(WkPool *p)
     free(p->nodes_at);
     free(p->node_block);
     free(p->scratch);
+    free(p->node_mark);
+    for (int k = 0; k < 2; k++) {
+        free(p->idle_in[k]);
+        free(p->grp_first[k]);
+        free(p->grp_nodes[k]);
+        free(p->grp_ids[k]);
+    }
     memset(p, 0, sizeof *p);
 }
 
@@ -101,7 +146,7 @@ void wk_pool_take(WkPool *p, uint32_t g)
     p->nfree--;
     uint32_t node = p->c->gpu_node[g];
     if (p->node_free[node] == wk_pool_node_gpus(p, node))
-        p->idle_gpus -= p->node_free[node];
+        idle_moved(p, node, p->node_free[node], -1);
     by_free_drop(p, node);
     p->node_free[node]--;
     by_free_add(p, node);
@@ -120,7 +165,7 @@ void wk_pool_give(WkPool *p, uint32_t g)
     p->node_free[node]++;
     by_free_add(p, node);
     if (p->node_free[node] == wk_pool_node_gpus(p, node))
-        p->idle_gpus += p->node_free[node];
+        idle_moved(p, node, p->node_free[node], +1);
     p->pod_free[p->c->node_pod[node]]++;
     if (g >> 6 < p->free_hint)
         p->free_hint = g >> 6;

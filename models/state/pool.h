@@ -38,6 +38,12 @@ typedef struct WkPool {
     uint32_t idle_gpus;    /* GPUs of idle nodes (every GPU of the node free and usable) */
     uint32_t *node_block;  /* [nodes] leaf block: the leaf of the node's first NIC (its pod without a fabric) */
     uint32_t nblocks;      /* leaf blocks (ids < nblocks) */
+    uint32_t *idle_in[2];  /* [nblocks], [pods]: GPUs of idle nodes per leaf block, per pod (as idle_gpus) */
+    uint32_t *grp_first[2]; /* [nblocks + 1], [pods + 1]: a group's nodes are grp_nodes[k][first[g] .. first[g+1]) */
+    uint32_t *grp_nodes[2]; /* [nodes] per level: the nodes of each leaf block, of each pod, in node order */
+    uint32_t *grp_ids[2];  /* per level: the leaf blocks, the pods that have nodes, ascending */
+    uint32_t ngrp_ids[2];
+    uint8_t *node_mark;    /* [nodes] placement scratch: 0 between calls */
     uint32_t *scratch;     /* [2 * nodes + 2 * max(pods, nblocks) + 2] placement scratch */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */

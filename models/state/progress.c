@@ -206,22 +206,38 @@ static double plain_comm_s(const WkRun *r, const uint32_t *gpus, uint32_t n, uin
 }
 
 /* The job's ring flows on the fabric share; sets its widest path class (and
- * a plain job's all-reduce time at the full link rate). */
-static int add_flows(WkRun *r, uint32_t job, WkError *err)
+ * a plain job's all-reduce time at the full link rate). Its rings are
+ * computed on a new placement (reuse 0) and kept: a re-route (reuse 1)
+ * moves paths, never the placement, so it routes the same edges. */
+static int add_flows(WkRun *r, uint32_t job, int reuse, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     uint32_t n = r->wl.jobs[job].gpus;
-    int rc = wk_share_add(&r->share, &r->cluster, job, rt->gpus, n, &rt->flows, &rt->nflows, &rt->path_class, err);
+    int rc = 0;
+    if (!reuse || !rt->rings) {
+        free(rt->rings);
+        rt->rings = NULL;
+        rt->nrings = 0;
+        rc = wk_eval_rings(&r->cluster, rt->gpus, n, &rt->rings, &rt->nrings, &rt->path_class, err);
+        reuse = 0;
+    }
+    rt->moved = 0;
+    rt->flows = NULL;
+    rt->nflows = 0;
+    if (rc == 0)
+        rc = wk_share_add(&r->share, &r->cluster, job, rt->rings, rt->nrings, &rt->flows, &rt->nflows, &rt->moved,
+                          err);
     rt->na2a = 0;
-    if (rc == 0 && !r->wl.jobs[job].model)
+    if (rc == 0 && !reuse && !r->wl.jobs[job].model)
         rt->comm_s = plain_comm_s(r, rt->gpus, n, rt->nflows);
     const WkModelSpec *m = r->wl.jobs[job].model ? &r->wl.models[r->wl.jobs[job].model - 1] : NULL;
     if (rc == 0 && m && wk_eval_ep_spans(m, &rt->env)) { /* its expert groups span NVLink domains */
         uint32_t rings = rt->nflows, etp = m->etp ? m->etp : m->tp;
         rc = wk_share_add_a2a(&r->share, &r->cluster, job, rt->gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp,
-                              &rt->flows, &rt->nflows, err);
+                              &rt->flows, &rt->nflows, &rt->moved, err);
         rt->na2a = rt->nflows - rings;
     }
+    wk_share_flowing(&r->share, job, rt->nflows > 0);
     return rc;
 }
 
@@ -234,6 +250,7 @@ static void drop_flows(WkRun *r, uint32_t job)
     rt->flows = NULL;
     rt->nflows = 0;
     rt->na2a = 0;
+    wk_share_flowing(&r->share, job, 0);
 }
 
 /* Speed of a plain job on its GPUs: its duration is run time on the
@@ -418,7 +435,9 @@ static int rerate_plain(WkRun *r, uint32_t job, WkTime now, WkError *err)
     return wk_engine_post_e(r->eng, from + plain_wall(rt), WK_EV_END, job, 0, 0, rt->token, err);
 }
 
-static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *err)
+/* known: its flows' rates are those of its last re-rate (a re-route left
+ * its paths as they were), so its bandwidth is not looked up again. */
+static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, int known, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     if (!r->wl.jobs[job].model) /* a plain job on flows (`comm:`) */
@@ -426,12 +445,14 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, WkError *
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     wk_progress_settle(r, job, now);
     uint32_t nring = rt->nflows - rt->na2a;
-    double bw = wk_share_min_rate(&r->share, rt->flows, nring, link_bw(r)), was = rt->env.net_bw;
-    double was_ep = rt->env.ep_bw;
-    rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
-    if (rt->na2a) { /* a GPU's all-to-all: ep - 1 flows, each at most the link rate / (ep - 1) (share.h) */
-        double a = (m->ep - 1) * wk_share_min_rate_a2a(&r->share, rt->flows + nring, rt->na2a, INFINITY);
-        rt->env.ep_bw = a > 1 ? a : 1;
+    double was = rt->env.net_bw, was_ep = rt->env.ep_bw;
+    if (!known) {
+        double bw = wk_share_min_rate(&r->share, rt->flows, nring, link_bw(r));
+        rt->env.net_bw = bw > 1 ? bw : 1; /* a job cut off by failed links crawls, it does not divide by 0 */
+        if (rt->na2a) { /* a GPU's all-to-all: ep - 1 flows, each at most the link rate / (ep - 1) (share.h) */
+            double a = (m->ep - 1) * wk_share_min_rate_a2a(&r->share, rt->flows + nring, rt->na2a, INFINITY);
+            rt->env.ep_bw = a > 1 ? a : 1;
+        }
     }
     if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was || rt->env.ep_bw != was_ep) {
         WkPerfResult res;
@@ -472,7 +493,7 @@ static int reshare(WkRun *r, uint32_t except, WkTime now, WkError *err)
     size_t n;
     int rc = wk_share_solve(&r->share, except, rerated, r, &jobs, &n, err);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = rerate(r, jobs[i], now, 0, err);
+        rc = rerate(r, jobs[i], now, 0, 0, err);
     free(jobs);
     return rc;
 }
@@ -490,7 +511,7 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     if (!js->model) {
         rt->comm_s = 0;
         if (r->wl.comm_bytes > 0 && r->share.net) { /* `comm:`: its rings share the fabric */
-            int rc = add_flows(r, job, err);
+            int rc = add_flows(r, job, 0, err);
             if (rc == 0 && rt->nflows)
                 rc = reshare(r, job, now, err);
             if (rc < 0)
@@ -519,13 +540,13 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
     rt->iter_s = 0;
     int rc = 0;
     if (r->share.net && rt->env.multi_domain)
-        rc = add_flows(r, job, err);
+        rc = add_flows(r, job, 0, err);
     else
         rt->path_class = WK_PATH_LOCAL;
     if (rc == 0)
         rc = reshare(r, job, now, err);
     if (rc == 0)
-        rc = rerate(r, job, now, 1, err);
+        rc = rerate(r, job, now, 1, 0, err);
     return rc;
 }
 
@@ -536,6 +557,9 @@ int wk_progress_stop(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     wk_progress_settle(r, job, now);
     drop_flows(r, job);
+    free(r->rt[job].rings); /* the placement ends here */
+    r->rt[job].rings = NULL;
+    r->rt[job].nrings = 0;
     return reshare(r, job, now, err);
 }
 
@@ -559,7 +583,10 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
         rt->env.net_bw = bw;
         rt->env.grad_ratio = gr; /* not placement-derived (models/mech) */
     }
-    return rerate(r, job, now, new_env, err);
+    /* Its placement unchanged, a running job's rates are those of its last
+     * re-rate: every solve re-rates each job whose flows it moved (reshare),
+     * but a hung one, which is rated afresh at its restart. */
+    return rerate(r, job, now, new_env, !new_env && !rt->hung && rt->iter_s > 0, err);
 }
 
 int wk_progress_gate(WkRun *r, uint32_t job, int hold, WkTime left_ns, WkTime now, WkError *err)
@@ -588,10 +615,74 @@ int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err)
     WkJobRt *rt = &r->rt[job];
     WkTime now = wk_engine_now(r->eng);
     drop_flows(r, job);
-    int rc = add_flows(r, job, err);
+    int rc = add_flows(r, job, 1, err);
     if (rc == 0)
         rc = reshare(r, UINT32_MAX, now, err);
     if (rc == 0 && !rt->hung)
-        rc = rerate(r, job, now, 0, err);
+        rc = rerate(r, job, now, 0, 0, err);
+    return rc;
+}
+
+/* Whether one of the job's flows carries anything. */
+static int carries(const WkRun *r, const WkJobRt *rt)
+{
+    uint32_t nring = rt->nflows - rt->na2a;
+    for (uint32_t i = 0; i < nring; i++)
+        if (wk_flownet_rate(r->share.net, rt->flows[i]) > 0)
+            return 1;
+    for (uint32_t i = nring; i < rt->nflows; i++)
+        if (wk_flownet_rate(r->share.a2a, rt->flows[i]) > 0)
+            return 1;
+    return 0;
+}
+
+/* A running job whose paths a re-route leaves as they were: what
+ * wk_progress_reflow does to it, without taking its flows out and back.
+ * Re-added, its flows would get their rates again (the solver's rates do
+ * not depend on flow ids or order, flow_impl.h), so no other job moves;
+ * the re-share would list it once where its flows carry anything (their
+ * rate was 0 as new), and it is re-rated, at the rates it has. */
+static int touch(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (rt->hung)
+        return 0;
+    if (carries(r, rt))
+        r->share.reflows++;
+    return rerate(r, job, now, 0, 1, err);
+}
+
+int wk_progress_reroute(WkRun *r, const uint64_t *links, uint32_t n, int repair, WkError *err)
+{
+    WkShare *s = &r->share;
+    if (!s->net)
+        return 0;
+    double bw = r->cluster.fabric.spec.link_bytes_per_s;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t l = links[i];
+        double cap = s->link_down && s->link_down[l] ? 0 : bw;
+        if (wk_flownet_capacity(s->net, wk_fabric_directed(l, 0)) != cap) {
+            wk_flownet_set_capacity(s->net, wk_fabric_directed(l, 0), cap);
+            wk_flownet_set_capacity(s->net, wk_fabric_directed(l, 1), cap);
+        }
+        wk_share_link_jobs(s, l);
+    }
+    /* In job order, as re-routing every running job would: the first one
+     * re-routed whole (its re-share solves the links whose capacity moved),
+     * then those whose paths may move; the rest are touched. */
+    WkTime now = wk_engine_now(r->eng);
+    int rc = 0, first = 1;
+    for (uint32_t j = wk_share_next_flowing(s, 0); j != UINT32_MAX; j = wk_share_next_flowing(s, j + 1)) {
+        WkJobRt *rt = &r->rt[j];
+        int hit = wk_share_hit(s, j);
+        wk_share_hit_clear(s, j);
+        if (rc < 0 || rt->state != WK_JOB_RUNNING || !rt->nflows)
+            continue;
+        if (first || hit || (repair && rt->moved))
+            rc = wk_progress_reflow(r, j, err);
+        else
+            rc = touch(r, j, now, err);
+        first = 0;
+    }
     return rc;
 }

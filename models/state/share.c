@@ -20,8 +20,11 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
         wk_flownet_set_capacity(s->net, wk_fabric_directed(p, 0), wk_storage_capacity(c, p));
         wk_flownet_set_capacity(s->net, wk_fabric_directed(p, 1), wk_storage_capacity(c, p));
     }
+    s->njobs = njobs;
     s->dirty = calloc((njobs + 63) / 64 + 1, sizeof *s->dirty);
-    return s->dirty ? 0 : wk_error_nomem(err, "fabric share");
+    s->flowing = calloc((njobs + 63) / 64 + 1, sizeof *s->flowing);
+    s->hit = calloc((njobs + 63) / 64 + 1, sizeof *s->hit);
+    return s->dirty && s->flowing && s->hit ? 0 : wk_error_nomem(err, "fabric share");
 }
 
 void wk_share_fini(WkShare *s)
@@ -29,33 +32,84 @@ void wk_share_fini(WkShare *s)
     wk_flownet_free(s->net);
     wk_flownet_free(s->a2a);
     free(s->dirty);
+    free(s->flowing);
+    free(s->hit);
     free(s->link_down);
     *s = (WkShare){0};
 }
 
-int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t **flows,
-                 uint32_t *nflows, uint8_t *path_class, WkError *err)
+int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *edges, uint32_t nedges,
+                 uint32_t **flows, uint32_t *nflows, uint32_t *moved, WkError *err)
 {
-    uint32_t *edges = NULL, nedges = 0;
     *flows = NULL;
     *nflows = 0;
-    int rc = wk_eval_rings(c, gpus, n, &edges, &nedges, path_class, err);
-    if (rc == 0 && nedges && !(*flows = malloc((size_t)nedges * sizeof **flows)))
+    int rc = 0;
+    if (nedges && !(*flows = malloc((size_t)nedges * sizeof **flows)))
         rc = wk_error_nomem(err, "job flows");
     for (uint32_t i = 0; rc == 0 && i < nedges; i++) {
         WkLinkId links[WK_FABRIC_MAX_HOPS];
-        int nl = wk_a2a_route(c, s->link_down, edges[2 * i], edges[2 * i + 1], links);
+        int nl = wk_a2a_route(c, s->link_down, edges[2 * i], edges[2 * i + 1], links, moved);
         uint32_t id;
         rc = wk_flownet_add(s->net, links, (size_t)nl, c->fabric.spec.link_bytes_per_s, job, &id, err);
         if (rc == 0)
             (*flows)[(*nflows)++] = id;
     }
-    free(edges);
     return rc;
 }
 
+void wk_share_flowing(WkShare *s, uint32_t job, int on)
+{
+    if (!s->flowing || job >= s->njobs)
+        return;
+    uint64_t bit = UINT64_C(1) << (job & 63);
+    s->flowing[job >> 6] = on ? s->flowing[job >> 6] | bit : s->flowing[job >> 6] & ~bit;
+}
+
+uint32_t wk_share_next_flowing(const WkShare *s, uint32_t from)
+{
+    if (!s->flowing)
+        return UINT32_MAX;
+    for (size_t w = from >> 6; (w << 6) < s->njobs; w++) {
+        uint64_t x = s->flowing[w];
+        if (w == from >> 6)
+            x &= ~UINT64_C(0) << (from & 63);
+        if (x)
+            return (uint32_t)((w << 6) + (size_t)__builtin_ctzll(x));
+    }
+    return UINT32_MAX;
+}
+
+static void mark_hit(uint32_t job, void *user)
+{
+    WkShare *s = user;
+    if (job < s->njobs)
+        s->hit[job >> 6] |= UINT64_C(1) << (job & 63);
+}
+
+void wk_share_link_jobs(WkShare *s, uint64_t phys)
+{
+    for (int dir = 0; dir < 2 && s->hit; dir++) {
+        if (s->net)
+            wk_flownet_link_owners(s->net, wk_fabric_directed(phys, dir), mark_hit, s);
+        if (s->a2a)
+            wk_flownet_link_owners(s->a2a, wk_fabric_directed(phys, dir), mark_hit, s);
+    }
+}
+
+int wk_share_hit(const WkShare *s, uint32_t job)
+{
+    return s->hit && job < s->njobs && (s->hit[job >> 6] >> (job & 63) & 1);
+}
+
+void wk_share_hit_clear(WkShare *s, uint32_t job)
+{
+    if (s->hit && job < s->njobs)
+        s->hit[job >> 6] &= ~(UINT64_C(1) << (job & 63));
+}
+
 int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
-                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, WkError *err)
+                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, uint32_t *moved,
+                     WkError *err)
 {
     if (!s->net)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "job %u: no fabric", job);
@@ -64,7 +118,7 @@ int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_
         if (rc < 0)
             return rc;
     }
-    return wk_a2a_add(s->a2a, c, s->link_down, job, gpus, n, tp, per, ep, etp, flows, nflows, err);
+    return wk_a2a_add(s->a2a, c, s->link_down, job, gpus, n, tp, per, ep, etp, flows, nflows, moved, err);
 }
 
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n)

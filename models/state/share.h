@@ -19,6 +19,9 @@ typedef struct WkShare {
     WkFlowNet *a2a;        /* the expert all-to-all phase: its own flows on the same links; NULL until one */
     uint8_t *link_down;    /* [physical links] failures in force on a link; NULL until failures start */
     uint64_t *dirty;       /* scratch bitmap over jobs: already listed in this round */
+    uint64_t *flowing;     /* bitmap over jobs: has flows in the network (wk_share_flowing) */
+    uint64_t *hit;         /* scratch bitmap over jobs: flows on a link (wk_share_link_jobs) */
+    size_t njobs;
     uint64_t reflows;      /* rate recomputations of running jobs (summary) */
 } WkShare;
 
@@ -29,20 +32,38 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err);
 /** Release the flow network and the tables. */
 void wk_share_fini(WkShare *s);
 
-/** Add the ring flows of job on gpus[0..n) (models/state/eval.h rings), each
- * routed around links down where another way exists (up to 16 salted ECMP
- * choices). *flows (malloc'd, caller frees) receives their ids; *path_class
- * the widest path class. Returns 0 or WK_E_NOMEM. */
-int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t **flows,
-                 uint32_t *nflows, uint8_t *path_class, WkError *err);
+/** Add the ring flows of job, edges[0..2 nedges) (pairs of GPUs: the rings
+ * of models/state/eval.h, wk_eval_rings), each routed around links down
+ * where another way exists (up to 16 salted ECMP choices). *flows (malloc'd,
+ * caller frees) receives their ids; *moved (NULL: not counted) is
+ * incremented per flow whose plain path crosses a link down (a2a.h,
+ * wk_a2a_route). Returns 0 or WK_E_NOMEM. */
+int wk_share_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *edges, uint32_t nedges,
+                 uint32_t **flows, uint32_t *nflows, uint32_t *moved, WkError *err);
+
+/** Mark job as having flows in the network (on != 0) or none. */
+void wk_share_flowing(WkShare *s, uint32_t job, int on);
+
+/** The next job >= from marked by wk_share_flowing, or UINT32_MAX: the jobs
+ * with flows in index order, in O(jobs / 64) for a whole pass. */
+uint32_t wk_share_next_flowing(const WkShare *s, uint32_t from);
+
+/** Mark in s->hit each job with a flow (ring or all-to-all) on either
+ * direction of physical link phys. O(flows on the link). */
+void wk_share_link_jobs(WkShare *s, uint64_t phys);
+
+/** Whether s->hit marks job; wk_share_hit_clear(s, job) unmarks it. */
+int wk_share_hit(const WkShare *s, uint32_t job);
+void wk_share_hit_clear(WkShare *s, uint32_t job);
 
 /** Add the expert all-to-all flows of a job (a2a.h, wk_a2a_add, routed
  * around links down) to the all-to-all network s->a2a, created on first
  * use: every job's all-to-alls share the links there, apart from the rings
- * (the phases of an iteration do not overlap). Returns 0, WK_E_NOMEM, or
+ * (the phases of an iteration do not overlap); *moved as wk_share_add's. Returns 0, WK_E_NOMEM, or
  * WK_E_INVAL (no fabric; or as wk_a2a_add). */
 int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
-                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, WkError *err);
+                     uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, uint32_t *moved,
+                     WkError *err);
 
 /** Remove all-to-all flows[0..n) (wk_share_add_a2a) from their network. */
 void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n);

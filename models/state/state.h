@@ -58,6 +58,10 @@ typedef struct WkJobRt {
     uint32_t *flows;           /* owned: its flows in the flow network: rings, then expert all-to-all */
     uint32_t nflows;
     uint32_t na2a;             /* the last na2a of flows: its expert all-to-all (share.h) */
+    uint32_t moved;            /* of its flows, those whose plain path crosses a link down (share.h) */
+    uint32_t *rings;           /* owned: its ring edges on this placement (pairs of GPUs, wk_eval_rings), kept
+                                  from its start to its stop and reused by every re-route */
+    uint32_t nrings;           /* edges in rings */
     double comm_s;             /* plain jobs with `comm:` on flows: the all-reduce's fabric time per iteration
                                   at the full link rate, s (0: none) */
     double flops_per_iter;     /* model FLOPs of one iteration, whole job */
@@ -226,7 +230,9 @@ void wk_run_resample(WkRun *r, WkTime now);
 /* ---- a job's progress (models/state/progress.c) ---- */
 
 /** A running job's speed inputs changed: settle, optionally recompute its
- * placement environment (clocks, SKUs), re-post its end. */
+ * placement environment (clocks, SKUs), re-post its end. Without new_env a
+ * model job is O(1) (its fabric share is the one of its last re-rate; with
+ * power.model_activity O(its GPUs)). */
 int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err);
 
 /** A part of a job spanning sites (a plain job of a site run): settle its
@@ -243,6 +249,16 @@ int wk_progress_reshare(WkRun *r, WkError *err);
 
 /** Rebuild a running job's flows (paths avoid failed links) and re-share. */
 int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err);
+
+/** Physical fabric links links[0..n) went down (repair 0) or came back up
+ * (repair != 0; r->share.link_down already updated): set their capacity in
+ * the share, then re-route the running jobs whose paths may move (a flow on
+ * one of the links; on a repair also a job with a flow routed around a link
+ * down) and re-share. The other running jobs keep their flows and only
+ * settle and re-post their end, as a re-route leaving their paths as they
+ * were would: the results equal re-routing every running job, at a cost of
+ * the affected jobs' flows plus O(running jobs). 0 or a negative code. */
+int wk_progress_reroute(WkRun *r, const uint64_t *links, uint32_t n, int repair, WkError *err);
 
 /** GPU memory model job `job` needs per GPU (bytes) where it does not fit
  * every GPU of the cluster, or 0 when it fits every one: a plain job, a

@@ -519,6 +519,37 @@ static void test_incremental_solve_equals_solve_from_scratch(void **state)
     wk_flownet_free(n);
 }
 
+/* A link event finds the jobs on the link through its flow list
+ * (models/state/progress.c, wk_progress_reroute): exactly the owners of the
+ * flows crossing it, removed flows gone. */
+static void collect_owner(uint32_t owner, void *user)
+{
+    uint32_t *seen = user;
+    seen[owner]++;
+}
+
+static void test_link_owners_are_the_flows_on_the_link(void **state)
+{
+    (void)state;
+    WkFlowNet *n = net_new(4, 100.0);
+    add(n, 0, 1, 2, 0, 1);
+    uint32_t gone = add(n, 0, 2, 1, 1);
+    add(n, 0, 3, 2, 2, 1);
+    add(n, 0, 4, 1, 3);
+    wk_flownet_remove(n, gone);
+    uint32_t seen[8] = {0};
+    wk_flownet_link_owners(n, 1, collect_owner, seen);
+    assert_int_equal(seen[1], 1);
+    assert_int_equal(seen[2], 0);
+    assert_int_equal(seen[3], 1);
+    assert_int_equal(seen[4], 0);
+    memset(seen, 0, sizeof seen);
+    wk_flownet_link_owners(n, 99, collect_owner, seen); /* out of range: none */
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(seen[i], 0);
+    wk_flownet_free(n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_out_of_range_link_is_rejected),
         cmocka_unit_test(test_removed_ids_are_reused),
         cmocka_unit_test(test_incremental_solve_equals_solve_from_scratch),
+        cmocka_unit_test(test_link_owners_are_the_flows_on_the_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

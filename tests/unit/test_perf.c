@@ -230,6 +230,61 @@ static void test_spread_across_oversubscribed_spine_is_slower(void **state)
     wk_cluster_fini(&c);
 }
 
+/* The rings of a job are those of its definition (eval.h: domains in the
+ * order of their first rank, the k-th GPU of each in rank order to the k-th
+ * of the next) whether the placement comes node after node (the sort is
+ * skipped) or in any other order. */
+static void check_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n)
+{
+    uint32_t dom[8][8], len[8] = {0}, id[8], nd = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t d = wk_cluster_nvlink_domain(c, gpus[i]), x = 0;
+        while (x < nd && id[x] != d)
+            x++;
+        if (x == nd)
+            id[nd++] = d;
+        dom[x][len[x]++] = gpus[i];
+    }
+    uint32_t rings = c->rails;
+    for (uint32_t x = 0; x < nd; x++)
+        rings = len[x] < rings ? len[x] : rings;
+    uint32_t *ed = NULL, ne = 0;
+    uint8_t pc;
+    WkError err;
+    assert_int_equal(wk_eval_rings(c, gpus, n, &ed, &ne, &pc, &err), 0);
+    assert_int_equal(ne, rings * nd);
+    for (uint32_t k = 0, e = 0; k < rings; k++)
+        for (uint32_t x = 0; x < nd; x++, e++) {
+            assert_int_equal(ed[2 * e], dom[x][k]);
+            assert_int_equal(ed[2 * e + 1], dom[(x + 1) % nd][k]);
+        }
+    free(ed);
+}
+
+static void test_rings_follow_rank_order_sorted_or_not(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    const WkNode *cn = yaml_node("cluster:\n  nodes: 8\n  fabric: {kind: rail, radix: 64}\n", "cluster");
+    assert_int_equal(wk_cluster_parse(cn, &c, &err), 0);
+    uint32_t g[32];
+    for (uint32_t i = 0; i < 32; i++) /* nodes 0-3, node after node */
+        g[i] = i;
+    check_rings(&c, g, 32);
+    for (uint32_t i = 0; i < 32; i++) /* nodes 5, 2, 7, 0, each GPU list reversed */
+        g[i] = (uint32_t[]){5, 2, 7, 0}[i / 8] * 8 + 7 - i % 8;
+    check_rings(&c, g, 32);
+    for (uint32_t i = 0; i < 24; i++) /* nodes 3, 1, 6 interleaved GPU by GPU */
+        g[i] = (uint32_t[]){3, 1, 6}[i % 3] * 8 + i / 3;
+    check_rings(&c, g, 24);
+    for (uint32_t i = 0; i < 20; i++) /* nodes 4, 6 whole, then half of node 1 (4 rings) */
+        g[i] = i < 16 ? (i < 8 ? 32 : 40) + i % 8 : 8 + i - 16;
+    check_rings(&c, g, 20);
+    wk_cluster_fini(&c);
+}
+
 /* Mixtral 8x7B at tp 2, ep 8: an expert group is 8 replicas of 2 GPUs, two
  * nodes; each GPU sends to the 4 of its 7 peers (same tp index) on the other
  * node. Through the destination rail's NIC (PXN) every pair stays on one rail
@@ -249,7 +304,7 @@ static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **sta
     assert_int_equal(wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c.fabric), c.fabric.spec.link_bytes_per_s, &err),
                      0);
     uint32_t *ids = NULL, n = 0;
-    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 128, 2, 2, 8, 2, &ids, &n, &err), 0);
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 128, 2, 2, 8, 2, &ids, &n, NULL, &err), 0);
     assert_int_equal(n, 128 * 4);
     assert_int_equal(wk_flownet_solve(net, &err), 0);
     double link = c.fabric.spec.link_bytes_per_s;
@@ -257,7 +312,7 @@ static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **sta
         assert_true(fabs(wk_flownet_rate(net, ids[i]) - link / 7) < 1e-6 * link);
     /* ep 8 does not divide 12 slots: refused */
     uint32_t *none = NULL, k = 0;
-    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, &err), WK_E_INVAL);
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, NULL, &err), WK_E_INVAL);
     free(none);
     free(ids);
     wk_flownet_free(net);
@@ -612,6 +667,7 @@ int main(void)
         cmocka_unit_test_teardown(test_rebalancing_lets_fast_replicas_carry_more, teardown),
         cmocka_unit_test_teardown(test_mixed_sku_memory_check_uses_the_smallest_hbm, teardown),
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
+        cmocka_unit_test_teardown(test_rings_follow_rank_order_sorted_or_not, teardown),
         cmocka_unit_test_teardown(test_expert_all_to_all_flows_pair_the_groups_across_nodes, teardown),
         cmocka_unit_test_teardown(test_model_job_duration_is_iterations_times_iteration_time, teardown),
         cmocka_unit_test_teardown(test_model_job_too_big_for_memory_is_refused_at_prepare, teardown),

@@ -466,6 +466,69 @@ static void test_exclusive_placement_gives_whole_nodes_and_best_fit(void **state
     assert_int_equal(wk_sched_place_with(ctx, WK_PLACE_FIRST_FIT, 12, out, NULL, NULL), 0);
     for (size_t i = 0; i < 4; i++)
         wk_pool_give(pl, busy[i]);
+    assert_int_equal(wk_sched_place(ctx, 6, out), 0); /* the remainder's best fit passes the node taken whole */
+    expect_gpus(out, (const uint32_t[]){0, 1, 2, 3, 4, 5}, 6);
+    test_run_free(&t);
+}
+
+/* The idle GPUs per leaf block and per pod that exclusive placement reads
+ * are kept by take and give: after every step of a random walk of takes
+ * and gives they equal a recount over the nodes, and each group lists its
+ * nodes in node order. */
+static void test_pool_keeps_idle_gpus_per_block_and_pod(void **state)
+{
+    (void)state;
+    TestRun t;
+    test_run_yaml(&t,
+                  "cluster: {nodes: 32, gpus_per_node: 4, nodes_per_pod: 8,\n"
+                  "          fabric: {kind: rail, radix: 16, link_gbps: 400}}\n"
+                  "workload: {source: inline, jobs: [{submit: 0, gpus: 1, duration: 1s}]}\n",
+                  NULL);
+    WkPool *pl = (WkPool *)(uintptr_t)wk_run_hooks_pool(t.run); /* the test occupies GPUs by hand */
+    const WkCluster *c = pl->c;
+    uint8_t *mine = calloc(c->gpus, 1);
+    assert_non_null(mine);
+    assert_true(pl->nblocks > 1 && c->pods == 4);
+    for (int level = 0; level < 2; level++) {
+        const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
+        uint32_t ng = level == 0 ? pl->nblocks : c->pods;
+        assert_int_equal(pl->grp_first[level][ng], c->nodes);
+        uint32_t k = 0; /* the groups with nodes, ascending */
+        for (uint32_t g = 0; g < ng; g++)
+            if (pl->grp_first[level][g + 1] > pl->grp_first[level][g])
+                assert_int_equal(pl->grp_ids[level][k++], g);
+        assert_int_equal(pl->ngrp_ids[level], k);
+        assert_true(level == 1 || k < ng); /* rail leaves past rail 0 hold no node's first NIC */
+        for (uint32_t g = 0; g < ng; g++)
+            for (uint32_t x = pl->grp_first[level][g]; x < pl->grp_first[level][g + 1]; x++) {
+                assert_int_equal(grp[pl->grp_nodes[level][x]], g);
+                assert_true(x == pl->grp_first[level][g] || pl->grp_nodes[level][x - 1] < pl->grp_nodes[level][x]);
+            }
+    }
+    uint64_t seed = 12345;
+    for (int step = 0; step < 2000; step++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t g = (uint32_t)(seed >> 33) % c->gpus;
+        if (mine[g])
+            wk_pool_give(pl, g), mine[g] = 0;
+        else if (wk_pool_is_free(pl, g))
+            wk_pool_take(pl, g), mine[g] = 1;
+        for (int level = 0; level < 2; level++) {
+            const uint32_t *grp = level == 0 ? pl->node_block : c->node_pod;
+            uint32_t ng = level == 0 ? pl->nblocks : c->pods, want[64] = {0}, all = 0;
+            assert_true(ng <= 64);
+            for (uint32_t nd = 0; nd < c->nodes; nd++)
+                if (pl->node_free[nd] == wk_pool_node_gpus(pl, nd))
+                    want[grp[nd]] += pl->node_free[nd], all += pl->node_free[nd];
+            for (uint32_t b = 0; b < ng; b++)
+                assert_int_equal(pl->idle_in[level][b], want[b]);
+            assert_int_equal(pl->idle_gpus, all);
+        }
+    }
+    for (uint32_t g = 0; g < c->gpus; g++)
+        if (mine[g])
+            wk_pool_give(pl, g);
+    free(mine);
     test_run_free(&t);
 }
 
@@ -581,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_priority_runs_higher_classes_first_fifo_within),
         cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
         cmocka_unit_test(test_exclusive_placement_gives_whole_nodes_and_best_fit),
+        cmocka_unit_test(test_pool_keeps_idle_gpus_per_block_and_pod),
         cmocka_unit_test(test_slurm_orders_by_size_and_by_age_once_recalculated),
         cmocka_unit_test(test_slurm_backfills_without_delaying_the_head_reservation),
         cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),

@@ -390,6 +390,42 @@ static void test_grows_to_a_million_and_shrinks_back_in_order(void **state)
     wk_evq_free(q);
 }
 
+/* A PHOLD-like hold model at 262,144 pending events (the large-queue path:
+ * arrays of several MiB, list prefetch one step per pop): each pop pushes one
+ * event a coarse-grained delay later, so most timestamps are shared by many
+ * events and near-equal ones fall in the same buckets; seqs are unique but
+ * scrambled, so ties must be broken by seq, not by push order. Every pop must
+ * match the reference heap; then the queue drains (and compacts) in order. */
+static void test_hold_at_262k_with_ties_matches_reference(void **state)
+{
+    (void)state;
+    enum { POP = 262144, HOLDS = 1500000 };
+    WkEvq *q = new_q();
+    Ref r = {0};
+    uint64_t s = 30, counter = 0;
+    for (uint32_t i = 0; i < POP; i++) {
+        WkEvent ev = make_ev((WkTime)(next_u64(&s) % 64) * 1000,
+                             ++counter * UINT64_C(0x9e3779b97f4a7c15));
+        assert_int_equal(wk_evq_push(q, &ev), 0);
+        ref_push(&r, &ev);
+    }
+    WkEvent out;
+    for (uint32_t k = 0; k < HOLDS; k++) {
+        assert_int_equal(pop_both(q, &r, &out), 1);
+        /* 0..63 us in 1 us steps, plus a rare near-equal offset of 1 ns. */
+        uint64_t u = next_u64(&s);
+        WkTime d = (WkTime)(u % 64) * 1000 + (WkTime)((u >> 20) % 16 == 0);
+        WkEvent ev = make_ev(out.time + d, ++counter * UINT64_C(0x9e3779b97f4a7c15));
+        assert_int_equal(wk_evq_push(q, &ev), 0);
+        ref_push(&r, &ev);
+    }
+    while (pop_both(q, &r, &out))
+        ;
+    assert_int_equal(wk_evq_size(q), 0);
+    free(r.a);
+    wk_evq_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_burst_of_one_timestamp_with_pushes_at_now),
         cmocka_unit_test(test_near_events_after_one_far_event_stay_ordered),
         cmocka_unit_test(test_grows_to_a_million_and_shrinks_back_in_order),
+        cmocka_unit_test(test_hold_at_262k_with_ties_matches_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,10 +30,10 @@ STATUS = {"completed": 0, "rejected": 1, "queued": 2, "running": 3, "not_submitt
 KIND = {"down": 0, "throttle": 1, "straggler": 2, "software": 3}
 
 
-def expect(pattern, *args):
+def expect(pattern, *args, extra_env=None):
     """Run wanka args: exit 2, pattern in its output, nothing from a sanitizer."""
     global passed, failed
-    env = dict(os.environ, WANKA_TRACE_OPEN_LIMIT="20")
+    env = dict(os.environ, WANKA_TRACE_OPEN_LIMIT="20", **(extra_env or {}))
     try:
         p = subprocess.run([WANKA, *args], capture_output=True, text=True, timeout=60, env=env)
     except subprocess.TimeoutExpired:
@@ -240,6 +240,37 @@ expect(f"{p}: summary: an attribute's dataspace", "export", p, "-f", "csv", "-o"
 if os.path.exists(os.path.join(T, "rank-null")):
     failed += 1
     print("FAIL: export made a folder for the trace with the impossible dataspace")
+
+# 12. an attribute's datatype of an unknown version (found by the trace
+# fuzzer): HDF5 1.10.8 fails the attribute's decode and then dereferences
+# NULL in H5A__close while the file closes (a segmentation fault in compare
+# and export); wanka checks each attribute's datatype in the file's bytes
+p = os.path.join(SRC, "tests", "fuzz", "corpus", "trace", "hdf5-attr-dtype-null.h5")
+expect(f"{p}: summary: an attribute's datatype is of an unknown version or class",
+       "compare", p, p)
+expect(f"{p}: summary: an attribute's datatype", "export", p, "-f", "csv", "-o", os.path.join(T, "dtype-null"))
+if os.path.exists(os.path.join(T, "dtype-null")):
+    failed += 1
+    print("FAIL: export made a folder for the trace with the unknown datatype")
+
+# 13. a root attribute (dense storage, a fractal heap the byte checks do not
+# reach) whose string type claims 1 MiB in a message of a few bytes: refused
+# with the library's error, no over-read
+p = os.path.join(SRC, "tests", "fuzz", "corpus", "trace", "hdf5-attr-data-overread.h5")
+expect(f"{p}: cannot read attribute", "compare", p, p)
+
+# 14. what no check of the file's bytes catches: with those checks off
+# (WANKA_TRACE_PRECHECK=0), case 12's file makes the HDF5 library crash; the
+# open runs first in a child process, so wanka names the file and the signal
+# and exits 2, and export makes nothing
+p = os.path.join(SRC, "tests", "fuzz", "corpus", "trace", "hdf5-attr-dtype-null.h5")
+off = {"WANKA_TRACE_PRECHECK": "0"}
+# (a sanitizer build's child exits 1 instead of dying of SIGSEGV: "failed")
+expect(f"{p}: the HDF5 library", "compare", p, p, extra_env=off)
+expect(f"{p}: ", "export", p, "-f", "csv", "-o", os.path.join(T, "probe"), extra_env=off)
+if os.path.exists(os.path.join(T, "probe")):
+    failed += 1
+    print("FAIL: export made a folder for the trace that crashes the HDF5 library")
 
 shutil.rmtree(T)
 print(f"{passed} passed, {failed} failed")

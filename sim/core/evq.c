@@ -54,6 +54,7 @@
 #define PF_WAYS 4           /* lists walked ahead at once (see aim_prefetch) */
 #define PF_LOOK 64          /* buckets scanned ahead for lists to walk */
 #define PF_MIN_EVENTS 32768 /* fewer (~1.3 MiB of queue) stay cached: no cursors */
+#define LINK_LAG 8          /* pushes a bucket link waits for its head to arrive */
 
 /* Keep the slower paths out of push and pop, so these stay small. */
 #if defined(__GNUC__)
@@ -109,7 +110,10 @@ struct WkEvq {
     uint32_t pf[PF_WAYS];  /* prefetch cursors (aim_prefetch), NIL when idle */
     uint32_t pfb[PF_WAYS]; /* pf[w] walks bucket pfb[w] of the deepest rung */
     uint32_t pf_next;      /* first bucket no cursor has been aimed at yet */
-    int pf_on;             /* cursors in use: the queue outgrows the caches */
+    int pf_on;             /* cursors and lagged links: the queue outgrows the caches */
+    uint32_t *lag_at[LINK_LAG]; /* pushes not yet linked (link_lagged): bucket head */
+    uint32_t lag_slot[LINK_LAG]; /* ... and the slot to link into it */
+    unsigned nlag, lag_pos;      /* entries in the ring; next ring position */
     uint64_t pf_shape;     /* `shape` when the cursors were aimed */
     uint64_t shape;        /* bumped whenever the deepest rung changes */
     size_t n;           /* events queued */
@@ -373,10 +377,47 @@ static void aim_prefetch(WkEvq *q)
     q->pf_next = c;
 }
 
+/* Link every lagged push into its bucket (see link_lagged). */
+static void flush_lag(WkEvq *q)
+{
+    for (unsigned j = 0; j < q->nlag; j++) {
+        unsigned k = (q->lag_pos - q->nlag + j) & (LINK_LAG - 1);
+        uint32_t *at = q->lag_at[k], i = q->lag_slot[k];
+        q->next[i] = *at;
+        *at = i;
+    }
+    q->nlag = 0;
+    q->lag_pos = 0;
+}
+
+/* Link slot i into the bucket list whose head is *at, LINK_LAG pushes later.
+ * In a large queue the head is a cache miss that push would otherwise wait
+ * for; here push only prefetches it and links the push made LINK_LAG pushes
+ * before, whose head has arrived by then. Nothing reads a bucket before
+ * refill, and refill (and compact) first link what is lagging; the lagged
+ * events are counted in n, and they cannot be due before the bottom is spent
+ * (they belong to a rung), so the pop order is unchanged. */
+static inline void link_lagged(WkEvq *q, uint32_t *at, uint32_t i)
+{
+    PREFETCH(at);
+    unsigned k = q->lag_pos;
+    if (q->nlag == LINK_LAG) {
+        uint32_t *o = q->lag_at[k], j = q->lag_slot[k];
+        q->next[j] = *o;
+        *o = j;
+    } else {
+        q->nlag++;
+    }
+    q->lag_at[k] = at;
+    q->lag_slot[k] = i;
+    q->lag_pos = (k + 1) & (LINK_LAG - 1);
+}
+
 /* Refill the empty bottom from the deepest rung, or from the top when every
  * rung is spent. Returns 0 when the queue is empty. */
 NOINLINE static int refill(WkEvq *q)
 {
+    flush_lag(q);
     while (q->bhead == q->btail) {
         if (q->nr == 0) {
             if (q->ntop == 0)
@@ -436,6 +477,10 @@ static void route(WkEvq *q, uint32_t i, WkTime t)
         Rung *r = &q->rung[k];
         if (t >= r->lo) {
             uint32_t b = bucket_of(r, t);
+            if (q->pf_on) {
+                link_lagged(q, &r->head[b], i);
+                return;
+            }
             q->next[i] = r->head[b];
             r->head[b] = i;
             return;
@@ -512,6 +557,7 @@ static uint32_t copy_list(const WkEvq *q, WkEvent *ne, uint32_t *nn, uint32_t *k
  * the population down. Skipped silently when allocation fails. */
 COLD static void compact(WkEvq *q)
 {
+    flush_lag(q);
     uint32_t ncap = (uint32_t)(4 * q->n > POOL_MIN ? 4 * q->n : POOL_MIN);
     WkEvent *ne = grow_array(NULL, 0, (size_t)ncap * sizeof *ne);
     uint32_t *nn = grow_array(NULL, 0, (size_t)ncap * sizeof *nn);

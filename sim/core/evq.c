@@ -15,12 +15,12 @@
  *           2^shift ns. rung[k] covers [lo, max]; lo is the lower edge of its
  *           next unprocessed bucket. rung[k+1] was spawned from one bucket
  *           of rung[k], so deeper rungs are finer and cover earlier times.
- *   top     an unsorted list of every event with time > top_floor; its
- *           min and max are tracked on insert.
+ *   top     an unsorted array of every event with time > top_floor, in
+ *           arrival order; its min and max are tracked on insert.
  *
  * Push routes an event by comparing its time with top_floor and the rungs'
- * lo, then links it into a list (O(1)), or inserts it into the bottom
- * (binary search; the bottom stays small). When the bottom runs empty, the
+ * lo, then appends it to the top or links it into a bucket (O(1)), or
+ * inserts it into the bottom (binary search; the bottom stays small). When the bottom runs empty, the
  * deepest rung hands down its next non-empty bucket: a bucket with few
  * events (or all at one time) is sorted into the bottom; a crowded one
  * becomes a new, finer rung. When every rung is spent, the top becomes
@@ -29,10 +29,10 @@
  * queue re-adapts to the population and spread, once per "epoch". A bottom
  * that grows too large from inserts is spilled back into a rung. Each event
  * is thus moved O(1) times amortized; pop is allocation-free and never fails,
- * and it walks the next bucket's list ahead of time (aim_prefetch) to hide
+ * and it walks the next buckets' lists ahead of time (aim_prefetch) to hide
  * cache misses in large queues, whose arrays ask for huge pages (grow_array)
- * to spare the TLB. Memory: the pool (32 B event + 4 B link + 4 B
- * bottom per slot) and the bucket heads (4 B, two to four per event); the pool
+ * to spare the TLB. Memory: the pool (32 B event + 4 B link + 4 B bottom +
+ * 4 B top per slot) and the bucket heads (4 B, two to four per event); the pool
  * is compacted below 1/8 full, so memory follows the population down too. */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
@@ -51,6 +51,10 @@
 #define BOT_SPILL 512       /* minimum bottom size that triggers a spill */
 #define POOL_MIN 1024u      /* the pool never shrinks below this many slots */
 #define BUCKETS_PER_EVENT 2 /* rung size relative to the events it receives */
+#define PF_WAYS 4           /* lists walked ahead at once (see aim_prefetch) */
+#define PF_LOOK 64          /* buckets scanned ahead for lists to walk */
+#define PF_MIN_EVENTS 32768 /* fewer (~1.3 MiB of queue) stay cached: no cursors */
+#define LINK_LAG 8          /* pushes a bucket link waits for its head to arrive */
 
 /* Keep the slower paths out of push and pop, so these stay small. */
 #if defined(__GNUC__)
@@ -98,15 +102,23 @@ struct WkEvq {
     WkEvent *ev;        /* slot storage, `cap` slots */
     uint32_t *next;     /* next[i]: the slot after i in its list, or NIL */
     uint32_t *bot;      /* bottom: sorted slots in [bhead, btail); `cap` long */
-    uint32_t cap;       /* slots in ev, next and bot */
+    uint32_t cap;       /* slots in ev, next, bot and top */
     uint32_t used;      /* slots ever handed out since the last compaction */
     uint32_t free_head; /* free slots, linked through next */
     uint32_t bhead, btail;
     uint32_t spill_at;  /* bottom size that triggers a spill into a rung */
-    uint32_t pf;        /* prefetch cursor (aim_prefetch), NIL when idle */
+    uint32_t pf[PF_WAYS];  /* prefetch cursors (aim_prefetch), NIL when idle */
+    uint32_t pfb[PF_WAYS]; /* pf[w] walks bucket pfb[w] of the deepest rung */
+    uint32_t pf_next;      /* first bucket no cursor has been aimed at yet */
+    int pf_on;             /* cursors and lagged links: the queue outgrows the caches */
+    uint32_t *lag_at[LINK_LAG]; /* pushes not yet linked (link_lagged): bucket head */
+    uint32_t lag_slot[LINK_LAG]; /* ... and the slot to link into it */
+    unsigned nlag, lag_pos;      /* entries in the ring; next ring position */
+    uint64_t pf_shape;     /* `shape` when the cursors were aimed */
+    uint64_t shape;        /* bumped whenever the deepest rung changes */
     size_t n;           /* events queued */
-    uint32_t top;       /* top list */
-    size_t ntop;
+    uint32_t *top;      /* top: its slots in arrival order, [0, ntop); `cap` long */
+    uint32_t ntop;
     WkTime top_min, top_max; /* times in the top list, valid when ntop > 0 */
     WkTime top_floor;        /* top holds exactly the events with time > top_floor */
     unsigned nr;             /* rungs in use */
@@ -221,11 +233,14 @@ static int make_rung(WkEvq *q, const uint32_t *a, uint32_t n, WkTime min, WkTime
     r->max = range_max;
     memset(r->head, 0xff, nb * sizeof *r->head); /* all NIL */
     for (uint32_t k = 0; k < n; k++) {
+        if (k + 16 < n) /* random reads, independent: keep several in flight */
+            PREFETCH(&q->ev[a[k + 16]]);
         uint32_t i = a[k], b = bucket_of(r, q->ev[i].time);
         q->next[i] = r->head[b];
         r->head[b] = i;
     }
     q->nr++;
+    q->shape++;
     return 0;
 }
 
@@ -315,38 +330,109 @@ NOINLINE static void bottom_insert(WkEvq *q, uint32_t i)
         spill(q);
 }
 
-/* Point the prefetch cursor at the list of the bucket that will refill the
- * bottom next. Pop then walks that list one slot per call, so its events are
- * in cache by their turn: without this, walking a list is a chain of cache
- * misses once the queue outgrows L2. Each step loads a link that the step
- * before fetched, so one step per pop gives that load a whole event's work
- * to arrive in, where two steps per pop stalled on the second (PHOLD B,
- * 262k events, was measurably slower). The cursor is only a hint. */
+/* Drop every prefetch cursor. */
+static void pf_reset(WkEvq *q)
+{
+    for (unsigned w = 0; w < PF_WAYS; w++)
+        q->pf[w] = NIL;
+}
+
+/* Aim the prefetch cursors at the lists of the next PF_WAYS non-empty
+ * buckets of the deepest rung: the buckets that refill the bottom next. Pop
+ * then advances every cursor one link, so those buckets' events are in cache
+ * by their turn; without this, walking a list is a chain of cache misses once
+ * the queue outgrows L2. One cursor per list keeps each step a load that the
+ * step before fetched (no stall inside a pop), and several lists at once
+ * keep several of those loads in flight: a single cursor advances only one
+ * link per memory latency, which bounded a 262k-event queue (PHOLD B) to
+ * about one event per latency. Cursors whose bucket was handed down are
+ * re-aimed further on; the others keep their progress. They are only hints:
+ * a stale cursor follows valid links and merely fetches useless lines. */
 static void aim_prefetch(WkEvq *q)
 {
-    q->pf = NIL;
-    if (q->nr == 0)
+    q->pf_on = q->n >= PF_MIN_EVENTS;
+    if (q->nr == 0 || !q->pf_on) {
+        pf_reset(q);
         return;
+    }
     const Rung *r = &q->rung[q->nr - 1];
-    uint32_t c = r->cur, lim = r->nb - c > 64 ? c + 64 : r->nb;
-    while (c < lim && r->head[c] == NIL)
-        c++;
-    if (c < lim)
-        q->pf = r->head[c];
+    if (q->pf_shape != q->shape) {
+        pf_reset(q);
+        q->pf_shape = q->shape;
+        q->pf_next = r->cur;
+    }
+    uint32_t c = q->pf_next > r->cur ? q->pf_next : r->cur;
+    uint32_t lim = r->nb - r->cur > PF_LOOK ? r->cur + PF_LOOK : r->nb;
+    for (unsigned w = 0; w < PF_WAYS; w++) {
+        if (q->pf[w] != NIL && q->pfb[w] >= r->cur)
+            continue; /* still ahead: keep walking */
+        q->pf[w] = NIL;
+        while (c < lim && r->head[c] == NIL)
+            c++;
+        if (c < lim) {
+            q->pf[w] = r->head[c];
+            q->pfb[w] = c++;
+        }
+    }
+    q->pf_next = c;
+}
+
+/* Link every lagged push into its bucket (see link_lagged). */
+static void flush_lag(WkEvq *q)
+{
+    for (unsigned j = 0; j < q->nlag; j++) {
+        unsigned k = (q->lag_pos - q->nlag + j) & (LINK_LAG - 1);
+        uint32_t *at = q->lag_at[k], i = q->lag_slot[k];
+        q->next[i] = *at;
+        *at = i;
+    }
+    q->nlag = 0;
+    q->lag_pos = 0;
+}
+
+/* Link slot i into the bucket list whose head is *at, LINK_LAG pushes later.
+ * In a large queue the head is a cache miss that push would otherwise wait
+ * for; here push only prefetches it and links the push made LINK_LAG pushes
+ * before, whose head has arrived by then. Nothing reads a bucket before
+ * refill, and refill (and compact) first link what is lagging; the lagged
+ * events are counted in n, and they cannot be due before the bottom is spent
+ * (they belong to a rung), so the pop order is unchanged. */
+static inline void link_lagged(WkEvq *q, uint32_t *at, uint32_t i)
+{
+    PREFETCH(at);
+    unsigned k = q->lag_pos;
+    if (q->nlag == LINK_LAG) {
+        uint32_t *o = q->lag_at[k], j = q->lag_slot[k];
+        q->next[j] = *o;
+        *o = j;
+    } else {
+        q->nlag++;
+    }
+    q->lag_at[k] = at;
+    q->lag_slot[k] = i;
+    q->lag_pos = (k + 1) & (LINK_LAG - 1);
 }
 
 /* Refill the empty bottom from the deepest rung, or from the top when every
  * rung is spent. Returns 0 when the queue is empty. */
 NOINLINE static int refill(WkEvq *q)
 {
+    flush_lag(q);
     while (q->bhead == q->btail) {
         if (q->nr == 0) {
             if (q->ntop == 0)
                 return 0;
-            uint32_t n = gather(q, q->top);
-            q->top = NIL;
+            /* The top becomes the bottom's array (swapped, not copied) and
+             * is handed down; its min and max are known, so a crowded top
+             * goes straight to a rung without a pass over its events. */
+            uint32_t n = q->ntop, *a = q->top;
+            q->top = q->bot;
+            q->bot = a;
             q->ntop = 0;
             q->top_floor = q->top_max;
+            if (n > THRES && q->top_min < q->top_max && q->nr < MAX_RUNGS &&
+                make_rung(q, a, n, q->top_min, q->top_max, q->top_max) == 0)
+                continue;
             hand_down(q, n, q->top_max);
             continue;
         }
@@ -356,6 +442,7 @@ NOINLINE static int refill(WkEvq *q)
             b++;
         if (b == r->nb) {
             q->nr--;
+            q->shape++;
             continue;
         }
         uint32_t list = r->head[b];
@@ -364,9 +451,10 @@ NOINLINE static int refill(WkEvq *q)
         WkTime blo = (WkTime)((uint64_t)r->start + (uint64_t)b * width);
         WkTime bmax = b + 1 == r->nb ? r->max : (WkTime)((uint64_t)blo + width - 1);
         r->cur = b + 1;
-        if (r->cur == r->nb)
+        if (r->cur == r->nb) {
             q->nr--; /* spent: its parent's lo is already past bmax */
-        else
+            q->shape++;
+        } else
             r->lo = (WkTime)((uint64_t)blo + width);
         hand_down(q, gather(q, list), bmax);
     }
@@ -382,15 +470,17 @@ static void route(WkEvq *q, uint32_t i, WkTime t)
             q->top_min = t;
         if (q->ntop == 0 || t > q->top_max)
             q->top_max = t;
-        q->next[i] = q->top;
-        q->top = i;
-        q->ntop++;
+        q->top[q->ntop++] = i;
         return;
     }
     for (unsigned k = 0; k < q->nr; k++) {
         Rung *r = &q->rung[k];
         if (t >= r->lo) {
             uint32_t b = bucket_of(r, t);
+            if (q->pf_on) {
+                link_lagged(q, &r->head[b], i);
+                return;
+            }
             q->next[i] = r->head[b];
             r->head[b] = i;
             return;
@@ -441,6 +531,10 @@ COLD static int grow(WkEvq *q, uint32_t ncap)
     if (!b)
         return -1;
     q->bot = b;
+    uint32_t *t = grow_array(q->top, (size_t)q->cap * sizeof *t, (size_t)ncap * sizeof *t);
+    if (!t)
+        return -1;
+    q->top = t;
     q->cap = ncap;
     return 0;
 }
@@ -463,14 +557,17 @@ static uint32_t copy_list(const WkEvq *q, WkEvent *ne, uint32_t *nn, uint32_t *k
  * the population down. Skipped silently when allocation fails. */
 COLD static void compact(WkEvq *q)
 {
+    flush_lag(q);
     uint32_t ncap = (uint32_t)(4 * q->n > POOL_MIN ? 4 * q->n : POOL_MIN);
     WkEvent *ne = grow_array(NULL, 0, (size_t)ncap * sizeof *ne);
     uint32_t *nn = grow_array(NULL, 0, (size_t)ncap * sizeof *nn);
     uint32_t *nb = grow_array(NULL, 0, (size_t)ncap * sizeof *nb);
-    if (!ne || !nn || !nb) {
+    uint32_t *nt = grow_array(NULL, 0, (size_t)ncap * sizeof *nt);
+    if (!ne || !nn || !nb || !nt) {
         free(ne);
         free(nn);
         free(nb);
+        free(nt);
         return;
     }
     uint32_t k = 0, nbot = q->btail - q->bhead;
@@ -479,7 +576,11 @@ COLD static void compact(WkEvq *q)
         nn[k] = NIL;
         nb[j] = k++;
     }
-    q->top = copy_list(q, ne, nn, &k, q->top);
+    for (uint32_t j = 0; j < q->ntop; j++) {
+        ne[k] = q->ev[q->top[j]];
+        nn[k] = NIL;
+        nt[j] = k++;
+    }
     for (unsigned r = 0; r < q->nr; r++)
         for (uint32_t b = q->rung[r].cur; b < q->rung[r].nb; b++)
             q->rung[r].head[b] = copy_list(q, ne, nn, &k, q->rung[r].head[b]);
@@ -491,15 +592,18 @@ COLD static void compact(WkEvq *q)
     free(q->ev);
     free(q->next);
     free(q->bot);
+    free(q->top);
     q->ev = ne;
     q->next = nn;
     q->bot = nb;
+    q->top = nt;
     q->cap = ncap;
     q->bhead = 0;
     q->btail = nbot;
     q->used = k;
     q->free_head = NIL;
-    q->pf = NIL;
+    pf_reset(q);
+    q->shape++;
 }
 
 /* ---- API ---- */
@@ -512,8 +616,7 @@ int wk_evq_new(WkEvq **out, WkError *err)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "event queue: out of memory");
     }
     q->free_head = NIL;
-    q->top = NIL;
-    q->pf = NIL;
+    pf_reset(q);
     q->top_floor = INT64_MIN;
     q->spill_at = BOT_SPILL;
     *out = q;
@@ -529,6 +632,7 @@ void wk_evq_free(WkEvq *q)
     free(q->ev);
     free(q->next);
     free(q->bot);
+    free(q->top);
     free(q);
 }
 
@@ -563,9 +667,14 @@ int wk_evq_pop(WkEvq *q, WkEvent *out)
     if (q->bhead == q->btail && !refill(q))
         return 0;
     uint32_t i = q->bot[q->bhead++];
-    if (q->pf != NIL) { /* one step per pop: see aim_prefetch */
-        PREFETCH(&q->ev[q->pf]);
-        q->pf = q->next[q->pf];
+    if (q->pf_on) {
+        for (unsigned w = 0; w < PF_WAYS; w++) { /* one link each: see aim_prefetch */
+            uint32_t p = q->pf[w];
+            if (p != NIL) {
+                PREFETCH(&q->ev[p]);
+                q->pf[w] = q->next[p];
+            }
+        }
     }
     *out = q->ev[i];
     q->next[i] = q->free_head;

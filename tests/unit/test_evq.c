@@ -426,6 +426,46 @@ static void test_hold_at_262k_with_ties_matches_reference(void **state)
     wk_evq_free(q);
 }
 
+/* The pending count climbs from empty past the large-queue threshold (32k
+ * events: bucket links lag eight pushes behind, bucket lists are fetched
+ * ahead) to 300k, and falls back to empty, with pushes between pops all the
+ * way: at now, a few ns on, up to months on, and the event just popped
+ * pushed back. Compactions on the way down happen while links are lagging.
+ * Every pop and peek must match the reference heap. */
+static void test_pending_count_through_large_queue_mode_and_back(void **state)
+{
+    (void)state;
+    enum { PEAK = 300000 };
+    WkEvq *q = new_q();
+    Ref r = {0};
+    uint64_t s = 77, seq = 0;
+    WkTime now = 0;
+    WkEvent out;
+    for (int down = 0; down < 2; down++) {
+        while (down ? r.n > 0 : r.n < PEAK) {
+            for (int k = 0; k < (down ? 1 : 2); k++) {
+                uint64_t u = next_u64(&s);
+                WkEvent ev = make_ev(now + draw_delay(&s, (int)(u % 8 < 5 ? 2 : u % 4)), ++seq);
+                assert_int_equal(wk_evq_push(q, &ev), 0);
+                ref_push(&r, &ev);
+            }
+            for (int k = 0; k < (down ? 2 : 1); k++) {
+                if (!pop_both(q, &r, &out))
+                    break;
+                now = out.time;
+                if (next_u64(&s) % 16 == 0) { /* push the popped event back */
+                    assert_int_equal(wk_evq_push(q, &out), 0);
+                    ref_push(&r, &out);
+                }
+            }
+        }
+    }
+    assert_int_equal(wk_evq_size(q), 0);
+    assert_int_equal(wk_evq_pop(q, &out), 0);
+    free(r.a);
+    wk_evq_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_near_events_after_one_far_event_stay_ordered),
         cmocka_unit_test(test_grows_to_a_million_and_shrinks_back_in_order),
         cmocka_unit_test(test_hold_at_262k_with_ties_matches_reference),
+        cmocka_unit_test(test_pending_count_through_large_queue_mode_and_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,6 +213,17 @@ int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t
     return rc;
 }
 
+/* The network outcome of a job on the first GPUs. */
+typedef struct {
+    uint32_t key[10];     /* n and the model fields the environment and the flows read */
+    WkPerfEnv env0;       /* wk_eval_env's environment */
+    double bw, ep_bw;     /* slowest ring flow; the all-to-all's per-NIC rate */
+    int ep_set;           /* whether the all-to-all went on the fabric */
+    uint8_t pc;
+} Memo;
+
+#define SWEEP_MEMOS 64 /* outcomes kept (the most points of --scale); then the oldest goes */
+
 /* The state kept across the jobs of a sweep (eval.h). */
 struct WkEvalSweep {
     const WkCluster *c;
@@ -222,13 +233,9 @@ struct WkEvalSweep {
     WkFlowNet *net;       /* emptied after each job; NULL until needed */
     uint32_t *ids;        /* the ring flows' ids, [ids_cap] */
     size_t ids_cap;
-    /* the network outcome of the last job on the first GPUs */
-    int memo;
-    uint32_t key[10];     /* n and the model fields the environment and the flows read */
-    WkPerfEnv env0;       /* wk_eval_env's environment */
-    double bw, ep_bw;     /* slowest ring flow; the all-to-all's per-NIC rate */
-    int ep_set;           /* whether the all-to-all went on the fabric */
-    uint8_t pc;
+    Memo *memo;           /* [nmemo], filled round robin at next_memo */
+    uint32_t nmemo, next_memo;
+    int keep;             /* 1: a sweep (memos kept); 0: one job alone */
 };
 
 static void sweep_fini(WkEvalSweep *s)
@@ -237,6 +244,7 @@ static void sweep_fini(WkEvalSweep *s)
     ringbuf_fini(&s->rb);
     wk_flownet_free(s->net);
     free(s->ids);
+    free(s->memo);
 }
 
 /* The sweep's flow network, made on first use. */
@@ -348,7 +356,7 @@ static int sweep_gpus(WkEvalSweep *s, const uint32_t *list, uint32_t n, const ui
 /* Model m on gpus list[0..n) (NULL: the first n) of the sweep's cluster as
  * one site's part of a job of n x sites GPUs (wan NULL: one site, n GPUs);
  * *one (optional) receives the same job in one site with that environment.
- * A job on the first GPUs with the memo's key takes the memo's environment
+ * A job on the first GPUs with a memo's key takes that memo's environment
  * and network outcome: the same numbers, without the rings and flows. */
 static int eval_placed(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *list, uint32_t n,
                        const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
@@ -359,12 +367,15 @@ static int eval_placed(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *lis
         return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%u GPUs x %u sites is too many", n, wan->sites);
     uint32_t key[10];
     memo_key(m, n, key);
-    int hit = !list && s->memo && memcmp(key, s->key, sizeof key) == 0;
+    const Memo *hit = NULL;
+    for (uint32_t i = 0; !list && i < s->nmemo && !hit; i++)
+        if (memcmp(key, s->memo[i].key, sizeof key) == 0)
+            hit = &s->memo[i];
     const uint32_t *gpus = NULL;
     WkPerfEnv env;
     int rc;
     if (hit) {
-        env = s->env0;
+        env = hit->env0;
     } else {
         if ((rc = sweep_gpus(s, list, n, &gpus, err)) < 0)
             return rc;
@@ -381,13 +392,12 @@ static int eval_placed(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *lis
     double bw = wk_eval_link_bw(c);
     *path_class = WK_PATH_LOCAL;
     if (hit) {
-        bw = s->bw;
-        *path_class = s->pc;
-        if (s->ep_set)
-            env.ep_bw = s->ep_bw;
+        bw = hit->bw;
+        *path_class = hit->pc;
+        if (hit->ep_set)
+            env.ep_bw = hit->ep_bw;
     } else {
         int ep_set = 0;
-        s->memo = 0;
         if (c->fabric.spec.kind != WK_FABRIC_NONE && env.multi_domain) {
             uint32_t nedges = 0;
             rc = rings_into(c, gpus, n, &s->rb, &nedges, path_class, err);
@@ -402,14 +412,14 @@ static int eval_placed(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *lis
         }
         if (rc < 0)
             return rc;
-        if (!list) {
-            s->memo = 1;
-            memcpy(s->key, key, sizeof key);
-            s->env0 = env0;
-            s->bw = bw;
-            s->ep_bw = env.ep_bw;
-            s->ep_set = ep_set;
-            s->pc = *path_class;
+        if (!list && s->keep && !s->memo)
+            s->memo = malloc(SWEEP_MEMOS * sizeof *s->memo); /* none: no memo, the same results */
+        if (!list && s->memo) {
+            Memo *mo = &s->memo[s->next_memo];
+            *mo = (Memo){.env0 = env0, .bw = bw, .ep_bw = env.ep_bw, .ep_set = ep_set, .pc = *path_class};
+            memcpy(mo->key, key, sizeof key);
+            s->next_memo = (s->next_memo + 1) % SWEEP_MEMOS;
+            s->nmemo += s->nmemo < SWEEP_MEMOS;
         }
     }
     env.net_bw = bw > 1 ? bw : 1;
@@ -428,6 +438,7 @@ int wk_eval_sweep_new(WkEvalSweep **out, const WkCluster *c, WkError *err)
     if (!*out)
         return wk_error_nomem(err, "perf sweep");
     (*out)->c = c;
+    (*out)->keep = 1;
     return 0;
 }
 

@@ -68,9 +68,9 @@ int wk_eval_job_wan(const WkCluster *c, const WkModelSpec *m, const uint32_t *li
 /** A sweep: several jobs evaluated one after another on one cluster (the
  * sizes of `wanka perf --scale`, or model variants on the same GPUs). It
  * keeps the storage of the rings and of one flow network from job to job
- * (grown to the largest job, never per job), and the network outcome of the
- * last job on the first GPUs (list NULL): a next job on the same first n
- * GPUs whose model agrees in kind, tp, pp, cp, ep, etp, experts and
+ * (grown to the largest job, never per job), and the network outcomes of
+ * the last 64 jobs on the first GPUs (list NULL): a later job on the same
+ * first n GPUs whose model agrees in kind, tp, pp, cp, ep, etp, experts and
  * rebalance takes the same environment, slowest ring rate, all-to-all rate
  * and path class without building rings or flows again. c must outlive the
  * sweep and not change while it lives. Returns 0 or WK_E_NOMEM; the caller

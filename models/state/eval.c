@@ -251,7 +251,8 @@ static void sweep_fini(WkEvalSweep *s)
 static int sweep_net(WkEvalSweep *s, WkError *err)
 {
     const WkCluster *c = s->c;
-    return s->net ? 0 : wk_flownet_new(&s->net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+    return s->net ? 0
+                  : wk_flownet_new(&s->net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
 }
 
 /* Add the rings' flows to the sweep's net; the slowest flow's rate, or the

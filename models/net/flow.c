@@ -49,13 +49,13 @@ static int grow_sz(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* Make room for one more flow (and its scratch slots). */
-static int reserve_flow(WkFlowNet *n)
+/* Make room for need flow slots (and their scratch slots). */
+static int reserve_flows(WkFlowNet *n, size_t need)
 {
-    if (n->flow_free != NONE || n->flow_hw < n->flow_cap)
+    if (need <= n->flow_cap)
         return 0;
     uint32_t cap = n->flow_cap;
-    int rc = grow((void **)&n->flows, &cap, (size_t)n->flow_hw + 1, sizeof *n->flows);
+    int rc = grow((void **)&n->flows, &cap, need, sizeof *n->flows);
     if (rc)
         return rc;
     /* The scratch arrays follow the flow table; on failure the table keeps
@@ -76,6 +76,35 @@ static int reserve_flow(WkFlowNet *n)
     return 0;
 }
 
+/* Make room for one more flow (and its scratch slots). */
+static int reserve_flow(WkFlowNet *n)
+{
+    if (n->flow_free != NONE || n->flow_hw < n->flow_cap)
+        return 0;
+    return reserve_flows(n, (size_t)n->flow_hw + 1);
+}
+
+/* Component scratch for need links (at most all of them, at least one). */
+static int reserve_comp(WkFlowNet *n, size_t need)
+{
+    if (need > n->nlinks)
+        need = n->nlinks;
+    if (need < 1)
+        need = 1;
+    if (need <= n->comp_cap)
+        return 0;
+    uint32_t cap = n->comp_cap;
+    int rc = grow((void **)&n->cl, &cap, need, sizeof *n->cl);
+    if (rc)
+        return rc;
+    uint32_t *h = realloc(n->heap, (size_t)cap * sizeof *h);
+    if (!h)
+        return WK_E_NOMEM;
+    n->heap = h;
+    n->comp_cap = cap;
+    return 0;
+}
+
 /* Make room for k more path nodes, and component scratch for every link they
  * might bring into one component. */
 static int reserve_inc(WkFlowNet *n, size_t k)
@@ -89,23 +118,7 @@ static int reserve_inc(WkFlowNet *n, size_t k)
         if (rc)
             return rc;
     }
-    size_t need = n->inc_live + k;
-    if (need > n->nlinks)
-        need = n->nlinks;
-    if (need < 1)
-        need = 1;
-    if (need > n->comp_cap) {
-        uint32_t cap = n->comp_cap;
-        int rc = grow((void **)&n->cl, &cap, need, sizeof *n->cl);
-        if (rc)
-            return rc;
-        uint32_t *h = realloc(n->heap, (size_t)cap * sizeof *h);
-        if (!h)
-            return WK_E_NOMEM;
-        n->heap = h;
-        n->comp_cap = cap;
-    }
-    return 0;
+    return reserve_comp(n, n->inc_live + k);
 }
 
 static uint32_t take_inc(WkFlowNet *n)
@@ -163,6 +176,41 @@ void wk_flownet_free(WkFlowNet *n)
     free(n->cl);
     free(n->heap);
     free(n);
+}
+
+int wk_flownet_reserve(WkFlowNet *n, size_t flows, size_t incs, WkError *err)
+{
+    if (flows > UINT32_MAX - 2 || incs > UINT32_MAX - 2)
+        return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "flow network: room for %zu flows and %zu path nodes "
+                            "asked, at most %u", flows, incs, UINT32_MAX - 2);
+    size_t live = n->live, nodes = n->inc_live; /* free ids and nodes are reused before new ones */
+    if (reserve_flows(n, (size_t)n->flow_hw + (flows > n->flow_hw - live ? flows - (n->flow_hw - live) : 0)) ||
+        grow((void **)&n->inc, &n->inc_cap,
+             (size_t)n->inc_hw + (incs > n->inc_hw - nodes ? incs - (n->inc_hw - nodes) : 0), sizeof *n->inc) ||
+        reserve_comp(n, nodes + incs))
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "flow network: out of memory for %zu flows", flows);
+    return 0;
+}
+
+void wk_flownet_clear(WkFlowNet *n)
+{
+    for (uint32_t f = 0; f < n->flow_hw; f++)
+        if (n->flows[f].len != DEAD)
+            for (uint32_t k = n->flows[f].first; k != NONE; k = n->inc[k].fnext)
+                n->links[n->inc[k].link].head = NONE;
+    while (n->dirty != n->nlinks) { /* the links of removed flows may wait here */
+        uint32_t l = n->dirty;
+        n->dirty = n->links[l].dnext;
+        n->links[l].dnext = NONE;
+    }
+    n->flow_hw = 0;
+    n->flow_free = NONE;
+    n->live = 0;
+    n->inc_hw = 0;
+    n->inc_free = NONE;
+    n->inc_live = 0;
+    n->npending = 0;
+    n->nchanged = 0;
 }
 
 /* ---- links -------------------------------------------------------------- */

@@ -24,6 +24,20 @@ int wk_flownet_new(WkFlowNet **out, uint64_t nlinks, double default_bw, WkError 
 /** Release the network. NULL is a no-op. */
 void wk_flownet_free(WkFlowNet *n);
 
+/** Make room for `flows` more flows over `incs` (flow, link) pairs in all,
+ * so that adding them (and solving) allocates nothing: the storage of a net
+ * emptied by wk_flownet_remove is reused, so a caller that empties and
+ * refills one net (a sweep of configurations) grows it at most once.
+ * Returns 0, WK_E_RANGE (counts over 2^32 - 2) or WK_E_NOMEM; the net is
+ * unchanged in what it holds either way. */
+int wk_flownet_reserve(WkFlowNet *n, size_t flows, size_t incs, WkError *err);
+
+/** Remove every flow, keeping the storage (and the links' capacities): the
+ * net then hands out flow ids 0, 1, 2, ... as a new one does, and solves
+ * the same, bit for bit. O(flows ever added since the last clear + their
+ * path nodes + dirty links). */
+void wk_flownet_clear(WkFlowNet *n);
+
 /** Set one link's capacity (bytes/s, >= 0; 0 = failed link). Marks it dirty. */
 void wk_flownet_set_capacity(WkFlowNet *n, WkLinkId link, double bw);
 

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/net/flow.h"
 #include "models/state/a2a.h"
@@ -112,20 +113,46 @@ static int sorted(const DomGpu *a, uint32_t n, int (*cmp)(const void *, const vo
     return 1;
 }
 
-int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
-                  uint8_t *path_class, WkError *err)
+/* Scratch of the ring construction, kept across the jobs of a sweep. */
+typedef struct {
+    DomGpu *dg, *heads;   /* [cap], [cap + 1] */
+    uint32_t *start, cap; /* [cap + 1] */
+    uint32_t *ed;         /* edges, [ed_cap] */
+    size_t ed_cap;
+} RingBuf;
+
+static void ringbuf_fini(RingBuf *rb)
 {
-    *edges = NULL;
+    free(rb->dg);
+    free(rb->heads);
+    free(rb->start);
+    free(rb->ed);
+    *rb = (RingBuf){0};
+}
+
+/* wk_eval_rings into rb: rb->ed holds the 2 x *nedges GPU ids (none when
+ * the job sits in one domain). */
+static int rings_into(const WkCluster *c, const uint32_t *gpus, uint32_t n, RingBuf *rb, uint32_t *nedges,
+                      uint8_t *path_class, WkError *err)
+{
     *nedges = 0;
     *path_class = WK_PATH_LOCAL;
-    DomGpu *dg = malloc((size_t)n * sizeof *dg);
-    DomGpu *heads = malloc(((size_t)n + 1) * sizeof *heads); /* per domain: first rank, start index */
-    uint32_t *start = malloc(((size_t)n + 1) * sizeof *start);
-    int rc = 0;
-    if (!dg || !heads || !start) {
-        rc = wk_error_nomem(err, "job rings");
-        goto out;
+    if (n > rb->cap || !rb->dg) {
+        DomGpu *dg = realloc(rb->dg, ((size_t)n + 1) * sizeof *dg);
+        if (dg)
+            rb->dg = dg;
+        DomGpu *heads = realloc(rb->heads, ((size_t)n + 1) * sizeof *heads); /* per domain: first rank, start */
+        if (heads)
+            rb->heads = heads;
+        uint32_t *start = realloc(rb->start, ((size_t)n + 1) * sizeof *start);
+        if (start)
+            rb->start = start;
+        if (!dg || !heads || !start)
+            return wk_error_nomem(err, "job rings");
+        rb->cap = n;
     }
+    DomGpu *dg = rb->dg, *heads = rb->heads;
+    uint32_t *start = rb->start;
     for (uint32_t i = 0; i < n; i++)
         dg[i] = (DomGpu){wk_cluster_nvlink_domain(c, gpus[i]), i, gpus[i]};
     if (!sorted(dg, n, cmp_domain)) /* a placement is mostly node after node already */
@@ -148,13 +175,16 @@ int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t
     if (rings > c->rails)
         rings = c->rails;
     if (nd <= 1)
-        goto out;
-    uint32_t *ed = malloc((size_t)rings * nd * 2 * sizeof *ed);
-    if (!ed) {
-        rc = wk_error_nomem(err, "job rings");
-        goto out;
+        return 0;
+    size_t need = (size_t)rings * nd * 2;
+    if (need > rb->ed_cap) {
+        uint32_t *ed = realloc(rb->ed, need * sizeof *ed);
+        if (!ed)
+            return wk_error_nomem(err, "job rings");
+        rb->ed = ed;
+        rb->ed_cap = need;
     }
-    uint32_t k2 = 0;
+    uint32_t *ed = rb->ed, k2 = 0;
     for (uint32_t k = 0; k < rings; k++) {
         for (uint32_t d = 0; d < nd; d++) {
             uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
@@ -165,36 +195,95 @@ int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t
             ed[k2++] = b;
         }
     }
-    *edges = ed;
     *nedges = k2 / 2;
-out:
-    free(dg);
-    free(heads);
-    free(start);
+    return 0;
+}
+
+int wk_eval_rings(const WkCluster *c, const uint32_t *gpus, uint32_t n, uint32_t **edges, uint32_t *nedges,
+                  uint8_t *path_class, WkError *err)
+{
+    RingBuf rb = {0};
+    *edges = NULL;
+    int rc = rings_into(c, gpus, n, &rb, nedges, path_class, err);
+    if (rc == 0 && *nedges) {
+        *edges = rb.ed; /* handed over */
+        rb.ed = NULL;
+    }
+    ringbuf_fini(&rb);
     return rc;
 }
 
-/* Add the rings' flows to net; the slowest flow's rate, or the link rate. */
-static int share_alone(const WkCluster *c, WkFlowNet *net, const uint32_t *edges, uint32_t nedges, double *bw,
-                       WkError *err)
+/* The network outcome of a job on the first GPUs. */
+typedef struct {
+    uint32_t key[10];     /* n and the model fields the environment and the flows read */
+    WkPerfEnv env0;       /* wk_eval_env's environment */
+    double bw, ep_bw;     /* slowest ring flow; the all-to-all's per-NIC rate */
+    int ep_set;           /* whether the all-to-all went on the fabric */
+    uint8_t pc;
+} Memo;
+
+#define SWEEP_MEMOS 64 /* outcomes kept (the most points of --scale); then the oldest goes */
+
+/* The state kept across the jobs of a sweep (eval.h). */
+struct WkEvalSweep {
+    const WkCluster *c;
+    uint32_t *ident;      /* 0, 1, 2, ...: the first GPUs, [nident] */
+    uint32_t nident;
+    RingBuf rb;
+    WkFlowNet *net;       /* emptied after each job; NULL until needed */
+    uint32_t *ids;        /* the ring flows' ids, [ids_cap] */
+    size_t ids_cap;
+    Memo *memo;           /* [nmemo], filled round robin at next_memo */
+    uint32_t nmemo, next_memo;
+    int keep;             /* 1: a sweep (memos kept); 0: one job alone */
+};
+
+static void sweep_fini(WkEvalSweep *s)
 {
-    uint32_t *ids = malloc(((size_t)nedges + 1) * sizeof *ids);
-    if (!ids)
-        return wk_error_nomem(err, "perf flows");
-    int rc = 0;
+    free(s->ident);
+    ringbuf_fini(&s->rb);
+    wk_flownet_free(s->net);
+    free(s->ids);
+    free(s->memo);
+}
+
+/* The sweep's flow network, made on first use. */
+static int sweep_net(WkEvalSweep *s, WkError *err)
+{
+    const WkCluster *c = s->c;
+    return s->net ? 0
+                  : wk_flownet_new(&s->net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+}
+
+/* Add the rings' flows to the sweep's net; the slowest flow's rate, or the
+ * link rate. The net is empty again on return. */
+static int share_alone(WkEvalSweep *s, const uint32_t *edges, uint32_t nedges, double *bw, WkError *err)
+{
+    const WkCluster *c = s->c;
+    int rc = sweep_net(s, err);
+    if (rc == 0 && (size_t)nedges + 1 > s->ids_cap) {
+        uint32_t *ids = realloc(s->ids, ((size_t)nedges + 1) * sizeof *ids);
+        if (!ids)
+            return wk_error_nomem(err, "perf flows");
+        s->ids = ids;
+        s->ids_cap = (size_t)nedges + 1;
+    }
+    if (rc == 0)
+        rc = wk_flownet_reserve(s->net, nedges, (size_t)nedges * WK_FABRIC_MAX_HOPS, err);
     for (uint32_t i = 0; i < nedges && rc == 0; i++) {
         WkLinkId links[WK_FABRIC_MAX_HOPS];
         int nl = wk_cluster_path(c, edges[2 * i], edges[2 * i + 1], links);
-        rc = wk_flownet_add(net, links, (size_t)nl, c->fabric.spec.link_bytes_per_s, 0, &ids[i], err);
+        rc = wk_flownet_add(s->net, links, (size_t)nl, c->fabric.spec.link_bytes_per_s, 0, &s->ids[i], err);
     }
     if (rc == 0)
-        rc = wk_flownet_solve(net, err);
-    for (uint32_t i = 0; i < nedges && rc == 0; i++) {
-        double f = wk_flownet_rate(net, ids[i]);
+        rc = wk_flownet_solve(s->net, err);
+    for (uint32_t k = 0; k < nedges && rc == 0; k++) {
+        double f = wk_flownet_rate(s->net, s->ids[k]);
         if (f < *bw)
             *bw = f;
     }
-    free(ids);
+    if (s->net)
+        wk_flownet_clear(s->net);
     return rc;
 }
 
@@ -206,100 +295,184 @@ int wk_eval_ep_spans(const WkModelSpec *m, const WkPerfEnv *env)
 }
 
 /* The per-NIC rate of m's all-to-all on gpus[0..n) alone on c's fabric
- * into *ep_bw (unchanged when it has no flows). */
-static int a2a_alone(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double *ep_bw,
+ * (the sweep's net, empty again on return) into *ep_bw (unchanged when it
+ * has no flows). */
+static int a2a_alone(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double *ep_bw,
                      WkError *err)
 {
-    WkFlowNet *net = NULL;
     uint32_t *ids = NULL, nids = 0, etp = m->etp ? m->etp : m->tp;
-    int rc = wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
+    int rc = sweep_net(s, err);
     WkError e;
     wk_error_clear(&e);
     if (rc == 0)
-        rc = wk_a2a_add(net, c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids, NULL, &e);
+        rc = wk_a2a_add(s->net, s->c, NULL, 0, gpus, n, m->tp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids,
+                        NULL, &e);
     if (rc == WK_E_INVAL) /* no whole expert groups here (the perf model says why) */
-        rc = 0, nids = 0;
+        rc = 0;
     else if (rc < 0)
         wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
-    if (rc == 0 && nids && (rc = wk_flownet_solve(net, err)) == 0) {
+    if (rc == 0 && nids && (rc = wk_flownet_solve(s->net, err)) == 0) {
         double lo = INFINITY;
         for (uint32_t i = 0; i < nids; i++) {
-            double f = wk_flownet_rate(net, ids[i]);
+            double f = wk_flownet_rate(s->net, ids[i]);
             lo = f < lo ? f : lo;
         }
         *ep_bw = (m->ep - 1) * lo;
     }
+    if (s->net)
+        wk_flownet_clear(s->net);
     free(ids);
-    wk_flownet_free(net);
     return rc;
 }
 
-/* Model m on gpus list[0..n) (NULL: the first n) of c as one site's part of
- * a job of n x sites GPUs (wan NULL: one site, n GPUs); *one (optional)
- * receives the same job in one site with that environment. */
-static int eval_placed(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+/* The memo key of a job on the first n GPUs: what wk_eval_env, the rings
+ * and the all-to-all read of the model (the cluster is the sweep's). */
+static void memo_key(const WkModelSpec *m, uint32_t n, uint32_t key[10])
+{
+    uint32_t k[10] = {n, (uint32_t)m->kind, m->tp, m->pp, m->cp, m->ep, m->etp, m->experts, (uint32_t)m->rebalance,
+                      1};
+    memcpy(key, k, sizeof k);
+}
+
+/* gpus[0..n): list, or the first n GPUs (the sweep's identity list). */
+static int sweep_gpus(WkEvalSweep *s, const uint32_t *list, uint32_t n, const uint32_t **gpus, WkError *err)
+{
+    if (list) {
+        *gpus = list;
+        return 0;
+    }
+    if (n > s->nident || !s->ident) {
+        uint32_t *g = realloc(s->ident, ((size_t)n + 1) * sizeof *g);
+        if (!g)
+            return wk_error_nomem(err, "perf");
+        for (uint32_t i = s->nident; i < n; i++)
+            g[i] = i;
+        s->ident = g;
+        s->nident = n;
+    }
+    *gpus = s->ident;
+    return 0;
+}
+
+/* Model m on gpus list[0..n) (NULL: the first n) of the sweep's cluster as
+ * one site's part of a job of n x sites GPUs (wan NULL: one site, n GPUs);
+ * *one (optional) receives the same job in one site with that environment.
+ * A job on the first GPUs with a memo's key takes that memo's environment
+ * and network outcome: the same numbers, without the rings and flows. */
+static int eval_placed(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *list, uint32_t n,
                        const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
                        uint8_t *path_class, WkError *err)
 {
+    const WkCluster *c = s->c;
     if (wan && wan->sites > 1 && (uint64_t)n * wan->sites > UINT32_MAX)
         return wk_error_set(err, WK_E_RANGE, NULL, 0, 0, "%u GPUs x %u sites is too many", n, wan->sites);
-    uint32_t *gpus = malloc(((size_t)n + 1) * sizeof *gpus);
-    if (!gpus)
-        return wk_error_nomem(err, "perf");
-    for (uint32_t i = 0; i < n; i++)
-        gpus[i] = list ? list[i] : i;
+    uint32_t key[10];
+    memo_key(m, n, key);
+    const Memo *hit = NULL;
+    for (uint32_t i = 0; !list && i < s->nmemo && !hit; i++)
+        if (memcmp(key, s->memo[i].key, sizeof key) == 0)
+            hit = &s->memo[i];
+    const uint32_t *gpus = NULL;
     WkPerfEnv env;
-    wk_eval_env(c, m, gpus, n, 1.0, &env);
+    int rc;
+    if (hit) {
+        env = hit->env0;
+    } else {
+        if ((rc = sweep_gpus(s, list, n, &gpus, err)) < 0)
+            return rc;
+        wk_eval_env(c, m, gpus, n, 1.0, &env);
+    }
+    WkPerfEnv env0 = env;
     if (wan && wan->sites > 1)
         env.gpus = n * wan->sites;
     WkPerfResult first;
     WkError e;
     wk_error_clear(&e);
-    int rc = wk_perf_eval_wan(m, &env, pp, wan, &first, &e);
-    if (rc < 0) {
-        free(gpus);
+    if ((rc = wk_perf_eval_wan(m, &env, pp, wan, &first, &e)) < 0)
         return wk_error_set(err, e.code == WK_E_RANGE ? WK_E_RANGE : WK_E_INVAL, NULL, 0, 0, "%s", e.msg);
-    }
-    uint32_t *edges = NULL, nedges = 0;
-    WkFlowNet *net = NULL;
     double bw = wk_eval_link_bw(c);
     *path_class = WK_PATH_LOCAL;
-    if (c->fabric.spec.kind != WK_FABRIC_NONE && env.multi_domain) {
-        rc = wk_eval_rings(c, gpus, n, &edges, &nedges, path_class, err);
-        if (rc == 0)
-            rc = wk_flownet_new(&net, 2 * wk_fabric_link_ids(&c->fabric), c->fabric.spec.link_bytes_per_s, err);
-        if (rc == 0)
-            rc = share_alone(c, net, edges, nedges, &bw, err);
-        if (rc == 0 && wk_eval_ep_spans(m, &env)) {
-            double ep = 0;
-            rc = a2a_alone(c, m, gpus, n, &ep, err);
-            env.ep_bw = ep > 1 ? ep : ep > 0 ? 1 : 0;
+    if (hit) {
+        bw = hit->bw;
+        *path_class = hit->pc;
+        if (hit->ep_set)
+            env.ep_bw = hit->ep_bw;
+    } else {
+        int ep_set = 0;
+        if (c->fabric.spec.kind != WK_FABRIC_NONE && env.multi_domain) {
+            uint32_t nedges = 0;
+            rc = rings_into(c, gpus, n, &s->rb, &nedges, path_class, err);
+            if (rc == 0)
+                rc = share_alone(s, s->rb.ed, nedges, &bw, err);
+            if (rc == 0 && wk_eval_ep_spans(m, &env)) {
+                double ep = 0;
+                rc = a2a_alone(s, m, gpus, n, &ep, err);
+                env.ep_bw = ep > 1 ? ep : ep > 0 ? 1 : 0;
+                ep_set = 1;
+            }
+        }
+        if (rc < 0)
+            return rc;
+        if (!list && s->keep && !s->memo)
+            s->memo = malloc(SWEEP_MEMOS * sizeof *s->memo); /* none: no memo, the same results */
+        if (!list && s->memo) {
+            Memo *mo = &s->memo[s->next_memo];
+            *mo = (Memo){.env0 = env0, .bw = bw, .ep_bw = env.ep_bw, .ep_set = ep_set, .pc = *path_class};
+            memcpy(mo->key, key, sizeof key);
+            s->next_memo = (s->next_memo + 1) % SWEEP_MEMOS;
+            s->nmemo += s->nmemo < SWEEP_MEMOS;
         }
     }
     env.net_bw = bw > 1 ? bw : 1;
-    if (rc == 0) {
-        wk_error_clear(&e);
-        rc = wk_perf_eval_wan(m, &env, pp, wan, res, &e);
-        if (rc == 0 && one)
-            rc = wk_perf_eval(m, &env, pp, one, &e);
-        if (rc < 0)
-            wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
-    }
-    wk_flownet_free(net);
-    free(edges);
-    free(gpus);
+    wk_error_clear(&e);
+    rc = wk_perf_eval_wan(m, &env, pp, wan, res, &e);
+    if (rc == 0 && one)
+        rc = wk_perf_eval(m, &env, pp, one, &e);
+    if (rc < 0)
+        wk_error_set(err, rc, NULL, 0, 0, "%s", e.msg);
     return rc;
+}
+
+int wk_eval_sweep_new(WkEvalSweep **out, const WkCluster *c, WkError *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return wk_error_nomem(err, "perf sweep");
+    (*out)->c = c;
+    (*out)->keep = 1;
+    return 0;
+}
+
+void wk_eval_sweep_free(WkEvalSweep *s)
+{
+    if (!s)
+        return;
+    sweep_fini(s);
+    free(s);
+}
+
+int wk_eval_sweep_job(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                      const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
+                      uint8_t *path_class, WkError *err)
+{
+    return eval_placed(s, m, list, n, pp, wan, res, one, path_class, err);
 }
 
 int wk_eval_job(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n, const WkPerfParams *pp,
                 WkPerfResult *res, uint8_t *path_class, WkError *err)
 {
-    return eval_placed(c, m, list, n, pp, NULL, res, NULL, path_class, err);
+    WkEvalSweep s = {.c = c};
+    int rc = eval_placed(&s, m, list, n, pp, NULL, res, NULL, path_class, err);
+    sweep_fini(&s);
+    return rc;
 }
 
 int wk_eval_job_wan(const WkCluster *c, const WkModelSpec *m, const uint32_t *list, uint32_t n,
                     const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *span, WkPerfResult *one,
                     uint8_t *path_class, WkError *err)
 {
-    return eval_placed(c, m, list, n, pp, wan, span, one, path_class, err);
+    WkEvalSweep s = {.c = c};
+    int rc = eval_placed(&s, m, list, n, pp, wan, span, one, path_class, err);
+    sweep_fini(&s);
+    return rc;
 }

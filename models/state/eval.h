@@ -65,4 +65,27 @@ int wk_eval_job_wan(const WkCluster *c, const WkModelSpec *m, const uint32_t *li
                     const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *span, WkPerfResult *one,
                     uint8_t *path_class, WkError *err);
 
+/** A sweep: several jobs evaluated one after another on one cluster (the
+ * sizes of `wanka perf --scale`, or model variants on the same GPUs). It
+ * keeps the storage of the rings and of one flow network from job to job
+ * (grown to the largest job, never per job), and the network outcomes of
+ * the last 64 jobs on the first GPUs (list NULL): a later job on the same
+ * first n GPUs whose model agrees in kind, tp, pp, cp, ep, etp, experts and
+ * rebalance takes the same environment, slowest ring rate, all-to-all rate
+ * and path class without building rings or flows again. c must outlive the
+ * sweep and not change while it lives. Returns 0 or WK_E_NOMEM; the caller
+ * frees *out with wk_eval_sweep_free. */
+typedef struct WkEvalSweep WkEvalSweep;
+int wk_eval_sweep_new(WkEvalSweep **out, const WkCluster *c, WkError *err);
+
+/** Release a sweep. NULL is a no-op. */
+void wk_eval_sweep_free(WkEvalSweep *s);
+
+/** wk_eval_job_wan on the sweep's cluster, reusing the sweep's storage and
+ * network outcome: the same results, bit for bit, as wk_eval_job_wan (and
+ * with wan NULL and one NULL, as wk_eval_job), in any order of jobs. */
+int wk_eval_sweep_job(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *list, uint32_t n,
+                      const WkPerfParams *pp, const WkPerfWan *wan, WkPerfResult *res, WkPerfResult *one,
+                      uint8_t *path_class, WkError *err);
+
 #endif

@@ -164,6 +164,9 @@ static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m,
     uint32_t mb0 = m->kind == WK_MODEL_LLM ? m->global_batch / (uint32_t)(gpus / (m->tp * m->pp * m->cp)) : 0;
     double tput0 = 0;
     uint32_t g0 = 0;
+    WkEvalSweep *sw = NULL; /* the points share ring and flow storage, and repeated sizes their network */
+    if ((rc = wk_eval_sweep_new(&sw, c, err)) < 0)
+        return rc;
     if (json)
         wk_strbuf_printf(b, "[");
     else
@@ -174,12 +177,14 @@ static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m,
         if (m->kind == WK_MODEL_LLM) {
             uint32_t per = m->tp * m->pp * m->cp;
             if (scale[i] % per) {
+                wk_eval_sweep_free(sw);
                 return wk_error_set(err, WK_E_INVAL, "--scale", 0, 0, "%u GPUs are not a multiple of tp*pp*cp = %u",
                                   scale[i], per);
             }
             ms.global_batch = mb0 * (scale[i] / per);
         }
-        if ((rc = wk_eval_job(c, &ms, NULL, scale[i], pp, &base, &pc, &e)) < 0) {
+        if ((rc = wk_eval_sweep_job(sw, &ms, NULL, scale[i], pp, NULL, &base, NULL, &pc, &e)) < 0) {
+            wk_eval_sweep_free(sw);
             return wk_error_set(err, rc, "--scale", 0, 0, "%u GPUs: %s", scale[i], e.msg);
         }
         double tput = base.samples_per_iter / base.iter_s;
@@ -196,6 +201,7 @@ static int report_scaling(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m,
             wk_strbuf_printf(b, "%-8u %6u %12.4f %14.4g %10.1f %6.1f%% %9.1f%%\n", scale[i], base.dp, base.iter_s, tput,
                base.tflops_per_gpu, 100 * base.mfu, 100 * eff);
     }
+    wk_eval_sweep_free(sw);
     if (json)
         wk_strbuf_printf(b, "]\n");
     return 0;

@@ -359,6 +359,57 @@ static void test_removed_ids_are_reused(void **state)
     wk_flownet_free(n);
 }
 
+/* A net emptied by wk_flownet_clear (after solves, removals and a flow
+ * without links) hands out ids 0, 1, ... again and rates the refill as a
+ * new net does, bit for bit; wk_flownet_reserve changes nothing it holds. */
+static void fill_parking_lot(WkFlowNet *n, uint32_t id[5])
+{
+    id[0] = add(n, 0, 1, 3, 0, 1, 2);
+    id[1] = add(n, 0, 2, 1, 0);
+    id[2] = add(n, 4.0, 3, 2, 1, 2);
+    id[3] = add(n, 0, 4, 1, 2);
+    id[4] = add(n, 7.0, 5, 0);
+}
+
+static void test_cleared_net_solves_as_a_new_one(void **state)
+{
+    (void)state;
+    WkError err;
+    wk_error_clear(&err);
+    WkFlowNet *fresh = net_new(6, 10.0), *n = net_new(6, 10.0);
+    uint32_t want[5], got[5];
+    fill_parking_lot(fresh, want);
+    solve(fresh);
+    /* n: other flows, a solve, a removal left in the dirty stack, then clear */
+    for (int i = 0; i < 9; i++)
+        add(n, 0, 9, 2, i % 6, (i + 1) % 6);
+    add(n, 3.0, 9, 0);
+    solve(n);
+    wk_flownet_remove(n, 4);
+    assert_int_equal(wk_flownet_reserve(n, 5, 7, &err), 0);
+    assert_int_equal(wk_flownet_count(n), 9);
+    wk_flownet_clear(n);
+    assert_int_equal(wk_flownet_count(n), 0);
+    assert_int_equal(wk_flownet_reserve(n, 5, 7, &err), 0);
+    fill_parking_lot(n, got);
+    solve(n);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(got[i], want[i]);
+        assert_int_equal(got[i], (uint32_t)i);
+        assert_true(wk_flownet_rate(n, got[i]) == wk_flownet_rate(fresh, want[i]));
+        assert_int_equal(wk_flownet_owner(n, got[i]), (uint32_t)i + 1);
+    }
+    assert_rate(n, got[4], 7.0);
+    /* cleared twice and empty: a solve rates nothing */
+    wk_flownet_clear(n);
+    wk_flownet_clear(n);
+    solve(n);
+    assert_int_equal(wk_flownet_count(n), 0);
+    assert_int_equal(wk_flownet_reserve(n, (size_t)UINT32_MAX, 1, &err), WK_E_RANGE);
+    wk_flownet_free(fresh);
+    wk_flownet_free(n);
+}
+
 /* ---- random flow sets ---------------------------------------------------- */
 
 #define RL 50       /* links */
@@ -565,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_rates_do_not_depend_on_insertion_order),
         cmocka_unit_test(test_out_of_range_link_is_rejected),
         cmocka_unit_test(test_removed_ids_are_reused),
+        cmocka_unit_test(test_cleared_net_solves_as_a_new_one),
         cmocka_unit_test(test_incremental_solve_equals_solve_from_scratch),
         cmocka_unit_test(test_link_owners_are_the_flows_on_the_link),
     };

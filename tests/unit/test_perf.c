@@ -285,6 +285,60 @@ static void test_rings_follow_rank_order_sorted_or_not(void **state)
     wk_cluster_fini(&c);
 }
 
+/* A sweep (wk_eval_sweep_job) gives what one job alone (wk_eval_job) does,
+ * bit for bit, in any order of sizes, with repeated sizes (the memo), a
+ * model that changes what the network sees at the same size, a job on a
+ * GPU list and a job the model refuses between them; with an all-to-all across nodes and without. */
+static void test_sweep_equals_jobs_alone(void **state)
+{
+    (void)state;
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    const WkNode *cn = yaml_node("cluster:\n  nodes: 16\n  nodes_per_pod: 4\n"
+                                 "  fabric: {kind: rail, radix: 16, oversubscription: 2}\n",
+                                 "cluster");
+    assert_int_equal(wk_cluster_parse(cn, &c, &err), 0);
+    WkModelSpec moe = model("model: mixtral-8x7b\n");
+    WkModelSpec moe4 = model("model: {base: mixtral-8x7b, tp: 4, global_batch: 512}\n");
+    WkModelSpec dense = model("model: {base: llama3-8b, tp: 2, global_batch: 256}\n");
+    WkPerfParams pp = wk_perf_defaults();
+    uint32_t list[64];
+    for (uint32_t i = 0; i < 64; i++)
+        list[i] = 127 - 2 * i; /* every second GPU of the last 16 nodes, backwards */
+    struct {
+        const WkModelSpec *m;
+        uint32_t n;
+        const uint32_t *list;
+    } jobs[] = {{&moe, 64, NULL},  {&moe, 128, NULL}, {&moe, 128, NULL}, {&moe4, 128, NULL}, {&moe, 128, NULL},
+                {&moe, 16, NULL},  {&moe, 64, list},  {&moe, 16, NULL},  {&dense, 16, NULL}, {&dense, 128, NULL},
+                {&dense, 64, list}, {&dense, 128, NULL}, {&moe, 8, NULL},  {&moe, 128, NULL}};
+    WkEvalSweep *sw = NULL;
+    assert_int_equal(wk_eval_sweep_new(&sw, &c, &err), 0);
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+        WkPerfResult a, b;
+        uint8_t pa, pb;
+        wk_error_clear(&err);
+        int ra = wk_eval_job(&c, jobs[j].m, jobs[j].list, jobs[j].n, &pp, &a, &pa, &err);
+        int rb = wk_eval_sweep_job(sw, jobs[j].m, jobs[j].list, jobs[j].n, &pp, NULL, &b, NULL, &pb, &err);
+        assert_int_equal(ra, rb);
+        if (jobs[j].m == &moe && jobs[j].n == 8) { /* an error between the points: the sweep goes on */
+            assert_int_equal(ra, WK_E_INVAL);
+            continue;
+        }
+        if (ra != 0)
+            fail_msg("job %zu: %s", j, err.msg);
+        assert_int_equal(pa, pb);
+        assert_true(a.iter_s == b.iter_s && a.dp_s == b.dp_s && a.ep_s == b.ep_s && a.tp_s == b.tp_s &&
+                    a.pp_s == b.pp_s && a.compute_s == b.compute_s && a.mem_bytes == b.mem_bytes && a.dp == b.dp);
+        if (jobs[j].m == &moe && jobs[j].n == 128)
+            assert_true(a.ep_s > 0); /* the all-to-all crosses nodes */
+    }
+    wk_eval_sweep_free(sw);
+    wk_eval_sweep_free(NULL);
+    wk_cluster_fini(&c);
+}
+
 /* Mixtral 8x7B at tp 2, ep 8: an expert group is 8 replicas of 2 GPUs, two
  * nodes; each GPU sends to the 4 of its 7 peers (same tp index) on the other
  * node. Through the destination rail's NIC (PXN) every pair stays on one rail
@@ -681,6 +735,7 @@ int main(void)
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
+        cmocka_unit_test_teardown(test_sweep_equals_jobs_alone, teardown),
         cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),
         cmocka_unit_test_teardown(test_fp8_current_scaling_reads_each_cast_twice, teardown),
         cmocka_unit_test_teardown(test_uneven_pipeline_stages_are_bounded_by_the_slowest, teardown),

@@ -3,8 +3,9 @@
  * (models/mech/division.h): the bottleneck split against a hand-worked
  * case and against every split of small cases, two stages on an A100 and
  * an H100 against the closed form of the split and of the iteration time,
- * positioned errors, and a run where a node throttles mid-way whose job
- * finishes when its three iteration times and the delay say it must. */
+ * positioned errors, a run where a node throttles mid-way whose job
+ * finishes when its three iteration times and the delay say it must, and
+ * a run across the two SKUs. */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -228,6 +229,33 @@ static void test_a_throttled_job_recovers_after_the_delay(void **state)
     assert_true(off > real);
 }
 
+/* A job across an A100 node and an H100 node (in rank order: stage 0 on
+ * the A100s): split, it runs well faster than with an even split at the
+ * A100's speed (the H100 stage computes about 3x as fast). */
+static void test_a_job_across_two_skus_runs_faster_split(void **state)
+{
+    (void)state;
+    const char *y = "name: mix\nseed: 1\nsim: {end: 30d}\n"
+                    "cluster:\n  groups:\n"
+                    "    - {name: a, sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                    "    - {name: h, sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                    "  fabric: {kind: fat-tree}\n"
+                    "models: {m: {base: llama3-8b, tp: 8, pp: 2, global_batch: 64}}\n"
+                    "workload: {source: inline, jobs: [{submit: 0, gpus: 16, model: m, iterations: 100}]}\n";
+    char on[1024];
+    snprintf(on, sizeof on, "%smechanisms: {division: {}}\n", y);
+    TestRun a, b;
+    test_run_yaml(&a, y, NULL);
+    test_run_yaml(&b, on, NULL);
+    double off_s = test_metric(&a, "jct_mean_s"), on_s = test_metric(&b, "jct_mean_s");
+    assert_int_equal(wk_division_splits(a.run), 0);
+    assert_int_equal(wk_division_splits(b.run), 1);
+    if (!(on_s < 0.75 * off_s))
+        fail_msg("split across A100 and H100: JCT %.3f s, even at the A100's speed %.3f s", on_s, off_s);
+    test_run_free(&a);
+    test_run_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +264,7 @@ int main(void)
         cmocka_unit_test_teardown(test_two_skus_closed_form, teardown),
         cmocka_unit_test_teardown(test_bad_keys_are_positioned_errors, teardown),
         cmocka_unit_test_teardown(test_a_throttled_job_recovers_after_the_delay, teardown),
+        cmocka_unit_test_teardown(test_a_job_across_two_skus_runs_faster_split, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,12 +87,14 @@ double wk_division_split(uint32_t layers, uint32_t pp, const double *layer_s, do
     return worst;
 }
 
-/* A pipeline-parallel LLM job with a layer for each stage. */
+/* A pipeline-parallel LLM job with a layer for each stage, whose replicas
+ * do not rebalance micro-batches (`rebalance: true` keeps its own model:
+ * the stages' speeds here are the slowest replica's). */
 static const WkModelSpec *eligible(const WkRun *r, uint32_t job)
 {
     const WkJobSpec *js = &r->wl.jobs[job];
     const WkModelSpec *m = js->model ? &r->wl.models[js->model - 1] : NULL;
-    return m && m->kind == WK_MODEL_LLM && m->pp > 1 && m->layers >= m->pp ? m : NULL;
+    return m && m->kind == WK_MODEL_LLM && m->pp > 1 && m->layers >= m->pp && !m->rebalance ? m : NULL;
 }
 
 /* Whether the performance model accepts the job with st (its memory). */

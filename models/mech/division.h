@@ -8,7 +8,9 @@
  * as it can be; when a stage's clock or SKU changes (a GPU throttles or
  * recovers) the job runs its old split at the new clocks until the delay
  * has passed, then splits anew. Without it a pipeline splits its layers
- * evenly and every stage runs at the job's slowest GPU. A subsystem of a
+ * evenly and every stage runs at the job's slowest GPU. Jobs whose model
+ * has `rebalance: true` (micro-batches dealt by replica speed) are left to
+ * that model. A subsystem of a
  * run (WkRunSubsysOps): it calls only down into models/state. */
 #ifndef WK_MECH_DIVISION_H
 #define WK_MECH_DIVISION_H

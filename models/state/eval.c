@@ -85,6 +85,24 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
     };
 }
 
+void wk_eval_stages(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
+                    WkPerfStage *stages)
+{
+    uint32_t pp = m->pp ? m->pp : 1, per = m->tp * m->cp, rep = per * pp;
+    for (uint32_t k = 0; k < pp; k++) {
+        stages[k].sku = NULL;
+        stages[k].speed = 1.0;
+    }
+    for (uint32_t i = 0; per && i < n; i++) {
+        WkPerfStage *st = &stages[(i % rep) / per];
+        const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
+        double ck = c->clock[gpus[i]] * clock_factor;
+        if (!st->sku || s->bf16_flops < st->sku->bf16_flops)
+            st->sku = s;
+        st->speed = ck < st->speed ? ck : st->speed;
+    }
+}
+
 typedef struct {
     uint32_t domain, rank, gpu;
 } DomGpu;

@@ -29,6 +29,15 @@ double wk_eval_link_bw(const WkCluster *c);
 void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
                  WkPerfEnv *env);
 
+/** The SKU and clock of each pipeline stage of the LLM m on gpus[0..n) of c
+ * in rank order (a data-parallel replica is tp x pp x cp consecutive ranks;
+ * stage k of a replica its ranks [k tp cp, (k + 1) tp cp)): stages[k].sku
+ * the slowest SKU (BF16 peak) and stages[k].speed the lowest effective clock
+ * (c->clock x clock_factor) over the GPUs of stage k in every replica.
+ * Writes stages[0..m->pp) but their `layers`. */
+void wk_eval_stages(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus, uint32_t n, double clock_factor,
+                    WkPerfStage *stages);
+
 /** The edges of a job's rings: one ring per rail (at most c->rails, at most
  * the GPUs of its smallest domain) across its NVLink domains, visited in
  * rank order (the order of each domain's first rank, as NCCL orders nodes);

@@ -579,9 +579,14 @@ int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
     }
     if (new_env) {
         double bw = rt->env.net_bw, gr = rt->env.grad_ratio;
-        placement_env(r, &r->wl.models[js->model - 1], rt->gpus, js->gpus, &rt->env);
+        WkPerfStage *st = rt->env.stages;
+        const WkModelSpec *m = &r->wl.models[js->model - 1];
+        placement_env(r, m, rt->gpus, js->gpus, &rt->env);
         rt->env.net_bw = bw;
         rt->env.grad_ratio = gr; /* not placement-derived (models/mech) */
+        rt->env.stages = st;     /* the division's split, at the stages' clocks now */
+        if (st)
+            wk_eval_stages(&r->cluster, m, rt->gpus, js->gpus, r->diurnal > 0 ? r->diurnal : 1.0, st);
     }
     /* Its placement unchanged, a running job's rates are those of its last
      * re-rate: every solve re-rates each job whose flows it moved (reshare),

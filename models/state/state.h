@@ -87,6 +87,7 @@ enum {
     WK_EV_SLEEP = 14,    /* energy; target: node; payload: its generation when posted */
     WK_EV_ARRIVE = 15,   /* driver; target: job (a site run: its dataset has crossed the WAN) */
     WK_EV_CASCADE = 16,  /* mechanisms (cascade); target: job, or UINT32_MAX for the discovery; payload: generation */
+    WK_EV_DIVISION = 17, /* mechanisms (division); target: job; payload: its generation when posted */
 };
 
 typedef struct WkRun WkRun;

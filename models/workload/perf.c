@@ -171,6 +171,54 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
     return leg;
 }
 
+/* The operator context of env's bounding rank (SKU, clocks) for model m. */
+static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkGpuEff *e)
+{
+    double sm = sm_speed(env);
+    return (WkOpsCtx){.e = e, .peak = env->sku->bf16_flops * sm,
+                      .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
+                      .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
+}
+
+void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfStage *st,
+                         double *layer_s, double *head_s)
+{
+    *layer_s = *head_s = 0;
+    if (m->kind != WK_MODEL_LLM)
+        return;
+    WkPerfEnv se = *env;
+    se.sku = st->sku;
+    se.speed = st->speed;
+    WkGpuEff e = sku_eff(&se, p);
+    WkOpsCtx c = ops_ctx(m, &se, &e);
+    WkOpsShape sh = llm_shape(m);
+    c.mult = 1;
+    c.acc = NULL;
+    double rc = m->recompute == WK_RECOMPUTE_FULL        ? wk_ops_layer_fwd(&c, &sh, 0)
+                : m->recompute == WK_RECOMPUTE_SELECTIVE ? wk_ops_layer_fwd(&c, &sh, 1)
+                                                         : 0;
+    *layer_s = wk_ops_layer_fwd(&c, &sh, 0) + wk_ops_layer_bwd(&c, &sh) + rc;
+    *head_s = wk_ops_head(&c, &sh) + (m->pp == 1 ? wk_ops_embed(&c, &sh) : 0);
+}
+
+/* Stages each at its own SKU and clock (env->stages): per micro-batch, the
+ * slowest stage's compute in *max_s, the sum over the stages in *sum_s, and
+ * the most layers a stage holds in *most. */
+static void stage_times(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, double *max_s,
+                        double *sum_s, uint32_t *most)
+{
+    *max_s = *sum_s = 0;
+    *most = 0;
+    for (uint32_t k = 0; k < m->pp; k++) {
+        double ls, hs;
+        wk_perf_stage_costs(m, env, p, &env->stages[k], &ls, &hs);
+        double t = env->stages[k].layers * ls + (k + 1 == m->pp ? hs : 0);
+        *max_s = t > *max_s ? t : *max_s;
+        *sum_s += t;
+        *most = env->stages[k].layers > *most ? env->stages[k].layers : *most;
+    }
+}
+
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
                     WkPerfResult *r, WkError *err)
 {
@@ -191,10 +239,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double mb = gb / (dp * m->micro_batch); /* micro-batches per replica */
     double peak_nom = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops : env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
-    double sm = sm_speed(env);
-    WkOpsCtx c = {.e = &e, .peak = env->sku->bf16_flops * sm,
-                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
-                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
+    WkOpsCtx c = ops_ctx(m, env, &e);
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
     WkWanLeg leg;
@@ -210,6 +255,20 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     r->micro_batches = (uint32_t)mb;
     r->compute_s = mb * t_mb;
     r->bubble_s = (m->pp - 1) / (double)m->vp * t_mb;
+    double state_scale = 1; /* the stage holding the most layers, against an even split */
+    if (env->stages && m->pp > 1) {
+        /* stages unlike (docs/models.md, "Division of labour"): the
+         * slowest stage sets the steady state, fill and drain take every
+         * stage's time once: (mb - 1) t_max + sum t_k, as mb t_max plus a
+         * bubble of (sum - t_max) / vp */
+        double tmax, tsum;
+        uint32_t most;
+        stage_times(m, env, p, &tmax, &tsum, &most);
+        r->compute_s = mb * tmax;
+        r->bubble_s = (tsum - tmax) / m->vp;
+        state_scale = most / ((double)m->layers / m->pp);
+        layers = most;
+    }
     in.bubble_s = r->bubble_s;
 
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
@@ -236,7 +295,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
      * only the layer input, 2*s*b*h/t. The first stage holds min(m, pp)
      * micro-batches in flight (x (1 + (pp-1)/(pp*vp)) when interleaved). */
     double t = m->tp, s = m->seq_len, h = m->hidden;
-    r->mem_state_bytes = state_bytes(local, m->zero, shard_dp);
+    r->mem_state_bytes = state_bytes(local * state_scale, m->zero, shard_dp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
     double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : 34 * sbh / t;
     double inflight = min2(mb, m->pp);

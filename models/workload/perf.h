@@ -32,6 +32,16 @@ WkPerfParams wk_perf_defaults(void);
 /** Read the `perf:` section (NULL = defaults). Positioned errors. */
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err);
 
+/* One pipeline stage of a job whose stages are not alike (the division
+ * mechanism, models/mech/division.h): the slowest SKU and the lowest clock
+ * factor over the stage's GPUs in every data-parallel replica, and the
+ * transformer layers it runs (the last stage also runs the output layer). */
+typedef struct WkPerfStage {
+    const WkGpuSku *sku;
+    double speed;    /* clock factor, (0, 1] */
+    uint32_t layers; /* >= 1 */
+} WkPerfStage;
+
 /* Where a job runs, as its placement determines it. */
 typedef struct WkPerfEnv {
     const WkGpuSku *sku;   /* the SKU that bounds the job (slowest peak among its GPUs) */
@@ -50,6 +60,10 @@ typedef struct WkPerfEnv {
                               encoding and decoding them (ZeRO 0-2; docs/models.md, "Gradient
                               compression"); 0 or 1: uncompressed. Not placement-derived: set by
                               the cascade mechanism (models/mech) */
+    WkPerfStage *stages;   /* NULL: every pipeline stage as the bounding rank (sku, speed) with an
+                              even split; else m->pp stages, each at its own SKU and clock with its
+                              own layers (docs/models.md, "Division of labour"). Not placement-
+                              derived: set by the division mechanism (models/mech), borrowed */
 } WkPerfEnv;
 
 typedef struct WkPerfResult {
@@ -76,6 +90,14 @@ typedef struct WkPerfResult {
  * H100-SXM-80G has 74.5 GiB: 22.8 GiB short"). */
 int wk_perf_eval(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, WkPerfResult *out,
                  WkError *err);
+
+/** Per micro-batch compute of one pipeline stage of the LLM m on st->sku at
+ * clock factor st->speed (env gives the cap clock and the sequence shape's
+ * context): one transformer layer forward, backward and recomputed, in
+ * *layer_s, and the output layer, in *head_s (the embedding too when pp =
+ * 1), from the same operator model as wk_perf_eval. 0 for non-LLM models. */
+void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfStage *st,
+                         double *layer_s, double *head_s);
 
 /* Data parallelism across sites (docs/models.md, "Data parallelism across
  * sites"): the job's GPUs split evenly over `sites` sites built alike, each

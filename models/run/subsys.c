@@ -14,5 +14,6 @@ const WkRunSubsysOps *const wk_run_subsys[] = {
     &wk_energy_budget,
     &wk_energy_sleep,
     &wk_mech_cascade,
+    &wk_mech_outsource,
     NULL,
 };

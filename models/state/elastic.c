@@ -4,6 +4,7 @@
 #include "models/state/elastic.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 double wk_run_ckpt_bytes(const WkRun *r, uint32_t job)
 {
@@ -46,7 +47,14 @@ int wk_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     int rc = wk_run_request_requeue(r, job, err);
     if (rc < 0)
         return rc;
-    r->rt[job].hung = 0;
+    WkJobRt *rt = &r->rt[job];
+    rt->hung = 0;
+    if (n > rt->gpus_req) { /* its GPU array holds its request: more (borrowed GPUs) need room */
+        uint32_t *g = realloc(rt->gpus, ((size_t)n + 1) * sizeof *g);
+        if (!g)
+            return wk_error_nomem(err, "job placement");
+        rt->gpus = g;
+    }
     r->wl.jobs[job].gpus = n; /* the job continues with another number of replicas */
     return wk_sched_start(&r->si.ctx, job, gpus, n, err);
 }

@@ -35,7 +35,8 @@ uint32_t wk_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t m
 /** Restart a running model job at once on gpus[0..n) (another number of
  * replicas; the caller has set rt->pending_cost): back to the queue
  * (wk_run_request_requeue), then started there through the scheduler's
- * context (wk_sched_start). 0, or the start's code: WK_E_NOROOM when a
+ * context (wk_sched_start); above its request its GPU array grows to hold
+ * n (gpus must not point into it then). 0, or the start's code: WK_E_NOROOM when a
  * subsystem vetoes it (the job then waits in QUEUED and the policy has not
  * heard of it), or another negative code. */
 int wk_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);

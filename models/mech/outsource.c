@@ -234,17 +234,27 @@ static double best_grow(Outsource *o, uint32_t job, WkTime now, uint32_t *n)
             o->buf[k++] = g;
     uint32_t per_node = c->node_first_gpu[o->idle[0] + 1] - c->node_first_gpu[o->idle[0]]; /* one group: one size */
     double t0 = wk_elastic_iter_s(r, job, rt->gpus, cur), t1 = NAN;
-    uint32_t pick = 0;
-    for (uint32_t i = ni; i > 0 && isnan(t1); i--) { /* the most whole nodes at which it fits */
-        pick = cur + i * per_node;
-        t1 = wk_elastic_iter_s(r, job, o->buf, pick);
-    }
-    if (isnan(t0) || isnan(t1))
+    if (isnan(t0))
         return -INFINITY;
     wk_progress_settle(r, job, now);
+    double left = rt->work - rt->done, back = cost_at(r, job, rt->gpus_req);
+    /* screen: at most perfect scaling (t1 >= t0 cur / n1), so no count saves
+     * more than left t0 (1 - cur / n1max) nor costs less than one node more */
+    if (left * t0 * (1 - (double)cur / (cur + ni * per_node)) <= cost_at(r, job, cur + per_node) + back)
+        return -INFINITY;
+    const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
+    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;
+    for (uint32_t i = ni; i > 0 && isnan(t1); i--) { /* the most whole nodes at which it fits */
+        pick = cur + i * per_node;
+        if (m->kind == WK_MODEL_LLM && m->global_batch &&
+            (pick % per || m->global_batch % (pick / per * m->micro_batch)))
+            continue; /* the performance model refuses it: the batch does not split */
+        t1 = wk_elastic_iter_s(r, job, o->buf, pick);
+    }
+    if (isnan(t1))
+        return -INFINITY;
     *n = pick;
-    return wk_outsource_net_gain_s(rt->work - rt->done, t0, t1, cost_at(r, job, pick),
-                                   cost_at(r, job, rt->gpus_req));
+    return wk_outsource_net_gain_s(left, t0, t1, cost_at(r, job, pick), back);
 }
 
 /* Lend idle whole nodes to the running job whose net gain is the largest

@@ -233,14 +233,17 @@ static double best_grow(Outsource *o, uint32_t job, WkTime now, uint32_t *n)
         for (uint32_t g = c->node_first_gpu[o->idle[i]]; g < c->node_first_gpu[o->idle[i] + 1]; g++)
             o->buf[k++] = g;
     uint32_t per_node = c->node_first_gpu[o->idle[0] + 1] - c->node_first_gpu[o->idle[0]]; /* one group: one size */
-    double t0 = wk_elastic_iter_s(r, job, rt->gpus, cur), t1 = NAN;
-    if (isnan(t0))
-        return -INFINITY;
     wk_progress_settle(r, job, now);
     double left = rt->work - rt->done, back = cost_at(r, job, rt->gpus_req);
+    double least = cost_at(r, job, cur + per_node) + back, most = 1 - (double)cur / (cur + ni * per_node);
     /* screen: at most perfect scaling (t1 >= t0 cur / n1), so no count saves
-     * more than left t0 (1 - cur / n1max) nor costs less than one node more */
-    if (left * t0 * (1 - (double)cur / (cur + ni * per_node)) <= cost_at(r, job, cur + per_node) + back)
+     * more than left t0 (1 - cur / n1max) nor costs less than one node more;
+     * first with its iteration time now (>= t0: the same placement at a
+     * fabric share; not with compressed gradients), then with t0 */
+    if (!(rt->env.grad_ratio > 1) && rt->iter_s > 0 && left * rt->iter_s * most <= least)
+        return -INFINITY;
+    double t0 = wk_elastic_iter_s(r, job, rt->gpus, cur), t1 = NAN;
+    if (isnan(t0) || left * t0 * most <= least)
         return -INFINITY;
     const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
     uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;

@@ -104,6 +104,18 @@ static int resize(Outsource *o, uint32_t job, const uint32_t *gpus, uint32_t n, 
     return rc;
 }
 
+/* 0 when the performance model would refuse job on n GPUs because its
+ * fixed global batch does not split into n / (TP x PP x CP) replicas (no
+ * evaluation needed); 1 otherwise (the evaluation decides). */
+static int may_split(const WkRun *r, uint32_t job, uint32_t n)
+{
+    const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
+    if (m->kind != WK_MODEL_LLM || !m->global_batch)
+        return 1;
+    uint32_t per = m->tp * m->pp * m->cp;
+    return n % per == 0 && m->global_batch % (n / per * m->micro_batch) == 0;
+}
+
 /* GPUs job holds beyond its request. */
 static uint32_t lent_of(const WkRun *r, uint32_t job)
 {
@@ -121,7 +133,7 @@ static uint32_t shrink_to(Outsource *o, uint32_t job, uint32_t give)
     uint32_t gpn = r->cluster.gpus_per_node ? r->cluster.gpus_per_node : 1;
     uint32_t k = (give + gpn - 1) / gpn;
     for (uint32_t m = n > (uint64_t)k * gpn ? n - k * gpn : 0; m > req; m = m > gpn ? m - gpn : 0)
-        if (!isnan(wk_elastic_iter_s(r, job, r->rt[job].gpus, m)))
+        if (may_split(r, job, m) && !isnan(wk_elastic_iter_s(r, job, r->rt[job].gpus, m)))
             return m;
     return req;
 }
@@ -245,14 +257,11 @@ static double best_grow(Outsource *o, uint32_t job, WkTime now, uint32_t *n)
     double t0 = wk_elastic_iter_s(r, job, rt->gpus, cur), t1 = NAN;
     if (isnan(t0) || left * t0 * most <= least)
         return -INFINITY;
-    const WkModelSpec *m = &r->wl.models[r->wl.jobs[job].model - 1];
-    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, pick = 0;
+    uint32_t pick = 0;
     for (uint32_t i = ni; i > 0 && isnan(t1); i--) { /* the most whole nodes at which it fits */
         pick = cur + i * per_node;
-        if (m->kind == WK_MODEL_LLM && m->global_batch &&
-            (pick % per || m->global_batch % (pick / per * m->micro_batch)))
-            continue; /* the performance model refuses it: the batch does not split */
-        t1 = wk_elastic_iter_s(r, job, o->buf, pick);
+        if (may_split(r, job, pick))
+            t1 = wk_elastic_iter_s(r, job, o->buf, pick);
     }
     if (isnan(t1))
         return -INFINITY;

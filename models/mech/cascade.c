@@ -25,7 +25,7 @@ void wk_cascade_defaults(WkCascadeSpec *s)
 
 int wk_cascade_parse(const WkNode *root, const WkCluster *c, WkCascadeSpec *out, int *on, WkError *err)
 {
-    static const char *const mkeys[] = {"cascade", "division", NULL};
+    static const char *const mkeys[] = {"cascade", "division", "outsourcing", NULL};
     static const char *const ckeys[] = {"at", "origin_gpu", "rack_nodes", "nvlink_delay", "rack_delay",
                                         "cluster_delay", "ratio", NULL};
     wk_cascade_defaults(out);

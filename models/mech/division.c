@@ -27,7 +27,7 @@ void wk_division_defaults(WkDivisionSpec *s) { *s = (WkDivisionSpec){.delay_s = 
 
 int wk_division_parse(const WkNode *root, WkDivisionSpec *out, int *on, WkError *err)
 {
-    static const char *const mkeys[] = {"cascade", "division", NULL};
+    static const char *const mkeys[] = {"cascade", "division", "outsourcing", NULL};
     static const char *const dkeys[] = {"delay", NULL};
     wk_division_defaults(out);
     *on = 0;

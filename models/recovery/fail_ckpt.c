@@ -7,13 +7,8 @@
 
 #include "models/recovery/fail_impl.h"
 
-/* Bytes of a job's checkpoint: its model's parameters x bytes per
- * parameter, or the plain-job size. */
-static double ckpt_bytes(const WkRun *r, uint32_t job)
-{
-    const WkJobSpec *js = &r->wl.jobs[job];
-    return js->model ? r->fail.bytes_per_param * r->wl.models[js->model - 1].params : r->fail.plain_ckpt_bytes;
-}
+/* Bytes of a job's checkpoint (models/state/elastic.h). */
+static double ckpt_bytes(const WkRun *r, uint32_t job) { return wk_run_ckpt_bytes(r, job); }
 
 /* Checkpoints are written as flows to the cluster's storage nodes
  * (fail_store.c) rather than at a share of storage_gb_per_s. */
@@ -34,12 +29,6 @@ static void ckpt_cost(const WkRun *r, const WkRunFail *f, uint32_t job, double *
     case WK_CKPT_MEMORY: *stall = snap; *complete = snap; break;
     default: *stall = size / share; *complete = *stall; break;
     }
-}
-
-WkTime wk_runfail_restart_cost(const WkRun *r, uint32_t job, int spare, double *out)
-{
-    uint32_t gpus = r->wl.jobs[job].gpus, gpn = r->cluster.gpus_per_node ? r->cluster.gpus_per_node : 1;
-    return wk_time_from_s(wk_fail_restart_steps(&r->fail, ckpt_bytes(r, job), gpus, (gpus + gpn - 1) / gpn, spare, out));
 }
 
 /* Expected time between failures hitting the job: 1 / sum of component rates. */

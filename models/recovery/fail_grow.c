@@ -4,7 +4,8 @@
  * restarts on its GPUs plus free ones (whole free nodes first) with the
  * largest DP degree up to its request, paying the restart cost a shrink pays
  * (the restart steps: drain, relaunch, init, load, warm-up). Only jobs on the shrunk list are looked at.
- * Shrinking is in fail_recover.c. */
+ * Shrinking is in fail_recover.c; the fit, cost and restart are
+ * models/state/elastic.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,12 +43,12 @@ static int try_grow(WkRun *r, uint32_t job, WkError *err)
         return wk_error_nomem(err, "job placement");
     memcpy(list, rt->gpus, (size_t)js->gpus * sizeof *list); /* its GPUs keep their ranks */
     uint32_t k = add_free(r, list, js->gpus, rt->gpus_req);
-    uint32_t pick = wk_runfail_elastic_fit(r, job, list, k, js->gpus);
+    uint32_t pick = wk_elastic_fit(r, job, list, k, js->gpus);
     int rc = 1;
     if (pick) {
         double steps[WK_RSTEP_N];
-        rt->pending_cost = wk_runfail_restart_cost(r, job, 0, steps);
-        rc = wk_runfail_elastic_restart(r, job, list, pick, err);
+        rt->pending_cost = wk_run_restart_cost(r, job, 0, steps);
+        rc = wk_elastic_restart(r, job, list, pick, err);
     }
     free(list);
     return rc;

@@ -9,6 +9,7 @@
 #define WK_RECOVERY_FAIL_IMPL_H
 
 #include "models/recovery/recovery.h"
+#include "models/state/elastic.h"
 
 /* No job, no incident; as a FAIL or PROC payload: the class's (process's)
  * aggregated Poisson stream rather than one component (unit). */
@@ -42,24 +43,9 @@ int wk_runfail_down_gpus(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, 
  * back, hung until detection by path det); no GPU goes down. */
 int wk_runfail_hit_soft(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err);
 
-/** Restart cost of job now, by step into out[WK_RSTEP_N] (s): drain,
- * launch (on a hot spare when `spare`), communicator init for its GPUs,
- * checkpoint load from its tier, warm-up. Returns the sum. */
-WkTime wk_runfail_restart_cost(const WkRun *r, uint32_t job, int spare, double *out);
-
-/** Elastic jobs: the largest GPU count above `above` and at most `max`
- * that is a whole number of DP replicas of job's model whose batch splits
- * and memory fits on gpus[0..count) (rank order); 0 if there is none. */
-uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t max, uint32_t above);
-
-/** Restart a running elastic job at once on gpus[0..n) (another number of
- * replicas): back to the queue, then started there paying its pending
- * restart cost. */
 /** Put an elastic job that just shrank on the list of jobs that may grow
  * back (once). 0 or WK_E_NOMEM. */
 int wk_runfail_note_shrunk(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
-
-int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
 
 
 /** Hot spares: hold the last failures.spare_nodes nodes out of scheduling

@@ -127,35 +127,11 @@ static int try_spares(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
     }
     int rc = 1; /* not restarted */
     if (ok) {
-        r->rt[job].pending_cost = wk_runfail_restart_cost(r, job, 1, f->job[job].steps);
+        r->rt[job].pending_cost = wk_run_restart_cost(r, job, 1, f->job[job].steps);
         rc = wk_sched_start(&r->si.ctx, job, list, n, err);
     }
     free(list);
     return rc;
-}
-
-uint32_t wk_runfail_elastic_fit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t max, uint32_t above)
-{
-    WkJobSpec *js = &r->wl.jobs[job];
-    const WkModelSpec *m = &r->wl.models[js->model - 1];
-    uint32_t per = m->kind == WK_MODEL_LLM ? m->tp * m->pp * m->cp : 1, was = js->gpus, pick = 0;
-    for (uint32_t g = max / per * per; g > above && !pick; g -= per) {
-        js->gpus = g; /* evaluate the job as it would run on g GPUs */
-        if (!isnan(wk_progress_iter_on(r, job, gpus, g)))
-            pick = g; /* the batch splits and memory fits */
-    }
-    js->gpus = was;
-    return pick;
-}
-
-int wk_runfail_elastic_restart(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
-{
-    int rc = wk_run_request_requeue(r, job, err);
-    if (rc < 0)
-        return rc;
-    r->rt[job].hung = 0;
-    r->wl.jobs[job].gpus = n; /* the job continues with another number of replicas */
-    return wk_sched_start(&r->si.ctx, job, gpus, n, err);
 }
 
 /* Elastic shrink: restart at once on the surviving GPUs with as many whole
@@ -174,11 +150,11 @@ static int try_shrink(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
     for (uint32_t i = 0; i < n; i++)
         if (r->cluster.health[rt->gpus[i]] != WK_GPU_DOWN)
             surv[k++] = rt->gpus[i];
-    uint32_t pick = wk_runfail_elastic_fit(r, job, surv, k < n ? k : n - 1, 0);
+    uint32_t pick = wk_elastic_fit(r, job, surv, k < n ? k : n - 1, 0);
     int rc = 1;
     if (pick) {
         f->shrinks++;
-        rc = wk_runfail_elastic_restart(r, job, surv, pick, err);
+        rc = wk_elastic_restart(r, job, surv, pick, err);
         if (rc == 0)
             rc = wk_runfail_note_shrunk(r, f, job, err);
     }
@@ -240,7 +216,7 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
     fj->detect_t = now;
     fj->interruptions++;
     f->interruptions++;
-    rt->pending_cost = wk_runfail_restart_cost(r, job, 0, fj->steps);
+    rt->pending_cost = wk_run_restart_cost(r, job, 0, fj->steps);
     int rc = try_shrink(r, f, job, err);
     if (rc <= 0)
         return rc;

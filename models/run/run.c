@@ -35,6 +35,9 @@ static int enqueue(WkRun *r, uint32_t job, WkTime now, WkError *err)
     r->rt[job].state = WK_JOB_QUEUED;
     r->queued++;
     int rc = wk_sched_host_submit(&r->si, job, err);
+    for (size_t i = 0; r->subsys[i] && rc == 0; i++) /* e.g. outsourced GPUs handed back for it */
+        if (r->subsys[i]->queued)
+            rc = r->subsys[i]->queued(r, r->sub_st[i], job, err);
     if (rc < 0)
         return rc;
     wk_run_resample(r, now);

@@ -9,6 +9,7 @@
 #include "models/energy/energy.h"
 #include "models/mech/cascade.h"
 #include "models/mech/division.h"
+#include "models/mech/outsource.h"
 #include "models/recovery/recovery.h"
 #include "models/run/hooks.h"
 #include "models/run/run.h"

@@ -250,6 +250,24 @@ static int reliability_rows(const WkRun *r, WkSummary *s, double goodput, int *f
     return 0;
 }
 
+/* Rows of the §3.1 work outsourcing: only when it is on (so other
+ * summaries are unchanged). */
+static int outsource_rows(const WkRun *r, WkSummary *s)
+{
+    int on = 0;
+    WkOutsourceStats o = wk_outsource_stats(r, &on);
+    if (!on)
+        return 0;
+    int rc = 0;
+    rc |= wk_summary_add(s, WK_SCHEMA_M_OUTSOURCE_LENDS, "outsourcing: jobs grown onto idle nodes", "",
+                         (double)o.lends, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_OUTSOURCE_RETURNS, "outsourcing: shrinks handing GPUs to a waiting job", "",
+                         (double)o.returns, 1);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_OUTSOURCE_GPU_HOURS, "outsourcing: GPU time lent beyond jobs' requests",
+                         "GPU-h", o.borrowed_gpu_s / 3600, 0);
+    return rc;
+}
+
 /* Rows of the clocks schedulers chose per job: only when one did, or with
  * `on_budget: policy` (so other summaries are unchanged). */
 static int clock_rows(const WkRun *r, WkSummary *s)
@@ -375,6 +393,7 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= wk_summary_add(s, WK_SCHEMA_M_EVENTS, "events processed", "events", (double)wk_engine_events(r->eng), 1);
     rc |= hpc_rows(r, s);
     rc |= clock_rows(r, s);
+    rc |= outsource_rows(r, s);
     free(jct);
     free(wait);
     if (rc)

@@ -15,5 +15,6 @@ const WkRunSubsysOps *const wk_run_subsys[] = {
     &wk_energy_sleep,
     &wk_mech_cascade,
     &wk_mech_division,
+    &wk_mech_outsource,
     NULL,
 };

@@ -88,6 +88,7 @@ enum {
     WK_EV_ARRIVE = 15,   /* driver; target: job (a site run: its dataset has crossed the WAN) */
     WK_EV_CASCADE = 16,  /* mechanisms (cascade); target: job, or UINT32_MAX for the discovery; payload: generation */
     WK_EV_DIVISION = 17, /* mechanisms (division); target: job; payload: its generation when posted */
+    WK_EV_OUTSOURCE = 18,/* mechanisms (outsourcing): lend or take back idle nodes, after the event that posted it */
 };
 
 typedef struct WkRun WkRun;
@@ -129,6 +130,9 @@ typedef struct WkRunSubsysOps {
     int (*changed)(WkRun *r, void *st, WkError *err);
     /* capacity came back (a job ended): before the scheduler hears of it */
     int (*freed)(WkRun *r, void *st, WkError *err);
+    /* a job joined the queue (submitted, or arrived at a site) and the
+     * policy has heard of it (it may have started it already) */
+    int (*queued)(WkRun *r, void *st, uint32_t job, WkError *err);
     /* a running job's progress was settled over [t0, t1) at its old speed */
     void (*settled)(WkRun *r, void *st, uint32_t job, WkTime t0, WkTime t1);
     /* a running job's speed was set (started, re-rated, held) */

@@ -21,7 +21,7 @@ static const WkSection table[] = {
     {"failures", S, "failure classes, random processes, scripted incidents"},
     {"checkpoint", S, "checkpoint interval and storage"},
     {"recovery", S, "what a job hit by a failure does"},
-    {"mechanisms", S, "the seed paper's mechanisms switched on in a run (the §3.2 cascade, the §3.3 division of labour)"},
+    {"mechanisms", S, "the seed paper's mechanisms switched on in a run (the §3.1 work outsourcing, the §3.2 cascade, the §3.3 division of labour)"},
     {"sites", S, "a network of sites, each with its own cluster (and facility, failures, scheduler)"},
     {"broker", S, "the policy that chooses each job's site in a network"},
     {"span", S, "in a network: jobs that may run data-parallel across sites, and when"},

@@ -195,6 +195,10 @@
 #define WK_SCHEMA_M_MAKESPAN "makespan_s"
 #define WK_SCHEMA_M_SIMULATED "simulated_s"
 #define WK_SCHEMA_M_EVENTS "events"
+/* only with mechanisms.outsourcing */
+#define WK_SCHEMA_M_OUTSOURCE_LENDS "outsourcing_lends"
+#define WK_SCHEMA_M_OUTSOURCE_RETURNS "outsourcing_returns"
+#define WK_SCHEMA_M_OUTSOURCE_GPU_HOURS "outsourcing_borrowed_gpu_hours"
 /* only when the workload has hpc jobs */
 #define WK_SCHEMA_M_HPC_JOBS "hpc_jobs"
 #define WK_SCHEMA_M_HPC_WAIT_MEAN "hpc_wait_mean_s"

@@ -609,6 +609,17 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     }
     if (s->p.reserve && qi < s->nq && reserve(s, ctx, wk_sched_job_gpus(ctx, s->q[qi]), first_queued, n) < 0)
         return wk_error_nomem(err, "sci");
+    if (!first_queued && qi == s->nq && n == qi) {
+        /* nothing waits and nothing may move: every job in play has its
+         * pinned block and no running job is in play. Only the new jobs'
+         * blocks are in question, warm-started at the pin: one sweep at the
+         * final temperature instead of the whole schedule (docs/sci.md,
+         * "Rounds") */
+        WkSciParams quick = pp;
+        quick.t0 = quick.t_min;
+        wk_sci_state_params(s->st, &quick);
+        s->stats.settled++;
+    }
     WkSciAnnealStats as;
     wk_sci_anneal(s->st, s->rng, &as);
     s->stats.annealed++;

@@ -150,6 +150,8 @@ int wk_sci_block_scope(const WkSciState *s, const uint32_t *gpus, uint32_t n);
 typedef struct WkSciStats {
     uint64_t invocations;   /* scheduling rounds (calls from the framework) */
     uint64_t annealed;      /* calls that ran the annealer */
+    uint64_t settled;       /* of them, calls with the short schedule (one sweep at t_min): the whole queue
+                               fit at its pinned blocks and nothing could move */
     uint64_t moves, accepted;
     uint32_t max_moves;     /* most moves in one call */
     size_t max_queue;       /* longest queue seen */

@@ -285,6 +285,41 @@ static void test_sci_lowers_its_energy_in_the_rounds_it_applies(void **state)
     test_run_free(&t);
 }
 
+/* A round in which the whole queue fits at its pinned blocks and no running
+ * job may move anneals one sweep at the final temperature (nothing waits,
+ * nothing moves); a round with a job left waiting runs the whole schedule. */
+static void test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves(void **state)
+{
+    (void)state;
+    /* 256 GPUs, jobs of at most 16 GPUs an hour apart that run 10 minutes:
+     * no job ever waits */
+    const char *idle = "seed: 4\n"
+                       "cluster: {nodes: 32, gpus_per_node: 8, nodes_per_pod: 8,\n"
+                       "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n"
+                       "workload:\n"
+                       "  source: synthetic\n"
+                       "  jobs: 50\n"
+                       "  interarrival: {dist: constant, value: 1h}\n"
+                       "  duration: 10m\n"
+                       "  gpus: [{gpus: 4, weight: 1}, {gpus: 16, weight: 1}]\n"
+                       "scheduler: sci\n";
+    TestRun t;
+    test_run_yaml(&t, idle, NULL);
+    const WkSciStats *s = stats_of(&t);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 50);
+    assert_int_equal(s->settled, 50); /* one round per submission, each settled */
+    assert_int_equal(s->annealed, 50);
+    assert_int_equal(s->max_moves, 16); /* one sweep of SWEEP_MIN moves, not 21 of them */
+    assert_int_equal(s->starts, 50);
+    assert_int_equal(s->safety_starts, 0);
+    test_run_free(&t);
+    /* the mixed workload queues jobs: those rounds anneal */
+    test_run_yaml(&t, mixed, NULL);
+    s = stats_of(&t);
+    assert_true(s->annealed > s->settled && s->max_moves > 16);
+    test_run_free(&t);
+}
+
 static void test_sci_same_seed_gives_identical_summary_and_moves(void **state)
 {
     (void)state;
@@ -684,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused),
         cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
         cmocka_unit_test(test_sci_reload_of_changed_nodes_equals_a_full_load),
+        cmocka_unit_test(test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -511,9 +511,10 @@ static uint32_t read_gpus(Sci *s, const WkSchedCtx *ctx)
         s->gread = 1, s->gen = gen;
         return UINT32_MAX;
     }
-    uint32_t k = 0;
-    for (uint32_t nd = 0; gen != s->gen && nd < c->nodes; nd++)
-        if (ng[nd] > s->gen) {
+    uint32_t k = 0, nodes = gen != s->gen ? c->nodes : 0;
+    uint64_t last = s->gen; /* locals: the byte stores below may alias s */
+    for (uint32_t nd = 0; nd < nodes; nd++)
+        if (ng[nd] > last) {
             for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
                 s->gstate[g] = gpu_state(ctx, g);
             s->changed[k++] = nd;

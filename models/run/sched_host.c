@@ -167,6 +167,11 @@ static int host_set_job_clock(void *host, uint32_t job, double clock, WkError *e
 }
 
 static double host_job_mem_need(const void *host, uint32_t job) { return wk_progress_mem_need(RUN(host), job); }
+static const uint64_t *host_node_gens(const void *host, uint64_t *gen)
+{
+    *gen = RUN(host)->pool.gen;
+    return RUN(host)->pool.node_gen;
+}
 
 static WkPlacement host_placement(const void *host) { return RUN(host)->placement; }
 
@@ -214,5 +219,6 @@ const WkSchedHostOps wk_run_sched_host = {
     .job_time_factor = host_job_time_factor,
     .set_job_clock = host_set_job_clock,
     .job_mem_need = host_job_mem_need,
+    .node_gens = host_node_gens,
 };
 

@@ -87,6 +87,7 @@ int wk_sched_place_with(const WkSchedCtx *c, WkPlacement how, uint32_t n, uint32
     return c->ops->place_with(c->host, how, n, out, allowed, user);
 }
 double wk_sched_job_mem_need(const WkSchedCtx *c, uint32_t job) { return c->ops->job_mem_need(c->host, job); }
+const uint64_t *wk_sched_node_gens(const WkSchedCtx *c, uint64_t *gen) { return c->ops->node_gens(c->host, gen); }
 
 int wk_sched_job_fits_gpu(const WkSchedCtx *c, uint32_t job, uint32_t gpu)
 {

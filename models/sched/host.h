@@ -51,6 +51,7 @@ typedef struct WkSchedHostOps {
     double (*job_time_factor)(const void *host, uint32_t job, double clock);
     int (*set_job_clock)(void *host, uint32_t job, double clock, WkError *err);
     double (*job_mem_need)(const void *host, uint32_t job);
+    const uint64_t *(*node_gens)(const void *host, uint64_t *gen);
 } WkSchedHostOps;
 
 struct WkSchedCtx {

@@ -36,6 +36,15 @@ const WkCluster *wk_sched_cluster(const WkSchedCtx *ctx);
  * (wk_sched_job_fits_gpu). For built-ins that filter GPUs in bulk (sci). */
 double wk_sched_job_mem_need(const WkSchedCtx *ctx, uint32_t job);
 
+/** Change stamps of the GPU states (free or not, down or not) per node, so
+ * that a policy keeping its own copy of them re-reads only what changed:
+ * returns the host's array [nodes] (borrowed, read-only, valid while the
+ * run is; it changes as the run goes on) where entry nd is the host's
+ * change count just after the last change of one of nd's GPUs (0 = none
+ * yet), and *gen = the change count now. A node whose entry is <= the *gen
+ * of an earlier call has not changed since. O(1). */
+const uint64_t *wk_sched_node_gens(const WkSchedCtx *ctx, uint64_t *gen);
+
 /** Whether a site whose `scheduler:` section is sched (a policy name, a
  * map, or NULL for the default) accepts AI jobs (`kind: ai`): *out = 0 only
  * for `lend` with `lend: false`, which rejects them at submission; every

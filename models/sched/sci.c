@@ -79,7 +79,10 @@ typedef struct {
     size_t nrun, caprun;
     WkTime *since;        /* [job] when it (re)entered the queue */
     size_t capj;
-    uint8_t *gstate;      /* [gpus] scratch for the state load */
+    uint8_t *gstate;      /* [gpus] the GPU states as of the last round that read them */
+    uint64_t gen;         /* the host's change count then (wk_sched_node_gens) */
+    int gread;            /* gstate has been read once */
+    uint32_t *changed;    /* [nodes] scratch: nodes whose GPU states changed since */
     WkSciJob *jobs;       /* per call */
     uint32_t *jid;        /* [item] job id */
     uint8_t *stop;        /* [item] preempted for a migration in this round */
@@ -182,6 +185,7 @@ static void fini(void *priv)
     free(s->run);
     free(s->since);
     free(s->gstate);
+    free(s->changed);
     free(s->jobs);
     free(s->jid);
     free(s->stop);
@@ -205,7 +209,8 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
         (rc = wk_rng_new(&s->rng, wk_sched_seed(ctx), "sched.sci", err)) < 0 ||
         (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)
         goto fail;
-    if (!(s->gstate = malloc(c->gpus)) || !(s->nbits = calloc((size_t)c->gpus + 2, sizeof *s->nbits))) {
+    if (!(s->gstate = malloc(c->gpus)) || !(s->nbits = calloc((size_t)c->gpus + 2, sizeof *s->nbits)) ||
+        !(s->changed = malloc(((size_t)c->nodes + 1) * sizeof *s->changed))) {
         rc = wk_error_nomem(err, "sci");
         goto fail;
     }
@@ -483,10 +488,44 @@ static int order_short(Sci *s, WkSchedCtx *ctx)
     return 0;
 }
 
+/* GPU g's state as the annealer sees it. */
+static uint8_t gpu_state(const WkSchedCtx *ctx, uint32_t g)
+{
+    return wk_sched_gpu_is_free(ctx, g) ? WK_SCI_FREE
+           : wk_sched_gpu_health(ctx, g) == WK_GPU_DOWN ? WK_SCI_DOWN
+                                                        : WK_SCI_USED;
+}
+
+/* Bring gstate up to date: every GPU the first time, then only the GPUs of
+ * nodes the host changed since (their ids into s->changed). Returns how many
+ * nodes changed, or UINT32_MAX when every GPU was read. O(nodes + changed
+ * GPUs) after the first call. */
+static uint32_t read_gpus(Sci *s, const WkSchedCtx *ctx)
+{
+    const WkCluster *c = wk_sched_cluster(ctx);
+    uint64_t gen;
+    const uint64_t *ng = wk_sched_node_gens(ctx, &gen);
+    if (!s->gread) {
+        for (uint32_t g = 0; g < c->gpus; g++)
+            s->gstate[g] = gpu_state(ctx, g);
+        s->gread = 1, s->gen = gen;
+        return UINT32_MAX;
+    }
+    uint32_t k = 0, nodes = gen != s->gen ? c->nodes : 0;
+    uint64_t last = s->gen; /* locals: the byte stores below may alias s */
+    for (uint32_t nd = 0; nd < nodes; nd++)
+        if (ng[nd] > last) {
+            for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
+                s->gstate[g] = gpu_state(ctx, g);
+            s->changed[k++] = nd;
+        }
+    s->gen = gen;
+    return k;
+}
+
 /* One scheduling round. mig: running jobs may move (tick, incident). */
 static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
 {
-    const WkCluster *c = wk_sched_cluster(ctx);
     s->stats.invocations++;
     if (s->nq > s->stats.max_queue)
         s->stats.max_queue = s->nq;
@@ -525,10 +564,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     if (!rm)
         return wk_error_nomem(err, "sci");
     s->rem = rm;
-    for (uint32_t g = 0; g < c->gpus; g++)
-        s->gstate[g] = wk_sched_gpu_is_free(ctx, g) ? WK_SCI_FREE
-                       : wk_sched_gpu_health(ctx, g) == WK_GPU_DOWN ? WK_SCI_DOWN
-                                                                    : WK_SCI_USED;
+    uint32_t nchanged = read_gpus(s, ctx);
     WkTime now = wk_sched_now(ctx);
     uint32_t n = 0;
     for (size_t i = 0; mig && i < s->nrun; i++) {
@@ -559,7 +595,8 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     WkSciParams pp = s->p;
     pp.migrate = mig;
     wk_sci_state_params(s->st, &pp);
-    int rc = wk_sci_state_load(s->st, s->gstate, s->jobs, n, err);
+    int rc = wk_sci_state_reload(s->st, s->gstate, nchanged == UINT32_MAX ? NULL : s->changed,
+                                 nchanged == UINT32_MAX ? 0 : nchanged, s->jobs, n, err);
     if (rc < 0)
         return rc;
     double e0 = wk_sci_energy(s->st);
@@ -573,6 +610,17 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
     }
     if (s->p.reserve && qi < s->nq && reserve(s, ctx, wk_sched_job_gpus(ctx, s->q[qi]), first_queued, n) < 0)
         return wk_error_nomem(err, "sci");
+    if (!first_queued && qi == s->nq && n == qi) {
+        /* nothing waits and nothing may move: every job in play has its
+         * pinned block and no running job is in play. Only the new jobs'
+         * blocks are in question, warm-started at the pin: one sweep at the
+         * final temperature instead of the whole schedule (docs/sci.md,
+         * "Rounds") */
+        WkSciParams quick = pp;
+        quick.t0 = quick.t_min;
+        wk_sci_state_params(s->st, &quick);
+        s->stats.settled++;
+    }
     WkSciAnnealStats as;
     wk_sci_anneal(s->st, s->rng, &as);
     s->stats.annealed++;

@@ -99,6 +99,15 @@ void wk_sci_state_params(WkSciState *s, const WkSciParams *p);
  * placement. After an error the state is unusable until a load succeeds. */
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err);
 
+/** wk_sci_state_load for a gpu[] that differs from the one of the previous
+ * successful load only on the GPUs of nodes changed[0..nchanged) (node ids,
+ * borrowed; repeats allowed): only those nodes and the ones the previous
+ * configuration's moves touched are re-read, O(their GPUs + nodes + jobs)
+ * instead of O(GPUs). The result is that of wk_sci_state_load, bit for bit.
+ * Before any load, and after a failed one, it reads all of gpu[]. */
+int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *changed, uint32_t nchanged,
+                        const WkSciJob *jobs, uint32_t njobs, WkError *err);
+
 /** The energy H of the current configuration, recomputed from scratch. */
 double wk_sci_energy(const WkSciState *s);
 
@@ -141,6 +150,8 @@ int wk_sci_block_scope(const WkSciState *s, const uint32_t *gpus, uint32_t n);
 typedef struct WkSciStats {
     uint64_t invocations;   /* scheduling rounds (calls from the framework) */
     uint64_t annealed;      /* calls that ran the annealer */
+    uint64_t settled;       /* of them, calls with the short schedule (one sweep at t_min): the whole queue
+                               fit at its pinned blocks and nothing could move */
     uint64_t moves, accepted;
     uint32_t max_moves;     /* most moves in one call */
     size_t max_queue;       /* longest queue seen */

@@ -57,6 +57,12 @@ struct WkSciState {
     uint32_t *order;               /* scratch, max(nodes, pods) */
     uint32_t *nodebuf;             /* scratch, max_node */
     double e;                      /* tracked energy */
+    /* nodes whose GPU states (gs, counts) may differ from the last load's
+     * gpu[]: flagged by the moves (a restored best configuration differs
+     * from the load only where moves went), re-read by the next reload */
+    uint8_t *dirty;                /* [nodes] */
+    uint32_t *dlist, ndirty;       /* the flagged nodes */
+    int stale;                     /* 1: no load yet, or a failed one: read every node */
     /* the best configuration seen at a sweep's end (rounds with migration) */
     struct {
         uint32_t *pool;

@@ -100,6 +100,8 @@ static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
     double d = 0;
     for (uint32_t k = 0, j; k < n; k = j) {
         uint32_t nd = c->gpu_node[b[k]], p = c->node_pod[nd];
+        if (!s->dirty[nd])
+            s->dirty[nd] = 1, s->dlist[s->ndirty++] = nd;
         for (j = k; j < n && c->gpu_node[b[j]] == nd; j++)
             s->gs[b[j]] = to;
         uint32_t m = j - k;
@@ -267,6 +269,8 @@ void wk_sci_state_free(WkSciState *s)
     free(s->key);
     free(s->order);
     free(s->nodebuf);
+    free(s->dirty);
+    free(s->dlist);
     free(s->best.pool);
     free(s->best.gs);
     free(s->best.counts);
@@ -314,7 +318,10 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
     s->pod_idle_n = malloc((size_t)s->pods * sizeof *s->pod_idle_n);
     s->pod_idle_g = malloc((size_t)s->pods * sizeof *s->pod_idle_g);
-    if (!s->pod_idle_n || !s->pod_idle_g || !s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
+    s->dirty = calloc(s->nodes, 1);
+    s->dlist = malloc((size_t)s->nodes * sizeof *s->dlist);
+    s->stale = 1;
+    if (!s->dirty || !s->dlist || !s->pod_idle_n || !s->pod_idle_g || !s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
         !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->blen || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
@@ -359,7 +366,59 @@ static void sort_by_size(WkSciState *s, uint32_t maxn)
         s->bysize[at[s->it[i].n]++] = i;
 }
 
+/* Node nd's GPU states from gpu[], its counts and its pod's and the
+ * cluster's moved by the difference (unsigned wrap-around adds it back). */
+static void node_reload(WkSciState *s, const uint8_t *gpu, uint32_t nd)
+{
+    const WkCluster *c = s->c;
+    uint32_t p = c->node_pod[nd], fr = 0, us = 0;
+    for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++) {
+        s->gs[g] = gpu[g];
+        fr += gpu[g] == WK_SCI_FREE;
+        us += gpu[g] == WK_SCI_USED;
+    }
+    s->pod_free[p] += fr - s->node_free[nd], s->free_total += fr - s->node_free[nd];
+    s->pod_used[p] += us - s->node_used[nd];
+    s->node_free[nd] = fr, s->node_used[nd] = us;
+}
+
+/* The GPU states and counts from gpu[]: every node when stale or changed is
+ * NULL, else the dirty nodes and changed[0..nchanged). */
+static void sync_gpus(WkSciState *s, const uint8_t *gpu, const uint32_t *changed, uint32_t nchanged)
+{
+    if (s->stale || !changed) {
+        memcpy(s->gs, gpu, s->G);
+        memset(s->node_used, 0, (size_t)s->nodes * sizeof *s->node_used);
+        memset(s->node_free, 0, (size_t)s->nodes * sizeof *s->node_free);
+        memset(s->pod_used, 0, (size_t)s->pods * sizeof *s->pod_used);
+        memset(s->pod_free, 0, (size_t)s->pods * sizeof *s->pod_free);
+        s->free_total = 0;
+        for (uint32_t g = 0; g < s->G; g++) {
+            uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
+            if (gpu[g] == WK_SCI_FREE)
+                s->node_free[nd]++, s->pod_free[p]++, s->free_total++;
+            else if (gpu[g] == WK_SCI_USED)
+                s->node_used[nd]++, s->pod_used[p]++;
+        }
+    } else {
+        for (uint32_t k = 0; k < s->ndirty; k++)
+            node_reload(s, gpu, s->dlist[k]);
+        for (uint32_t k = 0; k < nchanged; k++)
+            node_reload(s, gpu, changed[k]);
+    }
+    for (uint32_t k = 0; k < s->ndirty; k++)
+        s->dirty[s->dlist[k]] = 0;
+    s->ndirty = 0;
+    s->stale = 0;
+}
+
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err)
+{
+    return wk_sci_state_reload(s, gpu, NULL, 0, jobs, njobs, err);
+}
+
+int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *changed, uint32_t nchanged,
+                        const WkSciJob *jobs, uint32_t njobs, WkError *err)
 {
     size_t need = 0;
     uint32_t maxn = 1;
@@ -403,19 +462,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
         s->cand = nc, s->candcap = maxn;
     }
-    memcpy(s->gs, gpu, s->G);
-    memset(s->node_used, 0, (size_t)s->nodes * sizeof *s->node_used);
-    memset(s->node_free, 0, (size_t)s->nodes * sizeof *s->node_free);
-    memset(s->pod_used, 0, (size_t)s->pods * sizeof *s->pod_used);
-    memset(s->pod_free, 0, (size_t)s->pods * sizeof *s->pod_free);
-    s->free_total = 0;
-    for (uint32_t g = 0; g < s->G; g++) {
-        uint32_t nd = s->c->gpu_node[g], p = s->c->node_pod[nd];
-        if (gpu[g] == WK_SCI_FREE)
-            s->node_free[nd]++, s->pod_free[p]++, s->free_total++;
-        else if (gpu[g] == WK_SCI_USED)
-            s->node_used[nd]++, s->pod_used[p]++;
-    }
+    sync_gpus(s, gpu, changed, nchanged);
     wk_sci_bucket_build(s);
     s->nit = njobs, s->nplaced = 0, s->nunplaced = 0, s->spare = UINT32_MAX;
     size_t off = 0;
@@ -430,6 +477,7 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             for (uint32_t k = 0; k < it->n; k++) {
                 if (it->real[k] >= s->G || s->gs[it->real[k]] != WK_SCI_USED) {
                     memcpy(s->gs, gpu, s->G);
+                    s->stale = 1;
                     return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
                                         "sci: job %u placed on GPU %u that is not in use or is another job's", i,
                                         it->real[k]);
@@ -443,7 +491,9 @@ int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, u
             wk_sci_mark_unplaced(s, i);
         }
     }
-    memcpy(s->gs, gpu, s->G); /* CLAIMED back to USED */
+    for (uint32_t i = 0; i < njobs; i++) /* CLAIMED back to USED */
+        for (uint32_t k = 0; s->it[i].real && k < s->it[i].n; k++)
+            s->gs[s->it[i].real[k]] = WK_SCI_USED;
     sort_by_size(s, maxn);
     s->e = wk_sci_energy(s);
     return 0;

@@ -50,6 +50,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
     p->reserved = calloc((size_t)c->nodes + 1, 1);
     p->node_block = malloc(((size_t)c->nodes + 1) * sizeof *p->node_block);
     p->node_mark = calloc((size_t)c->nodes + 1, 1);
+    p->node_gen = calloc((size_t)c->nodes + 1, sizeof *p->node_gen);
     for (uint32_t nd = 0; nd < c->nodes; nd++)
         if (wk_pool_node_gpus(p, nd) > p->max_node)
             p->max_node = wk_pool_node_gpus(p, nd);
@@ -71,7 +72,7 @@ int wk_pool_init(WkPool *p, WkCluster *c, WkError *err)
             return wk_error_nomem(err, "GPU pool");
     }
     if (!p->owner || !p->freebits || !p->node_free || !p->pod_free || !p->reserved || !p->node_block ||
-        !p->by_free || !p->scratch || !p->node_mark)
+        !p->by_free || !p->scratch || !p->node_mark || !p->node_gen)
         return wk_error_nomem(err, "GPU pool");
     for (uint32_t g = 0; g < c->gpus; g++)
         p->owner[g] = WK_POOL_NONE;
@@ -131,6 +132,7 @@ void wk_pool_fini(WkPool *p)
     free(p->node_block);
     free(p->scratch);
     free(p->node_mark);
+    free(p->node_gen);
     for (int k = 0; k < 2; k++) {
         free(p->idle_in[k]);
         free(p->grp_first[k]);
@@ -151,6 +153,7 @@ void wk_pool_take(WkPool *p, uint32_t g)
     p->node_free[node]--;
     by_free_add(p, node);
     p->pod_free[p->c->node_pod[node]]--;
+    p->node_gen[node] = ++p->gen;
     size_t words = ((size_t)p->c->gpus + 63) / 64;
     while (p->free_hint < words && p->freebits[p->free_hint] == 0)
         p->free_hint++;
@@ -167,6 +170,7 @@ void wk_pool_give(WkPool *p, uint32_t g)
     if (p->node_free[node] == wk_pool_node_gpus(p, node))
         idle_moved(p, node, p->node_free[node], +1);
     p->pod_free[p->c->node_pod[node]]++;
+    p->node_gen[node] = ++p->gen;
     if (g >> 6 < p->free_hint)
         p->free_hint = g >> 6;
 }
@@ -207,6 +211,7 @@ void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
     int was_down = c->health[g] == WK_GPU_DOWN, free_now = wk_pool_is_free(p, g);
     int was_slow = c->clock[g] < 1.0f;
     wk_cluster_set_state(c, g, h, clock);
+    p->node_gen[c->gpu_node[g]] = ++p->gen;
     p->nslow = p->nslow - (uint32_t)was_slow + (uint32_t)(c->clock[g] < 1.0f);
     if (h == WK_GPU_DOWN && !was_down) {
         p->ndown++;

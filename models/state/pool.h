@@ -47,6 +47,8 @@ typedef struct WkPool {
     uint32_t *scratch;     /* [2 * nodes + 2 * max(pods, nblocks) + 2] placement scratch */
     uint32_t rr_next;      /* round-robin placement: where the next search starts */
     uint32_t alloc;        /* GPUs allocated to jobs now */
+    uint64_t gen;          /* changes so far of a GPU's free bit or health */
+    uint64_t *node_gen;    /* [nodes] gen after the node's last such change (0 = none yet) */
 } WkPool;
 
 /** The lowest-numbered node with exactly k free usable GPUs, or UINT32_MAX
@@ -67,7 +69,8 @@ static inline int wk_pool_is_free(const WkPool *p, uint32_t g)
 }
 
 /** Take free GPU g out of the free pool / put GPU g back (the bitmap and the
- * node and pod counts move together). The caller knows g's state. */
+ * node and pod counts move together; g's node gets a new node_gen). The
+ * caller knows g's state. */
 void wk_pool_take(WkPool *p, uint32_t g);
 void wk_pool_give(WkPool *p, uint32_t g);
 
@@ -82,7 +85,8 @@ void wk_pool_release(WkPool *p, uint32_t g);
 
 /** Change GPU g's health and clock (models/topo/cluster.h state), keeping
  * the pool consistent: a GPU going down leaves the free pool, one coming back
- * rejoins it when no job holds it and its node is not a spare. */
+ * rejoins it when no job holds it and its node is not a spare. g's node gets
+ * a new node_gen. */
 void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock);
 
 /** GPUs of node nd. */

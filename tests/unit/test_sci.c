@@ -182,6 +182,79 @@ static void test_sci_never_beats_brute_force_optimum_and_can_match_it(void **sta
     cluster_free(&tc);
 }
 
+/* A reload that re-reads only the changed nodes (and those the last round's
+ * moves touched) gives the state a full load gives, bit for bit: the same
+ * energy, and the same annealing from the same seed. */
+static void test_sci_reload_of_changed_nodes_equals_a_full_load(void **state)
+{
+    (void)state;
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster: {nodes: 16, gpus_per_node: 8, nodes_per_pod: 4,\n"
+                      "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n");
+    const WkCluster *c = &tc.c;
+    WkSciParams p;
+    wk_sci_defaults(&p);
+    p.migrate = 1;
+    WkSciState *inc, *full;
+    WkError err;
+    assert_int_equal(wk_sci_state_new(&inc, c, &p, &err), 0);
+    assert_int_equal(wk_sci_state_new(&full, c, &p, &err), 0);
+    uint8_t *gs = calloc(c->gpus, 1);
+    uint32_t run[8];
+    for (uint32_t k = 0; k < 8; k++) { /* a running job scattered over 8 nodes */
+        run[k] = k * 16 + 3;
+        gs[run[k]] = WK_SCI_USED;
+    }
+    gs[40] = WK_SCI_DOWN;
+    WkSciJob jobs[] = {
+        {.gpus = 8, .rho = 1, .real = run},
+        {.gpus = 16, .rho = 1, .wait_s = 3600},
+        {.gpus = 4, .rho = 0.5, .wait_s = 60},
+    };
+    WkRng *r1, *r2;
+    WkSciAnnealStats as;
+    assert_int_equal(wk_sci_state_reload(inc, gs, NULL, 0, jobs, 3, &err), 0);
+    assert_int_equal(wk_rng_new(&r1, 3, "test.sci", &err), 0);
+    assert_int_equal(wk_sci_anneal(inc, r1, &as), 0); /* the moves leave the state off gs */
+    assert_true(as.accepted > 0);
+    /* between rounds: nodes 0, 9 and 15 change (a job ends, one starts, a GPU goes down) */
+    gs[3] = WK_SCI_FREE;
+    for (uint32_t g = 72; g < 80; g++)
+        gs[g] = WK_SCI_USED;
+    gs[120] = WK_SCI_DOWN;
+    const uint32_t changed[] = {0, 9, 15, 9};
+    WkSciJob next[] = {
+        {.gpus = 7, .rho = 1, .real = run + 1},
+        {.gpus = 32, .rho = 1, .wait_s = 7200},
+        {.gpus = 2, .rho = 1, .wait_s = 10},
+    };
+    assert_int_equal(wk_sci_state_reload(inc, gs, changed, 4, next, 3, &err), 0);
+    assert_int_equal(wk_sci_state_load(full, gs, next, 3, &err), 0);
+    double ei = wk_sci_energy(inc), ef = wk_sci_energy(full);
+    assert_memory_equal(&ei, &ef, sizeof ei);
+    assert_int_equal(wk_sci_free(inc), wk_sci_free(full));
+    WkSciAnnealStats a1, a2;
+    wk_rng_free(r1);
+    assert_int_equal(wk_rng_new(&r1, 5, "test.sci", &err), 0);
+    assert_int_equal(wk_rng_new(&r2, 5, "test.sci", &err), 0);
+    assert_int_equal(wk_sci_anneal(inc, r1, &a1), 0);
+    assert_int_equal(wk_sci_anneal(full, r2, &a2), 0);
+    assert_memory_equal(&a1.e_after, &a2.e_after, sizeof a1.e_after);
+    assert_int_equal(a1.accepted, a2.accepted);
+    for (uint32_t i = 0; i < 3; i++) {
+        const uint32_t *bi = wk_sci_block(inc, i), *bf = wk_sci_block(full, i);
+        assert_true((bi == NULL) == (bf == NULL));
+        if (bi)
+            assert_memory_equal(bi, bf, next[i].gpus * sizeof *bi);
+    }
+    wk_rng_free(r1);
+    wk_rng_free(r2);
+    free(gs);
+    wk_sci_state_free(inc);
+    wk_sci_state_free(full);
+    cluster_free(&tc);
+}
+
 /* ---- whole runs ---- */
 
 static const char *const mixed =
@@ -209,6 +282,41 @@ static void test_sci_lowers_its_energy_in_the_rounds_it_applies(void **state)
     assert_true(s->commits > 0 && s->moves > 0);
     assert_true(s->energy_drop > 0);
     assert_int_equal(s->safety_starts, 0); /* the annealer, not the fallback, started every head */
+    test_run_free(&t);
+}
+
+/* A round in which the whole queue fits at its pinned blocks and no running
+ * job may move anneals one sweep at the final temperature (nothing waits,
+ * nothing moves); a round with a job left waiting runs the whole schedule. */
+static void test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves(void **state)
+{
+    (void)state;
+    /* 256 GPUs, jobs of at most 16 GPUs an hour apart that run 10 minutes:
+     * no job ever waits */
+    const char *idle = "seed: 4\n"
+                       "cluster: {nodes: 32, gpus_per_node: 8, nodes_per_pod: 8,\n"
+                       "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n"
+                       "workload:\n"
+                       "  source: synthetic\n"
+                       "  jobs: 50\n"
+                       "  interarrival: {dist: constant, value: 1h}\n"
+                       "  duration: 10m\n"
+                       "  gpus: [{gpus: 4, weight: 1}, {gpus: 16, weight: 1}]\n"
+                       "scheduler: sci\n";
+    TestRun t;
+    test_run_yaml(&t, idle, NULL);
+    const WkSciStats *s = stats_of(&t);
+    assert_int_equal((int)test_metric(&t, "jobs_completed"), 50);
+    assert_int_equal(s->settled, 50); /* one round per submission, each settled */
+    assert_int_equal(s->annealed, 50);
+    assert_int_equal(s->max_moves, 16); /* one sweep of SWEEP_MIN moves, not 21 of them */
+    assert_int_equal(s->starts, 50);
+    assert_int_equal(s->safety_starts, 0);
+    test_run_free(&t);
+    /* the mixed workload queues jobs: those rounds anneal */
+    test_run_yaml(&t, mixed, NULL);
+    s = stats_of(&t);
+    assert_true(s->annealed > s->settled && s->max_moves > 16);
     test_run_free(&t);
 }
 
@@ -610,6 +718,8 @@ int main(void)
         cmocka_unit_test(test_sci_with_migration_under_failures_finishes_every_job),
         cmocka_unit_test(test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused),
         cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
+        cmocka_unit_test(test_sci_reload_of_changed_nodes_equals_a_full_load),
+        cmocka_unit_test(test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

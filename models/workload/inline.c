@@ -2,7 +2,7 @@
 /* inline.c — jobs listed in the scenario itself:
  *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]}
  * A job may say `kind: hpc` and give `nodes:` instead of `gpus:`, and name its
- * `user:` (docs/metrics.md, "Users"). */
+ * `user:` (docs/metrics.md, "Slowdown and fairness"). */
 #include "models/workload/workload.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
  * ../shared/traces/README.md). Columns are found by header name, so their
  * order may vary; timestamp, duration and num_gpus are required, others are
  * ignored. A `user` column, else Philly's `cluster` (the virtual cluster, a
- * team), names each job's user (docs/metrics.md, "Users"); an empty field is
+ * team), names each job's user (docs/metrics.md, "Slowdown and fairness"); an empty field is
  * no user. Submit times become seconds from the earliest submit. A UTF-8
  * byte-order mark and blank lines (before the header too) are skipped.
  * Errors are "file:line:col: column: message" for a bad field (dates must
@@ -180,8 +180,7 @@ static int header(Trace *tr, const Field *f, size_t nf, long line, WkError *err)
         if (field_is(&f[i], "timestamp")) tr->col_ts = (int)i;
         else if (field_is(&f[i], "duration")) tr->col_dur = (int)i;
         else if (field_is(&f[i], "num_gpus")) tr->col_gpus = (int)i;
-        else if (field_is(&f[i], "user")) tr->col_user = (int)i;
-        else if (field_is(&f[i], "cluster") && tr->col_user < 0) tr->col_user = (int)i;
+        else if (field_is(&f[i], "cluster")) tr->col_user = (int)i;
     }
     for (size_t i = 0; i < nf && i < MAXF; i++) /* `user` wins over `cluster` wherever it is */
         if (field_is(&f[i], "user"))

@@ -51,7 +51,7 @@ typedef struct WkJobSpec {
     uint32_t user;     /* 0: no user; k: WkWorkload.users[k - 1] (`user:`, Philly's virtual cluster) */
 } WkJobSpec;
 
-/* Users of a workload (docs/metrics.md, "Users"): at most this many distinct
+/* Users of a workload (docs/metrics.md, "Slowdown and fairness"): at most this many distinct
  * names, each 1..WK_USER_NAME_MAX bytes of letters, digits, '_' and '-'
  * (so that `user.NAME.metric` is a summary name; docs/limits.md). */
 #define WK_WORKLOAD_MAX_USERS 4096

@@ -365,13 +365,8 @@ static void csv_table(FILE *f, const ExTable *t)
 }
 
 /* summary.csv: metric,value in the reader's (name) order. */
-static int csv_summary(WkTraceRead *r, FILE *f, size_t *rows, WkError *err)
+static void csv_summary(const WkTraceMetric *m, size_t n, FILE *f, size_t *rows)
 {
-    WkTraceMetric *m = NULL;
-    size_t n = 0;
-    int rc = wk_trace_read_summary(r, &m, &n, err);
-    if (rc < 0)
-        return rc;
     fputs("metric,value\r\n", f);
     for (size_t i = 0; i < n; i++) {
         csv_field(f, m[i].name);
@@ -380,8 +375,49 @@ static int csv_summary(WkTraceRead *r, FILE *f, size_t *rows, WkError *err)
         fputs("\r\n", f);
     }
     *rows += n;
-    free(m);
-    return 0;
+}
+
+/* The user of a summary name "user.NAME.metric": NAME's start and length, 0 if none. */
+static size_t user_of(const char *name, const char **u)
+{
+    if (strncmp(name, "user.", 5) != 0)
+        return 0;
+    const char *dot = strrchr(name + 5, '.');
+    *u = name + 5;
+    return dot && dot > name + 5 ? (size_t)(dot - (name + 5)) : 0;
+}
+
+/* users.csv: the summary's per-user rows (docs/metrics.md, "Slowdown and
+ * fairness") as a table, one row per user in name order. */
+static void csv_users(const WkTraceMetric *m, size_t n, FILE *f, size_t *rows)
+{
+    static const char *const cols[] = {"jobs", "completed", "gpu_h", "wait_mean_s", "bsld_mean", "ftf"};
+    fputs("user", f);
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        fprintf(f, ",%s", cols[c]);
+    fputs("\r\n", f);
+    const char *prev = NULL;
+    size_t prevlen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *u = NULL;
+        size_t len = user_of(m[i].name, &u);
+        if (!len || (prev && len == prevlen && strncmp(u, prev, len) == 0))
+            continue;
+        prev = u;
+        prevlen = len;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), u);
+        csv_field(f, name);
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+            char key[160];
+            snprintf(key, sizeof key, "user.%s.%s", name, cols[c]);
+            const WkTraceMetric *v = wk_trace_read_metric(m, n, key);
+            fputc(',', f);
+            csv_double(f, v ? v->value : NAN);
+        }
+        fputs("\r\n", f);
+        ++*rows;
+    }
 }
 
 /* run.csv: the root attributes, attribute,value (absent ones skipped). */
@@ -454,27 +490,37 @@ static int ensure_dir(const char *dir, int *made, WkError *err)
 
 enum {
     CSV_JOBS, CSV_INCIDENTS, CSV_TIMESERIES, CSV_SITES, CSV_PLACEMENT, CSV_NODES,
-    CSV_SUMMARY, CSV_RUN, CSV_N, CSV_TABLES = CSV_SUMMARY
+    CSV_SUMMARY, CSV_RUN, CSV_USERS, CSV_N, CSV_TABLES = CSV_SUMMARY
 };
 
 int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError *err)
 {
     static const char *const names[CSV_N] = {"jobs.csv",      "incidents.csv", "timeseries.csv", "timeseries_sites.csv",
-                                             "placement.csv", "nodes.csv",     "summary.csv",    "run.csv"};
+                                             "placement.csv", "nodes.csv",     "summary.csv",    "run.csv",
+                                             "users.csv"};
     const ExTableSpec *specs[CSV_TABLES] = {&wk_ex_jobs, &wk_ex_incidents, &wk_ex_timeseries,
                                             &site_series, &wk_ex_placement, &wk_ex_nodes};
     WkExportStats s = {0};
     WkTraceRead *r = NULL;
     ExTable t[CSV_TABLES] = {{0}};
     ExOut out[CSV_N] = {{0}};
+    WkTraceMetric *sm = NULL;
+    size_t sn = 0;
     int rc = wk_trace_read_open(&r, trace, err);
     for (size_t k = 0; rc == 0 && k < CSV_TABLES; k++)
         rc = wk_ex_table_load(r, specs[k], k != CSV_JOBS && k != CSV_TIMESERIES, &t[k], err);
+    if (rc == 0)
+        rc = wk_trace_read_summary(r, &sm, &sn, err);
+    int users = 0; /* users.csv only when the summary has per-user rows */
+    for (size_t i = 0; i < sn && !users; i++) {
+        const char *u;
+        users = user_of(sm[i].name, &u) > 0;
+    }
     int made = 0;
     if (rc == 0)
         rc = ensure_dir(dir, &made, err);
     for (size_t k = 0; rc == 0 && k < CSV_N; k++) {
-        if (k < CSV_TABLES && !t[k].present)
+        if ((k < CSV_TABLES && !t[k].present) || (k == CSV_USERS && !users))
             continue;
         size_t l = strlen(dir) + strlen(names[k]) + 2;
         char *path = malloc(l);
@@ -491,7 +537,9 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
             csv_table(out[k].f, &t[k]);
             s.rows += t[k].n;
         } else if (k == CSV_SUMMARY) {
-            rc = csv_summary(r, out[k].f, &s.rows, err);
+            csv_summary(sm, sn, out[k].f, &s.rows);
+        } else if (k == CSV_USERS) {
+            csv_users(sm, sn, out[k].f, &s.rows);
         } else {
             rc = csv_run(r, out[k].f, &s.rows, err);
         }
@@ -512,6 +560,7 @@ int wk_export_csv(const char *trace, const char *dir, WkExportStats *st, WkError
     }
     for (size_t k = 0; k < CSV_TABLES; k++)
         wk_ex_table_free(&t[k]);
+    free(sm);
     wk_trace_read_close(r);
     if (st)
         *st = s;

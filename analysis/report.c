@@ -15,6 +15,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/trace/fair.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace_read.h"
 
@@ -469,6 +470,19 @@ static int table52_notes(WkReport *R, const Src *base, const Src *sci, WkError *
         rc = note(R, err,
                   "energy: a run ended at the horizon with jobs unfinished, so the total covers the same "
                   "period, not the same work; the per-token row divides by the tokens (or samples) trained");
+    /* beyond the paper: the scheduling metrics of docs/metrics.md, "Slowdown and fairness" */
+    int pb = 0, ps = 0, qb = 0, qs = 0;
+    double sb = metric(base, WK_SCHEMA_M_BSLD_MEAN, &pb), ss = metric(sci, WK_SCHEMA_M_BSLD_MEAN, &ps);
+    if (rc == 0 && pb && ps)
+        rc = note(R, err, "beyond the paper: bounded slowdown mean (tau %g s) %s %.4g, %s %.4g", WK_BSLD_TAU_S,
+                  tb->label, sb, ts->label, ss);
+    double jb = metric(base, WK_SCHEMA_M_JAIN_USERS, &qb), js = metric(sci, WK_SCHEMA_M_JAIN_USERS, &qs);
+    if (rc == 0 && qb && qs)
+        rc = note(R, err,
+                  "beyond the paper: Jain's index over users %s %.4g, %s %.4g; finish-time fairness max %s %.4g, "
+                  "%s %.4g",
+                  tb->label, jb, ts->label, js, tb->label, metric(base, WK_SCHEMA_M_FTF_MAX, NULL), ts->label,
+                  metric(sci, WK_SCHEMA_M_FTF_MAX, NULL));
     for (size_t i = 0; rc == 0 && i < R->nrows; i++) {
         const WkReportRow *row = &R->rows[i];
         if (strncmp(row->paper->key, "recovery", 8) != 0 || row->paper->key[8] != '_')

@@ -16,6 +16,7 @@ pandas DataFrames.
     t.node_segments()  # one row per job segment and node: job, segment, node, pod, rack, ...
     t.locality()    # per job: nodes, racks and pods spanned (most of any segment), segments
     t.fragmentation()  # over time: free GPUs, waiting jobs, stranded GPUs no waiting job can use
+    t.users()       # per user: jobs, completed, gpu_h, wait_mean_s, bsld_mean, ftf (empty without users)
 
 Column names carry their units the way `wanka export --format csv` writes
 them: a column whose trace units are ns, s, W or GPU-h gets the suffix
@@ -118,7 +119,25 @@ def load(path):
     t.node_segments = lambda: node_segments(t)
     t.locality = lambda: locality(t)
     t.fragmentation = lambda points=None: fragmentation(t, points)
+    t.users = lambda: users(t)
     return t
+
+
+USER_COLUMNS = ["jobs", "completed", "gpu_h", "wait_mean_s", "bsld_mean", "ftf"]
+
+
+def users(t):
+    """The summary's per-user rows (user.NAME.jobs, ...; docs/metrics.md,
+    "Slowdown and fairness") as a DataFrame indexed by user name in name
+    order, columns USER_COLUMNS, as `wanka export --format csv` writes
+    users.csv. Empty (with those columns) when the jobs carry no user."""
+    rows = {}
+    for k, v in t.summary.items():
+        if k.startswith("user.") and k.count(".") >= 2:
+            name, col = k[5:].rsplit(".", 1)
+            rows.setdefault(name, {})[col] = v
+    df = pd.DataFrame.from_dict(rows, orient="index", columns=USER_COLUMNS, dtype="float64")
+    return df.sort_index().rename_axis("user")
 
 
 def _need_placement(t):

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/trace/fair.h"
 #include "sim/trace/schema.h"
 #include "sim/trace/trace.h"
 #include "wk_config.h"
@@ -304,6 +305,69 @@ static int clock_rows(const WkRun *r, WkSummary *s)
     return rc;
 }
 
+/* Users with rows of their own in the summary (the aggregates are over all). */
+#define FAIR_USER_ROWS 64
+
+/* Bounded slowdown; with users, their fairness rows and per-user rows
+ * (docs/metrics.md, "Slowdown and fairness"). After every other row, so the
+ * rows before them are those of a summary without these. Returns 0, 1 when
+ * the summary is full, or WK_E_NOMEM. */
+static int fair_rows(const WkRun *r, WkSummary *s)
+{
+    size_t n = r->wl.n, nu = r->wl.nusers;
+    WkFairJob *jobs = malloc((n ? n : 1) * sizeof *jobs);
+    WkFairUser *users = malloc((nu ? nu : 1) * sizeof *users);
+    WkFairResult res;
+    int rc = !jobs || !users ? WK_E_NOMEM : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const WkJobRt *rt = &r->rt[i];
+        const WkJobSpec *js = &r->wl.jobs[i];
+        jobs[i] = (WkFairJob){
+            .submit_s = wk_time_to_s(js->submit),
+            .start_s = rt->start >= 0 ? wk_time_to_s(rt->start) : -1,
+            .end_s = rt->end >= 0 ? wk_time_to_s(rt->end) : -1,
+            .gpu_s = rt->start >= 0 ? running_gpu_s(r, (uint32_t)i) : 0,
+            .gpus = rt->gpus_req,
+            .user = js->user,
+            .completed = rt->state == WK_JOB_COMPLETED,
+        };
+    }
+    if (rc == 0)
+        rc = wk_fair_compute(jobs, n, nu, (double)r->cluster.gpus, WK_BSLD_TAU_S, users, &res);
+    free(jobs);
+    if (rc < 0) {
+        free(users);
+        return rc;
+    }
+    rc |= wk_summary_add(s, WK_SCHEMA_M_BSLD_MEAN, "bounded slowdown mean", "", res.bsld_mean, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_BSLD_P99, "bounded slowdown p99", "", res.bsld_p99, 0);
+    rc |= wk_summary_add(s, WK_SCHEMA_M_BSLD_TAU, "bounded slowdown threshold tau", "s", WK_BSLD_TAU_S, 0);
+    if (nu) {
+        rc |= wk_summary_add(s, WK_SCHEMA_M_USERS, "users", "users", (double)nu, 1);
+        rc |= wk_summary_add(s, WK_SCHEMA_M_JAIN_USERS, "Jain's index over users' mean slowdown", "", res.jain, 0);
+        rc |= wk_summary_add(s, WK_SCHEMA_M_FTF_MEAN, "finish-time fairness mean over users", "", res.ftf_mean, 0);
+        rc |= wk_summary_add(s, WK_SCHEMA_M_FTF_MAX, "finish-time fairness max over users", "", res.ftf_max, 0);
+    }
+    for (size_t u = 0; u < nu && u < FAIR_USER_ROWS; u++) {
+        const char *nm = r->wl.users[u];
+        const WkFairUser *fu = &users[u];
+        char name[64], label[96];
+#define USER_ROW(suffix, what, units, v, isint)                                                                       \
+    snprintf(name, sizeof name, "user.%s." suffix, nm);                                                              \
+    snprintf(label, sizeof label, "user %s: " what, nm);                                                             \
+    rc |= wk_summary_add(s, name, label, units, v, isint)
+        USER_ROW("jobs", "jobs", "jobs", (double)fu->jobs, 1);
+        USER_ROW("completed", "jobs completed", "jobs", (double)fu->completed, 1);
+        USER_ROW("gpu_h", "GPU-hours running", "GPU-h", fu->gpu_h, 0);
+        USER_ROW("wait_mean_s", "queue wait mean", "s", fu->wait_mean_s, 0);
+        USER_ROW("bsld_mean", "bounded slowdown mean", "", fu->bsld_mean, 0);
+        USER_ROW("ftf", "finish-time fairness", "", fu->ftf, 0);
+#undef USER_ROW
+    }
+    free(users);
+    return rc ? 1 : 0;
+}
+
 int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
 {
     memset(s, 0, sizeof *s);
@@ -396,6 +460,10 @@ int wk_run_summary(const WkRun *r, WkSummary *s, WkError *err)
     rc |= outsource_rows(r, s);
     free(jct);
     free(wait);
+    int fr = fair_rows(r, s);
+    if (fr < 0)
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "summary: out of memory");
+    rc |= fr;
     if (rc)
         return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "summary: too many metrics");
     return 0;

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* inline.c — jobs listed in the scenario itself:
  *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]}
- * A job may say `kind: hpc` and give `nodes:` instead of `gpus:`. */
+ * A job may say `kind: hpc` and give `nodes:` instead of `gpus:`, and name its
+ * `user:` (docs/metrics.md, "Slowdown and fairness"). */
 #include "models/workload/workload.h"
+
+#include <string.h>
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     static const char *const known[] = {"source", "jobs", "comm", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", "user", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -44,6 +47,15 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         if (!js.model && (rc = wk_node_duration(j, "duration", 1, 1, WK_WORKLOAD_MAX_TIME, &dur, err)) < 0)
             return rc;
         js.duration = dur;
+        const char *user = NULL;
+        if ((rc = wk_node_str(j, "user", 0, &user, err)) < 0)
+            return rc;
+        if (user) {
+            int u = wk_workload_user(out, user, strlen(user));
+            if (u < 0)
+                return wk_node_error(wk_node_get(j, "user"), u, err, "%s", wk_workload_user_error(u));
+            js.user = (uint32_t)u;
+        }
         if (wk_workload_push(out, &js) < 0)
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
     }
@@ -53,6 +65,6 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
 const WkWorkloadSource wk_workload_inline = {
     .abi = WK_WORKLOAD_ABI,
     .name = "inline",
-    .description = "jobs listed in the scenario (submit, gpus or nodes, duration or model + iterations/tokens, kind)",
+    .description = "jobs listed in the scenario (submit, gpus or nodes, duration or model + iterations/tokens, kind, user)",
     .load = load,
 };

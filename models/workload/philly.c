@@ -3,7 +3,9 @@
  * (columns timestamp, duration, num_gpus, gpu_time, cluster; see
  * ../shared/traces/README.md). Columns are found by header name, so their
  * order may vary; timestamp, duration and num_gpus are required, others are
- * ignored. Submit times become seconds from the earliest submit. A UTF-8
+ * ignored. A `user` column, else Philly's `cluster` (the virtual cluster, a
+ * team), names each job's user (docs/metrics.md, "Slowdown and fairness"); an empty field is
+ * no user. Submit times become seconds from the earliest submit. A UTF-8
  * byte-order mark and blank lines (before the header too) are skipped.
  * Errors are "file:line:col: column: message" for a bad field (dates must
  * exist, durations are plain decimal), "file:line: message" for a row. */
@@ -161,6 +163,8 @@ enum { MAXF = 64 }; /* fields looked at in a row */
 typedef struct Trace {
     const char *path;
     int col_ts, col_dur, col_gpus;
+    int col_user; /* `user`, else `cluster`; -1: none */
+    const char *col_user_name;
     size_t ncols;
     int64_t t0, t1;   /* earliest and latest submit */
     long line0, line1; /* their lines */
@@ -176,7 +180,12 @@ static int header(Trace *tr, const Field *f, size_t nf, long line, WkError *err)
         if (field_is(&f[i], "timestamp")) tr->col_ts = (int)i;
         else if (field_is(&f[i], "duration")) tr->col_dur = (int)i;
         else if (field_is(&f[i], "num_gpus")) tr->col_gpus = (int)i;
+        else if (field_is(&f[i], "cluster")) tr->col_user = (int)i;
     }
+    for (size_t i = 0; i < nf && i < MAXF; i++) /* `user` wins over `cluster` wherever it is */
+        if (field_is(&f[i], "user"))
+            tr->col_user = (int)i;
+    tr->col_user_name = tr->col_user >= 0 && field_is(&f[tr->col_user], "user") ? "user" : "cluster";
     const char *miss = tr->col_ts < 0 ? "timestamp" : tr->col_dur < 0 ? "duration" : tr->col_gpus < 0 ? "num_gpus" : NULL;
     if (miss)
         return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
@@ -231,6 +240,21 @@ static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_
     return 0;
 }
 
+/* The job's user from the row's user (or cluster) field, if any. */
+static int row_user(const Trace *tr, const Field *f, long line, WkWorkload *out, WkJobSpec *js, WkError *err)
+{
+    if (tr->col_user < 0 || f[tr->col_user].len == 0)
+        return 0;
+    const Field *fu = &f[tr->col_user];
+    int u = wk_workload_user(out, fu->p, fu->len);
+    if (u < 0)
+        return wk_error_set(err, u, tr->path, line, column(f, fu), "%s: %s, got '%.*s'", tr->col_user_name,
+                            wk_workload_user_error(u),
+                            (int)(fu->len > 40 ? 40 : fu->len), fu->p);
+    js->user = (uint32_t)u;
+    return 0;
+}
+
 /* Add the job of line to out, its submit time t to tr; the span of submit
  * times stays within 73 years. */
 static int keep_job(Trace *tr, WkWorkload *out, int64_t t, const WkJobSpec *js, long line, WkError *err)
@@ -282,7 +306,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         return rc;
 
     Field f[MAXF];
-    Trace tr = {.path = path, .col_ts = -1, .col_dur = -1, .col_gpus = -1, .t0 = INT64_MAX, .t1 = INT64_MIN};
+    Trace tr = {.path = path, .col_ts = -1, .col_dur = -1, .col_gpus = -1, .col_user = -1, .t0 = INT64_MAX, .t1 = INT64_MIN};
     long line = 0;
     int have_header = 0;
     const char *p = buf, *end = buf + len;
@@ -299,7 +323,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
             rc = header(&tr, f, nf, line, err);
             have_header = 1;
         }
-        else if ((rc = row_job(&tr, f, nf, line, &t, &js, err)) == 0)
+        else if ((rc = row_job(&tr, f, nf, line, &t, &js, err)) == 0 && (rc = row_user(&tr, f, line, out, &js, err)) == 0)
             rc = keep_job(&tr, out, t, &js, line, err);
         if (rc < 0)
             goto fail;

@@ -126,8 +126,51 @@ int wk_workload_read_model(WkWorkload *w, const WkNode *map, const WkWorkloadCtx
     return 0;
 }
 
+int wk_workload_user(WkWorkload *w, const char *name, size_t len)
+{
+    if (len == 0 || len > WK_USER_NAME_MAX)
+        return WK_E_INVAL;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return WK_E_INVAL;
+    }
+    /* the last user found first: trace rows of one user often follow each other */
+    for (size_t k = 0; k < w->nusers; k++) {
+        size_t i = (w->user_hint + k) % w->nusers;
+        if (strncmp(w->users[i], name, len) == 0 && w->users[i][len] == '\0') {
+            w->user_hint = i;
+            return (int)i + 1;
+        }
+    }
+    if (w->nusers >= WK_WORKLOAD_MAX_USERS)
+        return WK_E_RANGE;
+    if (w->nusers == w->capusers) {
+        size_t nc = w->capusers ? w->capusers * 2 : 16;
+        void *n = realloc(w->users, nc * sizeof *w->users);
+        if (!n)
+            return WK_E_NOMEM;
+        w->users = n;
+        w->capusers = nc;
+    }
+    memcpy(w->users[w->nusers], name, len);
+    w->users[w->nusers][len] = '\0';
+    w->user_hint = w->nusers;
+    return (int)++w->nusers;
+}
+
+const char *wk_workload_user_error(int rc)
+{
+    switch (rc) {
+    case WK_E_RANGE: return "more than 4096 distinct users in a workload (docs/limits.md)";
+    case WK_E_NOMEM: return "out of memory";
+    default: return "a user name is 1-30 letters, digits, '_' or '-'";
+    }
+}
+
 void wk_workload_fini(WkWorkload *w)
 {
+    free(w->users);
     free(w->models);
     free(w->jobs);
     memset(w, 0, sizeof *w);

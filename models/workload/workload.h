@@ -48,7 +48,14 @@ typedef struct WkJobSpec {
     uint32_t nodes;    /* `nodes:` whole nodes asked for (gpus is then 0 until wk_workload_resolve_nodes);
                           0 = the job gave `gpus:` */
     uint8_t kind;      /* WkJobKind (`kind:`), default WK_JOB_AI */
+    uint32_t user;     /* 0: no user; k: WkWorkload.users[k - 1] (`user:`, Philly's virtual cluster) */
 } WkJobSpec;
+
+/* Users of a workload (docs/metrics.md, "Slowdown and fairness"): at most this many distinct
+ * names, each 1..WK_USER_NAME_MAX bytes of letters, digits, '_' and '-'
+ * (so that `user.NAME.metric` is a summary name; docs/limits.md). */
+#define WK_WORKLOAD_MAX_USERS 4096
+#define WK_USER_NAME_MAX 30
 
 typedef struct WkWorkload {
     WkJobSpec *jobs;     /* owned, in source order; job id = index */
@@ -57,6 +64,9 @@ typedef struct WkWorkload {
     size_t nmodels, capmodels;
     const WkNode *nodes_at; /* borrowed: the first `nodes:` key of the workload (error position), or NULL */
     size_t nhpc;            /* jobs of kind hpc */
+    char (*users)[WK_USER_NAME_MAX + 1]; /* owned: distinct user names in first-seen order */
+    size_t nusers, capusers;
+    size_t user_hint; /* index of the user last looked up (wk_workload_user) */
     /* `comm:` the communication profile of plain jobs (docs/models.md,
      * "Plain jobs on the fabric"): a data-parallel all-reduce of comm_bytes
      * per GPU after comm_compute_s of compute, each iteration; 0 = none */
@@ -119,6 +129,16 @@ int wk_workload_read_kind(WkWorkload *w, const WkNode *map, WkJobSpec *js, WkErr
  * path, for a message without a position). A result above WK_JOB_MAX_GPUS
  * is WK_E_RANGE. Returns 0 or a negative WK_E_* code. */
 int wk_workload_resolve_nodes(WkWorkload *w, uint32_t gpus_per_node, const char *file, WkError *err);
+
+/** The user id (1-based index into w->users) of name[0..len), adding the
+ * name when it is new. Returns the id (> 0), or a negative WK_E_*: WK_E_INVAL
+ * for an empty or too long name or a character outside [A-Za-z0-9_-],
+ * WK_E_RANGE beyond WK_WORKLOAD_MAX_USERS users, WK_E_NOMEM. Sets no error:
+ * the caller positions it (wk_workload_user_error gives the text). */
+int wk_workload_user(WkWorkload *w, const char *name, size_t len);
+
+/** The message for a negative result of wk_workload_user. */
+const char *wk_workload_user_error(int rc);
 
 /** Name of a WkJobKind ("ai", "hpc"). */
 const char *wk_workload_kind_name(int kind);

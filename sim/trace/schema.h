@@ -212,6 +212,15 @@
 #define WK_SCHEMA_M_CLOCK_SAVED_COST "clock_saved_cost"
 #define WK_SCHEMA_M_CLOCK_SAVED_CO2 "clock_saved_co2_t"
 #define WK_SCHEMA_M_CLOCK_LOST_GPU_H "clock_lost_gpu_hours"
+/* every run, last (docs/metrics.md, "Slowdown and fairness") */
+#define WK_SCHEMA_M_BSLD_MEAN "bsld_mean"
+#define WK_SCHEMA_M_BSLD_P99 "bsld_p99"
+#define WK_SCHEMA_M_BSLD_TAU "bsld_tau_s"
+/* ... then only when jobs carry a user; per-user rows are "user.NAME.jobs" etc. */
+#define WK_SCHEMA_M_USERS "users"
+#define WK_SCHEMA_M_JAIN_USERS "jain_users"
+#define WK_SCHEMA_M_FTF_MEAN "ftf_mean"
+#define WK_SCHEMA_M_FTF_MAX "ftf_max"
 
 /* ---- enum columns: stored as uint8 HDF5 enums, value i named names[i] ------------- */
 

@@ -78,6 +78,24 @@ expect 1 "not valid JSON" "$PY" "$CHK" "$T/bad-json.json"
 expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv"
 expect 0 "match" "$PY" "$SRC/tests/scenario/check_export_csv.py" "$T/csv" "$T/run.h5"
 [ -z "$(ls "$T/csv" | grep -v '\.csv$')" ] && ok || bad "csv: a temporary file left: $(ls "$T/csv")"
+[ ! -e "$T/csv/users.csv" ] && ok || bad "csv: users.csv without users"
+# jobs with users: users.csv, one row per user, the summary's user.NAME.* rows
+cat >"$T/users.yaml" <<'EOF'
+name: users3
+cluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}
+workload:
+  source: inline
+  jobs:
+    - {submit: 0, gpus: 4, duration: 100s, user: a}
+    - {submit: 0, gpus: 8, duration: 50s, user: a}
+    - {submit: 10s, gpus: 2, duration: 5s, user: b-2}
+scheduler: fifo
+EOF
+expect 0 "" "$W" run "$T/users.yaml" -q -o "$T/users.h5"
+expect 0 "wrote 8 files" "$W" export "$T/users.h5" --format csv -o "$T/ucsv"
+expect 0 "match" "$PY" "$SRC/tests/scenario/check_export_csv.py" "$T/ucsv" "$T/users.h5"
+printf 'user,jobs,completed,gpu_h,wait_mean_s,bsld_mean,ftf\r\na,2,2,0.22222222222222221,50,2,1.25\r\nb-2,1,1,0.0027777777777777779,140,14.5,29\r\n' >"$T/users.want"
+cmp -s "$T/users.want" "$T/ucsv/users.csv" && ok || bad "users.csv: $(cat "$T/ucsv/users.csv")"
 
 # ---- parquet, bad input: exit 2, nothing written, older files untouched ----
 expect 2 "Debian 12 packages no Parquet C library" "$W" export "$T/run.h5" --format parquet -o "$T/p"

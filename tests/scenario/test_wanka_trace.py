@@ -120,6 +120,23 @@ def main():
             if scen.startswith("tests"):
                 check(len(t.incidents) > 0 and (t.incidents["class"] == "event").any(),
                       "export-failures: no incidents or no event incident")
+            check(t.users().empty and list(t.users().columns) == wanka_trace.USER_COLUMNS,
+                  f"{scen}: users() of a run without users")
+        # jobs with users: users() equals users.csv of the export
+        uy = os.path.join(tmp, "users.yaml")
+        with open(uy, "w") as fh:
+            fh.write("name: users2\ncluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                     "workload: {source: inline, jobs: [{gpus: 8, duration: 50s, user: zed},"
+                     " {gpus: 4, duration: 100s, user: amy}, {gpus: 2, duration: 5s, user: zed}]}\n")
+        uh = os.path.join(tmp, "users.h5")
+        subprocess.run([WANKA, "run", uy, "-q", "-o", uh], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([WANKA, "export", uh, "--format", "csv", "-o", uh + ".csv", "-q"], check=True)
+        u = wanka_trace.load(uh).users()
+        want = pd.read_csv(os.path.join(uh + ".csv", "users.csv"), index_col="user")
+        check(list(u.index) == ["amy", "zed"] and list(u.columns) == list(want.columns)
+              and np.allclose(u.to_numpy(), want.to_numpy().astype(float), equal_nan=True),
+              f"users(): {u} vs users.csv {want}")
+        check(u.loc["zed", "jobs"] == 2 and u.loc["amy", "completed"] == 1, f"users(): counts {u}")
         # a schema the reader does not know is refused, naming the file
         bad = os.path.join(tmp, "v2.h5")
         shutil.copy(h5, bad)

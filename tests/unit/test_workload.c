@@ -81,6 +81,24 @@ static void test_philly_columns_are_found_by_header_name(void **state)
     assert_int_equal(w.n, 1);
     assert_int_equal(w.jobs[0].gpus, 4);
     assert_int_equal(w.jobs[0].duration, 100 * WK_NS_PER_S);
+    /* the virtual cluster is the job's user (docs/metrics.md, "Users") */
+    assert_int_equal(w.nusers, 1);
+    assert_string_equal(w.users[0], "a");
+    assert_int_equal(w.jobs[0].user, 1);
+    wk_workload_fini(&w);
+    /* a `user` column wins over `cluster`; an empty field is no user */
+    write_csv("users.csv", "cluster,user,num_gpus,duration,timestamp\n"
+                           "vc1,alice,4,100,2017-10-01 00:00:00\n"
+                           "vc1,,4,100,2017-10-01 00:00:00\n"
+                           "vc2,bob,4,100,2017-10-01 00:00:00\n"
+                           "vc2,alice,4,100,2017-10-01 00:00:00\n");
+    assert_int_equal(load_section("workload: {source: philly, trace: users.csv}\n", &w, &err), 0);
+    assert_int_equal(w.nusers, 2);
+    assert_string_equal(w.users[1], "bob");
+    assert_int_equal(w.jobs[0].user, 1);
+    assert_int_equal(w.jobs[1].user, 0);
+    assert_int_equal(w.jobs[2].user, 2);
+    assert_int_equal(w.jobs[3].user, 1);
     wk_workload_fini(&w);
 }
 
@@ -108,6 +126,8 @@ static void test_philly_malformed_rows_name_file_line_and_column(void **state)
     expect_csv_error(buf, 3, "timestamp: expected 'YYYY-MM-DD HH:MM:SS'");
     snprintf(buf, sizeof buf, "%s2017-10-09 07:01:55,sixty,1,66.0,a\n", hdr);
     expect_csv_error(buf, 2, "duration:");
+    snprintf(buf, sizeof buf, "%s2017-10-09 07:01:55,66.0,1,66.0,a.b\n", hdr);
+    expect_csv_error(buf, 2, "cluster: a user name is 1-30 letters");
     snprintf(buf, sizeof buf, "%s2017-10-09 07:01:55,-5,1,66.0,a\n", hdr);
     expect_csv_error(buf, 2, "duration:");
     snprintf(buf, sizeof buf, "%s2017-10-09 07:01:55,5,0,66.0,a\n", hdr);

@@ -49,9 +49,9 @@ typedef struct Watch {
     int armed;
 } Watch;
 
-static Watch watch_begin(const char *path)
+/* The limit in seconds: WK_TRACE_OPEN_LIMIT_S or WANKA_TRACE_OPEN_LIMIT. */
+static unsigned watch_limit(void)
 {
-    Watch w = {.armed = 0};
     unsigned limit = WK_TRACE_OPEN_LIMIT_S;
     const char *env = getenv("WANKA_TRACE_OPEN_LIMIT");
     if (env && env[0]) {
@@ -60,6 +60,13 @@ static Watch watch_begin(const char *path)
         if (!*end && v >= 1 && v <= 3600)
             limit = (unsigned)v;
     }
+    return limit;
+}
+
+static Watch watch_begin(const char *path)
+{
+    Watch w = {.armed = 0};
+    unsigned limit = watch_limit();
     int n = snprintf(watch_msg, sizeof watch_msg,
                      "wanka: %s: the HDF5 library did not finish opening this file in %u s of CPU time; a damaged "
                      "or crafted trace can make it loop (not a wanka trace?)\n",
@@ -138,9 +145,9 @@ static int probe(const char *path, WkError *err)
         return 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 2) /* the CPU-time watch fired */
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                            "%s: the HDF5 library did not finish opening this file in its CPU-time limit; a damaged "
+                            "%s: the HDF5 library did not finish opening this file in %u s of CPU time; a damaged "
                             "or crafted trace can make it loop (not a wanka trace?)",
-                            path);
+                            path, watch_limit());
     if (WIFSIGNALED(status) &&
         (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGHUP))
         return wk_error_set(err, WK_E_IO, NULL, 0, 0, "%s: interrupted while opening", path);

@@ -90,7 +90,7 @@ static void test_bad_keys_are_positioned_errors(void **state)
         {"mechanisms: {cascade: {rack_nodes: 0}}\n", "rack_nodes"},
         {"mechanisms: {cascade: {nvlink_delay: -1ms}}\n", "nvlink_delay"},
         {"mechanisms: {cascade: {speed: 3}}\n", "speed"},
-        {"mechanisms: {division: {}}\n", "division"},
+        {"mechanisms: {nonesuch: {}}\n", "nonesuch"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         WkCascadeSpec s;

@@ -163,7 +163,7 @@ static void test_bad_keys_are_positioned_errors(void **state)
         {"mechanisms: {division: {delay: -1ms}}\n", "delay"},
         {"mechanisms: {division: {delay: 2d}}\n", "delay"},
         {"mechanisms: {division: {detect: 1ms}}\n", "detect"},
-        {"mechanisms: {outsourcing: {}}\n", "outsourcing"},
+        {"mechanisms: {nonesuch: {}}\n", "nonesuch"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         WkDivisionSpec s;

@@ -31,6 +31,13 @@ static void ckpt_cost(const WkRun *r, const WkRunFail *f, uint32_t job, double *
     }
 }
 
+/* A restart's checkpoint load is a transfer from the storage nodes
+ * (fail_store.c) where the checkpoint lives there (remote restore). */
+static int loads_from_storage(const WkRun *r)
+{
+    return on_storage(r) && r->fail.restore == WK_RESTORE_REMOTE;
+}
+
 /* Expected time between failures hitting the job: 1 / sum of component rates. */
 static double job_mttf_s(const WkRun *r, uint32_t job)
 {
@@ -66,11 +73,17 @@ static double job_tau_s(const WkRun *r, uint32_t job)
     }
 }
 
+static int arm(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
+
 int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     WkFailJob *fj = &f->job[job];
     WkTime now = wk_engine_now(r->eng);
+    WkStoreXfer load = {0};
+    if (fj->incident && loads_from_storage(r) && fj->steps[WK_RSTEP_LOAD] > 0)
+        load = (WkStoreXfer){.read = 1, .inc = fj->incident, .est_s = fj->steps[WK_RSTEP_LOAD],
+                             .tail = wk_time_from_s(fj->steps[WK_RSTEP_WARMUP])};
     if (fj->incident) {
         WkIncidentRow *row = &f->incidents[fj->incident - 1];
         double rec = wk_time_to_s(rt->seg_start - fj->fail_t);
@@ -86,6 +99,21 @@ int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
         }
         fj->incident = 0;
     }
+    if (load.read) { /* the load's flows start after the steps before it; its end arms the checkpoints */
+        if (!fj->ckpt_tok && wk_engine_token_new(r->eng, &fj->ckpt_tok, err) < 0)
+            return WK_E_NOMEM;
+        WkTime from = rt->seg_start - wk_time_from_s(load.est_s) - load.tail;
+        return wk_runfail_store_xfer(r, f, job, ckpt_bytes(r, job), from > now ? from : now, &load, err);
+    }
+    return arm(r, f, job, err);
+}
+
+/* Post a running job's next checkpoint, an interval after its progress
+ * resumes (none without an interval). */
+static int arm(WkRun *r, WkRunFail *f, uint32_t job, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    WkFailJob *fj = &f->job[job];
     if (r->fail.interval_rule == WK_CKPT_NONE) /* a fixed interval holds whatever the failure settings */
         return 0;
     if (fj->tau_s == 0)
@@ -143,6 +171,30 @@ int wk_runfail_on_ckpt(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     return wk_engine_post_e(e, now + wk_time_from_s(complete), WK_EV_CKPT_DONE, job, 0, 0, fj->ckpt_tok, err);
 }
 
+/* A restart's checkpoint load from the storage nodes is done: its step
+ * time and the incident's restart and recovery times become the ones it
+ * took; the flows leave, the other transfers are re-timed, the job's
+ * checkpoints are armed. */
+static int load_done(WkRun *r, WkRunFail *f, uint32_t job, WkTime now, WkError *err)
+{
+    for (size_t i = 0; i < f->nxfer; i++) {
+        WkStoreXfer *x = &f->xfer[i];
+        if (x->job != job || !x->read)
+            continue;
+        double took = wk_time_to_s(now - x->from), d = took - x->est_s;
+        f->step_sum[WK_RSTEP_LOAD] += d;
+        if (x->inc) {
+            WkIncidentRow *row = &f->incidents[x->inc - 1];
+            row->step_s[WK_RSTEP_LOAD] = took;
+            row->restart_s += d;
+            row->recovery_s += d;
+        }
+        break;
+    }
+    int rc = wk_runfail_store_end(r, f, job, 1, err);
+    return rc < 0 ? rc : arm(r, f, job, err);
+}
+
 /* A checkpoint is complete: the snapshot becomes what a failure rolls back
  * to; the next one is due an interval after progress resumed. */
 int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
@@ -152,6 +204,8 @@ int wk_runfail_on_ckpt_done(WkEngine *e, const WkEvent *ev, void *ctx, WkError *
     WkJobRt *rt = &r->rt[ev->target];
     WkFailJob *fj = &f->job[ev->target];
     WkTime now = wk_engine_now(e);
+    if (ev->payload == 1) /* a restart's load is done */
+        return load_done(r, f, ev->target, now, err);
     fj->in_ckpt = 0;
     if (r->fail.mode != WK_CKPT_MEMORY && f->ckpt_active)
         f->ckpt_active--;

@@ -94,6 +94,13 @@ int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
  * code. */
 int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err);
 
+/** As wk_runfail_store_begin; load non-NULL: the transfer is a restart's
+ * checkpoint load from the storage nodes (its read, inc, est_s and tail
+ * copied): the job makes no progress until it is done plus tail, and its
+ * completion (CKPT_DONE with payload 1) arms the job's checkpoints. */
+int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, const WkStoreXfer *load,
+                          WkError *err);
+
 /** Job's write ends (complete, resolve = 1: the share is re-solved and the
  * other writes re-timed) or is dropped (resolve = 0: a stopped job; the next
  * solve settles the rates). No-op when job has none. 0 or a negative code. */

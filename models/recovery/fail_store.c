@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fail_store.c — checkpoint writes as flows to the storage nodes: a write
+/* fail_store.c — checkpoint writes as flows to the storage nodes, and a
+ * restart's checkpoint load as flows from them: a transfer
  * is the flows of wk_share_add_storage, sharing the fabric's links max-min
  * with every job's rings and with the other writes; it completes when its
  * bytes have moved at the rate of its slowest flow times its flow count
  * (each flow carries an equal part). Rates are re-read whenever a write
- * begins or ends. */
+ * begins or ends. A load holds the job's progress until it is done and
+ * the restart's warm-up has passed. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -27,11 +29,14 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
         double rate = x->nflows * wk_share_min_rate(&r->share, x->flows, x->nflows, INFINITY);
         x->rate = rate > 1 ? rate : 1; /* cut off by failed links: it crawls, it does not divide by 0 */
         WkTime start = x->from > now ? x->from : now;
-        double end_ns = (double)start + ceil(x->left / x->rate * 1e9);
-        WkTime done = end_ns <= (double)WK_RUN_MAX_TIME ? (WkTime)end_ns : WK_RUN_MAX_TIME + 1;
-        rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, 0, 0, f->job[x->job].ckpt_tok, err);
-        if (rc == 0 && r->fail.mode == WK_CKPT_REMOTE) { /* no progress while writing */
-            r->rt[x->job].seg_start = done;
+        /* the duration in double, the sum in integers: past 2^53 ns (104
+         * days) a double cannot hold every ns, and start rounded down would
+         * post the completion before now */
+        double dur_ns = ceil(x->left / x->rate * 1e9);
+        WkTime done = dur_ns <= (double)(WK_RUN_MAX_TIME - start) ? start + (WkTime)dur_ns : WK_RUN_MAX_TIME + 1;
+        rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, x->read, 0, f->job[x->job].ckpt_tok, err);
+        if (rc == 0 && (x->read || r->fail.mode == WK_CKPT_REMOTE)) { /* no progress while writing or loading */
+            r->rt[x->job].seg_start = done + x->tail;
             rc = wk_progress_refresh(r, x->job, 0, err);
         }
     }
@@ -39,6 +44,12 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
 }
 
 int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err)
+{
+    return wk_runfail_store_xfer(r, f, job, bytes, from, NULL, err);
+}
+
+int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, const WkStoreXfer *load,
+                          WkError *err)
 {
     if (f->nxfer == f->capxfer) {
         size_t cap = f->capxfer ? 2 * f->capxfer : 8;
@@ -51,7 +62,13 @@ int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, W
     WkTime now = wk_engine_now(r->eng);
     WkStoreXfer *x = &f->xfer[f->nxfer];
     *x = (WkStoreXfer){.job = job, .left = bytes, .from = from, .t = now};
-    int rc = wk_share_add_storage(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, 0, &x->flows,
+    if (load) {
+        x->read = 1;
+        x->inc = load->inc;
+        x->est_s = load->est_s;
+        x->tail = load->tail;
+    }
+    int rc = wk_share_add_storage(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read, &x->flows,
                                   &x->nflows, err);
     if (rc < 0) {
         wk_share_remove(&r->share, x->flows, x->nflows);

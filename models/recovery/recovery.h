@@ -44,9 +44,14 @@ typedef struct WkFailJob {
     double steps[WK_RSTEP_N];  /* restart cost it pays at its next start, by step, s */
 } WkFailJob;
 
-/* A checkpoint write on flows to the storage nodes (cluster.storage). */
+/* A checkpoint write, or a restart's checkpoint load, on flows to or from
+ * the storage nodes (cluster.storage). */
 typedef struct WkStoreXfer {
     uint32_t job;
+    uint32_t read;             /* 1: a restart's load (from storage), 0: a write */
+    uint32_t inc;              /* a load: 1 + the incident whose restart it is, 0 = none */
+    double est_s;              /* a load: its step time at storage_gb_per_s, as first charged */
+    WkTime tail;               /* a load: the restart's steps after it (warm-up) */
     uint32_t nflows;
     uint32_t *flows;           /* owned: its flows in the fabric share */
     double left;               /* bytes still to move at t */

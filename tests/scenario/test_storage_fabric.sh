@@ -68,6 +68,30 @@ c=$(awk '$1 == "jobs" && $2 == "completed" {print $3}' "$T/f2.out")
 i=$(awk '$1 == "job" && $2 == "interruptions" {print $5}' "$T/f2.out")
 [ "$c" = 2 ] && [ "$i" = 1 ] && ok || bad "two writers, one hit: $c jobs completed, $i interruptions; want 2 and 1"
 
+# a restart's checkpoint load (remote tier) is flows from the storage node to
+# the job's NICs: a software failure at 700 s (after the write at 600 s) is
+# recovered in detection 600 + drain 30 + launch 600 + init 0.08 + load +
+# warm-up 20 s; the load of 1000 GB takes 2.5 s at 1:1 (the storage node's
+# 400 GB/s; it was 1 s at storage_gb_per_s) and 4.375 s at 7:1 (7 flows
+# share a leaf's 50 GB/s downlink). The job resumes at 700 + recovery with
+# 3000 s of work left and 4 writes: 700 + 1252.58 + 3000 + 4 x 2.5 = 4962.58
+# and 700 + 1254.455 + 3000 + 4 x 4.375 = 4971.955
+F="failures: {incidents: [{at: 700s, kind: software, gpu: 3}]}"
+sed "s/failures: .*/$F/" "$T/s1.yaml" > "$T/l1.yaml"
+sed "s/failures: .*/$F/" "$T/s7.yaml" > "$T/l7.yaml"
+for c in "l1 2.5000 4962.5800" "l7 4.3750 4971.9550"; do
+  set -- $c
+  "$W" run "$T/$1.yaml" -q --no-trace > "$T/$1.out" 2>&1
+  l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/$1.out")
+  m=$(awk '$1 == "makespan" {print $2}' "$T/$1.out")
+  [ "$l" = "$2" ] && [ "$m" = "$3" ] && ok || bad "$1: load $l s, makespan $m; want $2 and $3"
+done
+# a local restore tier does not read from the storage nodes
+sed "s/mode: remote,/mode: remote, restore: local,/" "$T/l7.yaml" > "$T/r7.yaml"
+"$W" run "$T/r7.yaml" -q --no-trace > "$T/r7.out" 2>&1
+l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/r7.out")
+[ -n "$l" ] && [ "$l" != "4.3750" ] && ok || bad "local restore: load $l s, $(tail -1 "$T/r7.out")"
+
 # bad sections: exit 2, positioned at the value, no output file
 printf 'name: x\ncluster:\n  sku: H100-SXM-80G\n  nodes: 4\n  gpus_per_node: 8\n  storage: {nodes: 2}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, duration: 1h}]\n' > "$T/b1.yaml"
 expect 2 "b1.yaml:6:12: cluster.storage: storage nodes need a fabric" "$W" run "$T/b1.yaml" -q -o "$T/b1.h5"

@@ -296,8 +296,11 @@ class Smi:
         """(SM clock MHz, power W) or None."""
         if self.nv:
             nv = self.nv
-            return (float(nv.nvmlDeviceGetClockInfo(self.h, nv.NVML_CLOCK_SM)),
-                    nv.nvmlDeviceGetPowerUsage(self.h) / 1000.0)
+            try:
+                return (float(nv.nvmlDeviceGetClockInfo(self.h, nv.NVML_CLOCK_SM)),
+                        nv.nvmlDeviceGetPowerUsage(self.h) / 1000.0)
+            except Exception:  # a reading the board does not give
+                return None
         q = self.query("clocks.sm,power.draw")
         try:
             return (float(q[0]), float(q[1])) if q else None
@@ -308,9 +311,12 @@ class Smi:
         """driver version, enforced power limit W (or None each)."""
         if self.nv:
             nv = self.nv
-            drv = nv.nvmlSystemGetDriverVersion()
-            drv = drv.decode() if isinstance(drv, bytes) else drv
-            return drv, nv.nvmlDeviceGetEnforcedPowerLimit(self.h) / 1000.0
+            try:
+                drv = nv.nvmlSystemGetDriverVersion()
+                drv = drv.decode() if isinstance(drv, bytes) else drv
+                return drv, nv.nvmlDeviceGetEnforcedPowerLimit(self.h) / 1000.0
+            except Exception:
+                return None, None
         q = self.query("driver_version,power.limit")
         try:
             return (q[0], float(q[1])) if q else (None, None)
@@ -324,7 +330,8 @@ def measure_sustained(torch, tm, dev, a, smi):
     idle = None
     if smi.sample():
         time.sleep(2)
-        idle = statistics.median(smi.sample()[1] for _ in range(5))
+        got = [r[1] for r in (smi.sample() for _ in range(5)) if r]
+        idle = statistics.median(got) if got else None
     s = 256 if a.tiny else 8192
     dt = torch.bfloat16 if dev == "cuda" else torch.float32
     x = torch.randn(s, s, device=dev, dtype=dt)

@@ -4,6 +4,8 @@
  * SKU (a modelling choice, documented in docs/models.md). */
 #include "models/gpu/catalog.h"
 
+#include "models/gpu/calib.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -130,6 +132,7 @@ int wk_catalog_init(WkGpuCatalog *c, WkError *err)
     c->skus = malloc(sizeof skus);
     c->slot = NULL;
     c->nslot = 0;
+    c->calib = NULL;
     if (!c->skus)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "catalog: out of memory");
     memcpy(c->skus, skus, sizeof skus);
@@ -155,6 +158,8 @@ void wk_catalog_fini(WkGpuCatalog *c)
 {
     free(c->skus);
     free(c->slot);
+    wk_calib_free(c->calib);
+    c->calib = NULL;
     c->skus = NULL;
     c->slot = NULL;
     c->n = c->cap = c->nslot = 0;
@@ -206,7 +211,7 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
 {
     static const char *const known[] = {"name",   "base",        "source",        "bf16_tflops", "fp8_tflops",
                                         "hbm_gb", "hbm_tb_per_s", "link_gb_per_s", "tdp_w",       "idle_w",
-                                        "fp64_tflops", "cpu",     NULL};
+                                        "fp64_tflops", "cpu",     "calibration", NULL};
     if (!seq || seq->type == WK_NODE_NULL)
         return 0;
     if (seq->type != WK_NODE_SEQ)
@@ -259,6 +264,8 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
         if (sku.idle_w > sku.tdp_w)
             return wk_node_error(wk_node_get(e, "idle_w") ? wk_node_get(e, "idle_w") : e, WK_E_RANGE, err,
                                  "idle power %.0f W exceeds TDP %.0f W", sku.idle_w, sku.tdp_w);
+        if (wk_node_get(e, "calibration") && (rc = wk_calib_apply(&c->calib, &sku, wk_node_get(e, "calibration"), err)) < 0)
+            return rc;
         if (is_new) {
             if (c->n == c->cap) {
                 size_t nc = c->cap ? 2 * c->cap : 16;
@@ -276,6 +283,30 @@ int wk_catalog_apply(WkGpuCatalog *c, const WkNode *seq, WkError *err)
         } else {
             *target = sku;
         }
+    }
+    return 0;
+}
+
+int wk_catalog_calibrate(WkGpuCatalog *c, const WkNode *val, WkError *err)
+{
+    if (!val || val->type == WK_NODE_NULL)
+        return 0;
+    size_t count = 0;
+    const WkNode *const *items = wk_node_items((const WkNode *const *)&val, &count);
+    for (size_t i = 0; i < count; i++) {
+        char name[256];
+        int rc = wk_calib_file_sku(items[i], name, sizeof name, err);
+        if (rc < 0)
+            return rc;
+        WkGpuSku *sku = (WkGpuSku *)wk_catalog_lookup(c, name);
+        if (!sku) {
+            char names[512];
+            return wk_node_error(items[i], WK_E_NOTFOUND, err,
+                                 "the calibration file names SKU '%s', which is not in the catalog (known: %s)", name,
+                                 wk_catalog_list(c, names, sizeof names));
+        }
+        if ((rc = wk_calib_apply(&c->calib, sku, items[i], err)) < 0)
+            return rc;
     }
     return 0;
 }

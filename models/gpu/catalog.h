@@ -25,6 +25,7 @@ typedef struct WkGpuSku {
     const char *source;        /* where the numbers come from */
     const WkGpuEff *eff;       /* measured efficiency curves (eff.c); NULL = by name, else nearest */
     double fp64_flops;         /* dense FP64 peak, FLOP/s; 0 = not given */
+    const struct WkGpuCalib *calib; /* the calibration file laid over it (calib.h), or NULL */
     int cpu;                   /* 1: a CPU node, not an accelerator: one device per node (gpus_per_node 1),
                                   plain and hpc jobs only (model jobs are refused: docs/models.md) */
 } WkGpuSku;
@@ -56,6 +57,7 @@ typedef struct WkGpuCatalog {
     size_t *slot;   /* owned: open-addressing hash of names, index + 1 into skus (0 = empty),
                        so a lookup is O(1) and tens of thousands of SKUs load in linear time */
     size_t nslot;   /* a power of two, more than twice n */
+    struct WkGpuCalib *calib; /* owned: the calibration files applied (calib.h) */
 } WkGpuCatalog;
 
 /** Fill c with copies of the built-in SKUs. Returns 0 or WK_E_NOMEM. */
@@ -65,10 +67,18 @@ int wk_catalog_init(WkGpuCatalog *c, WkError *err);
  * already in c overrides the fields it gives; a new name defines a SKU, from
  * `base:` (another SKU) or from scratch, when bf16_tflops, hbm_gb,
  * hbm_tb_per_s, link_gb_per_s and tdp_w are all required; fp64_tflops and
- * cpu (a bool: a CPU node, one device per node) are optional. idle_w defaults to
+ * cpu (a bool: a CPU node, one device per node) are optional; `calibration:
+ * FILE` lays a calibration file over the entry (wk_calib_apply), whatever
+ * SKU the file names. idle_w defaults to
  * WK_GPU_IDLE_FRACTION x tdp_w whenever tdp_w is given without idle_w.
  * Strings are borrowed from the document. Errors are positioned. */
 int wk_catalog_apply(WkGpuCatalog *c, const WkNode *skus, WkError *err);
+
+/** `cluster.calibration`: a path or a list of paths (NULL or null: nothing).
+ * Each file's `sku:` names the SKU of c it is laid over (wk_calib_apply; an
+ * unknown name is WK_E_NOTFOUND listing the SKUs, at the path). Applied
+ * after `cluster.skus`. */
+int wk_catalog_calibrate(WkGpuCatalog *c, const WkNode *val, WkError *err);
 
 /** The SKU called name in c, or NULL. Borrowed (valid while c lives). */
 const WkGpuSku *wk_catalog_lookup(const WkGpuCatalog *c, const char *name);

@@ -225,7 +225,7 @@ static int layout(WkCluster *c, WkError *err)
 int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
 {
     static const char *const known[] = {"sku", "nodes", "gpus_per_node", "nvlink_domain", "groups", "nodes_per_pod",
-                                        "skus", "fabric", "power", "storage", NULL};
+                                        "skus", "calibration", "fabric", "power", "storage", NULL};
     memset(out, 0, sizeof *out);
     if (!sec)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "cluster: missing required section");
@@ -237,7 +237,8 @@ int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
         return rc;
     out->nodes_per_pod = (uint32_t)npp;
     if ((rc = wk_catalog_init(&out->catalog, err)) < 0 ||
-        (rc = wk_catalog_apply(&out->catalog, wk_node_get(sec, "skus"), err)) < 0)
+        (rc = wk_catalog_apply(&out->catalog, wk_node_get(sec, "skus"), err)) < 0 ||
+        (rc = wk_catalog_calibrate(&out->catalog, wk_node_get(sec, "calibration"), err)) < 0)
         goto fail;
 
     const WkNode *groups = wk_node_get(sec, "groups");

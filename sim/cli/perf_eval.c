@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/gpu/calib.h"
 #include "models/net/flow.h"
 #include "models/state/eval.h"
 #include "sim/cli/cli_eval.h"
@@ -18,6 +19,42 @@
 static const char *class_name(uint8_t c)
 {
     return c == WK_JOB_NO_PATH ? "none" : wk_path_class_name((WkPathClass)c);
+}
+
+/* The calibration file behind sku, as a JSON member (nothing when none). */
+static void calib_json(WkStrBuf *b, const WkGpuSku *sku)
+{
+    const WkGpuCalib *r = sku->calib;
+    if (!r)
+        return;
+    wk_strbuf_printf(b, ",\"calibration\":{\"file\":");
+    wk_strbuf_json_string(b, r->file);
+    wk_strbuf_printf(b, ",\"gpu\":");
+    wk_strbuf_json_string(b, r->gpu);
+    wk_strbuf_printf(b, ",\"date\":");
+    wk_strbuf_json_string(b, r->date);
+    wk_strbuf_printf(b, ",\"device\":");
+    wk_strbuf_json_string(b, r->device);
+    wk_strbuf_printf(b, ",\"from_file\":[");
+    for (int v = 0, k = 0; v < WK_CALIB_NUSED; v++)
+        if (r->used & (1u << v)) {
+            wk_strbuf_printf(b, "%s\"%s\"", k++ ? "," : "", wk_calib_key(v));
+        }
+    wk_strbuf_printf(b, "]}");
+}
+
+/* Text: one line per calibrated SKU of c's node groups saying which numbers came from its file. */
+static void calib_text(WkStrBuf *b, const WkCluster *c)
+{
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        int seen = 0;
+        for (uint32_t h = 0; h < g; h++)
+            seen |= c->groups[h].sku == c->groups[g].sku;
+        if (!seen && c->groups[g].sku->calib) {
+            char line[1024];
+            wk_strbuf_printf(b, "%s\n", wk_calib_describe(c->groups[g].sku, line, sizeof line));
+        }
+    }
 }
 
 /* One job of `gpus` GPUs: its breakdown as text or one JSON object. */
@@ -39,12 +76,14 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
                "\"pp_s\":%.9g,\"dp_s\":%.9g,\"ep_s\":%.9g,\"optimizer_s\":%.9g,\"interference_s\":%.9g,"
                "\"%s_per_s\":%.9g,\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,"
                "\"memory_gib\":%.9g,\"memory_state_gib\":%.9g,\"memory_activations_gib\":%.9g,"
-               "\"path_class\":\"%s\",\"params\":%.9g}\n",
+               "\"path_class\":\"%s\",\"params\":%.9g",
            m->name, (long long)gpus, c->groups[0].sku->name, r.dp, r.micro_batches, r.iter_s, r.compute_s,
            r.bubble_s, r.tp_s, r.cp_s, r.pp_s, r.dp_s, r.ep_s, r.optim_s, r.interference_s, per,
            r.samples_per_iter / r.iter_s, r.tflops_per_gpu,
            r.mfu, r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0,
            r.mem_act_bytes / 1073741824.0, class_name(pc), m->params);
+        calib_json(b, c->groups[0].sku);
+        wk_strbuf_printf(b, "}\n");
     } else {
         wk_strbuf_printf(b, "model %s (%.3g B parameters) on %lld x %s: dp %u, %u micro-batches per replica\n", m->name,
            m->params / 1e9, (long long)gpus, c->groups[0].sku->name, r.dp, r.micro_batches);
@@ -263,6 +302,8 @@ int wk_cli_perf(const WkDoc *doc, const uint32_t *scale, size_t nscale, unsigned
         goto done;
     }
     const WkNode *gn = wk_node_get(root, "gpus");
+    if (!(flags & WK_CLI_PERF_JSON))
+        calib_text(&b, &c);
     rc = wn           ? report_wan(&b, &c, &m, &pp, gpus, &wan, wn, flags, err)
          : nscale == 0 ? report_one(&b, &c, &m, &pp, gpus, gn, flags, err)
                        : report_scaling(&b, &c, &m, &pp, gpus, gn, scale, nscale, (flags & WK_CLI_PERF_JSON) != 0, err);

@@ -358,12 +358,44 @@ static int inputs_add_node(RunInputs *l, const WkDoc *doc, const WkNode *v, int 
     return inputs_add(l, wk_file_resolve(dir, v->str, path, sizeof path), what);
 }
 
-/* The files of one scope (the top level or a site): facility.prices and
- * the scheduler plugins. */
+/* A calibration file named by the scalar node v, resolved against the
+ * folder of the file that names it (models/gpu/calib.c), or a list of them. */
+static int inputs_add_calib(RunInputs *l, const WkNode *v)
+{
+    if (v && v->type == WK_NODE_SEQ) {
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < v->nkids; i++)
+            rc = inputs_add_calib(l, v->kids[i]);
+        return rc;
+    }
+    if (!v || v->type != WK_NODE_SCALAR || !v->str[0])
+        return 0;
+    char key[160], what[256], dir[4096], path[4096];
+    snprintf(what, sizeof what, "%s at %s:%ld:%ld", wk_node_path(v, key, sizeof key), v->file ? v->file : "?",
+             v->line, v->col);
+    const char *slash = v->file ? strrchr(v->file, '/') : NULL;
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - v->file == 0 ? 1 : slash - v->file), v->file);
+    else
+        snprintf(dir, sizeof dir, ".");
+    return inputs_add(l, wk_file_resolve(dir, v->str, path, sizeof path), what);
+}
+
+/* The files of one scope (the top level or a site): facility.prices, the
+ * calibration files of cluster and of each cluster.skus entry, and the
+ * scheduler plugins. */
 static int inputs_scope(RunInputs *l, const WkDoc *doc, const WkNode *scope)
 {
     const WkNode *fac = wk_node_get(scope, "facility");
     int rc = fac && fac->type == WK_NODE_MAP ? inputs_add_node(l, doc, wk_node_get(fac, "prices"), 0) : 0;
+    const WkNode *cl = wk_node_get(scope, "cluster");
+    if (rc == 0 && cl && cl->type == WK_NODE_MAP) {
+        rc = inputs_add_calib(l, wk_node_get(cl, "calibration"));
+        const WkNode *skus = wk_node_get(cl, "skus");
+        for (size_t i = 0; rc == 0 && skus && skus->type == WK_NODE_SEQ && i < skus->nkids; i++)
+            if (skus->kids[i]->type == WK_NODE_MAP)
+                rc = inputs_add_calib(l, wk_node_get(skus->kids[i], "calibration"));
+    }
     const WkNode *pl = wk_node_get(scope, "plugins");
     for (size_t i = 0; rc == 0 && pl && pl->type == WK_NODE_SEQ && i < pl->nkids; i++)
         rc = inputs_add_node(l, doc, pl->kids[i], 1);
@@ -371,8 +403,8 @@ static int inputs_scope(RunInputs *l, const WkDoc *doc, const WkNode *scope)
 }
 
 /* Every file the scenario reads besides itself: the include: files, the
- * workload's CSV trace, the price series and plugins of the top level and
- * of each site, the broker's plugin, and --plugin, --broker-plugin. */
+ * workload's CSV trace, the price series, calibration files and plugins of
+ * the top level and of each site, the broker's plugin, and --plugin, --broker-plugin. */
 static int run_inputs(const WkCliArgs *a, const WkDoc *doc, RunInputs *l)
 {
     int rc = 0;

@@ -89,5 +89,13 @@ then ok; else bad "calfile.py"; fi
 job "$T/job/fit.yaml" ", calibration: ../cal/fit.json"
 expect 0 "from it: gemm_bf16_tflops, gemm_bf16_tail_us, kernel_us;" "$W" perf "$T/job/fit.yaml"
 
+# -o may not name a calibration file the scenario reads (docs/limits.md:
+# every input is protected, by device and inode): status 2, the file intact
+sed 's|^  sku: H100-SXM-80G .*|  sku: H100-SXM-80G\n  calibration: ../cal/same.json|' "$SRC/scenarios/quickstart.yaml" > "$T/job/run.yaml"
+grep -q 'calibration: ../cal/same.json' "$T/job/run.yaml" && ok || bad "the run scenario lacks its calibration line"
+cp "$T/cal/same.json" "$T/cal/same.keep"
+expect 2 "same.json" "$W" run "$T/job/run.yaml" -q -o "$T/cal/same.json"
+cmp -s "$T/cal/same.json" "$T/cal/same.keep" && ok || bad "-o overwrote the calibration file"
+
 echo "calibration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

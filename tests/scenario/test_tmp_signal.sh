@@ -162,6 +162,10 @@ for sig in SIGINT SIGTERM SIGHUP; do
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 import plot
+# as from a terminal: a run under nohup inherits SIGHUP ignored, which
+# remove_tmps_on_signal rightly leaves ignored
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
 plot.remove_tmps_on_signal()
 tmp, f = plot.create_tmp(sys.argv[2])
 f.write(b"partial")
@@ -184,6 +188,7 @@ out=$("$PY" - "$SRC/analysis" "$T/race.svg" <<'P' 2>&1
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 import plot
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 plot.remove_tmps_on_signal()
 real_open = os.open
 def open_then_signal(*a, **k):

@@ -92,6 +92,7 @@ const char wk_cli_analysis_usage_report[] =
     "                                incidents, Gantt of the largest jobs, per-pod\n"
     "                                heatmap, recovery) and each scenario's text;\n"
     "                                needs python3 with h5py and matplotlib\n"
+    "      --force                   replace an existing --html page (else refused)\n"
     "\n"
     "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
     "schema version, 1 internal error (or python3 or its packages missing for --html).\n"
@@ -211,6 +212,7 @@ typedef struct {
     const char *name;
     WkReportInputs in;
     const char *html; /* --html FILE, or NULL */
+    int force;        /* --force: replace an existing --html page */
     int fmt, nfmt;
 } ReportArgs;
 
@@ -251,6 +253,8 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         if (wk_cli_common_is_opt(s, "--html", NULL)) {
             if (!(r->html = wk_cli_common_opt_value(argc, argv, &i, "--html", NULL)) || !r->html[0])
                 return wk_cli_common_usage_error("report", "--html needs a file name, e.g. --html report.html");
+        } else if (strcmp(s, "--force") == 0) {
+            r->force = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s'", s);
         } else if (!r->name) {
@@ -271,7 +275,7 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         return wk_cli_common_usage_error("report", "unknown report '%s' (known: paper-sci)", r->name);
     if (!r->in.sci)
         return wk_cli_common_usage_error("report", "missing BASELINE.h5 SCI.h5 (two traces)");
-    return r->html ? wk_cli_python_html_check(r->html) : 0;
+    return r->html ? wk_cli_python_html_check(r->html, r->force) : 0;
 }
 
 /* The run form: `report paper-sci` whose arguments name no trace (.h5). */

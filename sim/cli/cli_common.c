@@ -177,6 +177,8 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
             a->output = v;
         } else if (strcmp(s, "--keep-partial") == 0 && strcmp(cmd, "run") == 0) {
             a->keep_partial = 1;
+        } else if (strcmp(s, "--force") == 0 && strcmp(cmd, "run") == 0) {
+            a->force = 1;
         } else if (strcmp(s, "--no-trace") == 0) {
             a->no_trace = 1;
         } else if (strcmp(s, "--json") == 0) {
@@ -259,6 +261,19 @@ void wk_cli_common_args_fini(WkCliArgs *a)
     a->plugins = NULL;
     a->broker_plugins = NULL;
     a->rest = NULL;
+}
+
+/* ---- existing outputs ---- */
+
+int wk_cli_common_refuse_existing(const char *cmd, const char *path, int force)
+{
+    struct stat st;
+    if (force || !path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    fprintf(stderr, "wanka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    wk_text_fputs_term(path, stderr); /* a path of any bytes: escaped */
+    fputs(": exists; give --force to replace it, or choose another output\n", stderr);
+    return WK_CLI_EXIT_USAGE;
 }
 
 /* ---- scenarios ---- */

@@ -93,6 +93,7 @@ typedef struct WkCliArgs {
     const char *output;    /* -o, --output */
     int no_trace, json, quiet;
     int keep_partial;      /* --keep-partial (run only) */
+    int force;             /* --force (run only): replace an existing trace */
     WkRunOpts ro;          /* --seed, --scheduler, --broker, --plugin, --broker-plugin, --set */
     const char **sets;     /* --set values, in order (owned array) */
     size_t nsets;
@@ -117,6 +118,17 @@ int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, 
 
 /** Release what wk_cli_common_parse allocated. */
 void wk_cli_common_args_fini(WkCliArgs *a);
+
+/* ---- existing outputs ---- */
+
+/** An output that is there already is not replaced silently: when path
+ * names an existing regular file (or a link to one) and force is 0, print
+ * "wanka CMD: PATH: exists; give --force to replace it, or choose another
+ * output" and return WK_CLI_EXIT_USAGE. Returns 0 when path is NULL,
+ * absent, not a regular file (the command's own checks name those), or
+ * force is set. Call it after the command's more specific checks (an output
+ * that is one of its inputs). */
+int wk_cli_common_refuse_existing(const char *cmd, const char *path, int force);
 
 /* ---- scenarios ---- */
 

@@ -76,6 +76,11 @@ expect 1 "not valid JSON" "$PY" "$CHK" "$T/bad-json.json"
 
 # ---- csv ----
 expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv"
+# an earlier export is not replaced without --force; an empty folder is fine
+expect 2 "csv: holds CSV files of an earlier export; give --force" "$W" export "$T/run.h5" --format csv -o "$T/csv"
+expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv" --force
+mkdir "$T/empty-csv"
+expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/empty-csv"
 expect 0 "match" "$PY" "$SRC/tests/scenario/check_export_csv.py" "$T/csv" "$T/run.h5"
 [ -z "$(ls "$T/csv" | grep -v '\.csv$')" ] && ok || bad "csv: a temporary file left: $(ls "$T/csv")"
 [ ! -e "$T/csv/users.csv" ] && ok || bad "csv: users.csv without users"
@@ -117,7 +122,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 chmod 0755 "$T/csv"
 # a trace that cannot be read leaves an older output as it was
-expect 2 "junk.h5" "$W" export "$T/junk.h5" --format chrome -o "$T/keep.json"
+expect 2 "keep.json: exists; give --force to replace it" "$W" export "$T/run.h5" --format chrome -o "$T/keep.json"
+[ "$(cat "$T/keep.json")" = old ] && ok || bad "a refused export changed keep.json"
+expect 2 "junk.h5" "$W" export "$T/junk.h5" --format chrome -o "$T/keep.json" --force
 [ "$(cat "$T/keep.json")" = old ] && ok || bad "an older output was changed on error"
 [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "a temporary file left: $(ls "$T")"
 # a trace the schema does not describe: an enum value without a name, a missing table

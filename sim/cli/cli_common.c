@@ -359,8 +359,16 @@ void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events)
     p->shown = 1;
     p->last_s = el;
     p->last_events = events;
-    fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ",
-            wk_time_to_s(now) / 86400.0, (double)events / 1e6, rate / 1e6);
+    double day = wk_time_to_s(now) / 86400.0;
+    if (p->end > 0 && p->end != WK_TIME_NEVER && now > 0) {
+        double f = (double)now / (double)p->end;
+        f = f > 1.0 ? 1.0 : f;
+        fprintf(stderr, "\rwanka: %5.1f %%, simulated day %.1f of %.1f, %.2f M events/s, ~%.0f s left   ",
+                100.0 * f, day, wk_time_to_s(p->end) / 86400.0, rate / 1e6, el * (1.0 - f) / f);
+    } else {
+        fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ", day, (double)events / 1e6,
+                rate / 1e6);
+    }
     fflush(stderr);
 }
 

@@ -152,6 +152,7 @@ typedef struct WkCliProgress {
     uint64_t last_events; /* a run's events at the last line */
     int shown;            /* a line is on the terminal */
     const char *what;     /* batch progress: "sweep" (points) or "check" (runs) */
+    WkTime end;           /* a run's `sim.end` (0 or WK_TIME_NEVER: unknown) */
 } WkCliProgress;
 
 /** Start the clock of *p (what: see WkCliProgress). */
@@ -163,7 +164,11 @@ int wk_cli_common_progress_wanted(int quiet);
 /** Wall seconds since wk_cli_common_progress_start. */
 double wk_cli_common_progress_elapsed(const WkCliProgress *p);
 
-/** A run's progress line (a WkProgressFn; user is a WkCliProgress). */
+/** A run's progress line (a WkProgressFn; user is a WkCliProgress): after
+ * the first second, at most every 0.25 s wall, "\rwanka: P %, simulated day
+ * D of E, R M events/s, ~S s left" when p->end is known (the ETA from the
+ * wall time so far and the fraction of simulated time done), else the
+ * simulated days, events and rate. */
 void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events);
 
 /** A sweep's or check's progress line (a WkBatchProgressFn; user is a

@@ -59,8 +59,9 @@ const char wk_cli_run_usage_run[] =
     "      --json              print the summary as one JSON object\n"
     "  -q, --quiet             no progress output\n"
     "\n"
-    "Progress (simulated time, events/s) goes to stderr for runs longer than a\n"
-    "second when stderr is a terminal. An existing trace is refused unless\n"
+    "Progress (the percentage of sim.end simulated, events/s and the estimated\n"
+    "wall time left) goes to stderr, at most four lines a second, for runs\n"
+    "longer than a second when stderr is a terminal and -q is not given. An existing trace is refused unless\n"
     "--force is given. The trace is written under a temporary name and renamed\n"
     "when complete; on error no trace is left behind.\n"
     "Ctrl-C (SIGINT) or SIGTERM stops the run at the next event; no trace is\n"
@@ -480,6 +481,10 @@ static int run_body(WkCliArgs *a, void *ctx)
         wk_doc_free(doc);
         return bad;
     }
+    WkRunHead head;
+    WkError herr;
+    if (rc == 0 && progress && wk_run_head_parse(doc, &a->ro, &head, &herr) == 0)
+        prog.end = head.horizon; /* the percentage and ETA of the progress line */
     if (rc == 0)
         rc = wk_sim_prepare(&run, doc, &a->ro, &err);
     if (rc == 0)

@@ -125,7 +125,8 @@ const char wk_cli_analysis_usage_report[] =
     "  wanka report paper-sci --seeds 3 --html report.html\n"
     "The run form takes --format text|markdown|latex|csv (CSV: each simulated\n"
     "column as mean, ci95 and n over the seeds); for JSON, report the traces it\n"
-    "wrote: wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
+    "wrote:\n"
+    "  wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
 
 /* ---- compare ---- */
 

@@ -46,7 +46,7 @@ const char wk_cli_python_usage_plot[] =
     "                of `wanka perf JOB.yaml --scale N1,N2,... --json > CURVE.json`\n"
     "\n"
     "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
-    "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
+    "interpreter); it needs h5py and matplotlib, on Debian/Ubuntu installed with:\n"
     "  sudo apt-get install python3 python3-h5py python3-matplotlib\n"
     "\n"
     "exit status: 0 written, 2 bad arguments, missing file or a trace lacking the\n"

@@ -43,6 +43,7 @@ const char wk_cli_run_usage_run[] =
     "      --seed N            override the scenario's seed (non-negative integer)\n"
     "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers);\n"
     "                          in a network of sites (`sites:`), every site's\n"
+    "                          scheduler\n"
     "      --broker NAME       a network's broker: the policy choosing each job's\n"
     "                          site (see: wanka list brokers; docs/brokers.md)\n"
     "      --plugin FILE.so    load a scheduling policy from a shared object (as the\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -277,12 +278,17 @@ static void fill_cell(WkCompareCell *cell, const Run *runs, size_t n, const size
 
 static void fill_change(WkCompareCell *cell, const WkCompareCell *first)
 {
+    cell->change = NAN;
+    cell->overlap = -1;
     if (isnan(cell->mean) || isnan(first->mean))
         return;
-    if (first->mean == 0)
-        cell->change = cell->mean == 0 ? 0.0 : NAN;
+    double d = cell->mean - first->mean;
+    if (fabs(d) <= WK_COMPARE_NOISE * fmax(fabs(cell->mean), fabs(first->mean)))
+        cell->change = 0.0; /* float noise (both 0 included): no change */
+    else if (first->mean == 0)
+        cell->change = NAN;
     else
-        cell->change = (cell->mean - first->mean) / fabs(first->mean);
+        cell->change = d / fabs(first->mean);
     if (cell->n >= 2 && first->n >= 2)
         cell->overlap = fabs(cell->mean - first->mean) <= cell->half + first->half;
 }
@@ -438,4 +444,88 @@ const WkCompareRow *wk_compare_row(const WkCompare *c, const char *name)
         if (strcmp(c->rows[r].name, name) == 0)
             return &c->rows[r];
     return NULL;
+}
+
+/* ---- public: the baseline and the rows shown ----------------------------------------- */
+
+const char wk_compare_default_metrics[] = WK_SCHEMA_M_UTILIZATION "," WK_SCHEMA_M_JCT_MEAN "," WK_SCHEMA_M_JCT_P99
+    "," WK_SCHEMA_M_WAIT_MEAN "," WK_SCHEMA_M_WAIT_P99 "," WK_SCHEMA_M_MAKESPAN "," WK_SCHEMA_M_ENERGY
+    "," WK_SCHEMA_M_GOODPUT;
+
+/* 1 when a and b name the same file (by device and inode), or equal strings. */
+static int same_path(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int wk_compare_baseline(WkCompare *c, const char *path, WkError *err)
+{
+    size_t k = c->ncols;
+    for (size_t i = 0; i < c->ncols && k == c->ncols; i++)
+        for (size_t j = 0; j < c->cols[i].nruns && k == c->ncols; j++)
+            if (same_path(c->cols[i].paths[j], path))
+                k = i;
+    if (k == c->ncols)
+        return wk_error_set(err, WK_E_INVAL, path, 0, 0,
+                            "--baseline: not one of the traces compared (give it among the traces too)");
+    WkCompareColumn col = c->cols[k];
+    memmove(&c->cols[1], &c->cols[0], k * sizeof *c->cols);
+    c->cols[0] = col;
+    for (size_t r = 0; r < c->nrows; r++) {
+        WkCompareCell *cells = c->rows[r].cells, cell = cells[k];
+        memmove(&cells[1], &cells[0], k * sizeof *cells);
+        cells[0] = cell;
+        cells[0].change = NAN;
+        cells[0].overlap = -1;
+        for (size_t i = 1; i < c->ncols; i++)
+            fill_change(&cells[i], &cells[0]);
+    }
+    return 0;
+}
+
+int wk_compare_select(WkCompare *c, const char *names, int strict, WkError *err)
+{
+    WkCompareRow *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
+    char *used = calloc(c->nrows ? c->nrows : 1, 1);
+    if (!rows || !used) {
+        free(rows);
+        free(used);
+        return wk_error_nomem(err, "compare");
+    }
+    size_t n = 0;
+    int rc = 0;
+    for (const char *p = names; rc == 0 && *p;) {
+        size_t l = strcspn(p, ",");
+        size_t r = 0;
+        while (r < c->nrows && !(strlen(c->rows[r].name) == l && strncmp(c->rows[r].name, p, l) == 0))
+            r++;
+        if (l == 0 || l >= sizeof rows->name)
+            rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "--metrics: expected names like jct_mean_s,wait_p99_s, got '%s'",
+                              names);
+        else if (r == c->nrows && strict)
+            rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                              "--metrics: no trace has the metric '%.*s' (--metrics all shows every one)", (int)l, p);
+        else if (r < c->nrows && !used[r]) {
+            rows[n++] = c->rows[r];
+            used[r] = 1;
+        }
+        p += l;
+        if (*p == ',')
+            p++;
+    }
+    if (rc == 0) {
+        for (size_t r = 0; r < c->nrows; r++)
+            if (!used[r])
+                free(c->rows[r].cells);
+        free(c->rows);
+        c->rows = rows;
+        c->nrows = n;
+    } else {
+        free(rows);
+    }
+    free(used);
+    return rc;
 }

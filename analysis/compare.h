@@ -36,7 +36,8 @@ typedef struct WkCompareCell {
     double half;   /* 95 % confidence half-width t(0.975, n-1)·s/√n when n >= 2, else NaN */
     size_t n;      /* runs of the column with a (non-NaN) value */
     double change; /* (mean − first column's mean) / |first's mean|; NaN for column 0, a missing
-                      value or a first mean of 0 (then 0 when both are 0) */
+                      value or a first mean of 0; 0 when the difference is float noise
+                      (WK_COMPARE_NOISE relative, both 0 included) */
     int overlap;   /* 1: this column's interval overlaps column 0's, 0: it does not, -1: not
                       applicable (column 0, or either side has fewer than 2 values) */
 } WkCompareCell;
@@ -72,6 +73,26 @@ int wk_compare_load(WkCompare **out, const char *const *paths, size_t n, int gro
  * values print "—" (text, Markdown; LaTeX "---"), null (JSON) or nothing (CSV),
  * never 0. LaTeX escapes _ % & # $ { } ~ ^ \\ in labels and metric names. */
 char *wk_compare_render(const WkCompare *c, WkCompareFormat fmt);
+
+/* Differences smaller than this, relative to the larger of the two values,
+ * are float noise: the change is 0. */
+#define WK_COMPARE_NOISE 1e-12
+
+/** The metrics a table shows by default (`wanka compare` text, Markdown and
+ * LaTeX): comma-separated names for wk_compare_select. */
+extern const char wk_compare_default_metrics[];
+
+/** Make the column holding the trace path (compared as a string, then by
+ * device and inode) the first: the one every change is against. The other
+ * columns keep their order; change and overlap are recomputed. Returns 0,
+ * or WK_E_INVAL naming path when no column holds it. */
+int wk_compare_baseline(WkCompare *c, const char *path, WkError *err);
+
+/** Keep only the rows named in names ("a,b,c"), in that order (a name given
+ * twice once). With strict, a name no trace has is WK_E_INVAL naming it;
+ * without, it is skipped. An empty name is WK_E_INVAL. On error c is
+ * unchanged. Returns 0 or a negative WK_E_* code. */
+int wk_compare_select(WkCompare *c, const char *names, int strict, WkError *err);
 
 /** The row for metric name, or NULL. */
 const WkCompareRow *wk_compare_row(const WkCompare *c, const char *name);

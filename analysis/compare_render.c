@@ -5,6 +5,7 @@
 #include "analysis/compare.h"
 #include "sim/core/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,8 +197,96 @@ static void render_markdown(WkStrBuf *b, const WkCompare *c, const Grid *g)
     footnotes(b, c, "- ");
 }
 
-/* LaTeX: a booktabs tabular (\\usepackage{booktabs}); the footnotes as
- * comment lines after it, so the table pastes into a paper as it is. */
+/* Names and units of the metrics a paper table shows most; others are
+ * written from their key (underscores as spaces, the unit from its suffix). */
+static const struct {
+    const char *key, *name;
+} latex_names[] = {
+    {"utilization", "Utilization"},     {"util_effective", "Effective utilization"},
+    {"jct_mean_s", "JCT mean (s)"},     {"jct_p50_s", "JCT p50 (s)"},
+    {"jct_p99_s", "JCT p99 (s)"},       {"wait_mean_s", "Queue wait mean (s)"},
+    {"wait_p99_s", "Queue wait p99 (s)"}, {"makespan_s", "Makespan (s)"},
+    {"energy_kwh", "Energy (kWh)"},     {"mean_power_mw", "Mean power (MW)"},
+    {"goodput", "Goodput"},             {"ettr", "ETTR"},
+    {"co2_t", "CO$_2$ (t)"},            {"tflops_per_gpu", "TFLOP/s per GPU"},
+    {"lost_gpu_hours", "Lost GPU-hours"}, {"tokens_per_joule", "Tokens per joule"},
+};
+
+static const struct {
+    const char *suffix, *unit;
+} latex_units[] = {
+    {"_s", "s"}, {"_h", "h"}, {"_kwh", "kWh"}, {"_mw", "MW"}, {"_w", "W"}, {"_t", "t"}, {"_gpu_hours", "GPU-h"},
+};
+
+/* A metric's name with its unit: "JCT p99 (s)", else "recovery mean (s)". */
+static void latex_metric(WkStrBuf *b, const char *key)
+{
+    for (size_t k = 0; k < sizeof latex_names / sizeof latex_names[0]; k++)
+        if (strcmp(key, latex_names[k].key) == 0) {
+            wk_strbuf_printf(b, "%s", latex_names[k].name);
+            return;
+        }
+    char name[CELL_MAX];
+    snprintf(name, sizeof name, "%s", key);
+    const char *unit = NULL;
+    size_t l = strlen(name);
+    for (size_t k = 0; k < sizeof latex_units / sizeof latex_units[0] && !unit; k++) {
+        size_t sl = strlen(latex_units[k].suffix);
+        if (l > sl && strcmp(name + l - sl, latex_units[k].suffix) == 0) {
+            unit = latex_units[k].unit;
+            if (strcmp(latex_units[k].suffix, "_gpu_hours") != 0)
+                name[l - sl] = '\0';
+        }
+    }
+    for (char *p = name; *p; p++)
+        if (*p == '_')
+            *p = ' ';
+    wk_strbuf_latex(b, name);
+    if (unit && strcmp(unit, "GPU-h") != 0)
+        wk_strbuf_printf(b, " (%s)", unit);
+}
+
+/* 1 when s (inside a cell starting at begin) starts a number: a digit, or a
+ * sign before one, at the start or after a space or '('. */
+static int number_start(const char *begin, const char *s)
+{
+    int digit = isdigit((unsigned char)s[0]) || ((s[0] == '+' || s[0] == '-') && isdigit((unsigned char)s[1]));
+    return digit && (s == begin || s[-1] == ' ' || s[-1] == '(');
+}
+
+/* A value cell: text escaped, and a number in exponent form ("1.546e+07")
+ * as scientific notation ("$1.546 \times 10^{7}$"). */
+static void latex_value(WkStrBuf *b, const char *cell)
+{
+    char text[CELL_MAX];
+    for (const char *s = cell; *s;) {
+        if (number_start(cell, s)) {
+            char *end;
+            (void)strtod(s, &end);
+            const char *e = s;
+            while (e < end && *e != 'e' && *e != 'E')
+                e++;
+            if (e < end)
+                wk_strbuf_printf(b, "$%.*s \\times 10^{%d}$", (int)(e - s), s, atoi(e + 1));
+            else
+                wk_strbuf_printf(b, "%.*s", (int)(end - s), s);
+            s = end;
+            continue;
+        }
+        size_t n = 0;
+        while (s[n] && !number_start(cell, s + n) && n + 1 < sizeof text)
+            n++;
+        memcpy(text, s, n);
+        text[n] = '\0';
+        wk_strbuf_latex(b, text);
+        s += n;
+    }
+}
+
+/* LaTeX: a booktabs tabular (\\usepackage{booktabs}); metrics by name with
+ * their units, labels escaped, large and small values in scientific
+ * notation; the footnotes as comment lines after it, so the table pastes
+ * into a paper as it is. */
 static void render_latex(WkStrBuf *b, const WkCompare *c, const Grid *g)
 {
     wk_strbuf_printf(b, "\\begin{tabular}{l");
@@ -207,7 +296,12 @@ static void render_latex(WkStrBuf *b, const WkCompare *c, const Grid *g)
     for (size_t r = 0; r < g->nr; r++) {
         for (size_t x = 0; x < g->nc; x++) {
             wk_strbuf_printf(b, "%s", x ? " & " : "");
-            wk_strbuf_latex(b, g->cell[r * g->nc + x]);
+            if (r > 0 && x == 0)
+                latex_metric(b, c->rows[r - 1].name);
+            else if (r > 0)
+                latex_value(b, g->cell[r * g->nc + x]);
+            else
+                wk_strbuf_latex(b, g->cell[r * g->nc + x]);
         }
         wk_strbuf_printf(b, " \\\\\n");
         if (r == 0)

@@ -66,9 +66,10 @@ extern const char wk_cli_python_usage_analyze[];
 int wk_cli_python_run(const char *prog, const char *script, int argc, char **argv);
 
 /** Check an --html FILE before any work: it ends in .html (or .htm), its
- * directory exists and it is not a directory. Returns 0 or exit status 2
+ * directory exists, it is not a directory, and without force it does not
+ * exist yet (wk_cli_common_refuse_existing). Returns 0 or exit status 2
  * (printed: "wanka report: --html FILE: directory D does not exist"). */
-int wk_cli_python_html_check(const char *html);
+int wk_cli_python_html_check(const char *html, int force);
 
 /** Write the HTML report page `html` (`wanka report --html`) with
  * analysis/html_report.py: `tables` (Markdown, borrowed) goes through a

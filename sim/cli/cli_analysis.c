@@ -15,12 +15,16 @@
 
 const char wk_cli_analysis_usage_compare[] =
     "usage: wanka compare TRACE.h5... [--format text|markdown|latex|csv|json] [--no-group]\n"
+    "                     [--metrics NAME,...|all] [--baseline TRACE.h5]\n"
     "\n"
     "Print the summary metrics of several traces side by side: one row per\n"
-    "metric (every summary attribute any trace has), one column per run labelled\n"
-    "scheduler/seed, and the change of each run against the first (\"+3.2 %\").\n"
-    "A metric a trace lacks, or that is undefined for it, shows \"—\" (JSON null,\n"
-    "CSV empty), never 0.\n"
+    "metric, one column per run labelled scheduler/seed, and the change of each\n"
+    "run against the first, or the --baseline (\"+3.2 %\"). A difference below\n"
+    "float noise (1e-12 relative) shows as 0. A metric a trace lacks, or that is\n"
+    "undefined for it, shows \"—\" (JSON null, CSV empty), never 0.\n"
+    "The text, Markdown and LaTeX tables show utilization, jct_mean_s, jct_p99_s,\n"
+    "wait_mean_s, wait_p99_s, makespan_s, energy_kwh and goodput (those the\n"
+    "traces have); JSON and CSV every summary attribute any trace has.\n"
     "\n"
     "Traces of one configuration (same scenario_name, scheduler and --set\n"
     "overrides) with different seeds are pooled into one column \"scheduler (n seeds)\"\n"
@@ -39,6 +43,10 @@ const char wk_cli_analysis_usage_compare[] =
     "      --json, --csv, --markdown\n"
     "                          short for --format json, csv, markdown\n"
     "      --no-group          one column per trace, even for seeds of one configuration\n"
+    "      --metrics LIST      the rows, in this order: metric names separated by\n"
+    "                          commas (a name no trace has is an error), or all\n"
+    "      --baseline TRACE    the column every change is against (the one holding\n"
+    "                          this trace; added to the traces when not among them)\n"
     "\n"
     "exit status: 0 success, 2 missing file, not a trace or unknown schema version.\n"
     "\n"
@@ -92,6 +100,7 @@ const char wk_cli_analysis_usage_report[] =
     "                                incidents, Gantt of the largest jobs, per-pod\n"
     "                                heatmap, recovery) and each scenario's text;\n"
     "                                needs python3 with h5py and matplotlib\n"
+    "      --force                   replace an existing --html page (else refused)\n"
     "\n"
     "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
     "schema version, 1 internal error (or python3 or its packages missing for --html).\n"
@@ -116,7 +125,8 @@ const char wk_cli_analysis_usage_report[] =
     "  wanka report paper-sci --seeds 3 --html report.html\n"
     "The run form takes --format text|markdown|latex|csv (CSV: each simulated\n"
     "column as mean, ci95 and n over the seeds); for JSON, report the traces it\n"
-    "wrote: wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
+    "wrote:\n"
+    "  wanka report paper-sci DIR/seed1/baseline.h5 DIR/seed1/sci.h5 --json\n";
 
 /* ---- compare ---- */
 
@@ -139,6 +149,8 @@ typedef struct {
     const char **paths; /* argv's trace paths (owned array, borrowed strings) */
     size_t n;
     int group, fmt, nfmt;
+    const char *metrics;  /* --metrics a,b,c or "all"; NULL: the default */
+    const char *baseline; /* --baseline FILE, or NULL: the first column */
 } CompareArgs;
 
 /* Parse compare's argv into *c. Returns 0 or a usage error's exit status. */
@@ -156,10 +168,23 @@ static int compare_args(int argc, char **argv, CompareArgs *c)
             continue;
         if (strcmp(s, "--no-group") == 0)
             c->group = 0;
-        else if (wk_cli_common_is_dash(s))
+        else if (wk_cli_common_is_opt(s, "--metrics", NULL)) {
+            if (!(c->metrics = wk_cli_common_opt_value(argc, argv, &i, "--metrics", NULL)) || !c->metrics[0])
+                return wk_cli_common_usage_error("compare", "--metrics needs names, e.g. --metrics jct_mean_s,wait_p99_s");
+        } else if (wk_cli_common_is_opt(s, "--baseline", NULL)) {
+            if (!(c->baseline = wk_cli_common_opt_value(argc, argv, &i, "--baseline", NULL)) || !c->baseline[0])
+                return wk_cli_common_usage_error("compare", "--baseline needs a trace, e.g. --baseline fifo.h5");
+        } else if (wk_cli_common_is_dash(s))
             return wk_cli_common_usage_error("compare", "unknown option '%s'", s);
         else
             c->paths[c->n++] = s;
+    }
+    if (c->baseline) { /* the baseline is one of the traces: named once is enough */
+        size_t k = 0;
+        while (k < c->n && strcmp(c->paths[k], c->baseline) != 0)
+            k++;
+        if (k == c->n)
+            c->paths[c->n++] = c->baseline;
     }
     if (c->nfmt > 1)
         return wk_cli_common_format_error("compare", compare_formats, NCOMPARE_FORMATS);
@@ -175,6 +200,14 @@ static int compare_traces(const CompareArgs *a)
     wk_error_clear(&err);
     WkCompare *c = NULL;
     int rc = wk_compare_load(&c, a->paths, a->n, a->group, &err);
+    if (rc == 0 && a->baseline)
+        rc = wk_compare_baseline(c, a->baseline, &err);
+    /* tables for reading show a few metrics; json and csv every one */
+    int table = a->fmt == WK_COMPARE_TEXT || a->fmt == WK_COMPARE_MARKDOWN || a->fmt == WK_COMPARE_LATEX;
+    if (rc == 0 && a->metrics && strcmp(a->metrics, "all") != 0)
+        rc = wk_compare_select(c, a->metrics, 1, &err);
+    else if (rc == 0 && !a->metrics && table)
+        rc = wk_compare_select(c, wk_compare_default_metrics, 0, &err);
     int status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_compare_render(c, (WkCompareFormat)a->fmt) : NULL);
     wk_compare_free(c);
     return status;
@@ -211,6 +244,7 @@ typedef struct {
     const char *name;
     WkReportInputs in;
     const char *html; /* --html FILE, or NULL */
+    int force;        /* --force: replace an existing --html page */
     int fmt, nfmt;
 } ReportArgs;
 
@@ -251,6 +285,8 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         if (wk_cli_common_is_opt(s, "--html", NULL)) {
             if (!(r->html = wk_cli_common_opt_value(argc, argv, &i, "--html", NULL)) || !r->html[0])
                 return wk_cli_common_usage_error("report", "--html needs a file name, e.g. --html report.html");
+        } else if (strcmp(s, "--force") == 0) {
+            r->force = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s'", s);
         } else if (!r->name) {
@@ -271,7 +307,7 @@ static int report_args(int argc, char **argv, ReportArgs *r)
         return wk_cli_common_usage_error("report", "unknown report '%s' (known: paper-sci)", r->name);
     if (!r->in.sci)
         return wk_cli_common_usage_error("report", "missing BASELINE.h5 SCI.h5 (two traces)");
-    return r->html ? wk_cli_python_html_check(r->html) : 0;
+    return r->html ? wk_cli_python_html_check(r->html, r->force) : 0;
 }
 
 /* The run form: `report paper-sci` whose arguments name no trace (.h5). */

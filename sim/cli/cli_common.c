@@ -177,6 +177,8 @@ static int parse_shared(const char *cmd, int argc, char **argv, WkCliArgs *a)
             a->output = v;
         } else if (strcmp(s, "--keep-partial") == 0 && strcmp(cmd, "run") == 0) {
             a->keep_partial = 1;
+        } else if (strcmp(s, "--force") == 0 && strcmp(cmd, "run") == 0) {
+            a->force = 1;
         } else if (strcmp(s, "--no-trace") == 0) {
             a->no_trace = 1;
         } else if (strcmp(s, "--json") == 0) {
@@ -259,6 +261,19 @@ void wk_cli_common_args_fini(WkCliArgs *a)
     a->plugins = NULL;
     a->broker_plugins = NULL;
     a->rest = NULL;
+}
+
+/* ---- existing outputs ---- */
+
+int wk_cli_common_refuse_existing(const char *cmd, const char *path, int force)
+{
+    struct stat st;
+    if (force || !path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    fprintf(stderr, "wanka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    wk_text_fputs_term(path, stderr); /* a path of any bytes: escaped */
+    fputs(": exists; give --force to replace it, or choose another output\n", stderr);
+    return WK_CLI_EXIT_USAGE;
 }
 
 /* ---- scenarios ---- */
@@ -344,8 +359,16 @@ void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events)
     p->shown = 1;
     p->last_s = el;
     p->last_events = events;
-    fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ",
-            wk_time_to_s(now) / 86400.0, (double)events / 1e6, rate / 1e6);
+    double day = wk_time_to_s(now) / 86400.0;
+    if (p->end > 0 && p->end != WK_TIME_NEVER && now > 0) {
+        double f = (double)now / (double)p->end;
+        f = f > 1.0 ? 1.0 : f;
+        fprintf(stderr, "\rwanka: %5.1f %%, simulated day %.1f of %.1f, %.2f M events/s, ~%.0f s left   ",
+                100.0 * f, day, wk_time_to_s(p->end) / 86400.0, rate / 1e6, el * (1.0 - f) / f);
+    } else {
+        fprintf(stderr, "\rwanka: simulated %.2f days, %.2f M events, %.2f M events/s   ", day, (double)events / 1e6,
+                rate / 1e6);
+    }
     fflush(stderr);
 }
 

@@ -93,6 +93,7 @@ typedef struct WkCliArgs {
     const char *output;    /* -o, --output */
     int no_trace, json, quiet;
     int keep_partial;      /* --keep-partial (run only) */
+    int force;             /* --force (run only): replace an existing trace */
     WkRunOpts ro;          /* --seed, --scheduler, --broker, --plugin, --broker-plugin, --set */
     const char **sets;     /* --set values, in order (owned array) */
     size_t nsets;
@@ -118,6 +119,17 @@ int wk_cli_common_parse(const char *cmd, int argc, char **argv, WkCliOwnFn own, 
 /** Release what wk_cli_common_parse allocated. */
 void wk_cli_common_args_fini(WkCliArgs *a);
 
+/* ---- existing outputs ---- */
+
+/** An output that is there already is not replaced silently: when path
+ * names an existing regular file (or a link to one) and force is 0, print
+ * "wanka CMD: PATH: exists; give --force to replace it, or choose another
+ * output" and return WK_CLI_EXIT_USAGE. Returns 0 when path is NULL,
+ * absent, not a regular file (the command's own checks name those), or
+ * force is set. Call it after the command's more specific checks (an output
+ * that is one of its inputs). */
+int wk_cli_common_refuse_existing(const char *cmd, const char *path, int force);
+
 /* ---- scenarios ---- */
 
 /** Load a->scenario with its includes resolved, then the --set overrides
@@ -140,6 +152,7 @@ typedef struct WkCliProgress {
     uint64_t last_events; /* a run's events at the last line */
     int shown;            /* a line is on the terminal */
     const char *what;     /* batch progress: "sweep" (points) or "check" (runs) */
+    WkTime end;           /* a run's `sim.end` (0 or WK_TIME_NEVER: unknown) */
 } WkCliProgress;
 
 /** Start the clock of *p (what: see WkCliProgress). */
@@ -151,7 +164,11 @@ int wk_cli_common_progress_wanted(int quiet);
 /** Wall seconds since wk_cli_common_progress_start. */
 double wk_cli_common_progress_elapsed(const WkCliProgress *p);
 
-/** A run's progress line (a WkProgressFn; user is a WkCliProgress). */
+/** A run's progress line (a WkProgressFn; user is a WkCliProgress): after
+ * the first second, at most every 0.25 s wall, "\rwanka: P %, simulated day
+ * D of E, R M events/s, ~S s left" when p->end is known (the ETA from the
+ * wall time so far and the fraction of simulated time done), else the
+ * simulated days, events and rate. */
 void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events);
 
 /** A sweep's or check's progress line (a WkBatchProgressFn; user is a

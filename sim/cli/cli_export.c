@@ -2,10 +2,12 @@
 /* cli_export.c — `wanka export`: a trace as a Chrome trace-event timeline
  * (Perfetto, chrome://tracing) or as CSV files, through analysis/export.h;
  * `--format parquet` is refused with the reason (docs/analysis.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/export.h"
 #include "models/fail/fail_class.h"
@@ -18,7 +20,7 @@
 #include "sim/trace/trace_read.h"
 
 const char wk_cli_export_usage_export[] =
-    "usage: wanka export TRACE.h5 --format chrome|csv -o OUT [--max-tracks N] [-q]\n"
+    "usage: wanka export TRACE.h5 --format chrome|csv -o OUT [--max-tracks N] [--force] [-q]\n"
     "\n"
     "Write a trace in a format other tools open.\n"
     "\n"
@@ -45,10 +47,13 @@ const char wk_cli_export_usage_export[] =
     "      --max-tracks N      chrome: hardware tracks at most (default 256): past\n"
     "                          it, one track per pod (links, switches and events\n"
     "                          per failure class), past it again all per class\n"
+    "      --force             replace an earlier export (chrome: the file OUT;\n"
+    "                          csv: a folder OUT holding .csv files)\n"
     "  -q, --quiet             no closing line on stderr\n"
     "\n"
-    "Each file is written under a temporary name and renamed when complete: on\n"
-    "error nothing is left under OUT's names and older files are untouched.\n"
+    "An existing OUT is refused unless --force is given. Each file is written\n"
+    "under a temporary name and renamed when complete: on error nothing is left\n"
+    "under OUT's names and older files are untouched.\n"
     "\n"
     "exit status: 0 written, 2 bad arguments, missing file, not a trace, an\n"
     "unknown schema version or an output that cannot be written; 1 internal error.\n"
@@ -63,7 +68,7 @@ const char wk_cli_export_usage_export[] =
 typedef struct ExportArgs {
     const char *trace, *format, *output;
     size_t max_tracks;
-    int quiet;
+    int quiet, force;
 } ExportArgs;
 
 static int export_args(int argc, char **argv, ExportArgs *a)
@@ -90,6 +95,8 @@ static int export_args(int argc, char **argv, ExportArgs *a)
             a->max_tracks = (size_t)n;
         } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
             a->quiet = 1;
+        } else if (strcmp(s, "--force") == 0) {
+            a->force = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("export", "unknown option '%s'", s);
         } else if (!a->trace) {
@@ -196,10 +203,48 @@ static int export_chrome(const ExportArgs *a, WkError *err)
     return rc;
 }
 
+/* 1 when path names a regular file that is the same file as other. */
+static int same_file(const char *path, const char *other)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* An earlier export is not replaced without --force: chrome, an existing
+ * regular file OUT; csv, a folder OUT holding a .csv file. The trace itself
+ * as OUT (or inside it) is left to the export's own message. Returns 0 or 2. */
+static int refuse_existing(const ExportArgs *a)
+{
+    if (a->force)
+        return 0;
+    if (strcmp(a->format, "chrome") == 0)
+        return same_file(a->output, a->trace) ? 0 : wk_cli_common_refuse_existing("export", a->output, 0);
+    DIR *d = opendir(a->output);
+    int found = 0;
+    char path[8192];
+    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".csv") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", a->output, e->d_name);
+        found = !same_file(path, a->trace);
+    }
+    if (d)
+        closedir(d);
+    if (!found)
+        return 0;
+    char safe[4 * 4096];
+    fprintf(stderr, "wanka export: %s: holds CSV files of an earlier export; give --force to replace them, or "
+                    "choose another output\n", wk_text_term(a->output, safe, sizeof safe));
+    return WK_CLI_EXIT_USAGE;
+}
+
 int wk_cli_export_export(int argc, char **argv)
 {
     ExportArgs a = {0};
     int status = export_args(argc, argv, &a);
+    if (status == 0)
+        status = refuse_existing(&a);
     if (status)
         return status;
     WkError err;

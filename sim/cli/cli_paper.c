@@ -26,7 +26,7 @@ static const char *const run_file[R_N] = {"baseline.h5", "sci.h5", "throttle-res
 
 typedef struct {
     const char *scenario, *throttle, *baseline, *out, *html;
-    int seeds, threads, format, quiet; /* format: WkReportFormat */
+    int seeds, threads, format, quiet, force; /* format: WkReportFormat */
 } PaperArgs;
 
 static int parse(int argc, char **argv, PaperArgs *a)
@@ -73,6 +73,8 @@ static int parse(int argc, char **argv, PaperArgs *a)
             a->format = f;
         } else if (wk_cli_common_is_opt(s, "--quiet", "-q")) {
             a->quiet = 1;
+        } else if (strcmp(s, "--force") == 0) {
+            a->force = 1;
         } else if (wk_cli_common_is_dash(s)) {
             return wk_cli_common_usage_error("report", "unknown option '%s' (run form: [SCENARIO.yaml] --seeds N "
                                                        "--baseline POLICY --out DIR --format F --html FILE)", s);
@@ -154,7 +156,7 @@ int wk_cli_paper_run(int argc, char **argv)
     if (!known_policy(a.baseline))
         return wk_cli_common_usage_error("report", "--baseline: unknown scheduler '%s' (wanka list schedulers)",
                                          a.baseline);
-    if (a.html && (st = wk_cli_python_html_check(a.html)) != 0)
+    if (a.html && (st = wk_cli_python_html_check(a.html, a.force)) != 0)
         return st;
     WkError err;
     wk_error_clear(&err);

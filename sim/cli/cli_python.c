@@ -46,7 +46,7 @@ const char wk_cli_python_usage_plot[] =
     "                of `wanka perf JOB.yaml --scale N1,N2,... --json > CURVE.json`\n"
     "\n"
     "Runs analysis/plot.py with python3 (set WANKA_PYTHON to choose another\n"
-    "interpreter); it needs h5py and matplotlib: on Debian/Ubuntu\n"
+    "interpreter); it needs h5py and matplotlib, on Debian/Ubuntu installed with:\n"
     "  sudo apt-get install python3 python3-h5py python3-matplotlib\n"
     "\n"
     "exit status: 0 written, 2 bad arguments, missing file or a trace lacking the\n"
@@ -375,7 +375,7 @@ int wk_cli_python_analyze(int argc, char **argv)
 
 /* ---- the HTML report ---- */
 
-int wk_cli_python_html_check(const char *html)
+int wk_cli_python_html_check(const char *html, int force)
 {
     size_t n = strlen(html);
     if (n < 6 || (strcmp(html + n - 5, ".html") != 0 && strcmp(html + n - 4, ".htm") != 0))
@@ -391,7 +391,7 @@ int wk_cli_python_html_check(const char *html)
         return wk_cli_common_usage_error("report", "--html %s: directory %s does not exist", html, dir);
     if (stat(html, &st) == 0 && S_ISDIR(st.st_mode))
         return wk_cli_common_usage_error("report", "--html %s: is a directory", html);
-    return 0;
+    return wk_cli_common_refuse_existing("report", html, force);
 }
 
 int wk_cli_python_html(const char *html, const char *title, const char *tables, const char *const *figs,

@@ -35,12 +35,15 @@ const char wk_cli_run_usage_run[] =
     "options:\n"
     "  -o, --output FILE       trace path (default: the scenario's base name\n"
     "                          with .h5, in the current directory)\n"
+    "      --force             replace the trace if the file exists already\n"
+    "                          (without it, an existing trace is refused)\n"
     "      --no-trace          do not write a trace\n"
     "      --keep-partial      on SIGINT/SIGTERM, write the run so far to\n"
     "                          TRACE.partial.h5 (root attribute complete = 0)\n"
     "      --seed N            override the scenario's seed (non-negative integer)\n"
     "      --scheduler NAME    override the scenario's scheduler (see: wanka list schedulers);\n"
     "                          in a network of sites (`sites:`), every site's\n"
+    "                          scheduler\n"
     "      --broker NAME       a network's broker: the policy choosing each job's\n"
     "                          site (see: wanka list brokers; docs/brokers.md)\n"
     "      --plugin FILE.so    load a scheduling policy from a shared object (as the\n"
@@ -57,9 +60,11 @@ const char wk_cli_run_usage_run[] =
     "      --json              print the summary as one JSON object\n"
     "  -q, --quiet             no progress output\n"
     "\n"
-    "Progress (simulated time, events/s) goes to stderr for runs longer than a\n"
-    "second when stderr is a terminal. The trace is written under a temporary\n"
-    "name and renamed when complete; on error no trace is left behind.\n"
+    "Progress (the percentage of sim.end simulated, events/s and the estimated\n"
+    "wall time left) goes to stderr, at most four lines a second, for runs\n"
+    "longer than a second when stderr is a terminal and -q is not given. An existing trace is refused unless\n"
+    "--force is given. The trace is written under a temporary name and renamed\n"
+    "when complete; on error no trace is left behind.\n"
     "Ctrl-C (SIGINT) or SIGTERM stops the run at the next event; no trace is\n"
     "written unless --keep-partial is given, and an existing trace is kept.\n"
     "\n"
@@ -471,6 +476,20 @@ static int check_inputs(const WkCliArgs *a, const WkDoc *doc)
     return status;
 }
 
+/* An existing trace is not replaced without --force (after check_inputs,
+ * whose message is the more specific). Returns 0 or an exit status. */
+static int check_existing(const WkCliArgs *a)
+{
+    if (a->no_trace)
+        return 0;
+    char *def = a->output ? NULL : wk_cli_common_trace_path(a->scenario);
+    if (!a->output && !def)
+        return wk_cli_common_nomem();
+    int status = wk_cli_common_refuse_existing("run", a->output ? a->output : def, a->force);
+    free(def);
+    return status;
+}
+
 static int run_body(WkCliArgs *a, void *ctx)
 {
     (void)ctx;
@@ -491,10 +510,14 @@ static int run_body(WkCliArgs *a, void *ctx)
         a->ro.progress_user = &prog;
     }
     int rc = wk_cli_common_load(a, &doc, 0, &err);
-    if (rc == 0 && (bad = check_inputs(a, doc)) != 0) {
+    if (rc == 0 && ((bad = check_inputs(a, doc)) != 0 || (bad = check_existing(a)) != 0)) {
         wk_doc_free(doc);
         return bad;
     }
+    WkRunHead head;
+    WkError herr;
+    if (rc == 0 && progress && wk_run_head_parse(doc, &a->ro, &head, &herr) == 0)
+        prog.end = head.horizon; /* the percentage and ETA of the progress line */
     if (rc == 0)
         rc = wk_sim_prepare(&run, doc, &a->ro, &err);
     if (rc == 0)

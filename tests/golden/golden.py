@@ -67,7 +67,7 @@ def reduce_trace(path):
 
 def reduce_run(wanka, scenario, tmp):
     trace = os.path.join(tmp, "t.h5")
-    out = subprocess.run([wanka, "run", scenario, "--json", "-q", "-o", trace],
+    out = subprocess.run([wanka, "run", scenario, "--json", "-q", "--force", "-o", trace],
                          capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         return None, f"wanka run {scenario}: exit {out.returncode}: {out.stderr.strip()}"

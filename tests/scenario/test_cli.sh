@@ -149,6 +149,30 @@ mkdir "$T/dir" && expect 2 "$T/dir: not a regular file (a directory)" "$W" run "
 cp "$Q" "$T/self.yaml" && expect 2 "is the scenario itself" "$W" run "$T/self.yaml" -q -o "$T/self.yaml"
 cmp -s "$Q" "$T/self.yaml" && ok || bad "the scenario was overwritten"
 
+# an existing trace is refused (before the run, left as it was) unless --force
+printf 'older\n' > "$T/exists.h5"
+expect 2 "$T/exists.h5: exists; give --force to replace it" "$W" run "$Q" -q -o "$T/exists.h5"
+[ "$(cat "$T/exists.h5")" = older ] && ok || bad "a refused run changed exists.h5"
+expect 0 "trace: $T/exists.h5" "$W" run "$Q" -q --force -o "$T/exists.h5"
+# ... the default name too: a second run of the same scenario is refused
+mkdir "$T/twice" && cp "$Q" "$T/twice/q.yaml"
+(cd "$T/twice" && "$W" run q.yaml -q >/dev/null 2>&1) && ok || bad "first run into twice/ failed"
+expect 2 "q.h5: exists; give --force" sh -c 'cd "$1" && shift && exec "$@"' sh "$T/twice" "$W" run q.yaml -q
+expect 2 "unknown option '--force'" "$W" validate "$Q" --force
+
+# progress on a terminal: the percentage of sim.end and an ETA, on stderr;
+# none with -q, none when stderr is not a terminal (script(1) gives a pty)
+P="$SRC/scenarios/paper-sci-10k.yaml"
+if command -v script >/dev/null 2>&1; then
+  out=$(script -qec "'$W' run '$P' --no-trace >/dev/null" /dev/null 2>&1 | tr '\r' '\n')
+  case "$out" in *"%, simulated day "*" of 182.0, "*" M events/s, ~"*" s left"*) ok ;;
+    *) bad "no percentage/ETA progress line on a terminal: $out" ;; esac
+  out=$(script -qec "'$W' run '$P' --no-trace -q >/dev/null" /dev/null 2>&1)
+  case "$out" in *"simulated day"*) bad "-q still shows progress: $out" ;; *) ok ;; esac
+fi
+out=$("$W" run "$P" --no-trace 2>&1 >/dev/null)
+case "$out" in *"simulated day"*) bad "progress on a stderr that is not a terminal: $out" ;; *) ok ;; esac
+
 # an unwritable trace path: status 2, message names it
 expect 2 "/nonexistent-dir/x.h5" "$W" run "$Q" -q -o /nonexistent-dir/x.h5
 

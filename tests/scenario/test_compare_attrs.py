@@ -34,7 +34,7 @@ for k in range(2):
             g.attrs[f"metric_{i:06d}"] = float(i + k)
     paths.append(p)
 t0 = time.monotonic()
-p = subprocess.run([WANKA, "compare", *paths], capture_output=True, text=True, timeout=300)
+p = subprocess.run([WANKA, "compare", *paths, "--metrics", "all"], capture_output=True, text=True, timeout=300)
 dt = time.monotonic() - t0
 for q in paths:
     os.unlink(q)

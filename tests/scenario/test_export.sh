@@ -76,6 +76,11 @@ expect 1 "not valid JSON" "$PY" "$CHK" "$T/bad-json.json"
 
 # ---- csv ----
 expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv"
+# an earlier export is not replaced without --force; an empty folder is fine
+expect 2 "csv: holds CSV files of an earlier export; give --force" "$W" export "$T/run.h5" --format csv -o "$T/csv"
+expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/csv" --force
+mkdir "$T/empty-csv"
+expect 0 "wrote 7 files" "$W" export "$T/run.h5" --format csv -o "$T/empty-csv"
 expect 0 "match" "$PY" "$SRC/tests/scenario/check_export_csv.py" "$T/csv" "$T/run.h5"
 [ -z "$(ls "$T/csv" | grep -v '\.csv$')" ] && ok || bad "csv: a temporary file left: $(ls "$T/csv")"
 [ ! -e "$T/csv/users.csv" ] && ok || bad "csv: users.csv without users"
@@ -117,7 +122,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 chmod 0755 "$T/csv"
 # a trace that cannot be read leaves an older output as it was
-expect 2 "junk.h5" "$W" export "$T/junk.h5" --format chrome -o "$T/keep.json"
+expect 2 "keep.json: exists; give --force to replace it" "$W" export "$T/run.h5" --format chrome -o "$T/keep.json"
+[ "$(cat "$T/keep.json")" = old ] && ok || bad "a refused export changed keep.json"
+expect 2 "junk.h5" "$W" export "$T/junk.h5" --format chrome -o "$T/keep.json" --force
 [ "$(cat "$T/keep.json")" = old ] && ok || bad "an older output was changed on error"
 [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "a temporary file left: $(ls "$T")"
 # a trace the schema does not describe: an enum value without a name, a missing table
@@ -159,7 +166,21 @@ cmp -s "$T/c-default.txt" "$T/c-text.txt" && ok || bad "compare --format text di
 "$W" compare "$T/fifo.h5" "$T/run.h5" --markdown > "$T/c-md0.txt"
 "$W" compare "$T/fifo.h5" "$T/run.h5" --format markdown > "$T/c-md.txt"
 cmp -s "$T/c-md0.txt" "$T/c-md.txt" && ok || bad "compare --format markdown differs from --markdown"
-expect 0 "util\_effective" "$W" compare "$T/fifo.h5" "$T/run.h5" --format latex
+expect 0 "Effective utilization" "$W" compare "$T/fifo.h5" "$T/run.h5" --format latex --metrics all
+# the narrow default in tables, every metric in CSV and JSON; --metrics picks rows in order
+"$W" compare "$T/fifo.h5" "$T/run.h5" > "$T/c-narrow.txt"
+grep -q "^jct_mean_s " "$T/c-narrow.txt" && ! grep -q "^gpus " "$T/c-narrow.txt" && ok || bad "the default table is not the narrow set: $(cat "$T/c-narrow.txt")"
+expect 0 "gpus," "$W" compare "$T/fifo.h5" "$T/run.h5" --format csv
+expect 0 "gpus " "$W" compare "$T/fifo.h5" "$T/run.h5" --metrics all
+[ "$("$W" compare "$T/fifo.h5" "$T/run.h5" --metrics gpus,jct_mean_s --csv | cut -d, -f1 | tr -d '\r' | tr '\n' ' ')" = "metric gpus jct_mean_s " ] \
+  && ok || bad "--metrics gpus,jct_mean_s: other rows or order"
+expect 2 "--metrics: no trace has the metric 'jct_p42_s'" "$W" compare "$T/fifo.h5" --metrics jct_p42_s
+# --baseline: its column first, changes against it; added when not among the traces
+expect 0 "relative to the first column, sci/1" "$W" compare "$T/fifo.h5" "$T/run.h5" --baseline "$T/run.h5"
+expect 0 "relative to the first column, sci/1" "$W" compare "$T/fifo.h5" --baseline "$T/run.h5"
+expect 2 "--baseline needs a trace" "$W" compare "$T/fifo.h5" --baseline=''
+# a trace against itself: no change, never float noise
+expect 0 "0.0 %" "$W" compare "$T/fifo.h5" "$T/fifo.h5" --no-group
 expect 0 "\bottomrule" "$W" compare "$T/fifo.h5" "$T/run.h5" --format=latex
 expect 0 "utilization," "$W" compare "$T/fifo.h5" "$T/run.h5" --format csv
 expect 2 "unknown format 'html' (known: text, markdown, latex, csv, json)" "$W" compare "$T/run.h5" --format html

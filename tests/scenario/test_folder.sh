@@ -21,7 +21,7 @@ check() { # what, command...
 for s in "$root"/scenarios/*.yaml; do
   check "validate $s" "$wanka" validate "$s"
   check "topo $s" "$wanka" topo "$s"
-  check "run $s" "$wanka" run "$s" -q -o "$tmp/t.h5"
+  check "run $s" "$wanka" run "$s" -q --force -o "$tmp/t.h5"
 done
 for s in "$root"/scenarios/sweeps/*.yaml; do
   check "validate $s" "$wanka" validate "$s"

@@ -148,7 +148,7 @@ cp old.h5 old.copy
 # a hang is what outlasts 120 s.
 interrupt() {
   secs=$1 sig=$2 want=$3 pat=$4; shift 4
-  out=$(timeout --foreground -k $((120 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q -o old.h5 "$@" 2>&1); st=$?
+  out=$(timeout --foreground -k $((120 * slow)) --preserve-status -s "$sig" "$secs" "$W" run "$Q" $BIG -q --force -o old.h5 "$@" 2>&1); st=$?
   [ "$st" = "$want" ] && ok || bad "$sig: status $st, want $want: $out"
   case "$out" in *"$pat"*) ok ;; *) bad "$sig: output lacks '$pat': $out" ;; esac
   cmp -s old.h5 old.copy && ok || bad "$sig: the existing trace old.h5 was changed"
@@ -168,19 +168,19 @@ expect 0 "utilization" "$W" compare old.partial.h5
 # ---- a full disk: a file-size limit stands in for it ----
 "$W" run "$Q" -q -o full.h5 > /dev/null 2>&1 || bad "cannot write the reference trace"
 cp full.h5 full.copy
-out=$( (ulimit -f 64; trap '' XFSZ; exec "$W" run "$Q" -q -o full.h5) 2>&1); st=$?
+out=$( (ulimit -f 64; trap '' XFSZ; exec "$W" run "$Q" -q --force -o full.h5) 2>&1); st=$?
 [ "$st" = 2 ] && ok || bad "full disk: status $st, want 2 (a crash at exit would be 134/139): $out"
 case "$out" in *"full.h5"*"File too large"*) ok ;; *) bad "full disk: message lacks the path and the reason: $out" ;; esac
 cmp -s full.h5 full.copy && ok || bad "full disk: the old trace was changed"
 ls | grep -q '\.tmp\.' && bad "full disk: temporary file left: $(ls)" || ok
 
 # ---- outputs: never onto an input, nothing left behind ----
-"$W" run "$Q" -q -o full.h5 > /dev/null 2>&1 || bad "cannot write the reference trace (2)"
+"$W" run "$Q" -q --force -o full.h5 > /dev/null 2>&1 || bad "cannot write the reference trace (2)"
 cp full.h5 full.copy
 # a full disk while --keep-partial writes the run so far: no half-written
 # TRACE.partial.h5, no temporary file
 t0=$(date +%s)
-out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((120 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q -o full.h5 --keep-partial) 2>&1); st=$?
+out=$( (ulimit -f 64; trap '' XFSZ; exec timeout --foreground -k $((120 * slow)) --preserve-status -s INT 1.5 "$W" run "$Q" $BIG -q --force -o full.h5 --keep-partial) 2>&1); st=$?
 echo "full disk + --keep-partial: $(( $(date +%s) - t0 )) s"
 [ "$st" = 130 ] && ok || bad "full disk + --keep-partial: status $st, want 130: $out"
 case "$out" in *"full.partial.h5"*"File too large"*"could not be written"*) ok ;; *) bad "full disk + --keep-partial: message: $out" ;; esac
@@ -218,7 +218,7 @@ ls | grep -q '\.tmp\.' && bad "SIGKILL: temporary file still there: $(ls)" || ok
 sleep 30 &
 lp=$!
 echo x > killed.h5.tmp.$lp
-expect 0 "trace: killed.h5" "$W" run "$Q" -q -o killed.h5
+expect 0 "trace: killed.h5" "$W" run "$Q" -q --force -o killed.h5
 [ -e killed.h5.tmp.$lp ] && ok || bad "the temporary file of a live process was removed"
 kill $lp; rm -f killed.h5.tmp.$lp killed.h5
 

@@ -55,9 +55,11 @@ ls "$T" | grep -q "tmp" && bad "temporary files left: $(ls "$T")" || ok
 # the same traces give the same page
 "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/r2.html" >/dev/null 2>&1
 cmp -s "$T/r.html" "$T/r2.html" && ok || bad "two pages of the same traces differ"
-# an old page is replaced whole
+# an old page is refused without --force, and with it replaced whole
 printf 'old\n' > "$T/old.html"
-expect 0 "" "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/old.html" --markdown
+expect 2 "old.html: exists; give --force to replace it" "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/old.html"
+[ "$(cat "$T/old.html")" = old ] && ok || bad "a refused --html changed old.html"
+expect 0 "" "$W" report paper-sci "$T/a.h5" "$T/b.h5" --html "$T/old.html" --markdown --force
 cmp -s "$T/r.html" "$T/old.html" && ok || bad "old.html not replaced by the page"
 
 # run form: seeds pooled, the rows with 95 % half-widths in the page

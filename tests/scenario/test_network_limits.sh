@@ -83,7 +83,7 @@ expect 0 "trace: out.h5" "$W" run net64.yaml -o out.h5
 [ -s out.h5 ] && ok || bad "net64: no trace"
 expect 0 '"site.s63.energy_cost":' "$W" run net64.yaml --json --no-trace
 expect 0 '"spanned_completed":1,' "$W" run net64.yaml --json --no-trace
-expect 0 'spanned_completed' "$W" compare out.h5 out.h5
+expect 0 'spanned_completed' "$W" compare out.h5 out.h5 --metrics all
 rm -f out.h5
 sed 's/^name: net64/name: net15/' net64.yaml | awk '!/name: s(1[5-9]|[2-6][0-9])[,}]/' > net15.yaml
 expect 0 '"sites":15,' "$W" run net15.yaml --json --no-trace

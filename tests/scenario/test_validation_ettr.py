@@ -24,7 +24,7 @@ CASES = {
 failures = []
 for name, (metric, want, band) in CASES.items():
     path = os.path.join(SRC, "tests", "validation", name + ".yaml")
-    out = subprocess.run([WANKA, "run", path, "--json", "-q"], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([WANKA, "run", path, "--json", "-q", "--no-trace"], capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         failures.append(f"{name}: exit {out.returncode}: {out.stderr.strip()}")
         continue

@@ -362,7 +362,7 @@ static void test_latex_markdown_and_csv_tables_escape_what_their_format_needs(vo
                              "\\toprule\n"
                              "metric & p\\_1/1 & q\\&r\\#\\%\\$/2 & change & a,b|c/3 & change \\\\\n"
                              "\\midrule\n"
-                             "utilization & 0.5000 & 0.7500 & +50.0 \\% & 1 & +100.0 \\% \\\\\n"
+                             "Utilization & 0.5000 & 0.7500 & +50.0 \\% & 1 & +100.0 \\% \\\\\n"
                              "\\bottomrule\n"
                              "\\end{tabular}\n"
                              "% change: relative to the first column, p_1/1\n");

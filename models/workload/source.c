@@ -11,6 +11,7 @@ static const WkWorkloadSource *const sources[] = {
     &wk_workload_inline,
     &wk_workload_synthetic,
     &wk_workload_philly,
+    &wk_workload_swf,
     NULL,
 };
 

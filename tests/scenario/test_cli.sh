@@ -18,6 +18,7 @@ expect 2 "unknown command 'frobnicate'" "$W" frobnicate
 expect 2 "usage: wanka COMMAND" "$W"
 expect 0 "fifo" "$W" list schedulers
 expect 0 "philly" "$W" list sources
+expect 0 "swf" "$W" list sources
 expect 0 "H100-SXM-80G" "$W" list skus
 expect 2 "unknown kind" "$W" list gizmos
 expect 0 "ok: scenario 'synthetic-384', 384 GPUs, 3000 jobs, scheduler fifo" "$W" validate "$Q"
@@ -58,6 +59,11 @@ printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: bad.csv}\n' > "$T
 expect 2 "bad.csv:3:21: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
 [ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
 expect 2 "bad.csv:3:21: duration:" "$W" validate "$T/csv.yaml"
+# an SWF log with a bad field: positioned, exit 2, no trace
+printf '; MaxProcs: 8\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 1 1 1 -1 -1\n2 0 0 10 16 -1 -1 16 -1 -1 1 1 1 1 1 1 -1 -1\n' > "$T/bad.swf"
+printf 'cluster: {nodes: 2}\nworkload: {source: swf, trace: bad.swf}\n' > "$T/swf.yaml"
+expect 2 "bad.swf:3:10: field 5 (allocated processors): more than the header's MaxProcs 8" "$W" run "$T/swf.yaml" -o "$T/swf.h5"
+[ -e "$T/swf.h5" ] && bad "trace written for a bad SWF log" || ok
 # facility: a negative budget, a bad price row, a price series shorter than sim.end; no trace
 printf 'cluster: {nodes: 2}\nfacility: {budget_mw: -1}\nworkload: {source: inline, jobs: []}\n' > "$T/fneg.yaml"
 expect 2 "fneg.yaml:2:23: facility.budget_mw: must be" "$W" run "$T/fneg.yaml" -o "$T/fneg.h5"

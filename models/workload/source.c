@@ -12,6 +12,7 @@ static const WkWorkloadSource *const sources[] = {
     &wk_workload_synthetic,
     &wk_workload_philly,
     &wk_workload_swf,
+    &wk_workload_alibaba,
     NULL,
 };
 

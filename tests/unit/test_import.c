@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_import.c — trace importers on small hand-written inputs: the Standard
  * Workload Format (all 18 fields, header comments, skipped jobs, processors
- * per GPU, every error class with file:line:column). */
+ * per GPU, every error class with file:line:column) and Alibaba's GPU pod
+ * list (skipped pods, fractional GPUs rounded up, errors). */
 #include "tests/unit/testutil.h"
 
 #include <unistd.h>
@@ -148,6 +149,67 @@ static void test_swf_missing_file_is_an_io_error_naming_it(void **state)
     assert_non_null(strstr(err.where, "nope.swf"));
 }
 
+static void test_alibaba_pods_become_jobs_fractions_take_a_whole_gpu(void **state)
+{
+    (void)state;
+    write_file("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                           "deletion_time,scheduled_time\r\n"
+                           "p0,12000,16384,1,460,,LS,Running,100,1100,150\r\n"
+                           "p1,8000,1024,0,0,,BE,Succeeded,50,60,50\r\n"    /* no GPU: skipped */
+                           "p2,8000,1024,8,1000,V100M32,LS,Failed,70,90,80\r\n"
+                           "p3,8000,1024,2,1000,,LS,Pending,60,99,\r\n"     /* never scheduled: skipped */
+                           "p4,8000,1024,4,1000,,BE,Succeeded,80,80,80\r\n");
+    WkWorkload w;
+    WkError err;
+    int rc = load_section("workload: {source: alibaba, trace: pods.csv}\n", &w, &err);
+    if (rc)
+        fail_msg("%s: %s", err.where, err.msg);
+    assert_int_equal(w.n, 3);
+    assert_int_equal(w.jobs[0].gpus, 1); /* 460 thousandths: one whole GPU */
+    assert_int_equal(w.jobs[0].submit, 30 * WK_NS_PER_S); /* from the earliest creation of a kept pod, 70 */
+    assert_int_equal(w.jobs[0].duration, 950 * WK_NS_PER_S); /* scheduled to deleted */
+    assert_int_equal(w.jobs[1].gpus, 8);
+    assert_int_equal(w.jobs[1].submit, 0);
+    assert_int_equal(w.jobs[1].duration, 10 * WK_NS_PER_S);
+    assert_int_equal(w.jobs[2].gpus, 4);
+    assert_int_equal(w.jobs[2].duration, 1);
+    wk_workload_fini(&w);
+}
+
+static void expect_pods_error(const char *body, long line, long col, const char *fragment)
+{
+    const char *path = write_file("bad.csv", body);
+    WkWorkload w;
+    WkError err;
+    assert_int_equal(load_section("workload: {source: alibaba, trace: bad.csv}\n", &w, &err), WK_E_INVAL);
+    char where[256];
+    if (col)
+        snprintf(where, sizeof where, "%s:%ld:%ld", path, line, col);
+    else
+        snprintf(where, sizeof where, "%s:%ld", path, line);
+    if (strcmp(err.where, where) != 0 || !strstr(err.msg, fragment))
+        fail_msg("got '%s: %s', want '%s: ...%s...'", err.where, err.msg, where, fragment);
+    assert_int_equal(w.n, 0);
+}
+
+static void test_alibaba_bad_rows_name_file_line_and_column(void **state)
+{
+    (void)state;
+    const char *h = "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%sp0,1,1000,0,10,0\np1,1.5,1000,0,10,0\n", h);
+    expect_pods_error(buf, 3, 4, "num_gpu: expected an integer >= 0");
+    snprintf(buf, sizeof buf, "%sp0,1,1500,0,10,0\n", h);
+    expect_pods_error(buf, 2, 6, "gpu_milli: expected thousandths of a GPU");
+    snprintf(buf, sizeof buf, "%sp0,1,1000,20,30,10\n", h);
+    expect_pods_error(buf, 2, 17, "scheduled_time: before creation_time");
+    snprintf(buf, sizeof buf, "%sp0,1,1000,0,-1,0\n", h);
+    expect_pods_error(buf, 2, 13, "deletion_time: expected an integer");
+    snprintf(buf, sizeof buf, "%sp0,1,1000,0,10\n", h);
+    expect_pods_error(buf, 2, 0, "row: expected 6 fields, got 5");
+    expect_pods_error("name,num_gpu,creation_time,deletion_time,scheduled_time\n", 1, 0, "gpu_milli: missing column");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +217,8 @@ int main(void)
         cmocka_unit_test(test_swf_procs_per_gpu_rounds_up),
         cmocka_unit_test(test_swf_bad_rows_name_file_line_and_column),
         cmocka_unit_test(test_swf_missing_file_is_an_io_error_naming_it),
+        cmocka_unit_test(test_alibaba_pods_become_jobs_fractions_take_a_whole_gpu),
+        cmocka_unit_test(test_alibaba_bad_rows_name_file_line_and_column),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,8 @@ static const WkWorkloadSource *const sources[] = {
     &wk_workload_inline,
     &wk_workload_synthetic,
     &wk_workload_philly,
+    &wk_workload_swf,
+    &wk_workload_alibaba,
     NULL,
 };
 

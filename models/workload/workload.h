@@ -93,12 +93,14 @@ typedef struct WkWorkloadSource {
 extern const WkWorkloadSource wk_workload_inline;
 extern const WkWorkloadSource wk_workload_synthetic;
 extern const WkWorkloadSource wk_workload_philly;
+extern const WkWorkloadSource wk_workload_swf;
+extern const WkWorkloadSource wk_workload_alibaba;
 
 /** NULL-terminated table of the built-in sources (source.c). */
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →
- * "unknown workload source 'x' (known: inline, synthetic, philly)") and run it,
+ * "unknown workload source 'x' (known: inline, synthetic, philly, swf, alibaba)") and run it,
  * then read the optional `comm:` map (allreduce_gb in [1e-6, 1e6], compute a
  * duration in [1us, 1d]; errors positioned at the value). On failure *out is left empty. The caller owns out (wk_workload_fini). */
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);

@@ -18,6 +18,8 @@ expect 2 "unknown command 'frobnicate'" "$W" frobnicate
 expect 2 "usage: wanka COMMAND" "$W"
 expect 0 "fifo" "$W" list schedulers
 expect 0 "philly" "$W" list sources
+expect 0 "swf" "$W" list sources
+expect 0 "alibaba" "$W" list sources
 expect 0 "H100-SXM-80G" "$W" list skus
 expect 2 "unknown kind" "$W" list gizmos
 expect 0 "ok: scenario 'synthetic-384', 384 GPUs, 3000 jobs, scheduler fifo" "$W" validate "$Q"
@@ -58,6 +60,23 @@ printf 'cluster: {nodes: 2}\nworkload: {source: philly, trace: bad.csv}\n' > "$T
 expect 2 "bad.csv:3:21: duration:" "$W" run "$T/csv.yaml" -o "$T/csv.h5"
 [ -e "$T/csv.h5" ] && bad "trace written for a corrupt CSV" || ok
 expect 2 "bad.csv:3:21: duration:" "$W" validate "$T/csv.yaml"
+# an SWF log with a bad field: positioned, exit 2, no trace
+printf '; MaxProcs: 8\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 1 1 1 -1 -1\n2 0 0 10 16 -1 -1 16 -1 -1 1 1 1 1 1 1 -1 -1\n' > "$T/bad.swf"
+printf 'cluster: {nodes: 2}\nworkload: {source: swf, trace: bad.swf}\n' > "$T/swf.yaml"
+expect 2 "bad.swf:3:10: field 5 (allocated processors): more than the header's MaxProcs 8" "$W" run "$T/swf.yaml" -o "$T/swf.h5"
+[ -e "$T/swf.h5" ] && bad "trace written for a bad SWF log" || ok
+# an Alibaba pod list with a pod deleted before it was scheduled
+printf 'name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,500,0,100,10\np1,2,1000,5,4,6\n' > "$T/pods.csv"
+printf 'cluster: {nodes: 2}\nworkload: {source: alibaba, trace: pods.csv}\n' > "$T/ali.yaml"
+expect 2 "pods.csv:3:13: deletion_time: before scheduled_time" "$W" run "$T/ali.yaml" -o "$T/ali.h5"
+[ -e "$T/ali.h5" ] && bad "trace written for a bad pod list" || ok
+# scenarios/alibaba.yaml's node groups are the trace's node list (model, GPUs per node, nodes)
+NL="$SRC/../shared/traces/openb_node_list_gpu_node.csv"
+if [ -r "$NL" ]; then
+  want=$(awk -F, 'NR > 1 { n[$5 "-" $4 "gpu " $4]++ } END { for (k in n) print k, n[k] }' "$NL" | sort)
+  got=$(sed -n 's/.*{name: \([^,]*\), sku: [^,]*, nodes: \([0-9]*\), gpus_per_node: \([0-9]*\)}.*/\1 \3 \2/p' "$SRC/scenarios/alibaba.yaml" | sort)
+  [ "$want" = "$got" ] && ok || bad "alibaba.yaml groups differ from the node list: want '$want' got '$got'"
+fi
 # facility: a negative budget, a bad price row, a price series shorter than sim.end; no trace
 printf 'cluster: {nodes: 2}\nfacility: {budget_mw: -1}\nworkload: {source: inline, jobs: []}\n' > "$T/fneg.yaml"
 expect 2 "fneg.yaml:2:23: facility.budget_mw: must be" "$W" run "$T/fneg.yaml" -o "$T/fneg.h5"
@@ -125,10 +144,11 @@ printf 'cluster: {nodes: 8}\nworkload:\n  source: inline\n  jobs: [{gpus: 8, mod
 expect 2 "GiB short" "$W" run "$T/mem.yaml" -o "$T/mem.h5"
 [ -e "$T/mem.h5" ] && bad "trace written for a job that cannot fit" || ok
 
-# every shipped scenario validates (philly only where its trace is present);
+# every shipped scenario validates (philly and alibaba only where their traces are present);
 # sweep files (sweep-*.yaml) check every point's scenario with --dry-run
 for s in "$SRC"/scenarios/*.yaml; do
   case "$s" in *philly.yaml) [ -r "$SRC/../shared/traces/philly.csv" ] || continue ;; esac
+  case "$s" in *alibaba.yaml) [ -r "$SRC/../shared/traces/openb_pod_list_default.csv" ] || continue ;; esac
   case "$s" in
     */sweep-*.yaml) expect 0 " 0 failed" "$W" sweep "$s" --dry-run ;;
     *) expect 0 ": ok: scenario" "$W" validate "$s" ;;

@@ -359,7 +359,7 @@ static void test_scenario_errors_name_position_and_key(void **state)
                  "H100-SXM-80G");
     expect_error("cluster: {nodes: 2}\nworkload: {source: inline, jobs: []}\nscheduler: lottery\n",
                  "bad.yaml:3:12", "unknown scheduler 'lottery' (known: fifo");
-    expect_error("cluster: {nodes: 2}\nworkload: {source: magic}\n", "bad.yaml:2:20", "known: inline, synthetic, philly");
+    expect_error("cluster: {nodes: 2}\nworkload: {source: magic}\n", "bad.yaml:2:20", "known: inline, synthetic, philly, swf, alibaba");
     expect_error("cluster: {nodes: 2}\nworkload:\n  source: inline\n  jobs:\n    - {gpus: 0, duration: 1h}\n",
                  "bad.yaml:5:14", "workload.jobs[0].gpus");
     expect_error("cluster: {nodes: 2}\nworkload: {source: synthetic, jobs: 10, duration: -3s}\n", "bad.yaml:2:51",

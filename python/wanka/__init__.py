@@ -350,9 +350,11 @@ def _make_ops(cls, path):
     pending = {}
 
     def guard(cb, priv, err, fn):
+        if priv in pending:  # an exception in queued, which cannot report it
+            cb, e = "queued", pending.pop(priv)
+            _set_error(err, _where(path, e), "%s.%s raised %s: %s" % (cls.__name__, cb, type(e).__name__, e))
+            return E_INVAL
         try:
-            if priv in pending:  # an exception in queued, which cannot report it
-                raise pending.pop(priv)
             rc = fn()
             return rc if isinstance(rc, int) and rc < 0 else 0
         except _Fail as f:
@@ -386,7 +388,11 @@ def _make_ops(cls, path):
     def c_queued(priv):
         try:
             return int(insts[priv].queued())
-        except BaseException as e:
+        except BaseException as e:  # no error channel: said now, raised at the next callback
+            if priv not in pending:
+                sys.stderr.write("wanka: %s: %s.queued raised %s: %s\n" % (_where(path, e), cls.__name__,
+                                                                          type(e).__name__, e))
+                sys.stderr.flush()
             pending[priv] = e
             return 0
 

@@ -77,6 +77,9 @@ expect 1 "Bad.on_submit raised ZeroDivisionError" "$W" conformance "$T/bad.py"
 # ... in init: its error, positioned at the file
 sed 's/return 1 \/ 0/pass\n\n    def init(self, params, ctx):\n        raise ValueError("no")/' "$T/bad.py" > "$T/badinit.py"
 expect 2 "Bad.init raised ValueError: no" "$W" run "$T/order.yaml" -q --no-trace --plugin "$T/badinit.py" --scheduler bad-py
+# ... in queued (no error channel): said, and the check fails naming it
+printf 'import wanka\nclass Q(wanka.Policy):\n    name = "q-py"\n    def on_submit(self, ctx, job): pass\n    def on_release(self, ctx): pass\n    def queued(self): return self.nope\n' > "$T/q.py"
+expect 1 "$T/q.py:6: Q.queued raised AttributeError" "$W" conformance "$T/q.py"
 # files that do not load
 echo 'def x(:' > "$T/syntax.py"
 expect 2 "$T/syntax.py:1: invalid syntax" "$W" run "$T/order.yaml" -q --no-trace --plugin "$T/syntax.py"

@@ -263,7 +263,8 @@ int wk_sched_start(WkSchedCtx *ctx, uint32_t job, const uint32_t *gpus, uint32_t
 int wk_sched_preempt(WkSchedCtx *ctx, uint32_t job, WkError *err);
 
 /** Refuse job for good (it can never run here), with a short reason that is
- * counted in the summary. Returns 0 or WK_E_INTERNAL (job not waiting). */
+ * counted in the summary (borrowed, not copied: it must live as long as the
+ * run, as a string literal does). Returns 0 or WK_E_INTERNAL (job not waiting). */
 int wk_sched_reject(WkSchedCtx *ctx, uint32_t job, const char *reason, WkError *err);
 
 /* --- reading parameters: the wk_node_* readers of wanka/node.h --- */

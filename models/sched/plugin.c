@@ -88,11 +88,41 @@ static int rebuild_table(WkSchedPlugins *set, WkError *err)
     return 0;
 }
 
+static WkSchedSourceLoader source_loader;
+
+void wk_sched_plugins_set_source_loader(WkSchedSourceLoader fn) { source_loader = fn; }
+
+/* 1 when path names a Python policy (ends in ".py"). */
+static int is_python(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcmp(path + n - 3, ".py") == 0;
+}
+
+/* The table of a policy written in Python, from the source loader. */
+static int python_table(const char *path, const WkNode *at, const WkSchedOps **ops, WkError *err)
+{
+    char why[WK_ERROR_MSG_MAX / 2] = "";
+    if (!source_loader)
+        return plugin_error(path, at, WK_E_INVAL, err,
+                            "a Python policy is run by python3 -m wanka: give it with `wanka run --plugin FILE.py` "
+                            "(see docs/writing-a-scheduler.md)");
+    if (!(*ops = source_loader(path, why, sizeof why)))
+        return plugin_error(path, at, WK_E_INVAL, err, "%s", why[0] ? why : "the Python policy did not load");
+    return 0;
+}
+
 int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at, WkError *err)
 {
-    void *h, *sym;
+    void *h = NULL, *sym;
     char why[WK_ERROR_MSG_MAX / 2];
-    int rc = wk_dl_open(path, WK_SCHED_PLUGIN_SYMBOL, &h, &sym, why, sizeof why);
+    const WkSchedOps *ops = NULL;
+    int rc = is_python(path) ? python_table(path, at, &ops, err) : 1;
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        goto check;
+    rc = wk_dl_open(path, WK_SCHED_PLUGIN_SYMBOL, &h, &sym, why, sizeof why);
     if (rc == WK_E_NOTFOUND)
         return plugin_error(path, at, WK_E_NOTFOUND, err,
                             "no symbol '" WK_SCHED_PLUGIN_SYMBOL "' (a policy exports "
@@ -103,7 +133,8 @@ int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at
         return wk_error_nomem(err, "plugin path");
     WkSchedPluginFn fn;
     memcpy(&fn, &sym, sizeof fn); /* POSIX: a function's address comes back as void * */
-    const WkSchedOps *ops = fn();
+    ops = fn();
+check:;
     const char *miss = NULL;
     if (!ops)
         rc = plugin_error(path, at, WK_E_INVAL, err, WK_SCHED_PLUGIN_SYMBOL "() returned NULL");

@@ -38,6 +38,20 @@ typedef struct WkSchedPlugins {
  * set is unchanged. */
 int wk_sched_plugins_add(WkSchedPlugins *set, const char *path, const WkNode *at, WkError *err);
 
+/* Loads a policy written in another language (a path ending in ".py"):
+ * returns its table (alive until the process ends; the same table for the
+ * same file), or NULL with a one-line reason in why[0..n) naming what went
+ * wrong (the file and line where known). */
+typedef const WkSchedOps *(*WkSchedSourceLoader)(const char *path, char *why, size_t n);
+
+/** Install the loader wk_sched_plugins_add uses for paths ending in ".py"
+ * (NULL: none, the default in the wanka executable: such a path is refused
+ * with WK_E_INVAL naming it and `wanka run --plugin FILE.py`). Called by
+ * python/wanka (python3 -m wanka) through libwanka.so before any run; not
+ * thread-safe, set it once before loading. The table it returns is checked
+ * as a shared object's is; its handle is NULL. */
+void wk_sched_plugins_set_source_loader(WkSchedSourceLoader fn);
+
 /** Add the shared objects of a scenario's `plugins:` list (a sequence of
  * paths; NULL or null: none) to set, each path relative to dir (absolute
  * paths as they are). Errors are positioned at the list or its entry and

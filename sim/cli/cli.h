@@ -26,6 +26,19 @@ typedef struct WkCliCommand {
  * returns the exit status; it never exits. Each usage text is the
  * command's `wanka help NAME`, a static string. */
 
+/** main.c: the whole command line (argv[0] the program, argv[1] the
+ * command); returns the exit status. What the wanka executable's main runs,
+ * and what python3 -m wanka calls in libwanka.so. */
+int wk_cli_main(int argc, char **argv);
+
+/** cli_pypolicy.c: when argv gives a Python policy (--plugin FILE.py or
+ * --plugin=FILE.py), replace this process with python3 -m wanka and the same
+ * arguments (PYTHONPATH and WANKA_LIB set so that it finds the wanka module
+ * and libwanka.so; docs/writing-a-scheduler.md). Returns -1 when argv gives
+ * none (the caller goes on), else only on failure: the exit status 2 after
+ * a message naming the policy file. */
+int wk_cli_py_reexec(int argc, char **argv);
+
 /** cli_run.c: scenarios one at a time. */
 int wk_cli_run_run(int argc, char **argv);
 int wk_cli_run_validate(int argc, char **argv);

@@ -37,11 +37,12 @@
 #include "sim/core/text.h"
 
 const char wk_cli_conform_usage[] =
-    "usage: wanka conformance PLUGIN.so|NAME [--policy NAME] [--timeout S] [-v]\n"
+    "usage: wanka conformance PLUGIN.so|POLICY.py|NAME [--policy NAME] [--timeout S] [-v]\n"
     "       wanka conformance --broker PLUGIN.so|NAME [--timeout S] [-v]\n"
     "\n"
     "Run the scheduler conformance checks on the policy of a plugin (a shared\n"
-    "object as `wanka run --plugin` loads it) or on a built-in policy NAME,\n"
+    "object as `wanka run --plugin` loads it, or a Python policy FILE.py) or\n"
+    "on a built-in policy NAME,\n"
     "and print pass or FAIL per check with the first violation found. Each\n"
     "check runs small built-in scenarios (plain jobs, inline jobs larger than\n"
     "the cluster, model jobs on a two-SKU fabric, failures) behind a guard that\n"

@@ -129,7 +129,7 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+int wk_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
         main_usage(stderr);

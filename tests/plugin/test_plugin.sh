@@ -81,7 +81,7 @@ expect 2 "--plugin goes with: list schedulers" "$W" list skus --plugin "$LF"
 
 # conformance: the example passes every check; a contract breaker fails
 expect 0 "conformance PLUGIN.so" "$W" help
-expect 0 "usage: wanka conformance PLUGIN.so|NAME" "$W" help conformance
+expect 0 "usage: wanka conformance PLUGIN.so|POLICY.py|NAME" "$W" help conformance
 expect 2 "missing PLUGIN.so or a policy name" "$W" conformance
 expect 0 "7 passed, 0 failed" "$W" conformance "$LF"
 expect 0 "pass  conservation" "$W" conformance "$LF"

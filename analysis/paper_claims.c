@@ -229,7 +229,7 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
         cell(sim, sizeof sim, s, c->unit, c->change);
         snprintf(ns, sizeof ns, "%zu", s.n);
         if (markdown) {
-            wk_strbuf_printf(&b, "| %s | %s | %s | %s | %s | **%s** | %s |\n", c->section, c->claim, c->published, sim,
+            wk_strbuf_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c->section, c->claim, c->published, sim,
                              ns, wk_claims_verdict_name(v), why);
         } else {
             const char *cells[] = {c->section, c->claim, c->published, sim, ns};

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/paper_claims.h"
 #include "analysis/report_seeds.h"
 #include "models/sched/sched.h"
 #include "sim/core/strbuf.h"
@@ -19,10 +20,27 @@
 #include "sim/core/text.h"
 #include "wk_config.h"
 
-/* The runs of one seed, in the order of WkReportInputs. */
-enum { R_BASE, R_SCI, R_THR, R_NAIVE, R_NONE, R_N };
-static const char *const run_file[R_N] = {"baseline.h5", "sci.h5", "throttle-response.h5", "throttle.h5",
-                                           "throttle-none.h5"};
+/* The runs of one seed: the traditional baseline; SCI with every mechanism
+ * of the paper (§3.1 outsourcing, §3.2 cascade, §3.3 division) and with
+ * each off in turn; the throttle with the §3.4 response (division and
+ * rebalancing), with each off in turn, with neither, and without the
+ * incident. */
+enum { R_BASE, R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_THR, R_THR_ND, R_THR_NR, R_NAIVE, R_NONE, R_N };
+static const char *const run_file[R_N] = {
+    "baseline.h5",         "sci.h5",          "sci-no-cascade.h5",        "sci-no-outsourcing.h5",
+    "sci-no-division.h5",  "throttle-response.h5", "throttle-no-division.h5", "throttle-no-rebalance.h5",
+    "throttle.h5",         "throttle-none.h5"};
+
+/* The value of `mechanisms:` for each SCI run, and of the throttle runs
+ * that use division (defaults of docs/scenarios.md). */
+static const char *const mech_yaml[R_N] = {
+    [R_SCI] = "v: {cascade: {}, outsourcing: {}, division: {}}\n",
+    [R_SCI_NC] = "v: {outsourcing: {}, division: {}}\n",
+    [R_SCI_NO] = "v: {cascade: {}, division: {}}\n",
+    [R_SCI_ND] = "v: {cascade: {}, outsourcing: {}}\n",
+    [R_THR] = "v: {division: {}}\n",
+    [R_THR_NR] = "v: {division: {}}\n",
+};
 
 typedef struct {
     const char *scenario, *throttle, *baseline, *out, *html;
@@ -90,7 +108,8 @@ static int parse(int argc, char **argv, PaperArgs *a)
 /* --html of the run form: the seeds' tables (mean ± CI), the compare table
  * of every seed's baseline and SCI runs (pooled: mean ± CI), the figures of
  * seed 1's baseline and SCI runs and the scenarios of seed 1's five runs. */
-static int paper_html(const PaperArgs *a, WkReport *const *reps, char **paths, const char *what)
+static int paper_html(const PaperArgs *a, WkReport *const *reps, const WkClaimsSeed *claims, char **paths,
+                      const char *what)
 {
     WkError err;
     wk_error_clear(&err);
@@ -103,16 +122,19 @@ static int paper_html(const PaperArgs *a, WkReport *const *reps, char **paths, c
         cmp[n + s] = paths[s * R_N + R_SCI];
     }
     char *seeds = wk_report_seeds_render(reps, n, what, 1);
-    char *table = seeds ? wk_cli_common_compare_markdown(cmp, 2 * n, &err) : NULL;
+    char *ctext = seeds ? wk_claims_render(claims, n, 1) : NULL;
+    char *table = ctext ? wk_cli_common_compare_markdown(cmp, 2 * n, &err) : NULL;
     free(cmp);
-    if (!seeds || !table) {
+    if (!seeds || !ctext || !table) {
         free(seeds);
+        free(ctext);
         return seeds ? wk_cli_common_report(&err) : wk_cli_common_nomem();
     }
     WkStrBuf b = {0};
-    wk_strbuf_printf(&b, "%s\n## Every metric, %s against sci over %d seed%s (wanka compare)\n\n%s", seeds,
-                     a->baseline, a->seeds, a->seeds == 1 ? "" : "s", table);
+    wk_strbuf_printf(&b, "%s\n%s\n## Every metric, %s against sci over %d seed%s (wanka compare)\n\n%s", seeds,
+                     ctext, a->baseline, a->seeds, a->seeds == 1 ? "" : "s", table);
     free(seeds);
+    free(ctext);
     free(table);
     char *tables = wk_strbuf_take(&b);
     if (!tables)
@@ -160,9 +182,10 @@ int wk_cli_paper_run(int argc, char **argv)
         return st;
     WkError err;
     wk_error_clear(&err);
-    WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL;
+    WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL, *mech[R_N] = {0};
     WkBatchJob *jobs = NULL;
     WkReport **reps = NULL;
+    WkClaimsSeed *claims = NULL;
     char **paths = NULL;
     size_t njobs = (size_t)a.seeds * R_N;
     int status = 2, rc;
@@ -171,19 +194,35 @@ int wk_cli_paper_run(int argc, char **argv)
         status = wk_cli_common_report(&err);
         goto done;
     }
+    for (int k = 0; k < R_N; k++)
+        if (mech_yaml[k] && (rc = value_doc(&mech[k], mech_yaml[k], &err)) < 0) {
+            status = wk_cli_common_report(&err);
+            goto done;
+        }
     if (mkdir(a.out, 0777) < 0 && errno != EEXIST) {
         fprintf(stderr, "wanka report: %s: %s\n", a.out, strerror(errno));
         goto done;
     }
     jobs = calloc(njobs, sizeof *jobs);
     paths = calloc(njobs, sizeof *paths);
-    reps = calloc((size_t)a.seeds, sizeof *reps);
-    if (!jobs || !paths || !reps) {
+    reps = calloc((size_t)a.seeds * (1 + WK_CLAIMS_NV), sizeof *reps);
+    claims = calloc((size_t)a.seeds, sizeof *claims);
+    if (!jobs || !paths || !reps || !claims) {
         status = wk_cli_common_nomem();
         goto done;
     }
     WkBatchPut no_incidents = {"failures.incidents", wk_node_get(empty->root, "v")};
     WkBatchPut rebalance = {"models.job.rebalance", wk_node_get(yes->root, "v")};
+    WkBatchPut puts[R_N][2];
+    size_t nputs[R_N] = {0};
+    for (int k = 0; k < R_N; k++) {
+        if (mech[k])
+            puts[k][nputs[k]++] = (WkBatchPut){"mechanisms", wk_node_get(mech[k]->root, "v")};
+        if (k == R_THR || k == R_THR_ND)
+            puts[k][nputs[k]++] = rebalance;
+        if (k == R_NONE)
+            puts[k][nputs[k]++] = no_incidents;
+    }
     for (int s = 0; s < a.seeds; s++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/seed%d", a.out, s + 1);
@@ -199,12 +238,12 @@ int wk_cli_paper_run(int argc, char **argv)
                 goto done;
             }
             snprintf(paths[(size_t)s * R_N + (size_t)k], len, "%s/%s", dir, run_file[k]);
-            j->base = k <= R_SCI ? paper : thr;
+            j->base = k < R_THR ? paper : thr;
             j->opts.has_seed = 1;
             j->opts.seed = (uint64_t)(s + 1);
-            j->opts.scheduler = k == R_BASE ? a.baseline : k == R_SCI ? "sci" : NULL;
-            j->puts = k == R_THR ? &rebalance : k == R_NONE ? &no_incidents : NULL;
-            j->nputs = (k == R_THR || k == R_NONE) ? 1 : 0;
+            j->opts.scheduler = k == R_BASE ? a.baseline : k < R_THR ? "sci" : NULL;
+            j->puts = nputs[k] ? puts[k] : NULL;
+            j->nputs = nputs[k];
             j->trace = paths[(size_t)s * R_N + (size_t)k];
         }
     }
@@ -212,7 +251,8 @@ int wk_cli_paper_run(int argc, char **argv)
     wk_cli_common_progress_start(&prog, "report");
     int threads = a.threads ? a.threads : wk_batch_default_threads();
     if (!a.quiet)
-        fprintf(stderr, "wanka report: %zu runs (%d seeds: %s and sci on %s, three throttle runs of %s) on %d thread%s\n",
+        fprintf(stderr, "wanka report: %zu runs (%d seeds: %s and sci with every mechanism and each off on %s, "
+                        "five throttle runs of %s) on %d thread%s\n",
                 njobs, a.seeds, a.baseline, a.scenario, a.throttle, threads, threads == 1 ? "" : "s");
     size_t failed = wk_batch_run(jobs, njobs, threads,
                                  wk_cli_common_progress_wanted(a.quiet) ? wk_cli_common_progress_batch : NULL, &prog);
@@ -226,26 +266,45 @@ int wk_cli_paper_run(int argc, char **argv)
         status = 1;
         goto done;
     }
+    /* reps[0..seeds): the main table (every mechanism on); then per seed
+     * the ablation's variants (WkClaimsVariant) */
+    static const int var_sci[WK_CLAIMS_NV] = {R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_SCI, R_SCI};
+    static const int var_thr[WK_CLAIMS_NV] = {R_THR, R_THR, R_THR, R_THR_ND, R_THR_NR, R_NAIVE};
     for (int s = 0; s < a.seeds; s++) {
         char **p = &paths[(size_t)s * R_N];
-        WkReportInputs in = {.baseline = p[R_BASE], .sci = p[R_SCI], .throttle = p[R_THR],
-                             .throttle_naive = p[R_NAIVE], .throttle_baseline = p[R_NONE]};
-        if ((rc = wk_report_load(&reps[s], "paper-sci", &in, &err)) < 0) {
-            status = wk_cli_common_report(&err);
-            goto done;
+        for (int v = 0; v < WK_CLAIMS_NV; v++) {
+            WkReport **slot = v == 0 ? &reps[s] : &reps[(size_t)a.seeds + (size_t)s * WK_CLAIMS_NV + (size_t)v];
+            WkReportInputs in = {.baseline = p[R_BASE], .sci = p[var_sci[v]], .throttle = p[var_thr[v]],
+                                 .throttle_naive = p[R_NAIVE], .throttle_baseline = p[R_NONE]};
+            if ((rc = wk_report_load(slot, "paper-sci", &in, &err)) < 0 ||
+                (rc = wk_claims_tflops(p[var_sci[v]], &claims[s].tflops[v], &err)) < 0) {
+                status = wk_cli_common_report(&err);
+                goto done;
+            }
+            claims[s].rep[v] = *slot;
         }
     }
     char what[1024];
-    snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci, seeds 1..%d; §3.4 from %s; traces in %s/ "
+    snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci with cascade, outsourcing and division, seeds "
+             "1..%d; §3.4 from %s (response: division and rebalancing); traces in %s/ "
              "(%.1f s wall, %d thread%s)", a.scenario, a.baseline, a.seeds, a.throttle, a.out, wall, threads,
              threads == 1 ? "" : "s");
     char *text = wk_report_seeds_render(reps, (size_t)a.seeds, what, (WkReportFormat)a.format);
-    if (!text) {
+    int with_claims = a.format == WK_REPORT_TEXT || a.format == WK_REPORT_MARKDOWN;
+    char *ctext = with_claims ? wk_claims_render(claims, (size_t)a.seeds, a.format == WK_REPORT_MARKDOWN) : NULL;
+    if (!text || (with_claims && !ctext)) {
+        free(text);
+        free(ctext);
         status = wk_cli_common_nomem();
         goto done;
     }
     wk_text_fputs_lines(text, stdout);
+    if (ctext) {
+        fputs("\n", stdout);
+        wk_text_fputs_lines(ctext, stdout);
+    }
     free(text);
+    free(ctext);
     status = fflush(stdout) ? 1 : 0;
     /* a figure of seed 1: utilization of the baseline and sci over time */
     char png[4096];
@@ -256,10 +315,13 @@ int wk_cli_paper_run(int argc, char **argv)
     else
         fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");
     if (status == 0 && a.html)
-        status = paper_html(&a, reps, paths, what);
+        status = paper_html(&a, reps, claims, paths, what);
 done:
-    for (int s = 0; reps && s < a.seeds; s++)
+    for (size_t s = 0; reps && s < (size_t)a.seeds * (1 + WK_CLAIMS_NV); s++)
         wk_report_free(reps[s]);
+    for (int k = 0; k < R_N; k++)
+        wk_doc_free(mech[k]);
+    free(claims);
     for (size_t i = 0; paths && i < njobs; i++)
         free(paths[i]);
     free(paths);

@@ -15,14 +15,46 @@ out=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --baseline fifo --see
 st=$?
 [ "$st" = 0 ] && ok || bad "run form exit $st: $out"
 n=$(ls "$T"/runs/seed*/*.h5 2>/dev/null | wc -l)
-[ "$n" = 15 ] && ok || bad "want 15 traces (3 seeds x 5 runs), found $n"
+[ "$n" = 30 ] && ok || bad "want 30 traces (3 seeds x 10 runs), found $n"
+for f in sci-no-cascade sci-no-outsourcing sci-no-division throttle-no-division throttle-no-rebalance; do
+  [ -s "$T/runs/seed1/$f.h5" ] && ok || bad "no ablation trace $f.h5"
+done
+# every claim has a row with a verdict (12 claims), and the ablation has its six variants
+nv=$(echo "$out" | grep -cE "  (supported|not supported|not testable)$")
+[ "$nv" = 12 ] && ok || bad "want 12 claims with a verdict, found $nv: $out"
+for c in "§3.1 .*SCI with outsourcing" "§3.1 .*outsourcing off" "§3.2 .*cascade on vs off" "§3.4 .*with the response" \
+         "§3.4 .*no response" "Table 5.2 .*mean GPU utilization .*+19 pts" "Table 5.2 .*task completion" \
+         "Table 5.2 .*energy .total" "Table 5.2 .*energy per token" "Table 5.2 .*fault recovery time .mean. .*-99" \
+         "§4.1 .*1,000 GPUs .*not testable" "§4.1 .*interactions per second .*not testable"; do
+  echo "$out" | grep -qE "^$c" && ok || bad "no claim row '$c'"
+done
+nw=$(echo "$out" | grep -c "^ *why: ")
+[ "$nw" = 12 ] && ok || bad "want a reason under each of the 12 claims, found $nw"
+for v in "all on" "cascade off" "outsourcing off" "division off" "rebalance off" "no response"; do
+  echo "$out" | grep -q "^$v  " && ok || bad "no ablation row '$v'"
+done
+echo "$out" | grep -q "traditional: fifo) vs sci with cascade, outsourcing and division" && ok || bad "heading lacks the mechanisms: $out"
 if /usr/bin/python3 -c "import matplotlib, h5py" 2>/dev/null; then
   [ -s "$T/runs/utilization.png" ] && ok || bad "no figure written"
 fi
 echo "$out" | grep -q "mean GPU utilization .* ± .* 3$" && ok || bad "utilization row not over 3 seeds: $out"
 echo "$out" | grep -q "§3.4 .*throttled .*-8 %" && ok || bad "no §3.4 row: $out"
 echo "$out" | grep -q "traditional: fifo" && ok || bad "heading lacks the baseline: $out"
-expect 0 "| Table 5.2 | mean GPU utilization |" "$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q --markdown -o "$T/md"
+md=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q --markdown -o "$T/md" 2>&1)
+echo "$md" | grep -q "| Table 5.2 | mean GPU utilization |" && ok || bad "markdown: no Table 5.2 row: $md"
+[ "$(echo "$md" | grep -cE '\| (supported|not supported|not testable) \|')" = 12 ] && ok || bad "markdown: want 12 verdicts: $md"
+echo "$md" | grep -q "^| division off | " && ok || bad "markdown: no ablation: $md"
+# the HTML form shows the same claims, verdicts and ablation
+if /usr/bin/python3 -c "import matplotlib, h5py" 2>/dev/null; then
+  "$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q -o "$T/md" --html "$T/r.html" >/dev/null 2>&1 \
+    && ok || bad "--html run form failed"
+  for c in "Claims: published vs simulated" "Ablation: SCI with every mechanism" "communication efficiency, cascade on vs off" \
+           "and above ~10^6 interactions per second" "rebalance off"; do
+    grep -qF "$c" "$T/r.html" && ok || bad "html lacks '$c'"
+  done
+  hv=$(grep -oE "<td>(supported|not supported|not testable)</td>" "$T/r.html" | wc -l)
+  [ "$hv" = 12 ] && ok || bad "html: want 12 verdicts, found $hv"
+fi
 # --format latex and csv: a booktabs table; per simulated column mean, ci95 and n over the seeds
 expect 0 "\\begin{tabular}{lllrrrrr}" "$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 1 -q --format latex -o "$T/tex"
 out=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q --format csv -o "$T/csv" 2>/dev/null)

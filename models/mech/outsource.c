@@ -149,8 +149,12 @@ static int give_back(Outsource *o, uint32_t need, WkError *err)
             uint32_t j = o->run[i];
             if (!lent_of(r, j) || r->rt[j].state != WK_JOB_RUNNING || r->rt[j].hung || r->rt[j].waiting)
                 continue;
-            if (best == UINT32_MAX || r->rt[j].alloc_t > r->rt[best].alloc_t ||
-                (r->rt[j].alloc_t == r->rt[best].alloc_t && j > best))
+            if (best == UINT32_MAX) {
+                best = j;
+                continue;
+            }
+            const WkJobRt *b = &r->rt[best];
+            if (r->rt[j].alloc_t > b->alloc_t || (r->rt[j].alloc_t == b->alloc_t && j > best))
                 best = j;
         }
         if (best == UINT32_MAX)

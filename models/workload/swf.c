@@ -171,8 +171,8 @@ static int job_line(Swf *s, WkWorkload *out, const char *row, const char *end, l
     }
     if (n != NFIELDS)
         return wk_error_set(err, WK_E_INVAL, s->path, line, 0, "row: expected 18 fields, got %zu", n);
-    int64_t iv[NFIELDS];
-    double dv[NFIELDS];
+    int64_t iv[NFIELDS] = {0};
+    double dv[NFIELDS] = {0};
     for (int i = 0; i < NFIELDS; i++) {
         if (fields[i].type == 'i') {
             if (parse_int(&t[i], &iv[i]) < 0)

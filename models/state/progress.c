@@ -473,11 +473,9 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, int known
     r->share.reflows++;
     if (rt->hung) /* hit by a failure: it ends only after a restart */
         return 0;
-    double end_ns = (double)from + ceil(left_s * 1e9);
     /* An end past the limit of a run is posted just past it: never reached,
      * the job is unfinished when the run stops there (not completed at it). */
-    WkTime end = end_ns <= (double)WK_RUN_MAX_TIME ? (WkTime)end_ns : WK_RUN_MAX_TIME + 1;
-    return wk_engine_post_e(r->eng, end, WK_EV_END, job, 0, 0, rt->token, err);
+    return wk_engine_post_e(r->eng, wk_run_time_after(from, left_s), WK_EV_END, job, 0, 0, rt->token, err);
 }
 
 static int rerated(uint32_t job, void *user)

@@ -6,6 +6,7 @@
 #ifndef WK_STATE_TYPES_H
 #define WK_STATE_TYPES_H
 
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,20 @@
  * `sim.end` is at most this, and a run without it that is still going then
  * fails with WK_E_RANGE. Any time plus any duration then fits in 64 bits. */
 #define WK_RUN_MAX_TIME (WK_TIME_NEVER / 2)
+
+/** The time dur_s seconds (>= 0, may be +inf) after `from` (in [0,
+ * WK_RUN_MAX_TIME]), the duration rounded up to the ns and added in integer
+ * ns (never through a double sum: past 2^53 ns, about 104 days, a double
+ * holds only even ns and `from` itself would round); WK_RUN_MAX_TIME + 1
+ * (never reached: the run stops first) when it would land past the limit. */
+static inline WkTime wk_run_time_after(WkTime from, double dur_s)
+{
+    double d = ceil(dur_s * 1e9);
+    if (!(d < 9.2e18)) /* also NaN */
+        return WK_RUN_MAX_TIME + 1;
+    WkTime di = d > 0 ? (WkTime)d : 0;
+    return di <= WK_RUN_MAX_TIME - from ? from + di : WK_RUN_MAX_TIME + 1;
+}
 
 typedef struct WkRunOpts {
     int has_seed;              /* 1: seed overrides the scenario's */

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "models/run/hooks.h"
+#include "models/state/types.h"
 
 /* M/M/c: probability of waiting (Erlang C) and mean wait W_q = C/(c mu - lambda). */
 static double erlang_c_wait(int c, double lambda, double mu)
@@ -370,6 +371,25 @@ static void test_scenario_errors_name_position_and_key(void **state)
                  "4000000");
 }
 
+/* A job's end is its segment start plus the time left, in integer ns: past
+ * 2^53 ns (about 104 days) a double holds only even ns, and a double sum
+ * posted an end 1 ns before `from` (in the past) when nothing was left. */
+static void test_end_time_past_day_104_is_exact(void **state)
+{
+    (void)state;
+    WkTime from = (INT64_C(1) << 53) + 1; /* odd: no double holds it */
+    assert_int_equal(wk_run_time_after(from, 0.0), from);
+    assert_int_equal(wk_run_time_after(from, 1e-9), from + 1);
+    assert_int_equal(wk_run_time_after(from, 2.5e-9), from + 3); /* rounded up */
+    WkTime later = from + 180 * WK_NS_PER_DAY + 7;
+    assert_int_equal(wk_run_time_after(later, 3600.0), later + WK_NS_PER_H);
+    /* past the limit of a run: just past it, never reached */
+    assert_int_equal(wk_run_time_after(WK_RUN_MAX_TIME - 5, 1e-8), WK_RUN_MAX_TIME + 1);
+    assert_int_equal(wk_run_time_after(WK_RUN_MAX_TIME - 5, 5e-9), WK_RUN_MAX_TIME);
+    assert_int_equal(wk_run_time_after(0, INFINITY), WK_RUN_MAX_TIME + 1);
+    assert_int_equal(wk_run_time_after(0, NAN), WK_RUN_MAX_TIME + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_per_gpu_utilization_spread_is_closed_form),
         cmocka_unit_test(test_horizon_leaves_jobs_unfinished),
         cmocka_unit_test(test_scenario_errors_name_position_and_key),
+        cmocka_unit_test(test_end_time_past_day_104_is_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,49 @@ static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double
     return in->mb * (3 * ag - hf - hb);
 }
 
+/* A ZeRO-3 collective over the ranks the stack shards over. */
+static double shard_coll_s(const WkCommIn *in, double bytes)
+{
+    WkCommIn g = *in;
+    if (in->shard > 0)
+        g.dp = in->shard;
+    return dp_coll_s(&g, bytes, 1, 0);
+}
+
+double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden)
+{
+    const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
+    const WkGpuEff *e = in->e;
+    double L = in->layers, P = in->layer_params, R = in->root_params;
+    double n = in->shard > 0 ? in->shard : in->dp;
+    double ov = in->m->no_grad_overlap ? 0 : in->p->dp_overlap;
+    double ag = shard_coll_s(in, 2 * P), rs = shard_coll_s(in, sk->reduce_bytes * P);
+    double ag_root = shard_coll_s(in, 2 * R), rs_root = shard_coll_s(in, sk->reduce_bytes * R);
+    /* DeepSpeed gathers a fixed bucket of elements ahead, not whole layers */
+    double pf = sk->prefetch_elems > 0 ? (P > 0 ? sk->prefetch_elems / P : 1) : sk->prefetch;
+    pf *= ov;
+    double cf = ag, pfw = in->fwd_s;
+    double fwd = wk_stack_fsdp_exposed(L, pfw, cf, pf, ag_root + ag, 0);
+    double cb = (sk->reshard_after_forward ? ag : 0) + rs, pbw = in->bwd_s + in->rc_s;
+    double bwd = wk_stack_fsdp_exposed(L, pbw, cb, pf, sk->reshard_after_forward ? ag : 0, rs + rs_root);
+    double total = ag_root + L * cf + L * cb + rs_root;
+    double exposed = fwd + bwd;
+    if (exposed > total)
+        exposed = total;
+    *hidden += total - exposed;
+    if (sk->fsdp2_copies) {
+        /* all-gather copy-in (the shard into the flat input, read and
+         * write), copy-out (the gathered bf16 parameters into the
+         * unsharded ones, read and write) and the reduce-scatter copy-in
+         * (gradients read in bf16, written in the reduction dtype): on HBM,
+         * in the compute stream */
+        double gathers = L * (1 + (sk->reshard_after_forward != 0)) + 1;
+        double bytes = gathers * (2 * 2 * P / n + 2 * 2 * P) + (L + 1) * (2 + sk->reduce_bytes) * P;
+        exposed += bytes / (in->env->sku->hbm_bw_bytes_per_s * in->env->speed * e->mem_max);
+    }
+    return exposed;
+}
+
 /* Exposed DP time; wan: with the WAN legs. Across sites ZeRO-3 all-reduces
  * its gradient shards over the WAN once per iteration, in buckets behind
  * what the last backward pass leaves of its window. */
@@ -118,7 +161,14 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
     double win_b = in->layers * in->bwd_s + in->bubble_s / 2, win_f = in->layers * in->fwd_s + in->bubble_s / 2;
     double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
     double exposed = 0;
-    if (m->zero >= 3) {
+    const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
+    if (sk->pp_grad_after && m->pp > 1)
+        ov = 0; /* DeepSpeed's pipeline reduces gradients after the schedule */
+    if (m->zero >= 3 && sk->fsdp == WK_FSDP_PER_LAYER && !(wan && in->wan)) {
+        double h1 = 0;
+        exposed = in->mb * wk_perf_fsdp_layer_s(in, &h1);
+        *hidden += in->mb * h1;
+    } else if (m->zero >= 3) {
         double hb1;
         exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
         if (wan && in->wan) {

@@ -17,6 +17,7 @@
 #include "models/workload/perf.h"
 #include "models/workload/perf_comm.h"
 #include "models/workload/stack.h"
+#include "models/workload/workload.h"
 
 static WkDoc *keep[32];
 static size_t nkeep;
@@ -263,6 +264,58 @@ static void test_shard_over_cp(void **state)
     assert_int_equal(wk_perf_eval(&mm, &env, &p, &r, &err), WK_E_RANGE); /* dp 1: nothing sharded */
 }
 
+/* DeepSpeed ZeRO-3 gathers a bucket of 5e7 elements ahead: of a layer of
+ * 2e8 parameters a quarter is prefetched, the rest fetched on demand. */
+static void test_deepspeed_prefetch_bucket(void **state)
+{
+    (void)state;
+    const WkGpuEff *e = wk_catalog_eff(wk_catalog_find("H100-SXM-80G"));
+    WkModelSpec m = model("model: {base: llama3-8b, zero: 3, stack: deepspeed}\n");
+    WkPerfEnv env = env_of("H100-SXM-80G", 8);
+    WkPerfParams p = wk_perf_defaults();
+    double P = 2e8, L = 32, fwd = 0.01, bwd = 0.02;
+    WkCommIn in = {.m = &m, .env = &env, .p = &p, .e = e, .layers = L, .mb = 1, .dp = 8, .fwd_s = fwd,
+                   .bwd_s = bwd, .layer_params = P, .root_params = 0, .shard = 8, .sk = wk_stack_mech(m.stack)};
+    double ag = wk_coll_reduce_scatter_s(2 * P, 8, env.nvlink_bw * e->nvlink_eff, e->ring_lat_s);
+    double want = wk_stack_fsdp_exposed(L, fwd, ag, 0.25, ag, 0) + wk_stack_fsdp_exposed(L, bwd, 2 * ag, 0.25, ag, ag);
+    double hidden = 0;
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden), want, 1e-12);
+    assert_float_equal(want, ag + 31 * 0.75 * ag + ag + 31 * 1.5 * ag + ag, 1e-12); /* f c < p: hidden */
+}
+
+/* `stack:` is read wherever a model is: through `base:` from `models:`,
+ * and in a workload class; an unknown one there is positioned too. */
+static void test_stack_in_library_and_workload_class(void **state)
+{
+    (void)state;
+    WkDoc *d = NULL;
+    WkError err;
+    wk_error_clear(&err);
+    const char *y = "models: {tt: {base: llama3-8b, stack: torchtitan}}\nmodel: {base: tt, zero: 3}\n";
+    assert_int_equal(wk_doc_load_string(&d, "t.yaml", y, strlen(y), &err), 0);
+    WkModelSpec m;
+    assert_int_equal(wk_model_parse(wk_node_get(d->root, "model"), wk_node_get(d->root, "models"), &m, &err), 0);
+    assert_int_equal(m.stack, WK_STACK_TORCHTITAN);
+    wk_doc_free(d);
+    const char *w1 = "workload: {source: synthetic, jobs: 4, gpus: [{gpus: 8, weight: 1, iterations: 10,"
+                     " model: {base: llama3-8b, stack: composer}}]}\n";
+    const char *w2 = "workload: {source: synthetic, jobs: 4, gpus: [{gpus: 8, weight: 1, iterations: 10,"
+                     " model: {base: llama3-8b, stack: titan}}]}\n";
+    WkWorkloadCtx ctx = {.base_dir = ".", .seed = 1};
+    WkWorkload w;
+    assert_int_equal(wk_doc_load_string(&d, "w.yaml", w1, strlen(w1), &err), 0);
+    assert_int_equal(wk_workload_load(wk_node_get(d->root, "workload"), &ctx, &w, &err), 0);
+    assert_true(w.nmodels >= 1);
+    assert_int_equal(w.models[0].stack, WK_STACK_COMPOSER);
+    wk_workload_fini(&w);
+    wk_doc_free(d);
+    assert_int_equal(wk_doc_load_string(&d, "w.yaml", w2, strlen(w2), &err), 0);
+    assert_int_equal(wk_workload_load(wk_node_get(d->root, "workload"), &ctx, &w, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.where, "w.yaml:1:"));
+    assert_non_null(strstr(err.msg, "unknown stack 'titan' (known: megatron-core"));
+    wk_doc_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +328,8 @@ int main(void)
         cmocka_unit_test_teardown(test_per_tensor_optimizer_host_bound, teardown),
         cmocka_unit_test_teardown(test_op_sac_memory_matches_published_llama2_70b, teardown),
         cmocka_unit_test_teardown(test_shard_over_cp, teardown),
+        cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
+        cmocka_unit_test(test_stack_in_library_and_workload_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,12 +111,14 @@ static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double
 static double shard_coll_s(const WkCommIn *in, double bytes)
 {
     WkCommIn g = *in;
-    if (in->shard > 0)
+    if (in->shard > 0) { /* the shard group is already the site's ranks across sites */
         g.dp = in->shard;
+        g.wan = NULL;
+    }
     return dp_coll_s(&g, bytes, 1, 0);
 }
 
-double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden)
+double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd)
 {
     const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
     const WkGpuEff *e = in->e;
@@ -132,11 +134,13 @@ double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden)
     double fwd = wk_stack_fsdp_exposed(L, pfw, cf, pf, ag_root + ag, 0);
     double cb = (sk->reshard_after_forward ? ag : 0) + rs, pbw = in->bwd_s + in->rc_s;
     double bwd = wk_stack_fsdp_exposed(L, pbw, cb, pf, sk->reshard_after_forward ? ag : 0, rs + rs_root);
-    double total = ag_root + L * cf + L * cb + rs_root;
+    double total_b = L * cb + rs_root, total = ag_root + L * cf + total_b;
     double exposed = fwd + bwd;
     if (exposed > total)
         exposed = total;
     *hidden += total - exposed;
+    if (hidden_bwd)
+        *hidden_bwd = total_b > bwd ? total_b - bwd : 0;
     if (sk->fsdp2_copies) {
         /* all-gather copy-in (the shard into the flat input, read and
          * write), copy-out (the gathered bf16 parameters into the
@@ -164,13 +168,15 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
     const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
     if (sk->pp_grad_after && m->pp > 1)
         ov = 0; /* DeepSpeed's pipeline reduces gradients after the schedule */
-    if (m->zero >= 3 && sk->fsdp == WK_FSDP_PER_LAYER && !(wan && in->wan)) {
-        double h1 = 0;
-        exposed = in->mb * wk_perf_fsdp_layer_s(in, &h1);
-        *hidden += in->mb * h1;
-    } else if (m->zero >= 3) {
+    if (m->zero >= 3) {
         double hb1;
-        exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+        if (sk->fsdp == WK_FSDP_PER_LAYER) {
+            double h1 = 0;
+            exposed = in->mb * wk_perf_fsdp_layer_s(in, &h1, &hb1);
+            *hidden += in->mb * h1;
+        } else {
+            exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+        }
         if (wan && in->wan) {
             double w = wk_perf_wan_s(in->wan, in->site_grad_bytes, 0);
             double wb = wk_perf_wan_s(in->wan, bucket / bytes * in->site_grad_bytes, 0);

@@ -62,8 +62,9 @@ double wk_perf_compress_s(const WkPerfEnv *env, double bytes);
  * gradients in the stack's reduction dtype on the same communicator, the
  * last layer's and the root's reduce-scatter exposed; FSDP2 adds its
  * copy-in / copy-out passes on HBM. *hidden receives the overlapped
- * communication time. */
-double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden);
+ * communication time, *hidden_bwd (may be NULL) its backward part. With
+ * a WAN leg the gathers run over the site's shard ranks (hybrid sharding). */
+double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd);
 
 /** Fill r->tp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);

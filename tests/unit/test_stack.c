@@ -130,7 +130,7 @@ static void test_fsdp_layer_comm_matches_closed_form(void **state)
     double want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
                   wk_stack_fsdp_exposed(L, bwd + rc, ag + rs, 1, ag, rs + rsr);
     double hidden = 0;
-    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden), want, 1e-12);
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
     assert_float_equal(hidden, agr + L * ag + L * (ag + rs) + rsr - want, 1e-12);
     /* torchtitan: FP32 reduce-scatters and FSDP2's copies on HBM */
     in.sk = wk_stack_mech(WK_STACK_TORCHTITAN);
@@ -139,7 +139,7 @@ static void test_fsdp_layer_comm_matches_closed_form(void **state)
     want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
            wk_stack_fsdp_exposed(L, bwd + rc, ag + rs4, 1, ag, rs4 + rsr4) + copies;
     hidden = 0;
-    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden), want, 1e-12);
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
 }
 
 /* megatron-core is the default and nemo shares its mechanisms: results are
@@ -279,7 +279,7 @@ static void test_deepspeed_prefetch_bucket(void **state)
     double ag = wk_coll_reduce_scatter_s(2 * P, 8, env.nvlink_bw * e->nvlink_eff, e->ring_lat_s);
     double want = wk_stack_fsdp_exposed(L, fwd, ag, 0.25, ag, 0) + wk_stack_fsdp_exposed(L, bwd, 2 * ag, 0.25, ag, ag);
     double hidden = 0;
-    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden), want, 1e-12);
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
     assert_float_equal(want, ag + 31 * 0.75 * ag + ag + 31 * 1.5 * ag + ag, 1e-12); /* f c < p: hidden */
 }
 
@@ -316,6 +316,25 @@ static void test_stack_in_library_and_workload_class(void **state)
     wk_doc_free(d);
 }
 
+/* Across sites per-layer FSDP shards inside a site (hybrid sharding) and
+ * adds the WAN leg: never faster than the same GPUs in one site. */
+static void test_fsdp_across_sites_not_faster(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: llama3-70b, zero: 3, tp: 1, pp: 1, recompute: full, global_batch: 256,"
+                          " stack: torchtitan}\n");
+    WkPerfEnv env = env_of("H100-SXM-80G", 256);
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfWan w = {.sites = 2, .bw_bits_per_s = 400e9, .lat_s = 0.01};
+    WkPerfResult one, two;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &env, &p, &one, &err), 0);
+    assert_int_equal(wk_perf_eval_wan(&m, &env, &p, &w, &two, &err), 0);
+    assert_true(two.iter_s > one.iter_s);
+    assert_true(two.wan_s > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +349,7 @@ int main(void)
         cmocka_unit_test_teardown(test_shard_over_cp, teardown),
         cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
         cmocka_unit_test(test_stack_in_library_and_workload_class),
+        cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,9 +80,10 @@ void wk_stack_eager_ops(int rmsnorm, int rotary, int gated, double bytes[WK_OP_N
     if (rmsnorm) {
         /* x.float() 2+4, pow 4+4, mean 4, x * rsqrt 4+4, type_as 4+2,
          * * weight 2+2 = 36 B per element against the fused kernel's 2+2;
-         * seven kernels plus the eps add and rsqrt on the row statistics */
+         * six passes over the tensor plus the eps add and rsqrt on the row
+         * statistics: eight kernels */
         bytes[WK_OP_NORM] = 36.0 / 4;
-        kernels[WK_OP_NORM] = 9;
+        kernels[WK_OP_NORM] = 8;
     }
     if (rotary) {
         /* per q and k: .float() 2+4, complex multiply 4+4, type_as 4+2 =

@@ -180,8 +180,8 @@ static void test_unknown_stack_lists_the_known_ones(void **state)
     assert_int_equal(wk_stack_find("Megatron-LM"), -1);
 }
 
-/* torchtitan's RMSNorm runs as seven elementwise kernels and two on the
- * row statistics: 36 B per element against the fused kernel's 4. */
+/* torchtitan's RMSNorm runs as six passes over the tensor and two kernels
+ * on the row statistics: 36 B per element against the fused kernel's 4. */
 static void test_eager_norm_moves_nine_times_the_bytes(void **state)
 {
     (void)state;
@@ -190,7 +190,7 @@ static void test_eager_norm_moves_nine_times_the_bytes(void **state)
     WkPerfEnv env = env_of("A100-SXM-80G", 8);
     WkPerfResult ra = eval_ok(&a, &env), rb = eval_ok(&b, &env);
     assert_float_equal(rb.ops[WK_OP_NORM].memory_s / ra.ops[WK_OP_NORM].memory_s, 9, 1e-9);
-    assert_float_equal(rb.ops[WK_OP_NORM].kernels / ra.ops[WK_OP_NORM].kernels, 9, 1e-9);
+    assert_float_equal(rb.ops[WK_OP_NORM].kernels / ra.ops[WK_OP_NORM].kernels, 8, 1e-9);
     assert_float_equal(rb.ops[WK_OP_XENT].memory_s / ra.ops[WK_OP_XENT].memory_s, 2, 1e-9);
     /* GEMMs untouched */
     assert_float_equal(rb.ops[WK_OP_GEMM].s, ra.ops[WK_OP_GEMM].s, 1e-12);

@@ -262,9 +262,10 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     double fwd = ar + mlp;
     double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;
-    if (m->tp_overlap != WK_TP_OVERLAP_NONE)
+    int blocking = in->sk && in->sk->tp_blocking; /* torchtitan: synchronous DTensor collectives */
+    if (m->tp_overlap != WK_TP_OVERLAP_NONE && !blocking)
         hb = min2(bwd, in->gemm_bwd_s / 2);
-    if (m->tp_overlap == WK_TP_OVERLAP_FULL)
+    if (m->tp_overlap == WK_TP_OVERLAP_FULL && !blocking)
         hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
     double n = in->mb * in->layers;
     r->tp_s = n * (fwd + bwd + rc - hb - hf);

@@ -24,10 +24,13 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * param bf16 / reduce float32 (mixed_precision_reduce = "float32"),
      * FSDP over the dp_shard x cp mesh, compile = False (eager), its
      * RMSNorm, complex-multiply rotary, silu(w1 x) * w3 x and
-     * F.cross_entropy on float32 logits; optimizer implementation "fused";
-     * selective_ac_option "op". */
+     * F.cross_entropy on float32 logits; tensor parallelism through DTensor
+     * plans whose collectives block (enable_async_tensor_parallel = False);
+     * scaled_dot_product_attention's flash backend (FlashAttention-2);
+     * optimizer implementation "fused"; selective_ac_option "op". */
     [WK_STACK_TORCHTITAN] = {.name = "torchtitan", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1,
                              .reshard_after_forward = 1, .reduce_bytes = 4, .fsdp2_copies = 1, .shard_over_cp = 1,
+                             .tp_blocking = 1,
                              .host_model = 1, .eager_ops = 1, .optim = WK_OPTIM_FUSED, .attn_fa2 = 1, .sac_op = 1},
     /* DeepSpeed: ZeRO-3 gathers per module with stage3_prefetch_bucket_size
      * 5e7 elements ahead, releases

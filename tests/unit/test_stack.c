@@ -335,6 +335,23 @@ static void test_fsdp_across_sites_not_faster(void **state)
     assert_true(two.wan_s > 0);
 }
 
+/* torchtitan's tensor-parallel collectives block (no async TP by default):
+ * its exposed TP time is megatron-core's with tp_overlap: none. */
+static void test_torchtitan_tp_blocks(void **state)
+{
+    (void)state;
+    WkModelSpec a = model("model: {base: llama3-70b, pp: 1, zero: 3, recompute: full, global_batch: 16,"
+                          " stack: torchtitan}\n");
+    WkModelSpec b = model("model: {base: llama3-70b, pp: 1, zero: 3, recompute: full, global_batch: 16,"
+                          " tp_overlap: none}\n");
+    WkModelSpec c = model("model: {base: llama3-70b, pp: 1, zero: 3, recompute: full, global_batch: 16}\n");
+    WkPerfEnv env = env_of("H100-SXM-80G", 64);
+    WkPerfResult ra = eval_ok(&a, &env), rb = eval_ok(&b, &env), rc = eval_ok(&c, &env);
+    assert_true(ra.tp_s > 0);
+    assert_float_equal(ra.tp_s, rb.tp_s, 1e-12 * rb.tp_s);
+    assert_true(rc.tp_s < rb.tp_s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +367,7 @@ int main(void)
         cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
         cmocka_unit_test(test_stack_in_library_and_workload_class),
         cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
+        cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -352,6 +352,33 @@ static void test_torchtitan_tp_blocks(void **state)
     assert_true(rc.tp_s < rb.tp_s);
 }
 
+/* Llama 3 70B on 64 H100 80 GB with FSDP and CP 2 at 8,192 tokens: as
+ * megatron-core it needs 117.9 GiB (the refusal the issue reports); with
+ * torchtitan's sharding over dp x cp and op-level selective checkpointing
+ * it fits; without any checkpointing it cannot (34 s b h per layer alone
+ * is 85 GiB). */
+static void test_fsdp_cp2_70b_fits_with_torchtitan(void **state)
+{
+    (void)state;
+    const char *y = "model: {base: llama3-70b, tp: 1, pp: 1, cp: 2, zero: 3, micro_batch: 1, global_batch: 32,"
+                    " recompute: %s%s}\n";
+    char a[256], b[256], c[256];
+    snprintf(a, sizeof a, y, "selective", "");
+    snprintf(b, sizeof b, y, "selective", ", stack: torchtitan");
+    snprintf(c, sizeof c, y, "none", ", stack: torchtitan");
+    WkModelSpec ma = model(a), mb = model(b), mc = model(c);
+    WkPerfEnv env = env_of("H100-SXM-80G", 64);
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&ma, &env, &p, &r, &err), WK_E_RANGE);
+    assert_non_null(strstr(err.msg, "needs 117.9 GiB"));
+    assert_int_equal(wk_perf_eval(&mb, &env, &p, &r, &err), 0);
+    assert_true(r.mem_bytes < 70.0 * 1024 * 1024 * 1024);
+    assert_int_equal(wk_perf_eval(&mc, &env, &p, &r, &err), WK_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_stack_in_library_and_workload_class),
         cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
         cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),
+        cmocka_unit_test_teardown(test_fsdp_cp2_70b_fits_with_torchtitan, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

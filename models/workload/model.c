@@ -171,14 +171,15 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
 /* `stack:` — a framework name; an unknown one lists the known stacks. */
 static int parse_stack(const WkNode *n, WkModelSpec *m, WkError *err)
 {
-    const WkNode *v = wk_node_get(n, "stack");
+    const char *name = NULL;
     char names[256];
-    if (!v)
-        return 0;
-    int s = v->type == WK_NODE_SCALAR && v->str ? wk_stack_find(v->str) : -1;
+    int rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
+    if (rc < 0 || !name)
+        return rc < 0 ? rc : 0;
+    int s = wk_stack_find(name);
     if (s < 0)
-        return wk_node_error(v, WK_E_INVAL, err, "unknown stack '%s' (known: %s)",
-                             v->type == WK_NODE_SCALAR && v->str ? v->str : "?", wk_stack_names(names, sizeof names));
+        return wk_node_error(wk_node_get(n, "stack"), WK_E_INVAL, err, "unknown stack '%s' (known: %s)", name,
+                             wk_stack_names(names, sizeof names));
     m->stack = (WkStack)s;
     return 0;
 }

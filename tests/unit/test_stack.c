@@ -174,6 +174,13 @@ static void test_unknown_stack_lists_the_known_ones(void **state)
     assert_non_null(strstr(err.where, "t.yaml:2:10"));
     assert_non_null(strstr(err.msg, "unknown stack 'fsdp2'"));
     assert_non_null(strstr(err.msg, "megatron-core, nemo, torchtitan, deepspeed, composer"));
+    /* a null stack is not given (the default); a map is not a name */
+    m = model("model: {base: llama3-8b, stack: ~}\n");
+    assert_int_equal(m.stack, WK_STACK_MCORE);
+    n = yaml_node("model: {base: llama3-8b, stack: {name: torchtitan}}\n", "model");
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(n, NULL, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "expected a string"));
     /* every name round-trips */
     for (int s = 0; s < WK_STACK_N; s++)
         assert_int_equal(wk_stack_find(wk_stack_mech((WkStack)s)->name), s);

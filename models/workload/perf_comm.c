@@ -132,9 +132,14 @@ double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_b
     pf *= ov;
     double cf = ag, pfw = in->fwd_s;
     double fwd = wk_stack_fsdp_exposed(L, pfw, cf, pf, ag_root + ag, 0);
-    double cb = (sk->reshard_after_forward ? ag : 0) + rs, pbw = in->bwd_s + in->rc_s;
-    double bwd = wk_stack_fsdp_exposed(L, pbw, cb, pf, sk->reshard_after_forward ? ag : 0, rs + rs_root);
-    double total_b = L * cb + rs_root, total = ag_root + L * cf + total_b;
+    /* backward starts at the output layer (the root, gathered again where
+     * it was resharded) and the last layer (not gathered again where the
+     * stack keeps it after forward) */
+    int re = sk->reshard_after_forward != 0;
+    double again = re && !sk->keep_last ? ag : 0, again_root = re && sk->root_reshard ? ag_root : 0;
+    double cb = (re ? ag : 0) + rs, pbw = in->bwd_s + in->rc_s;
+    double bwd = wk_stack_fsdp_exposed(L, pbw, cb, pf, again_root + again, rs + rs_root);
+    double total_b = again_root + again + (L - 1) * cb + rs + rs_root, total = ag_root + L * cf + total_b;
     double exposed = fwd + bwd;
     if (exposed > total)
         exposed = total;
@@ -147,8 +152,9 @@ double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_b
          * unsharded ones, read and write) and the reduce-scatter copy-in
          * (gradients read in bf16, written in the reduction dtype): on HBM,
          * in the compute stream */
-        double gathers = L * (1 + (sk->reshard_after_forward != 0)) + 1;
-        double bytes = gathers * (2 * 2 * P / n + 2 * 2 * P) + (L + 1) * (2 + sk->reduce_bytes) * P;
+        double gl = L + (re ? L - (sk->keep_last != 0) : 0), gr = 1 + (again_root > 0);
+        double gather = 2 * 2 / n + 2 * 2, scatter = 2 + sk->reduce_bytes;
+        double bytes = gather * (gl * P + gr * R) + scatter * (L * P + R);
         exposed += bytes / (in->env->sku->hbm_bw_bytes_per_s * in->env->speed * e->mem_max);
     }
     return exposed;

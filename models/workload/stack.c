@@ -20,7 +20,8 @@ static const WkStackMech stacks[WK_STACK_N] = {
                        .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_FUSED},
     /* torchtitan: fully_shard per transformer block (FSDP2), implicit
      * prefetch of the next block in forward and backward,
-     * fsdp_reshard_after_forward "default" (resharded), MixedPrecisionPolicy
+     * fsdp_reshard_after_forward "default" (resharded, but the last block
+     * kept for backward and the root resharded too), MixedPrecisionPolicy
      * param bf16 / reduce float32 (mixed_precision_reduce = "float32"),
      * FSDP over the dp_shard x cp mesh, compile = False (eager), its
      * RMSNorm, complex-multiply rotary, silu(w1 x) * w3 x and
@@ -30,7 +31,7 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * optimizer implementation "fused"; selective_ac_option "op". */
     [WK_STACK_TORCHTITAN] = {.name = "torchtitan", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1,
                              .reshard_after_forward = 1, .reduce_bytes = 4, .fsdp2_copies = 1, .shard_over_cp = 1,
-                             .tp_blocking = 1,
+                             .keep_last = 1, .root_reshard = 1, .tp_blocking = 1,
                              .host_model = 1, .eager_ops = 1, .optim = WK_OPTIM_FUSED, .attn_fa2 = 1, .sac_op = 1},
     /* DeepSpeed: ZeRO-3 gathers per module with stage3_prefetch_bucket_size
      * 5e7 elements ahead, releases
@@ -41,7 +42,8 @@ static const WkStackMech stacks[WK_STACK_N] = {
     [WK_STACK_DEEPSPEED] = {.name = "deepspeed", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1, .prefetch_elems = 5e7,
                             .reshard_after_forward = 1, .reduce_bytes = 2, .pp_grad_after = 1, .host_model = 1,
                             .optim = WK_OPTIM_FUSED},
-    /* Composer / llm-foundry: FSDP1 FULL_SHARD (resharded after forward),
+    /* Composer / llm-foundry: FSDP1 FULL_SHARD (resharded after forward;
+     * FSDP1 keeps the root's parameters for backward),
      * forward_prefetch False (the next all-gather issued as the host runs
      * ahead), backward_prefetch BACKWARD_POST with limit 1,
      * limit_all_gathers True, mixed_precision PURE in llm-foundry's yamls

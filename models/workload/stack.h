@@ -43,6 +43,8 @@ typedef struct WkStackMech {
     double prefetch;          /* layers' worth of parameters gathered ahead of the one computing (per-layer FSDP) */
     double prefetch_elems;    /* > 0: parameters gathered ahead instead (a bucket of elements), per rank */
     int reshard_after_forward;/* 1: a layer's parameters are freed after forward and gathered again in backward */
+    int keep_last;            /* 1: except the last layer's (backward needs it first) */
+    int root_reshard;         /* 1: the root's (embedding, output layer) are freed and gathered again too */
     double reduce_bytes;      /* bytes per gradient element the data-parallel reduction moves */
     int fsdp2_copies;         /* 1: FSDP2's all-gather copy-in / copy-out and reduce-scatter copy-in passes */
     int shard_over_cp;        /* 1: ZeRO-3 shards over the data- and context-parallel ranks together */

@@ -127,17 +127,20 @@ static void test_fsdp_layer_comm_matches_closed_form(void **state)
     double bw = env.nvlink_bw * e->nvlink_eff, lat = e->ring_lat_s;
     double ag = wk_coll_reduce_scatter_s(2 * P, 8, bw, lat), rs = ag;
     double agr = wk_coll_reduce_scatter_s(2 * R, 8, bw, lat), rsr = agr;
+    /* FSDP1 keeps the root for backward and gathers every layer again */
     double want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
                   wk_stack_fsdp_exposed(L, bwd + rc, ag + rs, 1, ag, rs + rsr);
     double hidden = 0;
     assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
     assert_float_equal(hidden, agr + L * ag + L * (ag + rs) + rsr - want, 1e-12);
-    /* torchtitan: FP32 reduce-scatters and FSDP2's copies on HBM */
+    /* torchtitan: FP32 reduce-scatters, the root gathered again and the
+     * last block kept for backward, FSDP2's copies on HBM */
     in.sk = wk_stack_mech(WK_STACK_TORCHTITAN);
     double rs4 = wk_coll_reduce_scatter_s(4 * P, 8, bw, lat), rsr4 = wk_coll_reduce_scatter_s(4 * R, 8, bw, lat);
-    double copies = ((2 * L + 1) * (4 * P / 8 + 4 * P) + (L + 1) * 6 * P) / (sku->hbm_bw_bytes_per_s * e->mem_max);
+    double copies = ((2 * L - 1) * P * (4.0 / 8 + 4) + 2 * R * (4.0 / 8 + 4) + 6 * (L * P + R)) /
+                    (sku->hbm_bw_bytes_per_s * e->mem_max);
     want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
-           wk_stack_fsdp_exposed(L, bwd + rc, ag + rs4, 1, ag, rs4 + rsr4) + copies;
+           wk_stack_fsdp_exposed(L, bwd + rc, ag + rs4, 1, agr, rs4 + rsr4) + copies;
     hidden = 0;
     assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
 }

@@ -168,6 +168,22 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
     return parse_model(n, library, out, &chain, err);
 }
 
+/* `stack:` — a framework name; an unknown one lists the known stacks. */
+static int parse_stack(const WkNode *n, WkModelSpec *m, WkError *err)
+{
+    const char *name = NULL;
+    char names[256];
+    int rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
+    if (rc < 0 || !name)
+        return rc < 0 ? rc : 0;
+    int s = wk_stack_find(name);
+    if (s < 0)
+        return wk_node_error(wk_node_get(n, "stack"), WK_E_INVAL, err, "unknown stack '%s' (known: %s)", name,
+                             wk_stack_names(names, sizeof names));
+    m->stack = (WkStack)s;
+    return 0;
+}
+
 static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out, BaseChain *chain, WkError *err)
 {
     static const char *const known[] = {
@@ -175,7 +191,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "arch", "blocks", "width", "image", "patch", "classes", NULL};
+        "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", NULL};
@@ -230,6 +246,8 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     int sp = !m.no_seq_parallel, gov = !m.no_grad_overlap;
     double params = m.params, emb_gb = m.embedding_bytes / 1e9;
     const int64_t BIG = INT64_C(1) << 30;
+    if ((rc = parse_stack(n, &m, err)) < 0)
+        return rc;
     if ((rc = wk_node_enum(n, "kind", 0, kinds, &kind, err)) < 0 ||
         (rc = wk_node_double(n, "params", 0, 1, 1e16, &params, err)) < 0 ||
         (rc = u32(n, "layers", 1, 100000, &m.layers, err)) < 0 || (rc = u32(n, "hidden", 1, BIG, &m.hidden, err)) < 0 ||

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "models/workload/stack.h"
 #include "sim/core/error.h"
 #include "sim/scenario/node.h"
 
@@ -65,6 +66,7 @@ typedef struct WkModelSpec {
                                GPUs with fewer DP replicas (elastic training) */
     int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient
                                accumulation bridges slower nodes); 0: the slowest rank bounds */
+    WkStack stack;          /* the training framework whose mechanisms apply (stack.h); megatron-core */
     /* vision / recommendation */
     double flops_per_sample;/* forward FLOPs per sample */
     uint32_t batch_per_gpu; /* samples per GPU per iteration */
@@ -88,7 +90,8 @@ const char *wk_model_preset_names(char *buf, size_t n);
  * preset or an entry of `library`, the scenario's `models:` map, may be NULL)
  * and fields overriding it. Derives params/active_params from the shape.
  * Positioned errors for unknown keys, bad values, inconsistent parallelism
- * (heads % tp, layers % (pp * vp), experts % ep). */
+ * (heads % tp, layers % (pp * vp), experts % ep), and an unknown `stack:`
+ * (the message lists the known stacks). */
 int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err);
 
 /** Model FLOPs per token for training (forward + backward, no recompute):

@@ -37,9 +37,14 @@ static double book(WkOpsCtx *c, WkOpKind k, double tc, double tm, double kernels
 /* A memory-bound operator moving `bytes` with `vflops` vector FLOPs. */
 static double memop(WkOpsCtx *c, WkOpKind k, double bytes, double vflops)
 {
+    double nk = 1;
+    if (c->op_bytes) { /* run unfused: more passes and kernels (stack.h) */
+        bytes *= c->op_bytes[k];
+        nk = c->op_kernels[k];
+    }
     double tm = bytes / (c->hbm * c->e->mem_max);
     double tc = vflops / (c->e->vec_flops * c->speed);
-    return book(c, k, tc, tm, 1);
+    return book(c, k, tc, tm, nk);
 }
 
 /* GEMM (M x K) . (K x N), n of them grouped in one kernel; FP8 casts its

@@ -66,6 +66,8 @@ typedef struct WkOpsCtx {
     int fp8_current;       /* FP8 current scaling: an amax read of each cast input (docs/models.md) */
     double mult;           /* how many times per iteration the next operators run */
     WkOpStat *acc;         /* WK_OP_NKIND sums, or NULL */
+    const double *op_bytes;   /* NULL, or per kind: memory-bound operators move op_bytes[k] x the bytes */
+    const double *op_kernels; /* with op_bytes: and launch op_kernels[k] kernels (unfused operators, stack.h) */
 } WkOpsCtx;
 
 /** Forward time of one layer for one micro-batch; `attn_only` times only the

@@ -8,6 +8,7 @@
 
 #include "models/net/collective.h"
 #include "models/workload/perf_comm.h"
+#include "models/workload/stack.h"
 #include "models/workload/vision.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -108,13 +109,70 @@ static void add_ops(WkOpStat *dst, const WkOpStat *src, double k)
     }
 }
 
+/* Recomputation of one layer for one micro-batch, booked into x: full
+ * repeats the forward, selective the attention core; under a stack with
+ * op-level selective checkpointing (torchtitan's "op" policy: the outputs
+ * of every other matmul and of the attention kernel are saved) the forward
+ * f but the attention core and half the matmuls (and their FP8 casts). */
+static double recompute_s(const WkModelSpec *m, const WkStackMech *sk, WkOpsCtx *c, const WkOpsShape *sh,
+                          const WkOpStat *f, WkOpStat *x)
+{
+    if (m->recompute == WK_RECOMPUTE_FULL)
+        return wk_ops_layer_fwd(c, sh, 0);
+    if (m->recompute != WK_RECOMPUTE_SELECTIVE)
+        return 0;
+    if (!sk->sac_op)
+        return wk_ops_layer_fwd(c, sh, 1);
+    double t = 0;
+    for (int k = 0; k < WK_OP_NKIND; k++) {
+        double share = k == WK_OP_ATTN ? 0 : k == WK_OP_GEMM || k == WK_OP_CAST ? 0.5 : 1;
+        if (x) {
+            x[k].s += share * f[k].s;
+            x[k].compute_s += share * f[k].compute_s;
+            x[k].memory_s += share * f[k].memory_s;
+            x[k].overhead_s += share * f[k].overhead_s;
+            x[k].kernels += share * f[k].kernels;
+        }
+        t += share * f[k].s;
+    }
+    return t;
+}
+
+static double kernels_of(const WkOpStat *a)
+{
+    double k = 0;
+    for (int i = 0; i < WK_OP_NKIND; i++)
+        k += a[i].kernels;
+    return k;
+}
+
+/* Host dispatch (stack.h): a layer's forward issues its kernels from
+ * Python, its backward from the autograd engine (recomputation from Python
+ * again), each at its per-operator cost plus a launch; where the host is
+ * slower than the GPU the GPU waits. *wf and *wb: the waits of the forward
+ * and of the backward with its recomputation. */
+static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat *f, const WkOpStat *b,
+                       const WkOpStat *x, double tf, double tb, double rc, double *wf, double *wb)
+{
+    *wf = *wb = 0;
+    if (!sk->host_model)
+        return;
+    double py = WK_HOST_OP_PY_S + e->kernel_s, cpp = WK_HOST_OP_CPP_S + e->kernel_s;
+    *wf = wk_stack_host_wait(tf, kernels_of(f), py, sk->cuda_graphs);
+    double hb = wk_stack_host_wait(0, kernels_of(b), cpp, sk->cuda_graphs) +
+                wk_stack_host_wait(0, kernels_of(x), py, sk->cuda_graphs);
+    *wb = hb > tb + rc ? hb - (tb + rc) : 0;
+}
+
 /* Compute of the bounding (last) pipeline stage for one micro-batch, from
  * the operator list: its layers forward, backward and recomputed, the
  * output layer (and the embedding when pp = 1). Fills `in` with the per
- * layer figures the communication model needs and r->ops per micro-batch. */
+ * layer figures the communication model needs and r->ops per micro-batch;
+ * *wait_s receives the stage's host-dispatch wait (in the returned time). */
 static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double *layers, WkCommIn *in,
-                         WkPerfResult *r)
+                         WkPerfResult *r, double *wait_s)
 {
+    const WkStackMech *sk = wk_stack_mech(m->stack);
     WkOpStat f[WK_OP_NKIND] = {{0}}, b[WK_OP_NKIND] = {{0}}, x[WK_OP_NKIND] = {{0}}, hd[WK_OP_NKIND] = {{0}};
     c->mult = 1;
     c->acc = f;
@@ -122,12 +180,12 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     c->acc = b;
     double tb = wk_ops_layer_bwd(c, sh);
     c->acc = x;
-    double rc = m->recompute == WK_RECOMPUTE_FULL        ? wk_ops_layer_fwd(c, sh, 0)
-                : m->recompute == WK_RECOMPUTE_SELECTIVE ? wk_ops_layer_fwd(c, sh, 1)
-                                                         : 0;
+    double rc = recompute_s(m, sk, c, sh, f, x);
     c->acc = hd;
     double head = wk_ops_head(c, sh) + (m->pp == 1 ? wk_ops_embed(c, sh) : 0);
-    double per = tf + tb + rc, with_head = 1;
+    double wf, wb;
+    host_waits(sk, c->e, f, b, x, tf, tb, rc, &wf, &wb);
+    double per = tf + tb + rc + wf + wb, with_head = 1;
     if (m->first_stage_layers && m->pp > 1) {
         /* an uneven split: the slowest of the first stage, a middle one and
          * the last (which also runs the output layer) bounds the pipeline */
@@ -146,8 +204,10 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     add_ops(r->ops, hd, with_head);
     in->gemm_fwd_s = f[WK_OP_GEMM].s;
     in->gemm_bwd_s = b[WK_OP_GEMM].s;
-    in->fwd_s = tf;
-    in->bwd_s = tb;
+    in->fwd_s = tf + wf;
+    in->bwd_s = tb + wb;
+    in->rc_s = rc;
+    *wait_s = *layers * (wf + wb);
     return *layers * per + with_head * head;
 }
 
@@ -180,6 +240,17 @@ static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkGpuE
                       .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
 }
 
+/* Unfused operators of an eager stack (stack.h): RMSNorm taken for SwiGLU
+ * models (the Llama family), LayerNorm otherwise. */
+static void eager_ctx(const WkModelSpec *m, const WkStackMech *sk, WkOpsCtx *c, double *bytes, double *kernels)
+{
+    if (!sk->eager_ops)
+        return;
+    wk_stack_eager_ops(m->gated_mlp, !m->learned_pos, m->gated_mlp, bytes, kernels);
+    c->op_bytes = bytes;
+    c->op_kernels = kernels;
+}
+
 void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfStage *st,
                          double *layer_s, double *head_s)
 {
@@ -190,14 +261,23 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     se.sku = st->sku;
     se.speed = st->speed;
     WkGpuEff e = sku_eff(&se, p);
+    const WkStackMech *sk = wk_stack_mech(m->stack);
+    wk_stack_attn(sk, se.sku->name, se.sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
     WkOpsCtx c = ops_ctx(m, &se, &e);
     WkOpsShape sh = llm_shape(m);
+    double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
+    eager_ctx(m, sk, &c, eb, ek);
+    WkOpStat f[WK_OP_NKIND] = {{0}}, b[WK_OP_NKIND] = {{0}}, x[WK_OP_NKIND] = {{0}};
     c.mult = 1;
+    c.acc = f;
+    double tf = wk_ops_layer_fwd(&c, &sh, 0);
+    c.acc = b;
+    double tb = wk_ops_layer_bwd(&c, &sh);
+    c.acc = x;
+    double rc = recompute_s(m, sk, &c, &sh, f, x), wf, wb;
+    host_waits(sk, &e, f, b, x, tf, tb, rc, &wf, &wb);
     c.acc = NULL;
-    double rc = m->recompute == WK_RECOMPUTE_FULL        ? wk_ops_layer_fwd(&c, &sh, 0)
-                : m->recompute == WK_RECOMPUTE_SELECTIVE ? wk_ops_layer_fwd(&c, &sh, 1)
-                                                         : 0;
-    *layer_s = wk_ops_layer_fwd(&c, &sh, 0) + wk_ops_layer_bwd(&c, &sh) + rc;
+    *layer_s = tf + tb + rc + wf + wb;
     *head_s = wk_ops_head(&c, &sh) + (m->pp == 1 ? wk_ops_embed(&c, &sh) : 0);
 }
 
@@ -217,6 +297,62 @@ static void stage_times(const WkModelSpec *m, const WkPerfEnv *env, const WkPerf
         *sum_s += t;
         *most = env->stages[k].layers > *most ? env->stages[k].layers : *most;
     }
+}
+
+/* Bytes one layer keeps for backward per micro-batch under op-level
+ * selective checkpointing (torchtitan's "op" policy): the layer input, the
+ * attention kernel's output and the outputs of every other matmul in the
+ * order q, k, v, o, w1, w3, w2 (the 1st, 3rd, ... are saved), all BF16,
+ * for tok tokens on this rank. */
+static double sac_op_bytes(const WkModelSpec *m, double tok)
+{
+    double t = m->tp, h = m->hidden / t, kv = h * m->kv_heads / m->heads, f = m->ffn / t;
+    double out[7] = {h, kv, kv, h, f, f, h};
+    int n = m->gated_mlp ? 7 : 6;
+    if (!m->gated_mlp)
+        out[5] = h; /* GELU: q, k, v, o, up, down */
+    double saved = 0;
+    for (int i = 0; i < n; i += 2)
+        saved += out[i];
+    return 2 * tok * (m->hidden / t + h + saved); /* input (sequence-parallel over t), attention out */
+}
+
+/* FSDP / ZeRO-3 buffers on top of the sharded state: the unsharded BF16
+ * parameters of the computing layer and of those prefetched, one layer's
+ * unsharded gradient (computed in BF16, copied to the reduction dtype)
+ * and the root's (embedding and output layer) unsharded parameters. */
+static double fsdp_buffers(const WkStackMech *sk, double layer_params, double root)
+{
+    double ahead = sk->prefetch_elems > 0 ? (layer_params > 0 ? ceil(sk->prefetch_elems / layer_params) : 1)
+                                          : ceil(sk->prefetch);
+    if (ahead > 1 && sk->prefetch_elems > 0)
+        ahead = 1;
+    return 2 * layer_params * (1 + ahead) + (2 + sk->reduce_bytes) * layer_params + 2 * root;
+}
+
+/* The optimizer step as the stack implements it (stack.h): a fused
+ * multi-tensor Adam (ops.c); torch's foreach AdamW or a Python loop over
+ * the tensors (Composer's DecoupledAdamW): eight elementwise passes over
+ * the FP32 parameter, moments and gradient (exp_avg mul 8 B and add 12,
+ * exp_avg_sq mul 8 and addcmul 12, sqrt 8, div 8, add eps 8, addcdiv 16:
+ * 80 B per parameter), one kernel per pass (foreach) or per pass and
+ * tensor, plus the gradient norm; each op issued from Python, the GPU
+ * waiting where the host is slower. */
+static double optimizer_s(const WkStackMech *sk, WkOpsCtx *c, double params, double tensors)
+{
+    if (sk->optim == WK_OPTIM_FUSED)
+        return wk_ops_optimizer(c, params);
+    static const double pass[8] = {8, 12, 8, 12, 8, 8, 8, 16}; /* mul+add, mul+addcmul, sqrt, div, add, addcdiv */
+    double n = sk->optim == WK_OPTIM_PER_TENSOR ? tensors : 1, t = 0;
+    WkOpsCtx cc = *c;
+    cc.op_bytes = cc.op_kernels = NULL;
+    cc.mult = c->mult * n;
+    for (int i = 0; i < 8; i++)
+        t += n * wk_ops_mem(&cc, WK_OP_OPTIM, pass[i] * params / n, 2 * params / n);
+    cc.mult = c->mult;
+    t += wk_ops_mem(&cc, WK_OP_OPTIM, 4 * params, 2 * params);
+    double host = (8 * n + 1) * (WK_HOST_OP_PY_S + c->e->kernel_s);
+    return host > t ? host : t;
 }
 
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
@@ -239,21 +375,32 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double mb = gb / (dp * m->micro_batch); /* micro-batches per replica */
     double peak_nom = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops : env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
+    const WkStackMech *sk = wk_stack_mech(m->stack);
+    wk_stack_attn(sk, env->sku->name, env->sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
     WkOpsCtx c = ops_ctx(m, env, &e);
+    double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
+    eager_ctx(m, sk, &c, eb, ek);
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
     WkWanLeg leg;
     WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp,
-                   .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params};
-    /* ZeRO-3 across sites shards inside a site (hybrid sharding) */
+                   .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params, .sk = sk};
+    /* ZeRO-3 across sites shards inside a site (hybrid sharding); a stack
+     * that shards over the context-parallel ranks too (torchtitan's
+     * dp_shard x cp mesh) divides the state by dp x cp */
     uint32_t shard_dp = in.wan && m->zero >= 3 ? dp / in.wan->sites : dp;
-    double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r);
+    if (m->zero >= 3 && sk->shard_over_cp && !in.wan)
+        shard_dp = dp * m->cp;
+    in.shard = shard_dp;
+    double wait_mb;
+    double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r, &wait_mb);
     in.layers = layers; /* the bounding stage's */
     add_ops(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
     r->dp = dp;
     r->micro_batches = (uint32_t)mb;
-    r->compute_s = mb * t_mb;
+    r->compute_s = mb * (t_mb - wait_mb);
+    r->host_s = mb * wait_mb;
     r->bubble_s = (m->pp - 1) / (double)m->vp * t_mb;
     double state_scale = 1; /* the stage holding the most layers, against an even split */
     if (env->stages && m->pp > 1) {
@@ -274,14 +421,18 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
     double dense_params = m->params - expert_params;
     double local = dense_params / (m->tp * m->pp) + expert_params / ((double)etp * m->pp * m->ep);
+    double root = (double)m->vocab * m->hidden * 2 / ((double)m->tp * m->pp); /* embedding and output layer */
     in.local_params = local;
+    in.root_params = root;
+    in.layer_params = (local > root ? local - root : 0) / ((double)m->layers / m->pp);
     wk_perf_comm(&in, r);
     c.mult = 1;
     c.acc = r->ops;
-    r->optim_s = wk_ops_optimizer(&c, m->zero >= 1 ? local / shard_dp : local);
+    double tensors = layers * (m->gated_mlp ? 9 : 6) + 3; /* weights of a layer, plus embedding, final norm, output */
+    r->optim_s = optimizer_s(sk, &c, m->zero >= 1 ? local / shard_dp : local, tensors);
 
-    r->iter_s = r->compute_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s + r->optim_s +
-               r->interference_s + r->wan_s;
+    r->iter_s = r->compute_s + r->host_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s +
+                r->optim_s + r->interference_s + r->wan_s;
     r->samples_per_iter = (double)gb * m->seq_len;
     r->model_flops_per_iter = wk_model_train_flops_per_token(m) * r->samples_per_iter;
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / env->gpus / 1e12;
@@ -298,6 +449,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     r->mem_state_bytes = state_bytes(local * state_scale, m->zero, shard_dp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
     double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : 34 * sbh / t;
+    if (m->recompute == WK_RECOMPUTE_SELECTIVE && sk->sac_op)
+        per_layer = sac_op_bytes(m, sbh / h);
+    if (m->zero >= 3 && sk->fsdp == WK_FSDP_PER_LAYER)
+        r->mem_state_bytes += fsdp_buffers(sk, in.layer_params, root);
     double inflight = min2(mb, m->pp);
     if (m->schedule == WK_PP_INTERLEAVED && m->pp > 1)
         inflight *= 1 + (m->pp - 1) / ((double)m->pp * m->vp);

@@ -72,6 +72,7 @@ typedef struct WkPerfResult {
     double tp_s, pp_s, dp_s, ep_s;       /* exposed communication */
     double cp_s;                         /* exposed context-parallel K/V all-gather and gradient reduce-scatter */
     double optim_s;                      /* optimizer step and gradient norm */
+    double host_s;                       /* GPU waiting for the host to issue kernels (eager dispatch) */
     double interference_s;               /* compute slowed by overlapped communication kernels */
     double wan_s;                        /* exposed WAN part of the DP reduction across sites (0 in one site) */
     WkOpStat ops[WK_OP_NKIND];           /* per operator kind, per iteration, bounding stage */

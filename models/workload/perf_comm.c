@@ -107,6 +107,59 @@ static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double
     return in->mb * (3 * ag - hf - hb);
 }
 
+/* A ZeRO-3 collective over the ranks the stack shards over. */
+static double shard_coll_s(const WkCommIn *in, double bytes)
+{
+    WkCommIn g = *in;
+    if (in->shard > 0) { /* the shard group is already the site's ranks across sites */
+        g.dp = in->shard;
+        g.wan = NULL;
+    }
+    return dp_coll_s(&g, bytes, 1, 0);
+}
+
+double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd)
+{
+    const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
+    const WkGpuEff *e = in->e;
+    double L = in->layers, P = in->layer_params, R = in->root_params;
+    double n = in->shard > 0 ? in->shard : in->dp;
+    double ov = in->m->no_grad_overlap ? 0 : in->p->dp_overlap;
+    double ag = shard_coll_s(in, 2 * P), rs = shard_coll_s(in, sk->reduce_bytes * P);
+    double ag_root = shard_coll_s(in, 2 * R), rs_root = shard_coll_s(in, sk->reduce_bytes * R);
+    /* DeepSpeed gathers a fixed bucket of elements ahead, not whole layers */
+    double pf = sk->prefetch_elems > 0 ? (P > 0 ? sk->prefetch_elems / P : 1) : sk->prefetch;
+    pf *= ov;
+    double cf = ag, pfw = in->fwd_s;
+    double fwd = wk_stack_fsdp_exposed(L, pfw, cf, pf, ag_root + ag, 0);
+    /* backward starts at the output layer (the root, gathered again where
+     * it was resharded) and the last layer (not gathered again where the
+     * stack keeps it after forward) */
+    int re = sk->reshard_after_forward != 0;
+    double again = re && !sk->keep_last ? ag : 0, again_root = re && sk->root_reshard ? ag_root : 0;
+    double cb = (re ? ag : 0) + rs, pbw = in->bwd_s + in->rc_s;
+    double bwd = wk_stack_fsdp_exposed(L, pbw, cb, pf, again_root + again, rs + rs_root);
+    double total_b = again_root + again + (L - 1) * cb + rs + rs_root, total = ag_root + L * cf + total_b;
+    double exposed = fwd + bwd;
+    if (exposed > total)
+        exposed = total;
+    *hidden += total - exposed;
+    if (hidden_bwd)
+        *hidden_bwd = total_b > bwd ? total_b - bwd : 0;
+    if (sk->fsdp2_copies) {
+        /* all-gather copy-in (the shard into the flat input, read and
+         * write), copy-out (the gathered bf16 parameters into the
+         * unsharded ones, read and write) and the reduce-scatter copy-in
+         * (gradients read in bf16, written in the reduction dtype): on HBM,
+         * in the compute stream */
+        double gl = L + (re ? L - (sk->keep_last != 0) : 0), gr = 1 + (again_root > 0);
+        double gather = 2 * 2 / n + 2 * 2, scatter = 2 + sk->reduce_bytes;
+        double bytes = gather * (gl * P + gr * R) + scatter * (L * P + R);
+        exposed += bytes / (in->env->sku->hbm_bw_bytes_per_s * in->env->speed * e->mem_max);
+    }
+    return exposed;
+}
+
 /* Exposed DP time; wan: with the WAN legs. Across sites ZeRO-3 all-reduces
  * its gradient shards over the WAN once per iteration, in buckets behind
  * what the last backward pass leaves of its window. */
@@ -118,9 +171,18 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
     double win_b = in->layers * in->bwd_s + in->bubble_s / 2, win_f = in->layers * in->fwd_s + in->bubble_s / 2;
     double ov = m->no_grad_overlap ? 0 : in->p->dp_overlap;
     double exposed = 0;
+    const WkStackMech *sk = in->sk ? in->sk : wk_stack_mech(WK_STACK_MCORE);
+    if (sk->pp_grad_after && m->pp > 1)
+        ov = 0; /* DeepSpeed's pipeline reduces gradients after the schedule */
     if (m->zero >= 3) {
         double hb1;
-        exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+        if (sk->fsdp == WK_FSDP_PER_LAYER) {
+            double h1 = 0;
+            exposed = in->mb * wk_perf_fsdp_layer_s(in, &h1, &hb1);
+            *hidden += in->mb * h1;
+        } else {
+            exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+        }
         if (wan && in->wan) {
             double w = wk_perf_wan_s(in->wan, in->site_grad_bytes, 0);
             double wb = wk_perf_wan_s(in->wan, bucket / bytes * in->site_grad_bytes, 0);
@@ -206,9 +268,10 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     double fwd = ar + mlp;
     double bwd = fwd, rc = m->recompute == WK_RECOMPUTE_FULL ? fwd : 0;
     double hb = 0, hf = 0;
-    if (m->tp_overlap != WK_TP_OVERLAP_NONE)
+    int blocking = in->sk && in->sk->tp_blocking; /* torchtitan: synchronous DTensor collectives */
+    if (m->tp_overlap != WK_TP_OVERLAP_NONE && !blocking)
         hb = min2(bwd, in->gemm_bwd_s / 2);
-    if (m->tp_overlap == WK_TP_OVERLAP_FULL)
+    if (m->tp_overlap == WK_TP_OVERLAP_FULL && !blocking)
         hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
     double n = in->mb * in->layers;
     r->tp_s = n * (fwd + bwd + rc - hb - hf);

@@ -40,6 +40,11 @@ typedef struct WkCommIn {
     double bubble_s;
     double local_params;  /* parameters held by one rank (before ZeRO) */
     const WkWanLeg *wan;  /* NULL: one site; else dp / wan->sites DP ranks per site */
+    const WkStackMech *sk;/* the framework's mechanisms (stack.h); NULL: megatron-core's */
+    double rc_s;          /* recomputation of one layer, one micro-batch (in its backward) */
+    double layer_params;  /* parameters of one layer on one rank (before ZeRO) */
+    double root_params;   /* parameters outside the layers on one rank: embedding and output layer */
+    uint32_t shard;       /* ranks ZeRO-3 shards over (dp, or dp x cp where the stack shards over cp) */
     double site_grad_bytes; /* the gradients of the whole model (2 B per parameter), with a WAN */
 } WkCommIn;
 
@@ -48,6 +53,18 @@ typedef struct WkCommIn {
  * passes reading and writing 2 x bytes + 2 x bytes / r at the SKU's HBM
  * bandwidth (docs/models.md, "Gradient compression"). 0 when r <= 1. */
 double wk_perf_compress_s(const WkPerfEnv *env, double bytes);
+
+/** The exposed per-layer FSDP / ZeRO-3 communication of one micro-batch
+ * (stack.h, WK_FSDP_PER_LAYER): forward all-gathers each layer's bf16
+ * parameters (the root's and the first layer's exposed, the rest behind
+ * the previous layer's compute as far as the prefetch reaches); backward
+ * all-gathers them again when resharded and reduce-scatters each layer's
+ * gradients in the stack's reduction dtype on the same communicator, the
+ * last layer's and the root's reduce-scatter exposed; FSDP2 adds its
+ * copy-in / copy-out passes on HBM. *hidden receives the overlapped
+ * communication time, *hidden_bwd (may be NULL) its backward part. With
+ * a WAN leg the gathers run over the site's shard ranks (hybrid sharding). */
+double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd);
 
 /** Fill r->tp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);

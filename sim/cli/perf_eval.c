@@ -82,6 +82,8 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.samples_per_iter / r.iter_s, r.tflops_per_gpu,
            r.mfu, r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0,
            r.mem_act_bytes / 1073741824.0, class_name(pc), m->params);
+        if (m->kind == WK_MODEL_LLM && (m->stack != WK_STACK_MCORE || r.host_s > 0))
+            wk_strbuf_printf(b, ",\"stack\":\"%s\",\"host_s\":%.9g", wk_stack_mech(m->stack)->name, r.host_s);
         calib_json(b, c->groups[0].sku);
         wk_strbuf_printf(b, "}\n");
     } else {
@@ -96,6 +98,9 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  data-parallel comm (exposed)", r.dp_s, 100 * r.dp_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  expert/all-to-all comm (exposed)", r.ep_s, 100 * r.ep_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  optimizer step", r.optim_s, 100 * r.optim_s / r.iter_s);
+        if (m->kind == WK_MODEL_LLM && (m->stack != WK_STACK_MCORE || r.host_s > 0))
+            wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%  (stack %s)\n", "  host dispatch wait", r.host_s,
+                             100 * r.host_s / r.iter_s, wk_stack_mech(m->stack)->name);
         wk_strbuf_printf(b, "%-34s %12.4f s  %5.1f %%\n", "  overlap slowdown of compute", r.interference_s,
                          100 * r.interference_s / r.iter_s);
         wk_strbuf_printf(b, "%-34s %12.4g %s/s\n", "throughput", r.samples_per_iter / r.iter_s, per);

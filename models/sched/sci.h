@@ -53,10 +53,39 @@ typedef struct WkSciParams {
     int whole_nodes;       /* node-granular blocks (the scenario's `placement:` is exclusive) */
     int order_short;       /* queue order: 0 arrival (FIFO), 1 smallest estimated GPU-time first */
     double starve_s;       /* order_short: a job waiting this long goes ahead in arrival order, s */
+    /* The paper's mechanisms as the objective sees them (docs/sci.md,
+     * "The mechanisms in the objective"); every switch 0 by default, and
+     * with all four 0 the energy is the one above, bit for bit. */
+    int use_outsourcing;   /* idle whole nodes (what outsourcing lends) earn h_lend per GPU */
+    int use_cascade;       /* fabric couplings as with gradients compressed by `compression` */
+    int use_division;      /* the throttle term loses 1 - mean clock (layers split by speed), not 1 - min */
+    int feedback;          /* c_wait scaled by the observed stretch of completed jobs */
+    double h_lend;         /* use_outsourcing: per GPU of an idle node */
+    double compression;    /* use_cascade: gradient compression ratio, >= 1 */
+    double feedback_max;   /* feedback: the scale of c_wait stays in [1, feedback_max] */
+    double feedback_weight;/* feedback: weight of each completed job in the moving average, (0, 1] */
 } WkSciParams;
 
 /** Fill p with the defaults of docs/sci.md. */
 void wk_sci_defaults(WkSciParams *p);
+
+/** The coupling sci uses for path class cls (WkPathClass) under p: p->j[cls],
+ * or with use_cascade J_nvlink - (J_nvlink - J_cls) / compression for the
+ * fabric classes (gradients compressed by that ratio cross the fabric that
+ * much lighter, so a boundary there costs that much less; docs/sci.md). */
+double wk_sci_coupling(const WkSciParams *p, int cls);
+
+/** The fraction of a block's work lost to slow GPUs, from clocks
+ * clock[0..n) (n >= 1): 1 - min (the slowest rank bounds the job), or with
+ * use_division 1 - mean (layers split by each GPU's speed, micro-batches by
+ * each replica's). */
+double wk_sci_clock_loss(const WkSciParams *p, const float *clock, const uint32_t *gpus, uint32_t n);
+
+/** The feedback's scale of c_wait from the moving average of observed
+ * stretch (JCT / estimated run time) of completed jobs: the average
+ * clamped to [1, feedback_max]; 1 while feedback is off or before any job
+ * completed (avg <= 0 or NaN). */
+double wk_sci_feedback_scale(const WkSciParams *p, double avg);
 
 /** The cascade times of a cluster (docs/sci.md#cascade): a relay tree along
  * the switch hierarchy, each level covered by doubling rounds. Returns 0 or
@@ -167,6 +196,9 @@ typedef struct WkSciStats {
     double latency_sum_s, latency_max_s; /* local rules: cascade time of each start's scope */
     uint64_t latency_n;
     WkSciCascade cascade;   /* of this cluster, with the run's cascade parameters */
+    uint64_t observed;      /* feedback: completed jobs whose stretch was observed */
+    double stretch_avg;     /* feedback: their moving average (0 before the first) */
+    double wait_scale;      /* feedback: the scale of c_wait now (1 while off) */
 } WkSciStats;
 
 /** The statistics of a policy instance (priv of a run using `sci`). */

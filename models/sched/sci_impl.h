@@ -27,6 +27,7 @@ typedef struct {
 struct WkSciState {
     const WkCluster *c;
     WkSciParams p;
+    double jeff[4];      /* the coupling per path class (wk_sci_coupling) */
     uint32_t G, nodes, pods, max_node;
     uint32_t *dom;       /* [G] NVLink domain of each GPU */
     uint32_t *leaf;      /* [G] leaf switch of each GPU's NIC; NULL without a fabric */

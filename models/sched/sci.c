@@ -91,6 +91,7 @@ typedef struct {
     End *ends;            /* scratch for the head's shadow time */
     size_t capends;
     WkPlaceBuf place;     /* fallback placement */
+    WkSciRoles roles;     /* use_roles: per-job speeds by node group */
     WkSciStats stats;
 } Sci;
 
@@ -125,7 +126,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "reserve", "migrate_weight", "remaining_scale", "t0",
         "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
         "hop_switch", "gossip_period", "order", "starve", "window", "use_outsourcing", "use_cascade", "use_division",
-        "feedback", "lend_weight", "compression", "feedback_max", "feedback_weight", NULL};
+        "feedback", "use_roles", "lend_weight", "compression", "feedback_max", "feedback_weight", NULL};
     /* the perf model's message latencies are the cascade's defaults */
     const WkNode *root = m;
     while (root->parent)
@@ -148,6 +149,7 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         (rc = wk_node_bool(m, "use_cascade", 0, &p->use_cascade, err)) < 0 ||
         (rc = wk_node_bool(m, "use_division", 0, &p->use_division, err)) < 0 ||
         (rc = wk_node_bool(m, "feedback", 0, &p->feedback, err)) < 0 ||
+        (rc = wk_node_bool(m, "use_roles", 0, &p->use_roles, err)) < 0 ||
         (rc = wk_node_double(m, "lend_weight", 0, 0, 1e6, &p->h_lend, err)) < 0 ||
         (rc = wk_node_double(m, "compression", 0, 1, 1000, &p->compression, err)) < 0 ||
         (rc = wk_node_double(m, "feedback_max", 0, 1, 1e6, &p->feedback_max, err)) < 0 ||
@@ -208,6 +210,7 @@ static void fini(void *priv)
     free(s->rem);
     free(s->ends);
     wk_queue_place_fini(&s->place);
+    wk_sci_roles_free(&s->roles);
     memset(s, 0, sizeof *s);
 }
 
@@ -554,6 +557,12 @@ static void observe(Sci *s, const WkSchedCtx *ctx, uint32_t job)
     st->wait_scale = wk_sci_feedback_scale(&s->p, st->stretch_avg);
 }
 
+/* use_roles: the job's relative speed per node group (NULL: 1 everywhere). */
+static const float *speed_of(Sci *s, const WkSchedCtx *ctx, uint32_t job)
+{
+    return s->p.use_roles ? wk_sci_roles_of(&s->roles, ctx, job, &s->stats) : NULL;
+}
+
 /* One scheduling round. mig: running jobs may move (tick, incident). */
 static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
 {
@@ -610,7 +619,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
         s->jobs[n] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, s->rem[n]), .real = pl,
-                                .mem = wk_sched_job_mem_need(ctx, job)};
+                                .mem = wk_sched_job_mem_need(ctx, job), .speed = speed_of(s, ctx, job)};
         n++;
     }
     uint32_t first_queued = n;
@@ -622,7 +631,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
         s->jobs[n] = (WkSciJob){.gpus = g, .rho = rho_of(s, s->rem[n]), .wait_s = wk_time_to_s(now - s->since[job]),
-                                .mem = wk_sched_job_mem_need(ctx, job)};
+                                .mem = wk_sched_job_mem_need(ctx, job), .speed = speed_of(s, ctx, job)};
         n++;
     }
     WkSciParams pp = s->p;

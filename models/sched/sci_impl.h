@@ -19,6 +19,7 @@ typedef struct {
     uint8_t placed, pinned, moved;
     uint8_t fenced;        /* would outlast the blocked head's shadow time */
     double mem;            /* GPU memory it needs per GPU, bytes; 0 = fits any GPU */
+    const float *speed;    /* use_roles: [node groups] relative speed, NULL = 1 */
 } Item;
 
 #define NONE UINT32_MAX

@@ -197,6 +197,14 @@ double wk_sci_block_energy(const WkSciState *s, const Item *it, const uint32_t *
     }
     double n = it->n;
     double loss = p->use_division ? wk_sci_clock_loss(p, s->c->clock, b, it->n) : 1.0 - cmin;
+    if (it->speed) { /* use_roles: the block runs at its slowest SKU's relative speed */
+        float smin = 1;
+        for (uint32_t r = 0; r < it->n; r++) {
+            float v = it->speed[s->c->node_group[s->c->gpu_node[b[r]]]];
+            smin = v < smin ? v : smin;
+        }
+        loss = 1.0 - (1.0 - loss) * smin;
+    }
     double e = -it->rho * cpl - p->h_load * n + p->h_throttle * it->rho * n * loss;
     if (wk_sci_differs(it, b))
         e += p->c_migrate * n * p->migrate_cost_s / 3600.0;
@@ -507,7 +515,7 @@ int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *chang
     for (uint32_t i = 0; i < njobs; i++) {
         Item *it = &s->it[i];
         *it = (Item){.n = jobs[i].gpus, .rho = jobs[i].rho, .real = jobs[i].real, .blk = s->pool + off,
-                     .mem = jobs[i].mem,
+                     .mem = jobs[i].mem, .speed = s->p.use_roles ? jobs[i].speed : NULL,
                      .plpos = NONE, .uppos = NONE,
                      .wait_term = s->p.c_wait * jobs[i].gpus * jobs[i].wait_s / 3600.0};
         off += it->n;

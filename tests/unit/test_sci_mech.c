@@ -219,6 +219,156 @@ static void test_sci_mech_switches_are_checked_with_a_position(void **state)
                      0);
 }
 
+/* ---- §3.3 roles ---- */
+
+static void test_sci_mech_role_of_a_job_from_how_its_time_follows_the_skus(void **state)
+{
+    (void)state;
+    /* H100 over A100 (catalog.c: 989 / 312 TFLOP/s BF16, 3.35 / 2.0 TB/s HBM) */
+    double F = 989.0 / 312.0, M = 3.35 / 2.0;
+    assert_int_equal(wk_sci_role(3.0, F, M), WK_SCI_ROLE_COMPUTE);
+    assert_int_equal(wk_sci_role(1.7, F, M), WK_SCI_ROLE_MEMORY);
+    assert_int_equal(wk_sci_role(1.05, F, M), WK_SCI_ROLE_COMM);
+    /* the boundaries are the geometric means: sqrt(F M) between compute and
+     * memory, sqrt(M) between memory and communication */
+    assert_int_equal(wk_sci_role(sqrt(F * M) * 1.001, F, M), WK_SCI_ROLE_COMPUTE);
+    assert_int_equal(wk_sci_role(sqrt(F * M) * 0.999, F, M), WK_SCI_ROLE_MEMORY);
+    assert_int_equal(wk_sci_role(sqrt(M) * 1.001, F, M), WK_SCI_ROLE_MEMORY);
+    assert_int_equal(wk_sci_role(sqrt(M) * 0.999, F, M), WK_SCI_ROLE_COMM);
+    assert_int_equal(wk_sci_role(NAN, F, M), WK_SCI_ROLE_NONE);
+    assert_string_equal(wk_sci_role_name(WK_SCI_ROLE_COMM), "communication");
+    /* speeds relative to the fastest known group; unknown groups at 1 */
+    double t[3] = {2.0, 4.0, NAN};
+    float sp[3];
+    uint32_t f, sl;
+    assert_float_equal(wk_sci_speeds(t, 3, sp, &f, &sl), 2.0, 1e-12);
+    assert_int_equal(f, 0);
+    assert_int_equal(sl, 1);
+    assert_float_equal(sp[0], 1.0, 1e-7);
+    assert_float_equal(sp[1], 0.5, 1e-7);
+    assert_float_equal(sp[2], 1.0, 1e-7);
+    double one[2] = {3.0, NAN};
+    assert_float_equal(wk_sci_speeds(one, 2, sp, &f, &sl), 1.0, 0);
+    assert_int_equal(f, 0);
+    assert_int_equal(sl, 0);
+}
+
+/* Two SKUs, one 8-GPU node each (group 0: A100, group 1: H100). Job A is
+ * compute-bound: at 0.3 of its H100 speed on the A100; job B is
+ * communication-bound: at 0.8. Both are fastest on the H100, but only one
+ * fits there. The closed form: A on the H100 and B on the A100 costs
+ * h_throttle x rho x 8 x (1 - 0.8), the other way h_throttle x rho x 8 x
+ * (1 - 0.3); the difference 8 h_throttle (0.7 - 0.2) = 16 with the
+ * defaults. With use_roles off both assignments have the same energy. */
+static void test_sci_mech_roles_on_two_skus_give_each_job_its_comparative_advantage(void **state)
+{
+    (void)state;
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster:\n  groups:\n"
+                      "    - {sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+                      "    - {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n");
+    static const float sa[2] = {0.3f, 1.0f}, sb[2] = {0.8f, 1.0f};
+    uint32_t g0[8], g1[8];
+    for (uint32_t k = 0; k < 8; k++)
+        g0[k] = k, g1[k] = 8 + k;
+    for (int on = 0; on <= 1; on++) {
+        WkSciParams p;
+        wk_sci_defaults(&p);
+        p.use_roles = on;
+        WkSciState *st;
+        WkError err;
+        assert_int_equal(wk_sci_state_new(&st, &tc.c, &p, &err), 0);
+        uint8_t gs[16] = {0};
+        WkSciJob jobs[] = {{.gpus = 8, .rho = 1, .wait_s = 60, .speed = sa},
+                           {.gpus = 8, .rho = 1, .wait_s = 60, .speed = sb}};
+        assert_int_equal(wk_sci_state_load(st, gs, jobs, 2, &err), 0);
+        assert_int_equal(wk_sci_set_block(st, 0, g1), 0);
+        assert_int_equal(wk_sci_set_block(st, 1, g0), 0);
+        double right = wk_sci_energy(st);
+        assert_int_equal(wk_sci_set_block(st, 0, NULL), 0);
+        assert_int_equal(wk_sci_set_block(st, 1, NULL), 0);
+        assert_int_equal(wk_sci_set_block(st, 0, g0), 0);
+        assert_int_equal(wk_sci_set_block(st, 1, g1), 0);
+        double wrong = wk_sci_energy(st);
+        if (!on) {
+            assert_float_equal(wrong, right, 1e-9);
+        } else {
+            assert_float_equal(wrong - right, 8 * p.h_throttle * ((1 - 0.3) - (1 - 0.8)), 1e-5);
+            /* the annealer, from nothing placed, finds the assignment */
+            assert_int_equal(wk_sci_state_load(st, gs, jobs, 2, &err), 0);
+            WkRng *rng;
+            assert_int_equal(wk_rng_new(&rng, 3, "test.sci", &err), 0);
+            WkSciAnnealStats as;
+            assert_int_equal(wk_sci_anneal(st, rng, &as), 0);
+            assert_non_null(wk_sci_block(st, 0));
+            assert_non_null(wk_sci_block(st, 1));
+            assert_int_equal(wk_sci_block(st, 0)[0], 8);
+            assert_int_equal(wk_sci_block(st, 1)[0], 0);
+            assert_float_equal(as.e_after, right, 1e-6);
+            wk_rng_free(rng);
+        }
+        wk_sci_state_free(st);
+    }
+    cluster_free(&tc);
+}
+
+/* An A100 node and an H100 node, both held by a plain job for 10 min; two
+ * 8-GPU model jobs wait for them and start in the same round: a long run
+ * of llama3-8b (7 h), then a short one of the recommendation model of
+ * paper-sci-10k (11 s of work). Both are compute-bound (the performance model
+ * gives them 2.83x and 2.92x their H100 time on the A100, against 3.17x the
+ * FLOP/s), and the long one has the most to lose on the A100 (rho x (1 -
+ * speed)), so with roles it gets the H100. Returns the group (0 A100, 1
+ * H100) the LLM ran on and the roles counted. */
+static uint32_t group_of_llm(const char *extra, uint64_t roles[WK_SCI_ROLE_N])
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "cluster:\n  groups:\n"
+             "    - {sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+             "    - {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n"
+             "failures: {enabled: false}\n"
+             "models:\n"
+             "  dlrm-like: {kind: recsys, params: 2.5e7, flops_per_sample: 1.0e8, batch_per_gpu: 4096,\n"
+             "              embedding_gb: 100, a2a_bytes_per_sample: 6656}\n"
+             "  llm: {base: llama3-8b, tp: 2, pp: 1, global_batch: 512}\n"
+             "workload:\n"
+             "  source: inline\n"
+             "  jobs:\n"
+             "    - {submit: 0, gpus: 16, duration: 10m}\n"
+             "    - {submit: 1m, gpus: 8, model: llm, iterations: 200}\n"
+             "    - {submit: 2m, gpus: 8, model: dlrm-like, iterations: 2000}\n"
+             "scheduler: {name: sci%s}\n",
+             extra);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    WkRunJobView v = wk_run_hooks_job(t.run, 1);
+    assert_int_equal(v.state, WK_JOB_COMPLETED);
+    uint32_t g = v.gpus[0] >= 8;
+    const WkSciStats *st = wk_sci_stats(wk_run_hooks_sched(t.run)->priv);
+    memcpy(roles, st->roles, sizeof st->roles);
+    test_run_free(&t);
+    return g;
+}
+
+static void test_sci_mech_roles_put_the_compute_bound_job_on_the_faster_sku(void **state)
+{
+    (void)state;
+    uint64_t off[WK_SCI_ROLE_N], on[WK_SCI_ROLE_N];
+    uint32_t g_off = group_of_llm("", off), g_on = group_of_llm(", use_roles: true", on);
+    print_message("llama3-8b on group %u (roles off), %u (on); roles: compute %llu, memory %llu, comm %llu, none %llu\n",
+                  g_off, g_on, (unsigned long long)on[WK_SCI_ROLE_COMPUTE], (unsigned long long)on[WK_SCI_ROLE_MEMORY],
+                  (unsigned long long)on[WK_SCI_ROLE_COMM], (unsigned long long)on[WK_SCI_ROLE_NONE]);
+    for (int k = 0; k < WK_SCI_ROLE_N; k++)
+        assert_int_equal(off[k], 0);
+    assert_int_equal(on[WK_SCI_ROLE_COMPUTE], 2);
+    assert_int_equal(on[WK_SCI_ROLE_NONE], 1); /* the plain job: no model to ask */
+    /* off: the LLM, the queue head, keeps the pack proposal's node (the
+     * A100: equal energies); on: it gets the H100 */
+    assert_int_equal(g_off, 0);
+    assert_int_equal(g_on, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +376,9 @@ int main(void)
         cmocka_unit_test(test_sci_mech_each_switch_changes_the_energy_by_its_term_only),
         cmocka_unit_test(test_sci_mech_feedback_changes_decisions_only_when_on),
         cmocka_unit_test(test_sci_mech_switches_are_checked_with_a_position),
+        cmocka_unit_test(test_sci_mech_role_of_a_job_from_how_its_time_follows_the_skus),
+        cmocka_unit_test(test_sci_mech_roles_on_two_skus_give_each_job_its_comparative_advantage),
+        cmocka_unit_test(test_sci_mech_roles_put_the_compute_bound_job_on_the_faster_sku),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

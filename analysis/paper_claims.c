@@ -145,7 +145,8 @@ static const Claim claims[] = {
      " %", 1, WK_CLAIMS_ALL, "SCI (all mechanisms) against the traditional baseline, same seed"},
     {"Table 5.2", "energy per token (or sample) trained", "100 % → 85 % (-15 %)", -15, WK_CLAIMS_ALL,
      "energy_per_token", F_SIM_CHANGE, " %", 1, WK_CLAIMS_ALL,
-     "the energy row read as energy for the same work"},
+     "the energy row read as energy for the same work: equal to it when both runs train the same tokens (every "
+     "job finished by the horizon)"},
     {"Table 5.2", "fault recovery time (mean)", "minutes → seconds (-99 %)", -99, WK_CLAIMS_ALL, "recovery_mean",
      F_SIM_CHANGE, " %", 1, WK_CLAIMS_ALL, "SCI (all mechanisms) against the traditional baseline, same seed"},
     {"§4.1", "collective behaviour emerges above ~1,000 GPUs", "~1,000 GPUs", NAN, WK_CLAIMS_ALL, NULL, F_NONE, "",
@@ -157,6 +158,16 @@ static const Claim claims[] = {
      "the paper does not define an interaction; wanka counts events, not GPU-to-GPU interactions, and has no "
      "order parameter to locate a threshold"},
 };
+
+/* The trace form (one baseline and one SCI trace, and the throttle traces):
+ * per claim, the report row it reads there, or NULL when the claim needs an
+ * ablation run of the run form (need[] says which). */
+static const char *const trace_key[sizeof claims / sizeof claims[0]] = {
+    "util_std", NULL, NULL, "throttle", "throttle_predicted", "utilization", "jct", "energy", "energy_per_token",
+    "recovery_mean", NULL, NULL};
+static const char *const need[sizeof claims / sizeof claims[0]] = {
+    [1] = "SCI with outsourcing off (the run form's sci-no-outsourcing.h5)",
+    [2] = "SCI with the cascade off (the run form's sci-no-cascade.h5)"};
 
 static void put(WkStrBuf *b, const char *s, int w, const char *sep)
 {
@@ -196,8 +207,78 @@ static WkClaimsVerdict judge(const Claim *c, const WkClaimsSeed *seeds, size_t n
     return verdict;
 }
 
-static const char *const vname[WK_CLAIMS_NV] = {"all on", "cascade off", "outsourcing off", "division off",
-                                                 "rebalance off", "no response"};
+static const int claim_w[] = {10, 58, 26, 18, 6};
+
+static void claims_head(WkStrBuf *b, int markdown, const char *sep)
+{
+    if (markdown) {
+        wk_strbuf_printf(b, "| section | claim | published | simulated | seeds | verdict | why |\n"
+                            "|---|---|---|---|---|---|---|\n");
+        return;
+    }
+    static const char *const head[] = {"section", "claim", "published", "simulated", "seeds"};
+    for (int k = 0; k < 5; k++)
+        put(b, head[k], claim_w[k], sep);
+    wk_strbuf_printf(b, "verdict\n");
+}
+
+static void claims_row(WkStrBuf *b, int markdown, const char *sep, const Claim *c, const char *sim, const char *ns,
+                       const char *verdict, const char *why)
+{
+    if (markdown) {
+        wk_strbuf_printf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c->section, c->claim, c->published, sim, ns,
+                         verdict, why);
+        return;
+    }
+    const char *cells[] = {c->section, c->claim, c->published, sim, ns};
+    for (int k = 0; k < 5; k++)
+        put(b, cells[k], claim_w[k], sep);
+    wk_strbuf_printf(b, "%s\n%*s  why: %s\n", verdict, claim_w[0], "", why);
+}
+
+char *wk_claims_render_traces(const WkReport *rep, int markdown)
+{
+    if (!rep)
+        return NULL;
+    WkStrBuf b = {0};
+    const char *sep = markdown ? " | " : "  ";
+    wk_strbuf_printf(&b, "%sClaims: published vs simulated from these traces (one seed), with a verdict\n\n",
+                     markdown ? "## " : "");
+    claims_head(&b, markdown, sep);
+    for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
+        const Claim *c = &claims[i];
+        char why[1024], sim[64] = "—", v[320];
+        const char *verdict, *ns = "0";
+        if (c->field == F_NONE) {
+            verdict = wk_claims_verdict_name(WK_CLAIMS_NOT_TESTABLE);
+            snprintf(why, sizeof why, "%s", c->note);
+        } else if (!trace_key[i]) {
+            verdict = "needs runs";
+            snprintf(why, sizeof why, "needs %s; `wanka report paper-sci --seeds N` runs it. %s", need[i], c->note);
+        } else {
+            const WkReportRow *r = wk_report_row(rep, trace_key[i]);
+            double x = !r ? NAN : c->field == F_SIM_CHANGE ? r->sim_change : r->sim_value;
+            WkSeedStat st = wk_seed_stat(&x, 1);
+            cell(sim, sizeof sim, st, c->unit, c->change);
+            ns = st.n ? "1" : "0";
+            verdict = wk_claims_verdict_name(wk_claims_verdict(c->pub, &x, 1, v, sizeof v));
+            snprintf(why, sizeof why, "%s. %s", v, c->note);
+        }
+        claims_row(&b, markdown, sep, c, sim, ns, verdict, why);
+    }
+    wk_strbuf_printf(&b, "\nverdict: as in the run form (docs/reproducing-sci.md); one pair of traces is one seed, "
+                         "so no row has an interval. The ablation needs runs: `wanka report paper-sci --seeds N` "
+                         "runs every variant.\n");
+    if (b.oom) {
+        free(wk_strbuf_take(&b));
+        return NULL;
+    }
+    return wk_strbuf_take(&b);
+}
+
+static const char *const vname[WK_CLAIMS_NV] = {"all on",         "cascade off",   "outsourcing off",
+                                                 "division off",   "feedback off",  "SCI blind",
+                                                 "rebalance off",  "no response"};
 
 char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
 {
@@ -211,16 +292,7 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
     wk_strbuf_printf(&b, "%sClaims: published vs simulated (mean ± 95 %% half-width over %zu seed%s), with a "
                          "verdict\n\n",
                      markdown ? "## " : "", n, n == 1 ? "" : "s");
-    static const int w[] = {10, 58, 26, 18, 6};
-    if (markdown)
-        wk_strbuf_printf(&b, "| section | claim | published | simulated | seeds | verdict | why |\n"
-                             "|---|---|---|---|---|---|---|\n");
-    else {
-        static const char *const head[] = {"section", "claim", "published", "simulated", "seeds"};
-        for (int k = 0; k < 5; k++)
-            put(&b, head[k], w[k], sep);
-        wk_strbuf_printf(&b, "verdict\n");
-    }
+    claims_head(&b, markdown, sep);
     for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
         const Claim *c = &claims[i];
         char why[1024], sim[64], ns[16];
@@ -228,15 +300,7 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
         WkSeedStat s = stat_of(seeds, n, c->variant, c->key, c->field, scratch);
         cell(sim, sizeof sim, s, c->unit, c->change);
         snprintf(ns, sizeof ns, "%zu", s.n);
-        if (markdown) {
-            wk_strbuf_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c->section, c->claim, c->published, sim,
-                             ns, wk_claims_verdict_name(v), why);
-        } else {
-            const char *cells[] = {c->section, c->claim, c->published, sim, ns};
-            for (int k = 0; k < 5; k++)
-                put(&b, cells[k], w[k], sep);
-            wk_strbuf_printf(&b, "%s\n%*s  why: %s\n", wk_claims_verdict_name(v), w[0], "", why);
-        }
+        claims_row(&b, markdown, sep, c, sim, ns, wk_claims_verdict_name(v), why);
     }
     wk_strbuf_printf(&b, "\nverdict: supported when the published number lies inside the simulated 95 %% interval "
                          "(Student's t over the seeds), not supported when outside, not testable when the run "
@@ -256,7 +320,8 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
         wk_strbuf_printf(&b, "%s\n", cols[6]);
     }
     for (int v = 0; v < WK_CLAIMS_NV; v++) {
-        int big = v <= WK_CLAIMS_NO_DIVISION, thr = v == WK_CLAIMS_ALL || v >= WK_CLAIMS_NO_DIVISION;
+        int big = v <= WK_CLAIMS_BLIND,
+            thr = v == WK_CLAIMS_ALL || v == WK_CLAIMS_NO_DIVISION || v >= WK_CLAIMS_NO_REBALANCE;
         char c[6][64];
         cell(c[0], sizeof c[0], big ? stat_of(seeds, n, v, "utilization", F_SIM_VALUE, scratch) : (WkSeedStat){NAN, NAN, 0},
              " %", 0);
@@ -278,9 +343,10 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown)
             wk_strbuf_printf(&b, "%s\n", c[5]);
         }
     }
-    wk_strbuf_printf(&b, "\n— where a variant does not change that run: cascade and outsourcing are not part of the "
-                         "§3.4 response; rebalancing is a throttle-run response only. JCT and energy are against the "
-                         "traditional baseline of the same seed.\n");
+    wk_strbuf_printf(&b, "\n— where a variant does not change that run: cascade, outsourcing and SCI's feedback are "
+                         "not part of the §3.4 response; rebalancing is a throttle-run response only. A mechanism off is "
+                         "off in the run and in SCI's objective; SCI blind runs every mechanism with an objective that "
+                         "does not see them. JCT and energy are against the traditional baseline of the same seed.\n");
     free(scratch);
     if (b.oom) {
         free(wk_strbuf_take(&b));

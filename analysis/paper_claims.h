@@ -16,12 +16,15 @@
 
 /* The variants of the ablation, each a report over (baseline, that
  * variant's SCI run, its throttle run, the throttle without a response, the
- * throttle-free run). */
+ * throttle-free run). A mechanism off is off in the run and in SCI's
+ * objective (its use_* switch, docs/sci.md). */
 typedef enum WkClaimsVariant {
     WK_CLAIMS_ALL = 0,        /* SCI with cascade, outsourcing and division; throttle: division + rebalance */
     WK_CLAIMS_NO_CASCADE,     /* SCI without the cascade (throttle run as ALL) */
     WK_CLAIMS_NO_OUTSOURCING, /* SCI without outsourcing (throttle run as ALL) */
     WK_CLAIMS_NO_DIVISION,    /* SCI without division; throttle: rebalance only */
+    WK_CLAIMS_NO_FEEDBACK,    /* SCI without its feedback loop (the mechanisms on; throttle run as ALL) */
+    WK_CLAIMS_BLIND,          /* the mechanisms on, SCI's objective does not see them and no feedback */
     WK_CLAIMS_NO_REBALANCE,   /* throttle: division only (the SCI run is ALL's) */
     WK_CLAIMS_NO_RESPONSE,    /* throttle: neither (the SCI run is ALL's) */
     WK_CLAIMS_NV
@@ -49,6 +52,15 @@ const char *wk_claims_verdict_name(WkClaimsVerdict v);
  * (markdown == 0) or Markdown tables. malloc'd, caller frees; NULL when out
  * of memory or n == 0. */
 char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown);
+
+/** The claims table of the trace form (`wanka report paper-sci BASELINE.h5
+ * SCI.h5 ...`: one seed, the report rep of those traces): each claim's value
+ * where rep gives it (NaN rows print "—"), "needs runs" for the claims that
+ * need an ablation run (SCI with outsourcing off, with the cascade off), and
+ * the verdict of the run form's rule on one value (not testable: no
+ * interval). No ablation table. Text (markdown == 0) or Markdown; malloc'd,
+ * caller frees; NULL when rep is NULL or out of memory. */
+char *wk_claims_render_traces(const WkReport *rep, int markdown);
 
 /** The summary metric tflops_per_gpu of the trace at path into *out (NaN
  * when the summary lacks it). 0, or the trace reader's error naming the

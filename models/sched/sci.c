@@ -91,6 +91,7 @@ typedef struct {
     End *ends;            /* scratch for the head's shadow time */
     size_t capends;
     WkPlaceBuf place;     /* fallback placement */
+    WkSciRoles roles;     /* use_roles: per-job speeds by node group */
     WkSciStats stats;
 } Sci;
 
@@ -124,7 +125,8 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
         WK_SCHED_COMMON_KEYS, "j_nvlink", "j_leaf", "j_pod", "j_cross_pod", "h_load", "h_throttle", "h_hot",
         "hot_threshold", "wait", "frag_node", "frag_pod", "migrate", "reserve", "migrate_weight", "remaining_scale", "t0",
         "alpha", "t_min", "moves", "budget_us", "local_rules", "msg_proc", "latency_nvlink", "latency_fabric",
-        "hop_switch", "gossip_period", "order", "starve", "window", NULL};
+        "hop_switch", "gossip_period", "order", "starve", "window", "use_outsourcing", "use_cascade", "use_division",
+        "feedback", "use_roles", "lend_weight", "compression", "feedback_max", "feedback_weight", NULL};
     /* the perf model's message latencies are the cascade's defaults */
     const WkNode *root = m;
     while (root->parent)
@@ -136,6 +138,22 @@ static int read_params(WkSciParams *p, const WkNode *m, WkError *err)
     if (perf && perf->type == WK_NODE_MAP &&
         ((rc = dur_s(perf, "latency_intra", &p->cascade.lat_nvlink_s, err)) < 0 ||
          (rc = dur_s(perf, "latency_inter", &p->cascade.lat_fabric_s, err)) < 0))
+        return rc;
+    /* the run's cascade ratio (mechanisms.cascade.ratio, checked there) is
+     * the default of `compression` */
+    const WkNode *mc = wk_node_get(wk_node_get(root, "mechanisms"), "cascade");
+    const WkNode *ratio = mc && mc->type == WK_NODE_MAP ? wk_node_get(mc, "ratio") : NULL;
+    if (ratio && (rc = wk_node_double(mc, "ratio", 0, 1, 1000, &p->compression, err)) < 0)
+        return rc;
+    if ((rc = wk_node_bool(m, "use_outsourcing", 0, &p->use_outsourcing, err)) < 0 ||
+        (rc = wk_node_bool(m, "use_cascade", 0, &p->use_cascade, err)) < 0 ||
+        (rc = wk_node_bool(m, "use_division", 0, &p->use_division, err)) < 0 ||
+        (rc = wk_node_bool(m, "feedback", 0, &p->feedback, err)) < 0 ||
+        (rc = wk_node_bool(m, "use_roles", 0, &p->use_roles, err)) < 0 ||
+        (rc = wk_node_double(m, "lend_weight", 0, 0, 1e6, &p->h_lend, err)) < 0 ||
+        (rc = wk_node_double(m, "compression", 0, 1, 1000, &p->compression, err)) < 0 ||
+        (rc = wk_node_double(m, "feedback_max", 0, 1, 1e6, &p->feedback_max, err)) < 0 ||
+        (rc = wk_node_double(m, "feedback_weight", 0, 1e-6, 1, &p->feedback_weight, err)) < 0)
         return rc;
     if ((rc = wk_node_expect_keys(m, known, err)) < 0 ||
         (rc = wk_node_double(m, "j_nvlink", 0, -1e6, 1e6, &p->j[WK_PATH_LOCAL], err)) < 0 ||
@@ -192,6 +210,7 @@ static void fini(void *priv)
     free(s->rem);
     free(s->ends);
     wk_queue_place_fini(&s->place);
+    wk_sci_roles_free(&s->roles);
     memset(s, 0, sizeof *s);
 }
 
@@ -205,6 +224,7 @@ static int init(void *priv, const WkNode *params, const WkSchedCtx *ctx, WkError
     if (rc < 0 || (rc = wk_queue_common_opts(params, &how, NULL, err)) < 0)
         return rc;
     s->p.whole_nodes = how == WK_PLACE_EXCLUSIVE;
+    s->stats.wait_scale = 1;
     if ((rc = wk_sci_cascade(c, &s->p.cascade, &s->stats.cascade, err)) < 0 ||
         (rc = wk_rng_new(&s->rng, wk_sched_seed(ctx), "sched.sci", err)) < 0 ||
         (rc = wk_sci_state_new(&s->st, c, &s->p, err)) < 0)
@@ -523,16 +543,38 @@ static uint32_t read_gpus(Sci *s, const WkSchedCtx *ctx)
     return k;
 }
 
+/* The feedback loop (docs/sci.md, "The mechanisms in the objective"): a
+ * job sci started that completed took stretch = JCT / estimated run time;
+ * their moving average scales the weight of waiting. */
+static void observe(Sci *s, const WkSchedCtx *ctx, uint32_t job)
+{
+    double est = wk_sched_job_estimate_s(ctx, job), rem = wk_sched_job_remaining_s(ctx, job);
+    if (rem > 1e-6 || !(est > 0) || !isfinite(est)) /* not completed (killed, or stopped elsewhere) */
+        return;
+    double x = wk_time_to_s(wk_sched_now(ctx) - wk_sched_job_submit(ctx, job)) / est;
+    WkSciStats *st = &s->stats;
+    st->stretch_avg = st->observed++ ? st->stretch_avg + s->p.feedback_weight * (x - st->stretch_avg) : x;
+    st->wait_scale = wk_sci_feedback_scale(&s->p, st->stretch_avg);
+}
+
+/* use_roles: the job's relative speed per node group (NULL: 1 everywhere). */
+static const float *speed_of(Sci *s, const WkSchedCtx *ctx, uint32_t job)
+{
+    return s->p.use_roles ? wk_sci_roles_of(&s->roles, ctx, job, &s->stats) : NULL;
+}
+
 /* One scheduling round. mig: running jobs may move (tick, incident). */
 static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
 {
     s->stats.invocations++;
     if (s->nq > s->stats.max_queue)
         s->stats.max_queue = s->nq;
-    size_t k = 0; /* forget jobs that ended */
+    size_t k = 0; /* forget jobs that ended; feedback observes those that completed */
     for (size_t i = 0; i < s->nrun; i++)
         if (wk_sched_job_running(ctx, s->run[i]))
             s->run[k++] = s->run[i];
+        else if (s->p.feedback)
+            observe(s, ctx, s->run[i]);
     s->nrun = k;
     mig = mig && s->p.migrate && s->nrun;
     if (s->p.order_short && order_short(s, ctx) < 0)
@@ -577,7 +619,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
         s->jobs[n] = (WkSciJob){.gpus = cnt, .rho = rho_of(s, s->rem[n]), .real = pl,
-                                .mem = wk_sched_job_mem_need(ctx, job)};
+                                .mem = wk_sched_job_mem_need(ctx, job), .speed = speed_of(s, ctx, job)};
         n++;
     }
     uint32_t first_queued = n;
@@ -589,11 +631,13 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
         s->jid[n] = job;
         s->rem[n] = wk_sched_job_remaining_s(ctx, job);
         s->jobs[n] = (WkSciJob){.gpus = g, .rho = rho_of(s, s->rem[n]), .wait_s = wk_time_to_s(now - s->since[job]),
-                                .mem = wk_sched_job_mem_need(ctx, job)};
+                                .mem = wk_sched_job_mem_need(ctx, job), .speed = speed_of(s, ctx, job)};
         n++;
     }
     WkSciParams pp = s->p;
     pp.migrate = mig;
+    if (s->p.feedback)
+        pp.c_wait *= s->stats.wait_scale;
     wk_sci_state_params(s->st, &pp);
     int rc = wk_sci_state_reload(s->st, s->gstate, nchanged == UINT32_MAX ? NULL : s->changed,
                                  nchanged == UINT32_MAX ? 0 : nchanged, s->jobs, n, err);

@@ -11,6 +11,7 @@
 
 #include "models/topo/cluster.h"
 #include "sim/core/error.h"
+#include "wanka/sched.h"
 #include "sim/core/rng.h"
 
 /* Inputs of the cascade model (docs/sci.md#cascade). Units in names. */
@@ -53,10 +54,41 @@ typedef struct WkSciParams {
     int whole_nodes;       /* node-granular blocks (the scenario's `placement:` is exclusive) */
     int order_short;       /* queue order: 0 arrival (FIFO), 1 smallest estimated GPU-time first */
     double starve_s;       /* order_short: a job waiting this long goes ahead in arrival order, s */
+    /* The paper's mechanisms as the objective sees them (docs/sci.md,
+     * "The mechanisms in the objective"); every switch 0 by default, and
+     * with all four 0 the energy is the one above, bit for bit. */
+    int use_outsourcing;   /* idle whole nodes (what outsourcing lends) earn h_lend per GPU */
+    int use_cascade;       /* fabric couplings as with gradients compressed by `compression` */
+    int use_division;      /* the throttle term loses 1 - mean clock (layers split by speed), not 1 - min */
+    int feedback;          /* c_wait scaled by the observed stretch of completed jobs */
+    int use_roles;         /* §3.3 roles: a block loses 1 - the job's speed on its slowest SKU (relative to its
+                              best), so jobs go where their bound is relatively best */
+    double h_lend;         /* use_outsourcing: per GPU of an idle node */
+    double compression;    /* use_cascade: gradient compression ratio, >= 1 */
+    double feedback_max;   /* feedback: the scale of c_wait stays in [1, feedback_max] */
+    double feedback_weight;/* feedback: weight of each completed job in the moving average, (0, 1] */
 } WkSciParams;
 
 /** Fill p with the defaults of docs/sci.md. */
 void wk_sci_defaults(WkSciParams *p);
+
+/** The coupling sci uses for path class cls (WkPathClass) under p: p->j[cls],
+ * or with use_cascade J_nvlink - (J_nvlink - J_cls) / compression for the
+ * fabric classes (gradients compressed by that ratio cross the fabric that
+ * much lighter, so a boundary there costs that much less; docs/sci.md). */
+double wk_sci_coupling(const WkSciParams *p, int cls);
+
+/** The fraction of a block's work lost to slow GPUs, from clocks
+ * clock[0..n) (n >= 1): 1 - min (the slowest rank bounds the job), or with
+ * use_division 1 - mean (layers split by each GPU's speed, micro-batches by
+ * each replica's). */
+double wk_sci_clock_loss(const WkSciParams *p, const float *clock, const uint32_t *gpus, uint32_t n);
+
+/** The feedback's scale of c_wait from the moving average of observed
+ * stretch (JCT / estimated run time) of completed jobs: the average
+ * clamped to [1, feedback_max]; 1 while feedback is off or before any job
+ * completed (avg <= 0 or NaN). */
+double wk_sci_feedback_scale(const WkSciParams *p, double avg);
 
 /** The cascade times of a cluster (docs/sci.md#cascade): a relay tree along
  * the switch hierarchy, each level covered by doubling rounds. Returns 0 or
@@ -75,7 +107,35 @@ typedef struct WkSciJob {
     const uint32_t *real;  /* its running placement (borrowed), NULL when queued */
     double mem;            /* GPU memory it needs per GPU, bytes (wk_sched_job_mem_need): blocks go only
                               where every GPU has as much; 0 = any GPU */
+    const float *speed;    /* use_roles: [node groups] its speed on each group relative to its best, in
+                              (0, 1] (borrowed); NULL = 1 everywhere */
 } WkSciJob;
+
+/* §3.3's roles (docs/sci.md, "Roles"): how a job's iteration time follows
+ * the SKUs. */
+typedef enum WkSciRole {
+    WK_SCI_ROLE_NONE = 0,  /* one SKU, or no model to ask */
+    WK_SCI_ROLE_COMPUTE,   /* its time follows the SKUs' BF16 FLOP/s */
+    WK_SCI_ROLE_MEMORY,    /* ... their HBM bandwidth */
+    WK_SCI_ROLE_COMM,      /* ... neither: it does not speed up on a faster GPU (collectives) */
+    WK_SCI_ROLE_N
+} WkSciRole;
+
+/** The role of a job that takes t_ratio (>= 1) times as long on its slowest
+ * SKU as on its fastest, where the fastest has flops_ratio times the FLOP/s
+ * and bw_ratio times the HBM bandwidth of the slowest: the one of ln F,
+ * ln M and 0 (communication: no dependence on the GPU) nearest ln t_ratio;
+ * ties go to compute, then memory. NONE for a ratio not finite or < 1e-9. */
+WkSciRole wk_sci_role(double t_ratio, double flops_ratio, double bw_ratio);
+
+/** Its name ("compute", "memory", "communication", "none"). */
+const char *wk_sci_role_name(WkSciRole r);
+
+/** speed[k] = min over k of t[k] / t[k] for t[0..n) (the iteration time on
+ * each node group; NaN or <= 0: not known, speed 1). Returns the index of
+ * the fastest known group and of the slowest in *fast, *slow (both 0 when
+ * fewer than two are known) and the ratio t_slow / t_fast (1 then). */
+double wk_sci_speeds(const double *t, uint32_t n, float *speed, uint32_t *fast, uint32_t *slow);
 
 typedef struct WkSciState WkSciState;
 
@@ -167,7 +227,30 @@ typedef struct WkSciStats {
     double latency_sum_s, latency_max_s; /* local rules: cascade time of each start's scope */
     uint64_t latency_n;
     WkSciCascade cascade;   /* of this cluster, with the run's cascade parameters */
+    uint64_t roles[WK_SCI_ROLE_N]; /* use_roles: jobs by role (each counted once) */
+    uint64_t observed;      /* feedback: completed jobs whose stretch was observed */
+    double stretch_avg;     /* feedback: their moving average (0 before the first) */
+    double wait_scale;      /* feedback: the scale of c_wait now (1 while off) */
 } WkSciStats;
+
+/* The per-job speeds of use_roles, computed once per job (a policy's cache). */
+typedef struct WkSciRoles {
+    float **speed;       /* [job] its [node groups] speeds once computed, else NULL */
+    size_t capj;
+    double *t;           /* [node groups] scratch: iteration times */
+    uint32_t *probe;     /* scratch: a probe block */
+    uint32_t capprobe;
+} WkSciRoles;
+
+/** Job's speed on each node group relative to its best (wk_sci_speeds of its
+ * iteration time alone on the first GPUs of each group, from the
+ * performance model: wk_sched_job_iter_s_on), computed on the first call
+ * and cached in r (valid until wk_sci_roles_free, whatever later calls
+ * do); its role counted in st->roles then. NULL (speed 1 everywhere) with
+ * one node group or when out of memory; every speed 1 for a job the model
+ * cannot time on two groups. */
+const float *wk_sci_roles_of(WkSciRoles *r, const WkSchedCtx *ctx, uint32_t job, WkSciStats *st);
+void wk_sci_roles_free(WkSciRoles *r);
 
 /** The statistics of a policy instance (priv of a run using `sci`). */
 const WkSciStats *wk_sci_stats(const void *priv);

@@ -19,6 +19,7 @@ typedef struct {
     uint8_t placed, pinned, moved;
     uint8_t fenced;        /* would outlast the blocked head's shadow time */
     double mem;            /* GPU memory it needs per GPU, bytes; 0 = fits any GPU */
+    const float *speed;    /* use_roles: [node groups] relative speed, NULL = 1 */
 } Item;
 
 #define NONE UINT32_MAX
@@ -27,6 +28,7 @@ typedef struct {
 struct WkSciState {
     const WkCluster *c;
     WkSciParams p;
+    double jeff[4];      /* the coupling per path class (wk_sci_coupling) */
     uint32_t G, nodes, pods, max_node;
     uint32_t *dom;       /* [G] NVLink domain of each GPU */
     uint32_t *leaf;      /* [G] leaf switch of each GPU's NIC; NULL without a fabric */

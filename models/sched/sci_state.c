@@ -33,14 +33,47 @@ void wk_sci_defaults(WkSciParams *p)
         .order_short = 0,
         .starve_s = 86400,
         .cascade = {.proc_s = 20e-6, .lat_nvlink_s = 2e-6, .lat_fabric_s = 8e-6, .switch_s = 0.3e-6, .period_s = 0},
+        .h_lend = 0.05,
+        .compression = 2.0,
+        .feedback_max = 8.0,
+        .feedback_weight = 0.05,
     };
+}
+
+double wk_sci_coupling(const WkSciParams *p, int cls)
+{
+    if (!p->use_cascade || cls == WK_PATH_LOCAL || !(p->compression > 1))
+        return p->j[cls];
+    return p->j[WK_PATH_LOCAL] - (p->j[WK_PATH_LOCAL] - p->j[cls]) / p->compression;
+}
+
+double wk_sci_clock_loss(const WkSciParams *p, const float *clock, const uint32_t *gpus, uint32_t n)
+{
+    float cmin = clock[gpus[0]];
+    double sum = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (clock[gpus[r]] < cmin)
+            cmin = clock[gpus[r]];
+        sum += clock[gpus[r]];
+    }
+    return p->use_division ? 1.0 - sum / n : 1.0 - cmin;
+}
+
+double wk_sci_feedback_scale(const WkSciParams *p, double avg)
+{
+    if (!p->feedback || !(avg > 0))
+        return 1.0;
+    return avg < 1 ? 1.0 : avg > p->feedback_max ? p->feedback_max : avg;
 }
 
 /* --- occupancy and the fragmentation / hot-spot terms --- */
 
 static double node_phi(const WkSciState *s, uint32_t nd)
 {
-    return s->node_used[nd] && s->node_free[nd] ? s->p.c_node : 0;
+    double e = s->node_used[nd] && s->node_free[nd] ? s->p.c_node : 0;
+    if (s->p.use_outsourcing && !s->node_used[nd] && s->node_free[nd] == wk_sci_node_size(s, nd))
+        e -= s->p.h_lend * s->node_free[nd]; /* an idle node: what outsourcing can lend */
+    return e;
 }
 
 static double pod_phi(const WkSciState *s, uint32_t p)
@@ -149,19 +182,30 @@ int wk_sci_differs(const Item *it, const uint32_t *b)
     return it->real && memcmp(b, it->real, (size_t)it->n * sizeof *b) != 0;
 }
 
-/* E_j(B) = -rho C(B) - h_load n + h_throttle rho n (1 - c_min) + migration. */
+/* E_j(B) = -rho C(B) - h_load n + h_throttle rho n (1 - c_min) + migration
+ * (with use_division 1 - the mean clock; with use_cascade the couplings of
+ * wk_sci_coupling). */
 double wk_sci_block_energy(const WkSciState *s, const Item *it, const uint32_t *b)
 {
     const WkSciParams *p = &s->p;
     double cpl = 0;
     float cmin = s->c->clock[b[0]];
     for (uint32_t r = 1; r < it->n; r++) {
-        cpl += p->j[pair_class(s, b[r - 1], b[r])];
+        cpl += s->jeff[pair_class(s, b[r - 1], b[r])];
         if (s->c->clock[b[r]] < cmin)
             cmin = s->c->clock[b[r]];
     }
     double n = it->n;
-    double e = -it->rho * cpl - p->h_load * n + p->h_throttle * it->rho * n * (1.0 - cmin);
+    double loss = p->use_division ? wk_sci_clock_loss(p, s->c->clock, b, it->n) : 1.0 - cmin;
+    if (it->speed) { /* use_roles: the block runs at its slowest SKU's relative speed */
+        float smin = 1;
+        for (uint32_t r = 0; r < it->n; r++) {
+            float v = it->speed[s->c->node_group[s->c->gpu_node[b[r]]]];
+            smin = v < smin ? v : smin;
+        }
+        loss = 1.0 - (1.0 - loss) * smin;
+    }
+    double e = -it->rho * cpl - p->h_load * n + p->h_throttle * it->rho * n * loss;
     if (wk_sci_differs(it, b))
         e += p->c_migrate * n * p->migrate_cost_s / 3600.0;
     return e;
@@ -281,6 +325,8 @@ void wk_sci_state_free(WkSciState *s)
 void wk_sci_state_params(WkSciState *s, const WkSciParams *p)
 {
     s->p = *p;
+    for (int k = 0; k < 4; k++)
+        s->jeff[k] = wk_sci_coupling(p, k);
     for (uint32_t q = 0; q < s->pods; q++) {
         uint32_t gpus = s->c->node_first_gpu[s->pod_first[q + 1]] - s->c->node_first_gpu[s->pod_first[q]];
         s->hot_cap[q] = p->hot_threshold * gpus;
@@ -469,7 +515,7 @@ int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *chang
     for (uint32_t i = 0; i < njobs; i++) {
         Item *it = &s->it[i];
         *it = (Item){.n = jobs[i].gpus, .rho = jobs[i].rho, .real = jobs[i].real, .blk = s->pool + off,
-                     .mem = jobs[i].mem,
+                     .mem = jobs[i].mem, .speed = s->p.use_roles ? jobs[i].speed : NULL,
                      .plpos = NONE, .uppos = NONE,
                      .wait_term = s->p.c_wait * jobs[i].gpus * jobs[i].wait_s / 3600.0};
         off += it->n;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/paper_claims.h"
 #include "analysis/report.h"
 #include "sim/core/strbuf.h"
 #include "sim/cli/cli.h"
@@ -325,8 +326,24 @@ static int run_form(int argc, char **argv)
     return 1;
 }
 
-/* --html of the trace form: the report's tables and the compare table of
- * the baseline and SCI traces, the figures of those two. */
+/* The report as format fmt; text and Markdown with the claims table of
+ * the trace form after it (analysis/paper_claims.h). NULL when out of memory. */
+static char *render_with_claims(const WkReport *rep, int fmt)
+{
+    char *t = wk_report_render(rep, (WkReportFormat)fmt);
+    if (!t || (fmt != WK_REPORT_TEXT && fmt != WK_REPORT_MARKDOWN))
+        return t;
+    char *c = wk_claims_render_traces(rep, fmt == WK_REPORT_MARKDOWN);
+    WkStrBuf b = {0};
+    if (c)
+        wk_strbuf_printf(&b, "%s\n%s", t, c);
+    free(t);
+    free(c);
+    return c ? wk_strbuf_take(&b) : NULL;
+}
+
+/* --html of the trace form: the report's tables (with the claims) and the
+ * compare table of the baseline and SCI traces, the figures of those two. */
 static int report_html(const ReportArgs *r, const WkReport *rep)
 {
     WkError err;
@@ -338,7 +355,7 @@ static int report_html(const ReportArgs *r, const WkReport *rep)
     for (size_t i = 0; i < 5; i++)
         if (given[i])
             runs[nruns++] = given[i];
-    char *md = wk_report_render(rep, WK_REPORT_MARKDOWN);
+    char *md = render_with_claims(rep, WK_REPORT_MARKDOWN);
     char *cmp = md ? wk_cli_common_compare_markdown(figs, 2, &err) : NULL;
     if (!md || !cmp) {
         free(md);
@@ -370,7 +387,7 @@ int wk_cli_analysis_report(int argc, char **argv)
     wk_error_clear(&err);
     WkReport *rep = NULL;
     int rc = wk_report_load(&rep, r.name, &r.in, &err);
-    status = wk_cli_common_emit(rc, &err, rc == 0 ? wk_report_render(rep, (WkReportFormat)r.fmt) : NULL);
+    status = wk_cli_common_emit(rc, &err, rc == 0 ? render_with_claims(rep, r.fmt) : NULL);
     if (status == 0 && r.html)
         status = report_html(&r, rep);
     wk_report_free(rep);

@@ -21,25 +21,42 @@
 #include "wk_config.h"
 
 /* The runs of one seed: the traditional baseline; SCI with every mechanism
- * of the paper (§3.1 outsourcing, §3.2 cascade, §3.3 division) and with
- * each off in turn; the throttle with the §3.4 response (division and
- * rebalancing), with each off in turn, with neither, and without the
- * incident. */
-enum { R_BASE, R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_THR, R_THR_ND, R_THR_NR, R_NAIVE, R_NONE, R_N };
+ * of the paper (§3.1 outsourcing, §3.2 cascade, §3.3 division) in the run
+ * and in its objective, with its feedback loop (§5.1), with each off in
+ * turn, and with the mechanisms on but unseen by the objective (blind); the
+ * throttle with the §3.4 response (division and rebalancing), with each off
+ * in turn, with neither, and without the incident. */
+enum { R_BASE, R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_SCI_NF, R_SCI_BL, R_THR, R_THR_ND, R_THR_NR, R_NAIVE, R_NONE,
+       R_N };
 static const char *const run_file[R_N] = {
-    "baseline.h5",         "sci.h5",          "sci-no-cascade.h5",        "sci-no-outsourcing.h5",
-    "sci-no-division.h5",  "throttle-response.h5", "throttle-no-division.h5", "throttle-no-rebalance.h5",
-    "throttle.h5",         "throttle-none.h5"};
+    "baseline.h5",        "sci.h5",          "sci-no-cascade.h5",     "sci-no-outsourcing.h5",
+    "sci-no-division.h5", "sci-no-feedback.h5", "sci-blind.h5",       "throttle-response.h5",
+    "throttle-no-division.h5", "throttle-no-rebalance.h5", "throttle.h5", "throttle-none.h5"};
 
 /* The value of `mechanisms:` for each SCI run, and of the throttle runs
  * that use division (defaults of docs/scenarios.md). */
+#define ALL_MECH "v: {cascade: {}, outsourcing: {}, division: {}}\n"
 static const char *const mech_yaml[R_N] = {
-    [R_SCI] = "v: {cascade: {}, outsourcing: {}, division: {}}\n",
+    [R_SCI] = ALL_MECH,
     [R_SCI_NC] = "v: {outsourcing: {}, division: {}}\n",
     [R_SCI_NO] = "v: {cascade: {}, division: {}}\n",
     [R_SCI_ND] = "v: {cascade: {}, outsourcing: {}}\n",
+    [R_SCI_NF] = ALL_MECH,
+    [R_SCI_BL] = ALL_MECH,
     [R_THR] = "v: {division: {}}\n",
     [R_THR_NR] = "v: {division: {}}\n",
+};
+
+/* The value of `scheduler:` for each SCI run: the mechanisms of the run in
+ * SCI's objective (division with §3.3's roles), and its feedback loop
+ * (docs/sci.md). */
+#define SCI_USE(o, c, d, f)                                                                                           \
+    "v: {name: sci, use_outsourcing: " #o ", use_cascade: " #c ", use_division: " #d ", use_roles: " #d            \
+    ", feedback: " #f "}\n"
+static const char *const sched_yaml[R_N] = {
+    [R_SCI] = SCI_USE(true, true, true, true),     [R_SCI_NC] = SCI_USE(true, false, true, true),
+    [R_SCI_NO] = SCI_USE(false, true, true, true), [R_SCI_ND] = SCI_USE(true, true, false, true),
+    [R_SCI_NF] = SCI_USE(true, true, true, false), [R_SCI_BL] = "v: {name: sci}\n",
 };
 
 typedef struct {
@@ -182,7 +199,7 @@ int wk_cli_paper_run(int argc, char **argv)
         return st;
     WkError err;
     wk_error_clear(&err);
-    WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL, *mech[R_N] = {0};
+    WkDoc *paper = NULL, *thr = NULL, *empty = NULL, *yes = NULL, *mech[R_N] = {0}, *sched[R_N] = {0};
     WkBatchJob *jobs = NULL;
     WkReport **reps = NULL;
     WkClaimsSeed *claims = NULL;
@@ -195,7 +212,8 @@ int wk_cli_paper_run(int argc, char **argv)
         goto done;
     }
     for (int k = 0; k < R_N; k++)
-        if (mech_yaml[k] && (rc = value_doc(&mech[k], mech_yaml[k], &err)) < 0) {
+        if ((mech_yaml[k] && (rc = value_doc(&mech[k], mech_yaml[k], &err)) < 0) ||
+            (sched_yaml[k] && (rc = value_doc(&sched[k], sched_yaml[k], &err)) < 0)) {
             status = wk_cli_common_report(&err);
             goto done;
         }
@@ -213,11 +231,13 @@ int wk_cli_paper_run(int argc, char **argv)
     }
     WkBatchPut no_incidents = {"failures.incidents", wk_node_get(empty->root, "v")};
     WkBatchPut rebalance = {"models.job.rebalance", wk_node_get(yes->root, "v")};
-    WkBatchPut puts[R_N][2];
+    WkBatchPut puts[R_N][3];
     size_t nputs[R_N] = {0};
     for (int k = 0; k < R_N; k++) {
         if (mech[k])
             puts[k][nputs[k]++] = (WkBatchPut){"mechanisms", wk_node_get(mech[k]->root, "v")};
+        if (sched[k])
+            puts[k][nputs[k]++] = (WkBatchPut){"scheduler", wk_node_get(sched[k]->root, "v")};
         if (k == R_THR || k == R_THR_ND)
             puts[k][nputs[k]++] = rebalance;
         if (k == R_NONE)
@@ -251,7 +271,7 @@ int wk_cli_paper_run(int argc, char **argv)
     wk_cli_common_progress_start(&prog, "report");
     int threads = a.threads ? a.threads : wk_batch_default_threads();
     if (!a.quiet)
-        fprintf(stderr, "wanka report: %zu runs (%d seeds: %s and sci with every mechanism and each off on %s, "
+        fprintf(stderr, "wanka report: %zu runs (%d seeds: %s and sci with every mechanism, each off and blind on %s, "
                         "five throttle runs of %s) on %d thread%s\n",
                 njobs, a.seeds, a.baseline, a.scenario, a.throttle, threads, threads == 1 ? "" : "s");
     size_t failed = wk_batch_run(jobs, njobs, threads,
@@ -268,8 +288,8 @@ int wk_cli_paper_run(int argc, char **argv)
     }
     /* reps[0..seeds): the main table (every mechanism on); then per seed
      * the ablation's variants (WkClaimsVariant) */
-    static const int var_sci[WK_CLAIMS_NV] = {R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_SCI, R_SCI};
-    static const int var_thr[WK_CLAIMS_NV] = {R_THR, R_THR, R_THR, R_THR_ND, R_THR_NR, R_NAIVE};
+    static const int var_sci[WK_CLAIMS_NV] = {R_SCI, R_SCI_NC, R_SCI_NO, R_SCI_ND, R_SCI_NF, R_SCI_BL, R_SCI, R_SCI};
+    static const int var_thr[WK_CLAIMS_NV] = {R_THR, R_THR, R_THR, R_THR_ND, R_THR, R_THR, R_THR_NR, R_NAIVE};
     for (int s = 0; s < a.seeds; s++) {
         char **p = &paths[(size_t)s * R_N];
         for (int v = 0; v < WK_CLAIMS_NV; v++) {
@@ -285,7 +305,7 @@ int wk_cli_paper_run(int argc, char **argv)
         }
     }
     char what[1024];
-    snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci with cascade, outsourcing and division, seeds "
+    snprintf(what, sizeof what, "paper-sci: %s (traditional: %s) vs sci with cascade, outsourcing, division and feedback, seeds "
              "1..%d; §3.4 from %s (response: division and rebalancing); traces in %s/ "
              "(%.1f s wall, %d thread%s)", a.scenario, a.baseline, a.seeds, a.throttle, a.out, wall, threads,
              threads == 1 ? "" : "s");
@@ -319,8 +339,10 @@ int wk_cli_paper_run(int argc, char **argv)
 done:
     for (size_t s = 0; reps && s < (size_t)a.seeds * (1 + WK_CLAIMS_NV); s++)
         wk_report_free(reps[s]);
-    for (int k = 0; k < R_N; k++)
+    for (int k = 0; k < R_N; k++) {
         wk_doc_free(mech[k]);
+        wk_doc_free(sched[k]);
+    }
     free(claims);
     for (size_t i = 0; paths && i < njobs; i++)
         free(paths[i]);

@@ -19,8 +19,9 @@ cd "$T" || exit 1
 head=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 1 -q -o runs-text 2>&1 | head -n 1)
 case "$head" in *"(traditional: slurm)"*) ok ;; *) bad "one-command baseline is not slurm: $head" ;; esac
 # the recipe, as docs/reproducing-sci.md writes it (but on the small scenario)
+SCI='scheduler={name: sci, use_outsourcing: true, use_cascade: true, use_division: true, use_roles: true, feedback: true}'
 "$W" run "$Q" -q --seed 1 --scheduler slurm -o slurm.h5 >/dev/null &&
-"$W" run "$Q" -q --seed 1 --scheduler sci --set 'mechanisms={cascade: {}, outsourcing: {}, division: {}}' -o sci.h5 >/dev/null &&
+"$W" run "$Q" -q --seed 1 --set "$SCI" --set 'mechanisms={cascade: {}, outsourcing: {}, division: {}}' -o sci.h5 >/dev/null &&
 "$W" run "$TR" -q --seed 1 --set 'failures.incidents=[]' -o throttle-none.h5 >/dev/null &&
 "$W" run "$TR" -q --seed 1 -o throttle.h5 >/dev/null &&
 "$W" run "$TR" -q --seed 1 --set 'models.job.rebalance=true' --set 'mechanisms={division: {}}' -o throttle-response.h5 >/dev/null &&
@@ -30,7 +31,7 @@ case "$head" in *"(traditional: slurm)"*) ok ;; *) bad "one-command baseline is 
 # the docs name the same commands (a drift between docs and test fails here)
 D="$SRC/docs/reproducing-sci.md"
 for c in "--seed 1 --scheduler slurm -o slurm.h5" \
-         "--seed 1 --scheduler sci   --set 'mechanisms={cascade: {}, outsourcing: {}, division: {}}' -o sci.h5" \
+         "--seed 1 --set '$SCI' --set 'mechanisms={cascade: {}, outsourcing: {}, division: {}}' -o sci.h5" \
          "--seed 1 --set 'models.job.rebalance=true' --set 'mechanisms={division: {}}' -o throttle-response.h5" \
          "wanka report paper-sci slurm.h5 sci.h5" "--throttle throttle-response.h5 --throttle-naive throttle.h5"; do
   grep -qF -e "$c" "$D" && ok || bad "docs/reproducing-sci.md lacks: $c"

@@ -15,11 +15,26 @@ out=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --baseline fifo --see
 st=$?
 [ "$st" = 0 ] && ok || bad "run form exit $st: $out"
 n=$(ls "$T"/runs/seed*/*.h5 2>/dev/null | wc -l)
-[ "$n" = 30 ] && ok || bad "want 30 traces (3 seeds x 10 runs), found $n"
-for f in sci-no-cascade sci-no-outsourcing sci-no-division throttle-no-division throttle-no-rebalance; do
+[ "$n" = 36 ] && ok || bad "want 36 traces (3 seeds x 12 runs), found $n"
+for f in sci-no-cascade sci-no-outsourcing sci-no-division sci-no-feedback sci-blind throttle-no-division throttle-no-rebalance; do
   [ -s "$T/runs/seed1/$f.h5" ] && ok || bad "no ablation trace $f.h5"
 done
-# every claim has a row with a verdict (12 claims), and the ablation has its six variants
+# the trace form on seed 1's traces: the claims its traces give (one seed: not testable, with the
+# value), "needs runs" for the two that need an ablation run; none in csv
+S1="$T/runs/seed1"
+tf=$("$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --throttle "$S1/throttle-response.h5" \
+     --throttle-naive "$S1/throttle.h5" --throttle-baseline "$S1/throttle-none.h5" 2>&1)
+echo "$tf" | grep -q "^Claims: published vs simulated from these traces (one seed)" && ok || bad "trace form: no claims: $tf"
+[ "$(echo "$tf" | grep -c '  needs runs$')" = 2 ] && ok || bad "trace form: want 2 'needs runs': $tf"
+[ "$(echo "$tf" | grep -c '  not testable$')" = 10 ] && ok || bad "trace form: want 10 'not testable': $tf"
+echo "$tf" | grep -qE "^Table 5.2 +task completion time \(mean\) .* [-+][0-9.]+ % +1 +not testable$" && ok \
+  || bad "trace form: the JCT row lacks its one-seed value: $tf"
+echo "$tf" | grep -qE "^§3.2 .* — +0 +needs runs$" && ok || bad "trace form: §3.2 is not 'needs runs': $tf"
+tm=$("$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --markdown 2>&1)
+echo "$tm" | grep -q "^| §3.1 | the same, theory (here: outsourcing off) | 15 % | — | 0 | needs runs |" && ok \
+  || bad "trace form markdown: no 'needs runs' row: $tm"
+"$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --format csv 2>&1 | grep -q "needs runs" && bad "csv has claims" || ok
+# every claim has a row with a verdict (12 claims), and the ablation has its eight variants
 nv=$(echo "$out" | grep -cE "  (supported|not supported|not testable)$")
 [ "$nv" = 12 ] && ok || bad "want 12 claims with a verdict, found $nv: $out"
 for c in "§3.1 .*SCI with outsourcing" "§3.1 .*outsourcing off" "§3.2 .*cascade on vs off" "§3.4 .*with the response" \
@@ -30,10 +45,10 @@ for c in "§3.1 .*SCI with outsourcing" "§3.1 .*outsourcing off" "§3.2 .*casca
 done
 nw=$(echo "$out" | grep -c "^ *why: ")
 [ "$nw" = 12 ] && ok || bad "want a reason under each of the 12 claims, found $nw"
-for v in "all on" "cascade off" "outsourcing off" "division off" "rebalance off" "no response"; do
+for v in "all on" "cascade off" "outsourcing off" "division off" "feedback off" "SCI blind" "rebalance off" "no response"; do
   echo "$out" | grep -q "^$v  " && ok || bad "no ablation row '$v'"
 done
-echo "$out" | grep -q "traditional: fifo) vs sci with cascade, outsourcing and division" && ok || bad "heading lacks the mechanisms: $out"
+echo "$out" | grep -q "traditional: fifo) vs sci with cascade, outsourcing, division and feedback" && ok || bad "heading lacks the mechanisms: $out"
 if /usr/bin/python3 -c "import matplotlib, h5py" 2>/dev/null; then
   [ -s "$T/runs/utilization.png" ] && ok || bad "no figure written"
 fi
@@ -44,6 +59,9 @@ md=$("$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q --markdow
 echo "$md" | grep -q "| Table 5.2 | mean GPU utilization |" && ok || bad "markdown: no Table 5.2 row: $md"
 [ "$(echo "$md" | grep -cE '\| (supported|not supported|not testable) \|')" = 12 ] && ok || bad "markdown: want 12 verdicts: $md"
 echo "$md" | grep -q "^| division off | " && ok || bad "markdown: no ablation: $md"
+for v in "feedback off" "SCI blind"; do
+  echo "$md" | grep -q "^| $v | [0-9]" && ok || bad "markdown: no ablation row '$v': $md"
+done
 # the HTML form shows the same claims, verdicts and ablation
 if /usr/bin/python3 -c "import matplotlib, h5py" 2>/dev/null; then
   "$W" report paper-sci "$Q" --throttle-scenario "$TR" --seeds 2 -q -o "$T/md" --html "$T/r.html" >/dev/null 2>&1 \

@@ -470,7 +470,8 @@ def same_steps(np, xa, ya, xb, yb):
 
 def facility_lines(ax, np, traces):
     """power: each trace's facility budget (MW, dashed red; identical budgets
-    once) on the power axis and the electricity price on a right axis, from
+    once, the first labelled "facility budget", others by their run) on the
+    power axis and the first trace's electricity price on a right axis, from
     timeseries/facility (single-site traces: a network's sites each have
     their own). Returns the price axis' legend handles."""
     budgets, handles, price_ax = [], [], None
@@ -487,14 +488,16 @@ def facility_lines(ax, np, traces):
             xs = fac["time"].astype(np.float64)
             if not any(same_steps(np, xs, b, ox, ob) for ox, ob in budgets):
                 budgets.append((xs, b))
-                ax.plot(x, b, drawstyle="steps-post", color="tab:red", linestyle="--", linewidth=1.2,
-                        label=f"budget ({t.label})" if len(traces) > 1 else "facility budget")
+                ax.plot(x, b, drawstyle="steps-post", color="tab:red", linestyle=(0, (4, 3)), linewidth=1.6, zorder=4,
+                        label="facility budget" if len(budgets) == 1 else f"budget ({t.label})")
         if "price" in names and np.isfinite(fac["price"]).any() and price_ax is None:
             price_ax = ax.twinx()
             h, = price_ax.plot(x, fac["price"], drawstyle="steps-post", color="tab:gray", linewidth=0.8, alpha=0.8,
-                               label=f"electricity price ({t.label})" if len(traces) > 1 else "electricity price")
+                               label="electricity price")
             price_ax.set_ylabel("electricity price (per MWh)", color="dimgray")
             price_ax.set_ylim(bottom=0)
+            ax.set_zorder(price_ax.get_zorder() + 1)  # power and budget over the price
+            ax.patch.set_visible(False)
             handles.append(h)
     return handles
 

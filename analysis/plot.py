@@ -948,7 +948,7 @@ def recovery(axes, np, t, top):
     labels = [f"{mean[0][k]:.3g}+{mean[1][k]:.3g}+{mean[2][k]:.3g}" for k in pick]
     step = max(1, pick.size // 20)
     axes[1].set_xticks(x[::step], labels[::step], rotation=60 if pick.size > 6 else 0, fontsize="x-small")
-    axes[0].set_xticks(x[::step], [""] * len(x[::step]))
+    axes[0].tick_params(labelbottom=False)
     axes[1].set_xlabel("recovery: detection + wait + restart (minutes), longest first")
     for a in axes:
         a.grid(True, alpha=0.3)
@@ -1067,11 +1067,13 @@ def figure(mods, what, traces, top=DEFAULT_TOP, paths=None, opts=None):
         return fig
     if what in PER_TRACE:
         n = len(traces)
-        if what == "recovery":
-            fig, axes = plt.subplots(2 * n, 1, figsize=(11, 5 * n), dpi=120, squeeze=False,
-                                     gridspec_kw={"height_ratios": [2, 1] * n})
-            for i, t in enumerate(traces):
-                recovery((axes[2 * i][0], axes[2 * i + 1][0]), np, t, top)
+        if what == "recovery":  # a subfigure per trace: the gap between its two panels is its own
+            fig = plt.figure(figsize=(11, 5 * n), dpi=120, layout="constrained")
+            for t, sub in zip(traces, np.atleast_1d(fig.subfigures(n, 1))):
+                axes = sub.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+                recovery(axes, np, t, top)
+            fig.suptitle(f"{title} — {', '.join(scen)}" if scen else title)
+            return fig
         else:
             fig, axes = plt.subplots(n, 1, figsize=(11, (6 if what.startswith("gantt") else 4) * n), dpi=120,
                                      squeeze=False)

@@ -33,10 +33,8 @@ static void heap_swap(Lanes *h, size_t a, size_t b)
 {
     int64_t e = h->end[a];
     uint32_t l = h->lane[a];
-    h->end[a] = h->end[b];
-    h->lane[a] = h->lane[b];
-    h->end[b] = e;
-    h->lane[b] = l;
+    h->end[a] = h->end[b], h->lane[a] = h->lane[b];
+    h->end[b] = e, h->lane[b] = l;
 }
 
 static void heap_down(Lanes *h, size_t i)
@@ -192,6 +190,8 @@ typedef struct Run {
     ExTable jobs, inc, ts, place, nodes;
     int64_t t_end;        /* end of the run: the last sample, or the latest time seen */
     double gpus;          /* root attribute gpus */
+    char *sites;          /* a network's root attribute sites, its commas made NULs (owned), or NULL */
+    size_t nsites;        /* names in sites */
 } Run;
 
 /* Times the timeline accepts: -1 (did not happen) to 2^62 ns (146 years),
@@ -277,7 +277,9 @@ static void counters(Out *o, const Run *R)
 
 /* ---- jobs -------------------------------------------------------------------------------------- */
 
-static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
+/* The jobs of site (all when site is NULL) as slices on process pid. */
+static int jobs_of(Out *o, const Run *R, Lanes *h, const ExCol *site, int64_t which, int pid, const char *pname,
+                   WkError *err)
 {
     const ExTable *J = &R->jobs;
     const ExCol *id = wk_ex_col(J, WK_SCHEMA_JOB_ID), *sub = wk_ex_col(J, WK_SCHEMA_JOB_SUBMIT),
@@ -294,12 +296,12 @@ static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
         free(lane);
         return wk_error_nomem(err, "export");
     }
-    meta_process(o, PID_JOBS, "jobs");
+    meta_process(o, pid, pname);
     lanes_reset(h);
     for (size_t k = 0; k < J->n; k++) {
         size_t i = idx[k];
         lane[i] = UINT32_MAX;
-        if (st->i[i] < 0)
+        if (st->i[i] < 0 || (site && site->i[i] != which))
             continue;
         /* a job stopped (requeued or preempted) and not running at the end has
          * no end time in the trace: it gets an instant, not a slice */
@@ -316,7 +318,7 @@ static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
     for (uint32_t l = 0; l < h->nlanes; l++) {
         char name[32];
         snprintf(name, sizeof name, "jobs %u", l);
-        meta_thread(o, PID_JOBS, l, name);
+        meta_thread(o, pid, l, name);
     }
     for (size_t k = 0; k < J->n; k++) {
         size_t i = idx[k];
@@ -335,7 +337,7 @@ static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
             fputs(",\"args\":{", o->f);
         } else {
             int64_t end = en->i[i] >= 0 ? en->i[i] : R->t_end;
-            slice_open(o, PID_JOBS, lane[i], name, "job", st->i[i], end - st->i[i]);
+            slice_open(o, pid, lane[i], name, "job", st->i[i], end - st->i[i]);
         }
         fprintf(o->f, "\"id\":%lld,\"gpus\":%lld", (long long)id->i[i], (long long)gp->i[i]);
         if (gf)
@@ -362,6 +364,21 @@ static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
     free(idx);
     free(lane);
     return 0;
+}
+
+/* The jobs as slices on lanes: one process "jobs", or for a network's trace
+ * (jobs.site and the root attribute sites) one process per site. */
+static int jobs(Out *o, const Run *R, Lanes *h, WkError *err)
+{
+    const ExCol *site = R->nsites ? wk_ex_col(&R->jobs, WK_SCHEMA_SITE) : NULL;
+    int rc = site ? 0 : jobs_of(o, R, h, NULL, 0, PID_JOBS, "jobs", err);
+    const char *name = R->sites;
+    for (size_t k = 0; site && rc == 0 && k < R->nsites; k++, name += strlen(name) + 1) {
+        char pname[160];
+        snprintf(pname, sizeof pname, "site %.100s: jobs", name);
+        rc = jobs_of(o, R, h, site, (int64_t)k, PID_NODES + 1 + (int)k, pname, err);
+    }
+    return rc;
 }
 
 /* ---- incidents: hardware tracks and recovery phases --------------------------------------------- */
@@ -684,6 +701,10 @@ static int load(WkTraceRead *r, Run *R, WkError *err)
     WkError e2;
     wk_error_clear(&e2);
     R->gpus = wk_trace_read_attr_i64(r, WK_SCHEMA_ATTR_GPUS, &g, &e2) == 0 ? (double)g : NAN;
+    if (wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SITES, &R->sites, &e2) == 0 && R->sites && R->sites[0])
+        for (char *c = R->sites; c; R->nsites++)
+            if ((c = strchr(c, ',')) != NULL)
+                *c++ = '\0';
     const ExCol *t = wk_ex_col(&R->ts, WK_SCHEMA_CLUSTER_TIME);
     R->t_end = 0;
     for (size_t i = 0; i < R->ts.n; i++)
@@ -768,6 +789,7 @@ int wk_export_chrome(const char *trace, const char *out, const WkExportOpts *opt
     wk_ex_table_free(&R.ts);
     wk_ex_table_free(&R.place);
     wk_ex_table_free(&R.nodes);
+    free(R.sites);
     wk_trace_read_close(r);
     if (st)
         *st = s;

@@ -9,7 +9,8 @@ pandas DataFrames.
     t.timeseries    # the cluster's sampled state (timeseries/cluster)
     t.summary       # pandas Series: summary metric -> value (NaN = undefined)
     t.attrs         # dict: root attributes (scenario_name, scheduler, seed, ...)
-    t.sites         # a network's site names (index = the `site` columns), [] otherwise
+    t.sites         # a network's site names, [] otherwise; a network's `site` columns are
+                    # Categoricals of these names (NaN: no site), `site_index` their index
     t.site_series   # a network's timeseries/sites (empty DataFrame otherwise)
     t.placement     # schema 1.6: job segments' node ranges (empty DataFrame otherwise)
     t.nodes         # schema 1.6: each node's pod, rack, GPUs (empty DataFrame otherwise)
@@ -114,6 +115,8 @@ def load(path):
                             dtype="float64").sort_index()
         raw = {k: f[k][:] for k in ("jobs", "placement", "nodes") if k in f}
     sites = str(attrs["sites"]).split(",") if attrs.get("sites") else []
+    for df in tables.values():
+        name_sites(df, sites)
     t = types.SimpleNamespace(path=path, attrs=attrs, summary=summary, sites=sites, **tables)
     t._raw = raw
     t.node_segments = lambda: node_segments(t)
@@ -121,6 +124,18 @@ def load(path):
     t.fragmentation = lambda points=None: fragmentation(t, points)
     t.users = lambda: users(t)
     return t
+
+
+def name_sites(df, sites):
+    """A network's `site` column (an index into the root attribute sites, -1
+    for none) as a Categorical of the site names in `sites:` order (NaN for
+    none); the index stays as `site_index` (int32) beside it."""
+    if not sites or "site" not in df.columns:
+        return
+    idx = df["site"].astype("int64")
+    df.insert(df.columns.get_loc("site"), "site_index", df["site"].astype("int32"))
+    df["site"] = pd.Categorical.from_codes(np.where((idx >= 0) & (idx < len(sites)), idx, -1),
+                                           categories=pd.Index(sites, dtype=object))
 
 
 USER_COLUMNS = ["jobs", "completed", "gpu_h", "wait_mean_s", "bsld_mean", "ftf"]

@@ -221,6 +221,9 @@ int wk_net_summary(const WkNet *n, WkSummary *s, WkError *err)
     snprintf(s->scenario, sizeof s->scenario, "%s", n->name);
     snprintf(s->scheduler, sizeof s->scheduler, "%s", n->broker->name);
     s->seed = n->seed;
+    /* the table's header names the broker: each site has its own scheduler */
+    snprintf(s->title, sizeof s->title, "scenario %.100s  broker %.31s  seed %llu", n->name, n->broker->name,
+             (unsigned long long)n->seed);
     WkSummary *ss = calloc(n->n, sizeof *ss);
     double *w = calloc(n->n, sizeof *w);
     if (!ss || !w) {

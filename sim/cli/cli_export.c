@@ -127,13 +127,21 @@ static int export_args(int argc, char **argv, ExportArgs *a)
 /* The cluster of the run, rebuilt from the scenario text and the --set
  * overrides the trace holds, into *c and *L (which borrows c's arrays). 0, or
  * an error (a scenario with include: cannot be rebuilt from its text alone):
- * the export then falls back to a track per component. */
+ * the export then falls back to a track per component. 1 for a network's
+ * trace (root attribute sites): its sites' clusters are not rebuilt, its jobs
+ * go on a process per site and its hardware on a track per component. */
 static int layout_of(const char *trace, WkCluster *c, WkExportLayout *L, WkError *err)
 {
     WkTraceRead *r = NULL;
     WkDoc *doc = NULL;
-    char *text = NULL, *sets = NULL, *file = NULL;
+    char *text = NULL, *sets = NULL, *file = NULL, *sites = NULL;
     int rc = wk_trace_read_open(&r, trace, err);
+    if (rc == 0 && wk_trace_read_attr_str_opt(r, WK_SCHEMA_ATTR_SITES, &sites, err) == 0 && sites[0]) {
+        free(sites);
+        wk_trace_read_close(r);
+        return 1;
+    }
+    free(sites);
     if (rc == 0)
         rc = wk_trace_read_attr_str(r, WK_SCHEMA_ATTR_SCENARIO, &text, err);
     if (rc == 0)
@@ -184,8 +192,8 @@ static int export_chrome(const ExportArgs *a, WkError *err)
     WkExportLayout L;
     WkError lerr;
     wk_error_clear(&lerr);
-    int have = layout_of(a->trace, &c, &L, &lerr) == 0;
-    if (!have && !a->quiet) {
+    int got = layout_of(a->trace, &c, &L, &lerr), have = got == 0;
+    if (got < 0 && !a->quiet) {
         fputs("wanka export: note: a hardware track per component, not per node: the cluster could not be rebuilt "
               "from the trace's scenario (", stderr);
         wk_text_fputs_term(lerr.msg, stderr); /* it may hold a path or name of any bytes */

@@ -329,8 +329,9 @@ int wk_cli_paper_run(int argc, char **argv)
     /* a figure of seed 1: utilization of the baseline and sci over time */
     char png[4096];
     snprintf(png, sizeof png, "%s/utilization.png", a.out);
-    char *pargv[] = {paths[R_BASE], paths[R_SCI], "-o", png, "--what", "utilization"};
-    if (wk_cli_python_plot(6, pargv) == 0) /* LaTeX and CSV keep stdout to the table alone */
+    /* --force: the report's own name in its own folder is replaced */
+    char *pargv[] = {paths[R_BASE], paths[R_SCI], "-o", png, "--what", "utilization", "--force"};
+    if (wk_cli_python_plot(7, pargv) == 0) /* LaTeX and CSV keep stdout to the table alone */
         fprintf(a.format == WK_REPORT_LATEX || a.format == WK_REPORT_CSV ? stderr : stdout, "figure: %s\n", png);
     else
         fprintf(stderr, "wanka report: no figure (wanka plot failed; the table above stands)\n");

@@ -60,7 +60,8 @@ const char wk_cli_run_usage_run[] =
     "                          override one scenario value; repeatable.\n"
     "                          e.g. --set cluster.nodes=64 --set workload.jobs=500\n"
     "      --json              print the summary as one JSON object\n"
-    "  -q, --quiet             no progress output\n"
+    "  -q, --quiet             no progress output, and of the summary table only the\n"
+    "                          trace's name (--json still prints the summary)\n"
     "\n"
     "Progress (the percentage of sim.end simulated, events/s and the estimated\n"
     "wall time left) goes to stderr, at most four lines a second, for runs\n"
@@ -230,7 +231,8 @@ static int run_output(const WkCliArgs *a, const WkSim *run, int rc, WkError *err
         if (!text) {
             rc = wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "out of memory");
         } else {
-            wk_text_fputs_lines(text, stdout);
+            if (a->json || !a->quiet) /* -q: the trace's name alone (wanka compare TRACE shows its summary) */
+                wk_text_fputs_lines(text, stdout);
             if (!a->json && !a->no_trace) {
                 fputs("trace: ", stdout);
                 wk_text_fputs_term(path, stdout);

@@ -26,8 +26,13 @@ expect 0 "ok: scenario 'synthetic-384', 384 GPUs, 3000 jobs, scheduler fifo" "$W
 
 # a good run writes the trace atomically under its final name only
 cd "$T" || exit 1
-expect 0 "GPU utilization" "$W" run "$Q" -q
+expect 0 "GPU utilization" "$W" run "$Q"
 [ -s "$T/synthetic-384.h5" ] && ok || bad "default trace synthetic-384.h5 missing"
+# -q: no progress, and of the summary only the trace's name (--json still the summary)
+out=$("$W" run "$Q" -q --force 2>&1)
+[ "$out" = "trace: synthetic-384.h5" ] && ok || bad "run -q printed more than the trace's name: $(printf '%s' "$out" | head -3)"
+out=$("$W" run "$Q" -q --no-trace 2>&1)
+[ -z "$out" ] && ok || bad "run -q --no-trace printed: $(printf '%s' "$out" | head -3)"
 expect 0 '"jobs_completed":3000' "$W" run "$Q" --json -q -o "$T/q.h5"
 [ -s "$T/q.h5" ] && ok || bad "-o q.h5 missing"
 ls "$T" | grep -q tmp && bad "temporary file left: $(ls "$T")" || ok

@@ -29,7 +29,7 @@ workload:
     - {gpus: 256, duration: 1h, submit: 0s}
 Y
 }
-makespan() { "$W" run "$1" -q --no-trace 2>&1 | awk '$1 == "makespan" {print $2}'; }
+makespan() { "$W" run "$1" --no-trace 2>&1 | awk '$1 == "makespan" {print $2}'; }
 for o in 1 16; do
   mk "$T/c$o.yaml" $o "comm: {allreduce_gb: 2, compute: 1s}"
   mk "$T/n$o.yaml" $o ""
@@ -46,11 +46,11 @@ printf 'name: x\ncluster: {sku: H100-SXM-80G, nodes: 4, gpus_per_node: 8}\nworkl
 expect 2 "b1.yaml:5:24: workload.comm.allreduce_gb: must be between" "$W" run "$T/b1.yaml" -q -o "$T/b1.h5"
 [ ! -e "$T/b1.h5" ] && ok || bad "b1.h5 written"
 sed 's/allreduce_gb: 0,/allreduce_gb: 1, size: 3,/' "$T/b1.yaml" > "$T/b2.yaml"
-expect 2 "workload.comm.size: unknown key 'size' (known: allreduce_gb, compute)" "$W" run "$T/b2.yaml" -q --no-trace
+expect 2 "workload.comm.size: unknown key 'size' (known: allreduce_gb, compute)" "$W" run "$T/b2.yaml" --no-trace
 sed 's/comm: .*/comm: {allreduce_gb: 1}/' "$T/b1.yaml" > "$T/b3.yaml"
-expect 2 "compute" "$W" run "$T/b3.yaml" -q --no-trace
+expect 2 "compute" "$W" run "$T/b3.yaml" --no-trace
 sed 's/comm: .*/comm: 5/' "$T/b1.yaml" > "$T/b4.yaml"
-expect 2 "b4.yaml:5:9: workload.comm: expected a mapping" "$W" run "$T/b4.yaml" -q --no-trace
+expect 2 "b4.yaml:5:9: workload.comm: expected a mapping" "$W" run "$T/b4.yaml" --no-trace
 
 echo "comm-fabric: $pass passed, $fail failed"
 [ "$fail" = 0 ]

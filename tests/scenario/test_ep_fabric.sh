@@ -34,7 +34,7 @@ workload:
   jobs:
     - {gpus: 128, model: {base: mixtral-8x7b, tp: 8, ep: 8, global_batch: 256}, iterations: 100, submit: 0s}
 Y
-m=$("$W" run "$T/r.yaml" -q --no-trace 2>&1 | awk '$1 == "makespan" {print $2}')
+m=$("$W" run "$T/r.yaml" --no-trace 2>&1 | awk '$1 == "makespan" {print $2}')
 awk -v m="$m" -v a="$a16" 'BEGIN { d = m - 100 * a; exit !(d < 0.01 && d > -0.01) }' && ok ||
   bad "run at 16:1: makespan $m s, perf x 100 = $a16 x 100"
 

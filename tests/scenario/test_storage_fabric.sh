@@ -29,7 +29,7 @@ workload:
 $4
 Y
 }
-makespan() { "$W" run "$1" -q --no-trace 2>&1 | awk '$1 == "makespan" {print $2}'; }
+makespan() { "$W" run "$1" --no-trace 2>&1 | awk '$1 == "makespan" {print $2}'; }
 J32="    - {gpus: 32, duration: 1h, submit: 0s}"
 J16="    - {gpus: 16, duration: 1h, submit: 0s}
     - {gpus: 16, duration: 1h, submit: 0s}"
@@ -58,12 +58,12 @@ m=$(makespan "$T/a7.yaml"); [ "$m" = "3606.2500" ] && ok || bad "async: makespan
 # a GPU down in the middle of a write (600 s + 2 s): the job stops, its write
 # is dropped, it restarts and runs to the end
 sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/s7.yaml" > "$T/f7.yaml"
-"$W" run "$T/f7.yaml" -q --no-trace > "$T/f7.out" 2>&1 && ok || bad "with failures: $(tail -2 "$T/f7.out")"
+"$W" run "$T/f7.yaml" --no-trace > "$T/f7.out" 2>&1 && ok || bad "with failures: $(tail -2 "$T/f7.out")"
 # two writers, one hit mid-write: its write is dropped with it, so the
 # other's completion does not re-post it (it used to replace the hit job's
 # detection event: the failure went unseen, no interruption, no rollback)
 sed 's/failures: .*/failures: {incidents: [{at: 602s, kind: down, gpu: 3, duration: 10min}]}/' "$T/two.yaml" > "$T/f2.yaml"
-"$W" run "$T/f2.yaml" -q --no-trace > "$T/f2.out" 2>&1
+"$W" run "$T/f2.yaml" --no-trace > "$T/f2.out" 2>&1
 c=$(awk '$1 == "jobs" && $2 == "completed" {print $3}' "$T/f2.out")
 i=$(awk '$1 == "job" && $2 == "interruptions" {print $5}' "$T/f2.out")
 [ "$c" = 2 ] && [ "$i" = 1 ] && ok || bad "two writers, one hit: $c jobs completed, $i interruptions; want 2 and 1"
@@ -81,14 +81,14 @@ sed "s/failures: .*/$F/" "$T/s1.yaml" > "$T/l1.yaml"
 sed "s/failures: .*/$F/" "$T/s7.yaml" > "$T/l7.yaml"
 for c in "l1 2.5000 4962.5800" "l7 4.3750 4971.9550"; do
   set -- $c
-  "$W" run "$T/$1.yaml" -q --no-trace > "$T/$1.out" 2>&1
+  "$W" run "$T/$1.yaml" --no-trace > "$T/$1.out" 2>&1
   l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/$1.out")
   m=$(awk '$1 == "makespan" {print $2}' "$T/$1.out")
   [ "$l" = "$2" ] && [ "$m" = "$3" ] && ok || bad "$1: load $l s, makespan $m; want $2 and $3"
 done
 # a local restore tier does not read from the storage nodes
 sed "s/mode: remote,/mode: remote, restore: local,/" "$T/l7.yaml" > "$T/r7.yaml"
-"$W" run "$T/r7.yaml" -q --no-trace > "$T/r7.out" 2>&1
+"$W" run "$T/r7.yaml" --no-trace > "$T/r7.out" 2>&1
 l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/r7.out")
 [ -n "$l" ] && [ "$l" != "4.3750" ] && ok || bad "local restore: load $l s, $(tail -1 "$T/r7.out")"
 
@@ -97,15 +97,15 @@ printf 'name: x\ncluster:\n  sku: H100-SXM-80G\n  nodes: 4\n  gpus_per_node: 8\n
 expect 2 "b1.yaml:6:12: cluster.storage: storage nodes need a fabric" "$W" run "$T/b1.yaml" -q -o "$T/b1.h5"
 [ ! -e "$T/b1.h5" ] && ok || bad "b1.h5 written"
 sed 's/storage: .*/storage: {nodes: 0}/;s/gpus_per_node: 8/gpus_per_node: 8\n  fabric: {kind: fat-tree, radix: 8}/' "$T/b1.yaml" > "$T/b2.yaml"
-expect 2 "b2.yaml:7:20: cluster.storage.nodes: must be between 1 and 65536" "$W" run "$T/b2.yaml" -q --no-trace
+expect 2 "b2.yaml:7:20: cluster.storage.nodes: must be between 1 and 65536" "$W" run "$T/b2.yaml" --no-trace
 sed 's/nodes: 0/nodes: 1, speed: 3/' "$T/b2.yaml" > "$T/b3.yaml"
-expect 2 "cluster.storage.speed: unknown key 'speed' (known: nodes, nic_gbps, nodes_per_leaf)" "$W" run "$T/b3.yaml" -q --no-trace
+expect 2 "cluster.storage.speed: unknown key 'speed' (known: nodes, nic_gbps, nodes_per_leaf)" "$W" run "$T/b3.yaml" --no-trace
 sed 's/nodes: 0/nodes: 1, nodes_per_leaf: 5/' "$T/b2.yaml" > "$T/b4.yaml"
-expect 2 "cluster.storage.nodes_per_leaf: must be between 1 and 4 (got 5)" "$W" run "$T/b4.yaml" -q --no-trace
+expect 2 "cluster.storage.nodes_per_leaf: must be between 1 and 4 (got 5)" "$W" run "$T/b4.yaml" --no-trace
 sed 's/storage: .*/storage: 4/' "$T/b2.yaml" > "$T/b5.yaml"
-expect 2 "b5.yaml:7:12: cluster.storage: expected a mapping" "$W" run "$T/b5.yaml" -q --no-trace
+expect 2 "b5.yaml:7:12: cluster.storage: expected a mapping" "$W" run "$T/b5.yaml" --no-trace
 sed 's/nodes: 0/nodes: 1, nic_gbps: 0/' "$T/b2.yaml" > "$T/b6.yaml"
-expect 2 "cluster.storage.nic_gbps: must be between" "$W" run "$T/b6.yaml" -q --no-trace
+expect 2 "cluster.storage.nic_gbps: must be between" "$W" run "$T/b6.yaml" --no-trace
 
 echo "storage-fabric: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -28,6 +28,8 @@
  *     cap freezes its flow at the cap, a link freezes all its unfrozen flows
  *     at its share; a frozen flow subtracts its rate from every link it
  *     crosses (rem -= x, cnt -= 1) and those links' shares are re-keyed.
+ *     Capped flows that share one cap (the runs' rings) are put in id
+ *     order by radix sort.
  *
  * Shares never fall below the current water level (clamped: the exact value
  * can only rise, rounding may not take it down). The values depend only on

@@ -77,10 +77,46 @@ static int cmp_cap(const void *a, const void *b, const Flow *flows)
     return x < y ? -1 : x > y;
 }
 
+/* Sort ids a[0..m) ascending through tmp, 11 bits a pass. */
+static void radix_ids(uint32_t *a, uint32_t *tmp, size_t m, uint32_t top)
+{
+    int passes = top < (1u << 11) ? 1 : top < (1u << 22) ? 2 : 3;
+    uint32_t *src = a, *dst = tmp;
+    for (int p = 0; p < passes; p++) {
+        size_t count[2049] = {0};
+        int sh = 11 * p;
+        for (size_t i = 0; i < m; i++)
+            count[(src[i] >> sh & 2047) + 1]++;
+        for (size_t d = 1; d <= 2048; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < m; i++)
+            dst[count[src[i] >> sh & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, m * sizeof *a);
+}
+
 /* Insertion-sorts small runs, merges otherwise: qsort has no context
- * argument in C11, and the solver keeps no globals. */
+ * argument in C11, and the solver keeps no globals. One cap for all (the
+ * runs' rings, capped at the link rate): the ids by radix sort. */
 static void sort_capped(uint32_t *a, uint32_t *tmp, size_t m, const Flow *flows)
 {
+    if (m >= 256) {
+        size_t same = 1;
+        uint32_t top = a[0];
+        while (same < m && flows[a[same]].cap == flows[a[0]].cap) {
+            if (a[same] > top)
+                top = a[same];
+            same++;
+        }
+        if (same == m) {
+            radix_ids(a, tmp, m, top);
+            return;
+        }
+    }
     if (m < 24) {
         for (size_t i = 1; i < m; i++) {
             uint32_t v = a[i];
@@ -127,10 +163,15 @@ static void freeze(WkFlowNet *n, uint32_t f, double x, double level, uint32_t *h
             heap_delete(n, c->pos, hsize);
             continue;
         }
-        double share = c->rem / c->cnt;
-        c->key = share > level ? share : level;
-        sift_down(n, c->pos, *hsize);
-        sift_up(n, c->pos);
+        double share = c->rem / c->cnt, key = share > level ? share : level;
+        if (key == c->key)
+            continue;
+        int up = key < c->key; /* rounding only: a share frozen at the level rises */
+        c->key = key;
+        if (up)
+            sift_up(n, c->pos);
+        else
+            sift_down(n, c->pos, *hsize);
     }
 }
 

@@ -28,6 +28,8 @@
  *     cap freezes its flow at the cap, a link freezes all its unfrozen flows
  *     at its share; a frozen flow subtracts its rate from every link it
  *     crosses (rem -= x, cnt -= 1) and those links' shares are re-keyed.
+ *     Capped flows that share one cap (the runs' rings) are put in id
+ *     order by radix sort.
  *
  * Shares never fall below the current water level (clamped: the exact value
  * can only rise, rounding may not take it down). The values depend only on
@@ -45,6 +47,8 @@ typedef struct {
     uint32_t seen;  /* solve stamp when visited by the current solve */
     uint32_t loc;   /* index in the component scratch when seen */
     uint32_t dnext; /* next dirty link (nlinks = end of stack), NONE = clean */
+    uint32_t bneck; /* bounded solves: 1 when the last solve that rated its
+                     * flows froze some at its fair share (a bottleneck) */
 } Link;
 
 typedef struct {
@@ -72,6 +76,8 @@ typedef struct {
     uint32_t link; /* directed link id (heap tie-break) */
     uint32_t cnt;  /* unfrozen flows (incidences) crossing it */
     uint32_t pos;  /* heap position, NONE when not in the heap */
+    uint8_t open;  /* bounded solves: every flow on it is in the region */
+    uint8_t popped; /* frozen flows at its share in this fill */
 } CompLink;
 
 struct WkFlowNet {
@@ -96,6 +102,8 @@ struct WkFlowNet {
 
     /* solver scratch, sized by add: flows side [flow_cap], links side [comp_cap] */
     uint32_t *cflow;     /* component flows */
+    uint32_t *ctmp;      /* merge buffer of the capped sort */
+    double *orate;       /* bounded solves: rates before the solve, by cflow index */
     uint32_t *ccapped;   /* component flows with a cap, sorted by (cap, id) */
     uint32_t *changed;   /* flows whose rate changed in the last solve */
     size_t nchanged;
@@ -103,6 +111,7 @@ struct WkFlowNet {
     uint32_t *heap;      /* component link indices, min-heap by (key, link) */
     uint32_t comp_cap;
     uint32_t stamp;      /* current solve stamp, never 0 */
+    int bounded;         /* re-solve a bounded region (flow_bounded.c) */
 
     uint64_t solves, rerated;
 };

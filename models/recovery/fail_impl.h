@@ -101,6 +101,13 @@ int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, W
 int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, const WkStoreXfer *load,
                           WkError *err);
 
+/** When a transfer with `left` bytes (>= 0) at `rate` bytes/s (> 0) from
+ * `start` (ns, <= WK_RUN_MAX_TIME) completes: start plus the duration
+ * rounded up to a whole ns, the sum in integer ns (past 2^53 ns, 104 days,
+ * a double cannot hold every ns: start as a double could round below now).
+ * Never before start; WK_RUN_MAX_TIME + 1 when past the largest time. */
+WkTime wk_runfail_store_done(WkTime start, double left, double rate);
+
 /** Job's write ends (complete, resolve = 1: the share is re-solved and the
  * other writes re-timed) or is dropped (resolve = 0: a stopped job; the next
  * solve settles the rates). No-op when job has none. 0 or a negative code. */

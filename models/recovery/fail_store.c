@@ -12,6 +12,15 @@
 
 #include "models/recovery/fail_impl.h"
 
+WkTime wk_runfail_store_done(WkTime start, double left, double rate)
+{
+    /* the duration in double, the sum in integers: past 2^53 ns (104 days)
+     * a double cannot hold every ns, and start rounded down would post the
+     * completion before now */
+    double dur_ns = ceil(left / rate * 1e9);
+    return dur_ns <= (double)(WK_RUN_MAX_TIME - start) ? start + (WkTime)dur_ns : WK_RUN_MAX_TIME + 1;
+}
+
 /* Count each write's bytes moved since its last re-timing at its old rate,
  * read the new rates, and re-post each completion (a blocking write also
  * moves the end of its stall). */
@@ -28,12 +37,7 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
         x->t = now;
         double rate = x->nflows * wk_share_min_rate(&r->share, x->flows, x->nflows, INFINITY);
         x->rate = rate > 1 ? rate : 1; /* cut off by failed links: it crawls, it does not divide by 0 */
-        WkTime start = x->from > now ? x->from : now;
-        /* the duration in double, the sum in integers: past 2^53 ns (104
-         * days) a double cannot hold every ns, and start rounded down would
-         * post the completion before now */
-        double dur_ns = ceil(x->left / x->rate * 1e9);
-        WkTime done = dur_ns <= (double)(WK_RUN_MAX_TIME - start) ? start + (WkTime)dur_ns : WK_RUN_MAX_TIME + 1;
+        WkTime done = wk_runfail_store_done(x->from > now ? x->from : now, x->left, x->rate);
         rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, x->read, 0, f->job[x->job].ckpt_tok, err);
         if (rc == 0 && (x->read || r->fail.mode == WK_CKPT_REMOTE)) { /* no progress while writing or loading */
             r->rt[x->job].seg_start = done + x->tail;

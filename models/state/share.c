@@ -150,9 +150,13 @@ int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uin
     uint32_t *nics = malloc((size_t)n * sizeof *nics), k = 0;
     if (!nics)
         return wk_error_nomem(err, "storage flows");
-    for (uint32_t i = 0; i < n; i++)
+    int sorted = 1; /* a job's GPUs are mostly in order already: no sort then */
+    for (uint32_t i = 0; i < n; i++) {
         nics[i] = wk_cluster_nic_of(c, gpus[i]);
-    qsort(nics, n, sizeof *nics, cmp_u32);
+        sorted &= i == 0 || nics[i - 1] <= nics[i];
+    }
+    if (!sorted)
+        qsort(nics, n, sizeof *nics, cmp_u32);
     for (uint32_t i = 0; i < n; i++)
         if (!k || nics[i] != nics[k - 1])
             nics[k++] = nics[i];

@@ -14,6 +14,7 @@
 
 #include "models/fail/fail.h"
 #include "models/run/hooks.h"
+#include "models/recovery/fail_impl.h"
 
 /* 129 nodes of 8 GPUs, one 1,024-GPU Llama 3 8B job on 128 of them; node 3
  * fails at 1 h (a week's repair); detection `det`; recovery mode `mode`
@@ -145,6 +146,27 @@ static void test_older_launch_key_is_the_whole_cost(void **state)
     wk_fail_fini(&f);
 }
 
+/* A transfer's completion past 2^53 ns (104.2 days): every ns counts. With
+ * the start summed as a double, a start of 2^53 + 1 ns rounded to 2^53 and
+ * a transfer with nothing left completed 1 ns before it began (the engine
+ * refused the event and the run stopped). */
+static void test_store_completion_is_exact_past_day_104(void **state)
+{
+    (void)state;
+    WkTime day = (WkTime)86400 * 1000000000;
+    WkTime start = ((WkTime)1 << 53) + 1; /* 104.25 days */
+    assert_true(start > 104 * day);
+    assert_int_equal(wk_runfail_store_done(start, 0.0, 100e9), start);
+    /* 1 GB at 100 GB/s: 10 ms to the ns, from an odd ns */
+    assert_int_equal(wk_runfail_store_done(start, 1e9, 100e9), start + 10000000);
+    assert_int_equal(wk_runfail_store_done(150 * day + 3, 1e9, 100e9), 150 * day + 3 + 10000000);
+    /* a part of a ns rounds up */
+    assert_int_equal(wk_runfail_store_done(start + 2, 1.0, 3e9), start + 3);
+    /* past the largest time: one past it, never a wrapped time */
+    assert_int_equal(wk_runfail_store_done(WK_RUN_MAX_TIME - 5, 1e9, 1.0), WK_RUN_MAX_TIME + 1);
+    assert_int_equal(wk_runfail_store_done(WK_RUN_MAX_TIME, 0.0, 1.0), WK_RUN_MAX_TIME);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_every_step_moves_the_recovery_time),
         cmocka_unit_test(test_load_follows_its_tier),
         cmocka_unit_test(test_older_launch_key_is_the_whole_cost),
+        cmocka_unit_test(test_store_completion_is_exact_past_day_104),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

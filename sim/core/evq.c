@@ -26,7 +26,8 @@
  * bucket, copied into the bottom array: a bucket with few events (or all at
  * one time) is sorted there; a crowded one becomes a new, finer rung of
  * about one bucket per SPLIT_PER_BUCKET events. When every rung is spent,
- * the top becomes rung 0 with one bucket per EPOCH_PER_BUCKET events, their
+ * the top becomes rung 0 with one bucket per EPOCH_PER_BUCKET events (EPOCH_SMALL
+ * in a queue small enough to stay cached: smaller hand-downs), their
  * width a power of two (a shift, no division) chosen from the events' time
  * spread: this is where the queue re-adapts to the population and spread,
  * once per "epoch". A bottom that grows too large from inserts is spilled
@@ -71,6 +72,7 @@
 #define CHUNK 32            /* events per chunk: 1 KiB, sixteen cache lines */
 #define CHUNK_MIN 64u       /* the chunk pool never shrinks below this */
 #define EPOCH_PER_BUCKET 128 /* rung 0 from the top: one bucket per this many events */
+#define EPOCH_SMALL 32      /* ... in a queue of fewer than PF_MIN_EVENTS events */
 #define SPLIT_PER_BUCKET 8  /* a rung split from a bucket or the bottom: one per 8 */
 #define PF_BUCKETS 4        /* non-empty buckets fetched ahead of the bottom */
 #define PF_LOOK 64          /* buckets scanned ahead for those */
@@ -595,7 +597,8 @@ NOINLINE static int refill(WkEvq *q)
             q->ntop = 0;
             q->top_floor = q->top_max;
             if (n > THRES && q->top_min < q->top_max && q->nr < MAX_RUNGS &&
-                make_rung(q, q->top, n, q->top_min, q->top_max, q->top_max, EPOCH_PER_BUCKET) == 0)
+                make_rung(q, q->top, n, q->top_min, q->top_max, q->top_max,
+                          q->n < PF_MIN_EVENTS ? EPOCH_SMALL : EPOCH_PER_BUCKET) == 0)
                 continue;
             WkEvent *a = q->top;
             q->top = q->bot;

@@ -3,37 +3,56 @@
  * O(1) amortized push and pop in strict (time, seq) order, adapting its
  * bucket widths to the population and time spread without tuning.
  *
- * Structure. Events live by value in a pool of 32-byte slots; a parallel
- * array of 32-bit links threads them into lists (kept apart from the events
- * so that walking a list stays in cache). Three tiers hold disjoint,
- * increasing time ranges:
+ * Structure. Events are kept by value, never behind a pointer or a slot
+ * index: a record is copied from tier to tier instead of linked, so reading
+ * a bucket reads contiguous memory. Three tiers hold disjoint, increasing
+ * time ranges:
  *
- *   bottom  a sorted array of slot indices: the next events to pop. It holds
+ *   bottom  a sorted array of events: the next events to pop. It holds
  *           every event with time < lo of the deepest rung (or <= top_floor
- *           when there is no rung). Pop takes its head: O(1).
- *   rungs   rung[0..nr): each an array of buckets (unsorted lists) of width
- *           2^shift ns. rung[k] covers [lo, max]; lo is the lower edge of its
+ *           when there is no rung). Pop copies its head out: O(1).
+ *   rungs   rung[0..nr): each an array of buckets of width 2^shift ns, a
+ *           bucket being a chain of chunks of CHUNK events (1 KiB), in
+ *           no order. rung[k] covers [lo, max]; lo is the lower edge of its
  *           next unprocessed bucket. rung[k+1] was spawned from one bucket
  *           of rung[k], so deeper rungs are finer and cover earlier times.
  *   top     an unsorted array of every event with time > top_floor, in
  *           arrival order; its min and max are tracked on insert.
  *
  * Push routes an event by comparing its time with top_floor and the rungs'
- * lo, then appends it to the top or links it into a bucket (O(1)), or
- * inserts it into the bottom (binary search; the bottom stays small). When the bottom runs empty, the
- * deepest rung hands down its next non-empty bucket: a bucket with few
- * events (or all at one time) is sorted into the bottom; a crowded one
- * becomes a new, finer rung. When every rung is spent, the top becomes
- * rung 0 with about two buckets per event, their width a power of two (a
- * shift, no division) chosen from the events' time spread: this is where the
- * queue re-adapts to the population and spread, once per "epoch". A bottom
- * that grows too large from inserts is spilled back into a rung. Each event
- * is thus moved O(1) times amortized; pop is allocation-free and never fails,
- * and it walks the next buckets' lists ahead of time (aim_prefetch) to hide
- * cache misses in large queues, whose arrays ask for huge pages (grow_array)
- * to spare the TLB. Memory: the pool (32 B event + 4 B link + 4 B bottom +
- * 4 B top per slot) and the bucket heads (4 B, two to four per event); the pool
- * is compacted below 1/8 full, so memory follows the population down too. */
+ * lo, then appends it to the top or to its bucket's last chunk (O(1)), or
+ * inserts it into the bottom (binary search; the bottom stays small). When
+ * the bottom runs empty, the deepest rung hands down its next non-empty
+ * bucket, copied into the bottom array: a bucket with few events (or all at
+ * one time) is sorted there; a crowded one becomes a new, finer rung of
+ * about one bucket per SPLIT_PER_BUCKET events. When every rung is spent,
+ * the top becomes rung 0 with one bucket per EPOCH_PER_BUCKET events (EPOCH_SMALL
+ * in a queue small enough to stay cached: smaller hand-downs), their
+ * width a power of two (a shift, no division) chosen from the events' time
+ * spread: this is where the queue re-adapts to the population and spread,
+ * once per "epoch". A bottom that grows too large from inserts is spilled
+ * back into a rung. Each event is thus copied O(1) times amortized.
+ *
+ * Memory traffic. A large queue (PHOLD B: 262k events, 8 MiB of records)
+ * does not fit the caches, so what counts is lines fetched per event. Rung
+ * 0 is coarse on purpose: its buckets are long chains of full chunks, so a
+ * push writes into a line that earlier pushes into the same bucket already
+ * brought in (a few thousand buckets' last chunks stay cached), and a
+ * hand-down reads whole lines of its own events, fetched ahead
+ * (prefetch_ahead, gather) while the bottom is being popped. Its buckets
+ * arrive crowded and are split into a fine rung that lives in cache. Fine
+ * buckets in rung 0 (one or two events each) would leave most chunks
+ * nearly empty: more memory touched, and each push a miss. Arrays of 4 MiB
+ * or more ask for huge pages (alloc_array) to spare the TLB.
+ *
+ * Pop never fails and never allocates: the bottom and top arrays always
+ * have room for every queued event (push grows them), so a hand-down or an
+ * epoch whose new rung cannot get memory sorts its events into the bottom
+ * instead. Memory: 64 bytes of bottom and top capacity per slot (only the
+ * parts used are touched), 32 bytes per event in chunks plus the unused
+ * tail of each bucket's last chunk, and 8 bytes per bucket; the arrays and
+ * the chunk pool shrink below 1/8 use, so memory follows the population
+ * down too. */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #endif
@@ -49,12 +68,15 @@
 #define MAX_RUNGS 16        /* deeper rungs are not needed: each is ~n x finer */
 #define THRES 48            /* a bucket with more events is split into a rung */
 #define BOT_SPILL 512       /* minimum bottom size that triggers a spill */
-#define POOL_MIN 1024u      /* the pool never shrinks below this many slots */
-#define BUCKETS_PER_EVENT 2 /* rung size relative to the events it receives */
-#define PF_WAYS 4           /* lists walked ahead at once (see aim_prefetch) */
-#define PF_LOOK 64          /* buckets scanned ahead for lists to walk */
-#define PF_MIN_EVENTS 32768 /* fewer (~1.3 MiB of queue) stay cached: no cursors */
-#define LINK_LAG 8          /* pushes a bucket link waits for its head to arrive */
+#define POOL_MIN 1024u      /* bottom and top never shrink below this many slots */
+#define CHUNK 32            /* events per chunk: 1 KiB, sixteen cache lines */
+#define CHUNK_MIN 64u       /* the chunk pool never shrinks below this */
+#define EPOCH_PER_BUCKET 128 /* rung 0 from the top: one bucket per this many events */
+#define EPOCH_SMALL 32      /* ... in a queue of fewer than PF_MIN_EVENTS events */
+#define SPLIT_PER_BUCKET 8  /* a rung split from a bucket or the bottom: one per 8 */
+#define PF_BUCKETS 4        /* non-empty buckets fetched ahead of the bottom */
+#define PF_LOOK 64          /* buckets scanned ahead for those */
+#define PF_MIN_EVENTS 32768 /* fewer (~1 MiB of queue) stay cached: no fetching ahead */
 
 /* Keep the slower paths out of push and pop, so these stay small. */
 #if defined(__GNUC__)
@@ -88,73 +110,98 @@ static inline uint32_t spill_limit(uint32_t n)
 }
 
 typedef struct {
+    WkEvent e[CHUNK];
+} Chunk;
+
+/* A bucket: n events in a chain of chunks from `last` back through
+ * chain[]; every chunk but `last` is full, `last` holds the events past the
+ * last multiple of CHUNK. `last` is meaningless while n == 0. */
+typedef struct {
+    uint32_t last;
+    uint32_t n;
+} Bucket;
+
+typedef struct {
     WkTime start;   /* lower edge of bucket 0, ns */
     WkTime lo;      /* lower edge of bucket cur: the rung holds [lo, max] */
     WkTime max;     /* inclusive upper edge; the last bucket ends here */
-    uint32_t *head; /* head[b]: first slot of bucket b's list, NIL when empty */
+    Bucket *b;      /* b[0..nb) */
     uint32_t nb;    /* buckets in use */
-    uint32_t cap;   /* allocated length of head */
+    uint32_t cap;   /* allocated length of b */
     uint32_t cur;   /* next bucket to hand down; buckets < cur are empty */
     unsigned shift; /* bucket width = 2^shift ns */
 } Rung;
 
 struct WkEvq {
-    WkEvent *ev;        /* slot storage, `cap` slots */
-    uint32_t *next;     /* next[i]: the slot after i in its list, or NIL */
-    uint32_t *bot;      /* bottom: sorted slots in [bhead, btail); `cap` long */
-    uint32_t cap;       /* slots in ev, next, bot and top */
-    uint32_t used;      /* slots ever handed out since the last compaction */
-    uint32_t free_head; /* free slots, linked through next */
+    WkEvent *bot;       /* bottom: sorted events in [bhead, btail); `cap` long */
+    WkEvent *top;       /* top: events in arrival order, [0, ntop); `cap` long */
+    uint32_t cap;       /* length of bot and top: always > n */
     uint32_t bhead, btail;
-    uint32_t spill_at;  /* bottom size that triggers a spill into a rung */
-    uint32_t pf[PF_WAYS];  /* prefetch cursors (aim_prefetch), NIL when idle */
-    uint32_t pfb[PF_WAYS]; /* pf[w] walks bucket pfb[w] of the deepest rung */
-    uint32_t pf_next;      /* first bucket no cursor has been aimed at yet */
-    int pf_on;             /* cursors and lagged links: the queue outgrows the caches */
-    uint32_t *lag_at[LINK_LAG]; /* pushes not yet linked (link_lagged): bucket head */
-    uint32_t lag_slot[LINK_LAG]; /* ... and the slot to link into it */
-    unsigned nlag, lag_pos;      /* entries in the ring; next ring position */
-    uint64_t pf_shape;     /* `shape` when the cursors were aimed */
-    uint64_t shape;        /* bumped whenever the deepest rung changes */
-    size_t n;           /* events queued */
-    uint32_t *top;      /* top: its slots in arrival order, [0, ntop); `cap` long */
     uint32_t ntop;
-    WkTime top_min, top_max; /* times in the top list, valid when ntop > 0 */
+    uint32_t spill_at;  /* bottom size that triggers a spill into a rung */
+    Chunk *ch;          /* chunk pool, `nch` chunks, 64-byte aligned */
+    uint32_t *chain;    /* chain[c]: the chunk before c in its bucket, or NIL */
+    uint32_t nch;       /* chunks allocated */
+    uint32_t chused;    /* chunks ever handed out since the last compaction */
+    uint32_t chfree;    /* free chunks, linked through chain */
+    uint32_t chlive;    /* chunks in buckets */
+    uint32_t pf_next;   /* first bucket of the deepest rung not yet fetched ahead */
+    uint64_t pf_shape;  /* `shape` when pf_next was set */
+    uint64_t shape;     /* bumped whenever the deepest rung changes */
+    size_t n;           /* events queued */
+    WkTime top_min, top_max; /* times in the top, valid when ntop > 0 */
     WkTime top_floor;        /* top holds exactly the events with time > top_floor */
     unsigned nr;             /* rungs in use */
     Rung rung[MAX_RUNGS];
 };
 
-/* (time, seq) order of two slots. */
-static inline int before(const WkEvent *e, uint32_t a, uint32_t b)
+/* (time, seq) order of two events. */
+static inline int before(const WkEvent *a, const WkEvent *b)
 {
-    return e[a].time < e[b].time || (e[a].time == e[b].time && e[a].seq < e[b].seq);
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-/* ---- sorting slot indices (by their events) ---- */
+/* Copy *s into *d field by field: callers build *ev just before a push, and
+ * one wide load spanning several narrow stores would stall store
+ * forwarding. */
+static inline void put(WkEvent *d, const WkEvent *s)
+{
+    d->time = s->time;
+    d->seq = s->seq;
+    d->target = s->target;
+    d->kind = s->kind;
+    d->aux = s->aux;
+    d->token = s->token;
+    d->payload = s->payload;
+}
 
-static void insertion_sort(const WkEvent *e, uint32_t *a, uint32_t n)
+/* ---- sorting events by value ---- */
+
+static void insertion_sort(WkEvent *a, uint32_t n)
 {
     for (uint32_t i = 1; i < n; i++) {
-        uint32_t x = a[i], j = i;
-        while (j > 0 && before(e, x, a[j - 1])) {
+        if (!before(&a[i], &a[i - 1]))
+            continue;
+        WkEvent x = a[i];
+        uint32_t j = i;
+        do {
             a[j] = a[j - 1];
             j--;
-        }
+        } while (j > 0 && before(&x, &a[j - 1]));
         a[j] = x;
     }
 }
 
-static void sift_down(const WkEvent *e, uint32_t *a, uint32_t i, uint32_t n)
+static void sift_down(WkEvent *a, uint32_t i, uint32_t n)
 {
-    uint32_t x = a[i];
+    WkEvent x = a[i];
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && before(e, a[c], a[c + 1]))
+        if (c + 1 < n && before(&a[c], &a[c + 1]))
             c++;
-        if (!before(e, x, a[c]))
+        if (!before(&x, &a[c]))
             break;
         a[i] = a[c];
         i = c;
@@ -164,35 +211,140 @@ static void sift_down(const WkEvent *e, uint32_t *a, uint32_t i, uint32_t n)
 
 /* In place and allocation-free, so a pop never fails. Runs already in
  * order or in reverse (a burst of one timestamp) cost O(n). */
-static void sort_slots(const WkEvent *e, uint32_t *a, uint32_t n)
+static void sort_events(WkEvent *a, uint32_t n)
 {
     if (n <= 32) {
-        insertion_sort(e, a, n);
+        insertion_sort(a, n);
         return;
     }
     uint32_t up = 0, down = 0;
     for (uint32_t i = 1; i < n; i++) {
-        up += before(e, a[i - 1], a[i]);
-        down += before(e, a[i], a[i - 1]);
+        up += before(&a[i - 1], &a[i]);
+        down += before(&a[i], &a[i - 1]);
     }
     if (up == n - 1)
         return;
     if (down == n - 1) {
         for (uint32_t i = 0, j = n - 1; i < j; i++, j--) {
-            uint32_t t = a[i];
+            WkEvent t = a[i];
             a[i] = a[j];
             a[j] = t;
         }
         return;
     }
     for (uint32_t i = n / 2; i-- > 0;)
-        sift_down(e, a, i, n);
+        sift_down(a, i, n);
     for (uint32_t end = n - 1; end > 0; end--) {
-        uint32_t t = a[0];
+        WkEvent t = a[0];
         a[0] = a[end];
         a[end] = t;
-        sift_down(e, a, 0, end);
+        sift_down(a, 0, end);
     }
+}
+
+/* ---- memory ---- */
+
+/* A fresh array of len bytes, 64-byte aligned; of 4 MiB or more, 2
+ * MiB-aligned and marked for transparent huge pages: a large queue is
+ * written at random, and with 4 KiB pages most of those writes would also
+ * miss the TLB. Untouched parts cost no memory. NULL on failure. */
+static void *alloc_array(size_t len)
+{
+    size_t align = 64;
+#if defined(MADV_HUGEPAGE)
+    if (len >= ((size_t)4 << 20))
+        align = (size_t)2 << 20;
+#endif
+    size_t size = (len + align - 1) & ~(align - 1);
+    void *p = aligned_alloc(align, size ? size : align);
+#if defined(MADV_HUGEPAGE)
+    if (p && align > 64)
+        (void)madvise(p, size, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Give bot and top room for ncap events, keeping their contents (the bottom
+ * moved to the front). Returns 0, or -1 with the queue unchanged. */
+static int resize_slots(WkEvq *q, uint32_t ncap)
+{
+    WkEvent *b = alloc_array((size_t)ncap * sizeof *b);
+    WkEvent *t = alloc_array((size_t)ncap * sizeof *t);
+    if (!b || !t) {
+        free(b);
+        free(t);
+        return -1;
+    }
+    uint32_t nbot = q->btail - q->bhead;
+    if (nbot)
+        memcpy(b, q->bot + q->bhead, (size_t)nbot * sizeof *b);
+    if (q->ntop)
+        memcpy(t, q->top, (size_t)q->ntop * sizeof *t);
+    free(q->bot);
+    free(q->top);
+    q->bot = b;
+    q->top = t;
+    q->bhead = 0;
+    q->btail = nbot;
+    q->cap = ncap;
+    return 0;
+}
+
+/* Grow the chunk pool so that at least k chunks are free. Returns 0, or -1
+ * with the pool unchanged. */
+static int reserve_chunks(WkEvq *q, uint64_t k)
+{
+    uint64_t avail = (uint64_t)(q->nch - q->chused) + (q->chused - q->chlive);
+    if (avail >= k)
+        return 0;
+    uint64_t want = (uint64_t)q->nch + (k - avail);
+    uint64_t ncap = 2 * (uint64_t)q->nch > want ? 2 * (uint64_t)q->nch : want;
+    if (ncap < CHUNK_MIN)
+        ncap = CHUNK_MIN;
+    if (ncap > UINT32_MAX - 1)
+        return -1;
+    Chunk *c = alloc_array((size_t)ncap * sizeof *c);
+    uint32_t *l = malloc((size_t)ncap * sizeof *l);
+    if (!c || !l) {
+        free(c);
+        free(l);
+        return -1;
+    }
+    if (q->chused) {
+        memcpy(c, q->ch, (size_t)q->chused * sizeof *c);
+        memcpy(l, q->chain, (size_t)q->chused * sizeof *l);
+    }
+    free(q->ch);
+    free(q->chain);
+    q->ch = c;
+    q->chain = l;
+    q->nch = (uint32_t)ncap;
+    return 0;
+}
+
+/* A free chunk (one must be reserved). */
+static inline uint32_t take_chunk(WkEvq *q)
+{
+    uint32_t c = q->chfree;
+    if (c != NIL)
+        q->chfree = q->chain[c];
+    else
+        c = q->chused++;
+    q->chlive++;
+    return c;
+}
+
+/* Append *ev to bucket bk (a chunk is reserved when bk->n % CHUNK == 0). */
+static inline void bucket_add(WkEvq *q, Bucket *bk, const WkEvent *ev)
+{
+    uint32_t f = bk->n % CHUNK;
+    if (f == 0) {
+        uint32_t c = take_chunk(q);
+        q->chain[c] = bk->n ? bk->last : NIL;
+        bk->last = c;
+    }
+    put(&q->ch[bk->last].e[f], ev);
+    bk->n++;
 }
 
 /* ---- rungs ---- */
@@ -204,26 +356,30 @@ static inline uint32_t bucket_of(const Rung *r, WkTime t)
     return b < r->nb ? (uint32_t)b : r->nb - 1;
 }
 
-/* Make rung[nr] from slots a[0..n) (times in [min, max], min < max), covering
- * [min, range_max]. Returns 0, or -1 when its bucket array cannot be
- * allocated (nothing changed). */
-static int make_rung(WkEvq *q, const uint32_t *a, uint32_t n, WkTime min, WkTime max,
-                     WkTime range_max)
+/* Make rung[nr] from events a[0..n) (times in [min, max], min < max),
+ * covering [min, range_max]. Returns 0, or -1 when its memory cannot be
+ * had (nothing changed). */
+static int make_rung(WkEvq *q, const WkEvent *a, uint32_t n, WkTime min, WkTime max,
+                     WkTime range_max, unsigned den)
 {
-    uint64_t target = (uint64_t)n * BUCKETS_PER_EVENT;
-    if (target > (UINT32_MAX >> 2))
-        target = UINT32_MAX >> 2;
+    uint64_t target = (uint64_t)n / den;
+    if (target < 2)
+        target = 2; /* so that min and max fall in different buckets */
     uint64_t span = (uint64_t)max - (uint64_t)min;
     unsigned shift = bit_length(span / target); /* least with span >> shift < target */
     /* Buckets up to range_max; past 2 x target the last one catches the rest. */
     uint64_t nb = ((uint64_t)range_max - (uint64_t)min) >> shift;
     nb = nb < 2 * target ? nb + 1 : 2 * target;
+    /* Each bucket's chain ends in at most one partial chunk. */
+    uint64_t worst = n / CHUNK + (nb < n ? nb : n);
+    if (reserve_chunks(q, worst) < 0)
+        return -1;
     Rung *r = &q->rung[q->nr];
     if (nb > r->cap || (r->cap > 4 * nb && r->cap > 4096)) {
-        uint32_t *h = realloc(r->head, nb * sizeof *h);
+        Bucket *h = realloc(r->b, nb * sizeof *h);
         if (!h)
             return -1;
-        r->head = h;
+        r->b = h;
         r->cap = (uint32_t)nb;
     }
     r->nb = (uint32_t)nb;
@@ -231,14 +387,9 @@ static int make_rung(WkEvq *q, const uint32_t *a, uint32_t n, WkTime min, WkTime
     r->shift = shift;
     r->start = r->lo = min;
     r->max = range_max;
-    memset(r->head, 0xff, nb * sizeof *r->head); /* all NIL */
-    for (uint32_t k = 0; k < n; k++) {
-        if (k + 16 < n) /* random reads, independent: keep several in flight */
-            PREFETCH(&q->ev[a[k + 16]]);
-        uint32_t i = a[k], b = bucket_of(r, q->ev[i].time);
-        q->next[i] = r->head[b];
-        r->head[b] = i;
-    }
+    memset(r->b, 0, nb * sizeof *r->b);
+    for (uint32_t k = 0; k < n; k++)
+        bucket_add(q, &r->b[bucket_of(r, a[k].time)], &a[k]);
     q->nr++;
     q->shape++;
     return 0;
@@ -250,34 +401,53 @@ static WkTime bottom_max(const WkEvq *q)
     return q->nr ? q->rung[q->nr - 1].lo - 1 : q->top_floor;
 }
 
-/* Hand down the slots gathered at bot[0..n), all at times <= range_max, while
- * the bottom is empty: a crowded, spread-out set becomes a new rung, anything
- * else is sorted and becomes the bottom. */
-static void hand_down(WkEvq *q, uint32_t n, WkTime range_max)
+/* Sort bot[0..n) and make it the bottom. */
+static void set_bottom(WkEvq *q, uint32_t n)
 {
-    uint32_t *a = q->bot;
-    if (n > THRES && q->nr < MAX_RUNGS) {
-        WkTime min = q->ev[a[0]].time, max = min;
-        for (uint32_t k = 1; k < n; k++) {
-            WkTime t = q->ev[a[k]].time;
-            min = t < min ? t : min;
-            max = t > max ? t : max;
-        }
-        if (min < max && make_rung(q, a, n, min, max, range_max) == 0)
-            return;
-    }
-    sort_slots(q->ev, a, n);
+    sort_events(q->bot, n);
     q->bhead = 0;
     q->btail = n;
     q->spill_at = spill_limit(n);
 }
 
-/* Gather list `i` into bot[0..), returning its length. */
-static uint32_t gather(WkEvq *q, uint32_t i)
+/* Hand down the events gathered at bot[0..n), all at times <= range_max,
+ * while the bottom is empty: a crowded, spread-out set becomes a new rung,
+ * anything else is sorted and becomes the bottom. */
+static void hand_down(WkEvq *q, uint32_t n, WkTime range_max)
 {
-    uint32_t n = 0;
-    for (; i != NIL; i = q->next[i])
-        q->bot[n++] = i;
+    const WkEvent *a = q->bot;
+    if (n > THRES && q->nr < MAX_RUNGS) {
+        WkTime min = a[0].time, max = min;
+        for (uint32_t k = 1; k < n; k++) {
+            WkTime t = a[k].time;
+            min = t < min ? t : min;
+            max = t > max ? t : max;
+        }
+        if (min < max && make_rung(q, a, n, min, max, range_max, SPLIT_PER_BUCKET) == 0)
+            return;
+    }
+    set_bottom(q, n);
+}
+
+/* Move bucket bk's events into bot[0..) and free its chunks; returns their
+ * number. */
+static uint32_t gather(WkEvq *q, Bucket *bk)
+{
+    uint32_t n = bk->n, c = bk->last, k = n, f = n % CHUNK ? n % CHUNK : CHUNK;
+    while (k) {
+        uint32_t prev = q->chain[c];
+        if (prev != NIL) /* the next chunk to copy: its lines are independent */
+            for (size_t off = 0; off < sizeof(Chunk); off += 64)
+                PREFETCH((const char *)&q->ch[prev] + off);
+        k -= f;
+        memcpy(q->bot + k, q->ch[c].e, (size_t)f * sizeof(WkEvent));
+        q->chain[c] = q->chfree;
+        q->chfree = c;
+        q->chlive--;
+        c = prev;
+        f = CHUNK;
+    }
+    bk->n = 0;
     return n;
 }
 
@@ -285,168 +455,167 @@ static uint32_t gather(WkEvq *q, uint32_t i)
  * deepest rung would otherwise make each insert O(bottom size). */
 static void spill(WkEvq *q)
 {
-    uint32_t n = q->btail - q->bhead, *a = q->bot + q->bhead;
-    WkTime min = q->ev[a[0]].time, max = q->ev[a[n - 1]].time;
+    uint32_t n = q->btail - q->bhead;
+    const WkEvent *a = q->bot + q->bhead;
+    WkTime min = a[0].time, max = a[n - 1].time;
     if (min == max || q->nr == MAX_RUNGS ||
-        make_rung(q, a, n, min, max, bottom_max(q)) < 0) {
+        make_rung(q, a, n, min, max, bottom_max(q), SPLIT_PER_BUCKET) < 0) {
         q->spill_at = spill_limit(n); /* cannot split: let the bottom grow */
         return;
     }
     q->bhead = q->btail = 0;
 }
 
-/* Insert slot i into the bottom at its sorted place, moving the shorter side. */
-NOINLINE static void bottom_insert(WkEvq *q, uint32_t i)
+/* Insert *ev into the bottom at its sorted place, moving the shorter side
+ * (there is room: cap > n). */
+NOINLINE static void bottom_insert(WkEvq *q, const WkEvent *ev)
 {
-    uint32_t *a = q->bot, lo = q->bhead, hi = q->btail;
-    if (lo == hi || before(q->ev, a[hi - 1], i)) {
-        if (hi == q->cap) { /* room exists at the front: n < cap */
-            memmove(a, a + lo, (hi - lo) * sizeof *a);
+    WkEvent *a = q->bot;
+    uint32_t lo = q->bhead, hi = q->btail;
+    if (lo == hi || before(&a[hi - 1], ev)) {
+        if (hi == q->cap) { /* room exists at the front */
+            memmove(a, a + lo, (size_t)(hi - lo) * sizeof *a);
             hi -= lo;
             q->bhead = 0;
         }
-        a[hi] = i;
+        put(&a[hi], ev);
         q->btail = hi + 1;
     } else {
-        while (lo < hi) { /* first element after i */
+        while (lo < hi) { /* first element after ev */
             uint32_t mid = lo + (hi - lo) / 2;
-            if (before(q->ev, i, a[mid]))
+            if (before(ev, &a[mid]))
                 hi = mid;
             else
                 lo = mid + 1;
         }
         uint32_t pos = lo;
         if (q->bhead > 0 && (pos - q->bhead < q->btail - pos || q->btail == q->cap)) {
-            memmove(a + q->bhead - 1, a + q->bhead, (pos - q->bhead) * sizeof *a);
+            memmove(a + q->bhead - 1, a + q->bhead, (size_t)(pos - q->bhead) * sizeof *a);
             q->bhead--;
-            a[pos - 1] = i;
+            put(&a[pos - 1], ev);
         } else {
-            memmove(a + pos + 1, a + pos, (q->btail - pos) * sizeof *a);
+            memmove(a + pos + 1, a + pos, (size_t)(q->btail - pos) * sizeof *a);
             q->btail++;
-            a[pos] = i;
+            put(&a[pos], ev);
         }
     }
     if (q->btail - q->bhead > q->spill_at)
         spill(q);
 }
 
-/* Drop every prefetch cursor. */
-static void pf_reset(WkEvq *q)
+/* Fetch ahead the chunks of the next PF_BUCKETS non-empty buckets of the
+ * deepest rung: the buckets that refill the bottom next, so their events
+ * are in cache by their turn. A hand-down reads whole lines of its own
+ * events, so the fetches of several buckets are independent and overlap.
+ * Only hints: a fetched bucket may still be split or grow. */
+static void prefetch_ahead(WkEvq *q)
 {
-    for (unsigned w = 0; w < PF_WAYS; w++)
-        q->pf[w] = NIL;
-}
-
-/* Aim the prefetch cursors at the lists of the next PF_WAYS non-empty
- * buckets of the deepest rung: the buckets that refill the bottom next. Pop
- * then advances every cursor one link, so those buckets' events are in cache
- * by their turn; without this, walking a list is a chain of cache misses once
- * the queue outgrows L2. One cursor per list keeps each step a load that the
- * step before fetched (no stall inside a pop), and several lists at once
- * keep several of those loads in flight: a single cursor advances only one
- * link per memory latency, which bounded a 262k-event queue (PHOLD B) to
- * about one event per latency. Cursors whose bucket was handed down are
- * re-aimed further on; the others keep their progress. They are only hints:
- * a stale cursor follows valid links and merely fetches useless lines. */
-static void aim_prefetch(WkEvq *q)
-{
-    q->pf_on = q->n >= PF_MIN_EVENTS;
-    if (q->nr == 0 || !q->pf_on) {
-        pf_reset(q);
+    if (q->nr == 0 || q->n < PF_MIN_EVENTS)
         return;
-    }
     const Rung *r = &q->rung[q->nr - 1];
     if (q->pf_shape != q->shape) {
-        pf_reset(q);
         q->pf_shape = q->shape;
         q->pf_next = r->cur;
     }
     uint32_t c = q->pf_next > r->cur ? q->pf_next : r->cur;
     uint32_t lim = r->nb - r->cur > PF_LOOK ? r->cur + PF_LOOK : r->nb;
-    for (unsigned w = 0; w < PF_WAYS; w++) {
-        if (q->pf[w] != NIL && q->pfb[w] >= r->cur)
-            continue; /* still ahead: keep walking */
-        q->pf[w] = NIL;
-        while (c < lim && r->head[c] == NIL)
-            c++;
-        if (c < lim) {
-            q->pf[w] = r->head[c];
-            q->pfb[w] = c++;
-        }
+    unsigned ahead = 0;
+    for (uint32_t b = r->cur; b < c && ahead < PF_BUCKETS; b++)
+        ahead += r->b[b].n != 0;
+    for (; c < lim && ahead < PF_BUCKETS; c++) {
+        const Bucket *bk = &r->b[c];
+        if (bk->n == 0)
+            continue;
+        const char *p = (const char *)q->ch[bk->last].e;
+        uint32_t f = bk->n % CHUNK ? bk->n % CHUNK : CHUNK;
+        for (uint32_t off = 0; off < f * sizeof(WkEvent); off += 64)
+            PREFETCH(p + off);
+        ahead++;
     }
     q->pf_next = c;
 }
 
-/* Link every lagged push into its bucket (see link_lagged). */
-static void flush_lag(WkEvq *q)
+/* Move every chunk in use to the front of a smaller pool, so memory follows
+ * the population down. Skipped silently when allocation fails. */
+COLD static void compact_chunks(WkEvq *q)
 {
-    for (unsigned j = 0; j < q->nlag; j++) {
-        unsigned k = (q->lag_pos - q->nlag + j) & (LINK_LAG - 1);
-        uint32_t *at = q->lag_at[k], i = q->lag_slot[k];
-        q->next[i] = *at;
-        *at = i;
+    uint32_t ncap = 4 * q->chlive > CHUNK_MIN ? 4 * q->chlive : CHUNK_MIN;
+    Chunk *nc = alloc_array((size_t)ncap * sizeof *nc);
+    uint32_t *nl = malloc((size_t)ncap * sizeof *nl);
+    if (!nc || !nl) {
+        free(nc);
+        free(nl);
+        return;
     }
-    q->nlag = 0;
-    q->lag_pos = 0;
-}
-
-/* Link slot i into the bucket list whose head is *at, LINK_LAG pushes later.
- * In a large queue the head is a cache miss that push would otherwise wait
- * for; here push only prefetches it and links the push made LINK_LAG pushes
- * before, whose head has arrived by then. Nothing reads a bucket before
- * refill, and refill (and compact) first link what is lagging; the lagged
- * events are counted in n, and they cannot be due before the bottom is spent
- * (they belong to a rung), so the pop order is unchanged. */
-static inline void link_lagged(WkEvq *q, uint32_t *at, uint32_t i)
-{
-    PREFETCH(at);
-    unsigned k = q->lag_pos;
-    if (q->nlag == LINK_LAG) {
-        uint32_t *o = q->lag_at[k], j = q->lag_slot[k];
-        q->next[j] = *o;
-        *o = j;
-    } else {
-        q->nlag++;
+    uint32_t k = 0;
+    for (unsigned ri = 0; ri < q->nr; ri++) {
+        Rung *r = &q->rung[ri];
+        for (uint32_t b = r->cur; b < r->nb; b++) {
+            Bucket *bk = &r->b[b];
+            if (bk->n == 0)
+                continue;
+            /* Copy the chain from the last chunk back, relinking it. */
+            uint32_t *link = &bk->last;
+            for (uint32_t c = bk->last; c != NIL; c = q->chain[c]) {
+                nc[k] = q->ch[c];
+                *link = k;
+                link = &nl[k];
+                k++;
+            }
+            *link = NIL;
+        }
     }
-    q->lag_at[k] = at;
-    q->lag_slot[k] = i;
-    q->lag_pos = (k + 1) & (LINK_LAG - 1);
+    for (unsigned ri = q->nr; ri < MAX_RUNGS; ri++) { /* idle rungs' buckets */
+        free(q->rung[ri].b);
+        q->rung[ri].b = NULL;
+        q->rung[ri].cap = 0;
+    }
+    free(q->ch);
+    free(q->chain);
+    q->ch = nc;
+    q->chain = nl;
+    q->nch = ncap;
+    q->chused = k;
+    q->chlive = k;
+    q->chfree = NIL;
+    q->shape++;
 }
 
 /* Refill the empty bottom from the deepest rung, or from the top when every
  * rung is spent. Returns 0 when the queue is empty. */
 NOINLINE static int refill(WkEvq *q)
 {
-    flush_lag(q);
     while (q->bhead == q->btail) {
         if (q->nr == 0) {
             if (q->ntop == 0)
                 return 0;
-            /* The top becomes the bottom's array (swapped, not copied) and
-             * is handed down; its min and max are known, so a crowded top
-             * goes straight to a rung without a pass over its events. */
-            uint32_t n = q->ntop, *a = q->top;
-            q->top = q->bot;
-            q->bot = a;
+            /* A crowded top becomes rung 0 straight from its array, its
+             * min and max being known; anything else, or a top whose rung
+             * cannot get memory, trades arrays with the empty bottom and is
+             * sorted there. */
+            uint32_t n = q->ntop;
             q->ntop = 0;
             q->top_floor = q->top_max;
             if (n > THRES && q->top_min < q->top_max && q->nr < MAX_RUNGS &&
-                make_rung(q, a, n, q->top_min, q->top_max, q->top_max) == 0)
+                make_rung(q, q->top, n, q->top_min, q->top_max, q->top_max,
+                          q->n < PF_MIN_EVENTS ? EPOCH_SMALL : EPOCH_PER_BUCKET) == 0)
                 continue;
-            hand_down(q, n, q->top_max);
+            WkEvent *a = q->top;
+            q->top = q->bot;
+            q->bot = a;
+            set_bottom(q, n);
             continue;
         }
         Rung *r = &q->rung[q->nr - 1];
         uint32_t b = r->cur;
-        while (b < r->nb && r->head[b] == NIL)
+        while (b < r->nb && r->b[b].n == 0)
             b++;
         if (b == r->nb) {
             q->nr--;
             q->shape++;
             continue;
         }
-        uint32_t list = r->head[b];
-        r->head[b] = NIL;
+        uint32_t n = gather(q, &r->b[b]);
         uint64_t width = (uint64_t)1 << r->shift;
         WkTime blo = (WkTime)((uint64_t)r->start + (uint64_t)b * width);
         WkTime bmax = b + 1 == r->nb ? r->max : (WkTime)((uint64_t)blo + width - 1);
@@ -456,154 +625,40 @@ NOINLINE static int refill(WkEvq *q)
             q->shape++;
         } else
             r->lo = (WkTime)((uint64_t)blo + width);
-        hand_down(q, gather(q, list), bmax);
+        hand_down(q, n, bmax);
     }
-    aim_prefetch(q);
+    if (q->chlive < q->nch / 8 && q->nch > CHUNK_MIN)
+        compact_chunks(q);
+    prefetch_ahead(q);
     return 1;
 }
 
-/* Route slot i (its event, at time t, already written) to the tier owning t. */
-static void route(WkEvq *q, uint32_t i, WkTime t)
+/* Route *ev to the tier owning its time. Returns 0, or WK_E_NOMEM (nothing
+ * changed) when its bucket needs a chunk that cannot be had. */
+static int route(WkEvq *q, const WkEvent *ev)
 {
+    WkTime t = ev->time;
     if (t > q->top_floor) {
         if (q->ntop == 0 || t < q->top_min)
             q->top_min = t;
         if (q->ntop == 0 || t > q->top_max)
             q->top_max = t;
-        q->top[q->ntop++] = i;
-        return;
+        put(&q->top[q->ntop++], ev);
+        return 0;
     }
     for (unsigned k = 0; k < q->nr; k++) {
         Rung *r = &q->rung[k];
         if (t >= r->lo) {
-            uint32_t b = bucket_of(r, t);
-            if (q->pf_on) {
-                link_lagged(q, &r->head[b], i);
-                return;
-            }
-            q->next[i] = r->head[b];
-            r->head[b] = i;
-            return;
+            Bucket *bk = &r->b[bucket_of(r, t)];
+            if (bk->n % CHUNK == 0 && q->chused == q->nch && q->chfree == NIL &&
+                reserve_chunks(q, 1) < 0)
+                return WK_E_NOMEM;
+            bucket_add(q, bk, ev);
+            return 0;
         }
     }
-    bottom_insert(q, i);
-}
-
-/* ---- the pool ---- */
-
-/* Resize array p (old bytes in use) to len bytes, like realloc. Arrays of
- * 4 MiB or more get fresh 2 MiB-aligned memory marked for transparent huge
- * pages: a large queue is read at random, and with 4 KiB pages most of
- * those reads would also miss the TLB. Returns NULL on failure, p
- * unchanged. */
-static void *grow_array(void *p, size_t old, size_t len)
-{
-#if defined(MADV_HUGEPAGE)
-    const size_t page = (size_t)1 << 21;
-    if (len >= 2 * page) {
-        void *n = aligned_alloc(page, (len + page - 1) & ~(page - 1));
-        if (!n)
-            return NULL;
-        (void)madvise(n, (len + page - 1) & ~(page - 1), MADV_HUGEPAGE);
-        if (old)
-            memcpy(n, p, old);
-        free(p);
-        return n;
-    }
-#endif
-    (void)old;
-    return realloc(p, len);
-}
-
-/* Grow the pool to ncap slots. Returns 0, or -1 with the queue unchanged
- * (arrays already grown keep their larger size, which is harmless). */
-COLD static int grow(WkEvq *q, uint32_t ncap)
-{
-    WkEvent *e = grow_array(q->ev, (size_t)q->cap * sizeof *e, (size_t)ncap * sizeof *e);
-    if (!e)
-        return -1;
-    q->ev = e;
-    uint32_t *nx = grow_array(q->next, (size_t)q->cap * sizeof *nx, (size_t)ncap * sizeof *nx);
-    if (!nx)
-        return -1;
-    q->next = nx;
-    uint32_t *b = grow_array(q->bot, (size_t)q->cap * sizeof *b, (size_t)ncap * sizeof *b);
-    if (!b)
-        return -1;
-    q->bot = b;
-    uint32_t *t = grow_array(q->top, (size_t)q->cap * sizeof *t, (size_t)ncap * sizeof *t);
-    if (!t)
-        return -1;
-    q->top = t;
-    q->cap = ncap;
+    bottom_insert(q, ev);
     return 0;
-}
-
-/* Copy list i into the new arrays from slot *k on, keeping its order. */
-static uint32_t copy_list(const WkEvq *q, WkEvent *ne, uint32_t *nn, uint32_t *k, uint32_t i)
-{
-    uint32_t head = NIL, *link = &head;
-    for (; i != NIL; i = q->next[i]) {
-        ne[*k] = q->ev[i];
-        *link = *k;
-        link = &nn[*k];
-        ++*k;
-    }
-    *link = NIL;
-    return head;
-}
-
-/* Move every queued event to the front of a smaller pool, so memory follows
- * the population down. Skipped silently when allocation fails. */
-COLD static void compact(WkEvq *q)
-{
-    flush_lag(q);
-    uint32_t ncap = (uint32_t)(4 * q->n > POOL_MIN ? 4 * q->n : POOL_MIN);
-    WkEvent *ne = grow_array(NULL, 0, (size_t)ncap * sizeof *ne);
-    uint32_t *nn = grow_array(NULL, 0, (size_t)ncap * sizeof *nn);
-    uint32_t *nb = grow_array(NULL, 0, (size_t)ncap * sizeof *nb);
-    uint32_t *nt = grow_array(NULL, 0, (size_t)ncap * sizeof *nt);
-    if (!ne || !nn || !nb || !nt) {
-        free(ne);
-        free(nn);
-        free(nb);
-        free(nt);
-        return;
-    }
-    uint32_t k = 0, nbot = q->btail - q->bhead;
-    for (uint32_t j = 0; j < nbot; j++) {
-        ne[k] = q->ev[q->bot[q->bhead + j]];
-        nn[k] = NIL;
-        nb[j] = k++;
-    }
-    for (uint32_t j = 0; j < q->ntop; j++) {
-        ne[k] = q->ev[q->top[j]];
-        nn[k] = NIL;
-        nt[j] = k++;
-    }
-    for (unsigned r = 0; r < q->nr; r++)
-        for (uint32_t b = q->rung[r].cur; b < q->rung[r].nb; b++)
-            q->rung[r].head[b] = copy_list(q, ne, nn, &k, q->rung[r].head[b]);
-    for (unsigned r = q->nr; r < MAX_RUNGS; r++) { /* idle rungs' buckets */
-        free(q->rung[r].head);
-        q->rung[r].head = NULL;
-        q->rung[r].cap = 0;
-    }
-    free(q->ev);
-    free(q->next);
-    free(q->bot);
-    free(q->top);
-    q->ev = ne;
-    q->next = nn;
-    q->bot = nb;
-    q->top = nt;
-    q->cap = ncap;
-    q->bhead = 0;
-    q->btail = nbot;
-    q->used = k;
-    q->free_head = NIL;
-    pf_reset(q);
-    q->shape++;
 }
 
 /* ---- API ---- */
@@ -611,14 +666,15 @@ COLD static void compact(WkEvq *q)
 int wk_evq_new(WkEvq **out, WkError *err)
 {
     WkEvq *q = calloc(1, sizeof *q);
-    if (!q || grow(q, POOL_MIN) < 0) {
+    if (q) {
+        q->chfree = NIL;
+        q->top_floor = INT64_MIN;
+        q->spill_at = BOT_SPILL;
+    }
+    if (!q || resize_slots(q, POOL_MIN) < 0 || reserve_chunks(q, CHUNK_MIN) < 0) {
         wk_evq_free(q);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "event queue: out of memory");
     }
-    q->free_head = NIL;
-    pf_reset(q);
-    q->top_floor = INT64_MIN;
-    q->spill_at = BOT_SPILL;
     *out = q;
     return 0;
 }
@@ -628,36 +684,22 @@ void wk_evq_free(WkEvq *q)
     if (!q)
         return;
     for (unsigned r = 0; r < MAX_RUNGS; r++)
-        free(q->rung[r].head);
-    free(q->ev);
-    free(q->next);
+        free(q->rung[r].b);
     free(q->bot);
     free(q->top);
+    free(q->ch);
+    free(q->chain);
     free(q);
 }
 
 int wk_evq_push(WkEvq *q, const WkEvent *ev)
 {
-    uint32_t i = q->free_head;
-    if (i != NIL) {
-        q->free_head = q->next[i];
-    } else {
-        if (q->used == q->cap &&
-            (q->cap > (UINT32_MAX - 1) / 2 || grow(q, 2 * q->cap) < 0))
-            return WK_E_NOMEM;
-        i = q->used++;
-    }
-    /* Field by field: callers build *ev just before the call, and one wide
-     * load spanning several narrow stores would stall store forwarding. */
-    WkEvent *d = &q->ev[i];
-    d->time = ev->time;
-    d->seq = ev->seq;
-    d->target = ev->target;
-    d->kind = ev->kind;
-    d->aux = ev->aux;
-    d->token = ev->token;
-    d->payload = ev->payload;
-    route(q, i, ev->time);
+    if (q->n + 1 >= q->cap &&
+        (q->cap > (UINT32_MAX - 1) / 2 || resize_slots(q, 2 * q->cap) < 0))
+        return WK_E_NOMEM;
+    int rc = route(q, ev);
+    if (rc < 0)
+        return rc;
     q->n++;
     return 0;
 }
@@ -666,22 +708,12 @@ int wk_evq_pop(WkEvq *q, WkEvent *out)
 {
     if (q->bhead == q->btail && !refill(q))
         return 0;
-    uint32_t i = q->bot[q->bhead++];
-    if (q->pf_on) {
-        for (unsigned w = 0; w < PF_WAYS; w++) { /* one link each: see aim_prefetch */
-            uint32_t p = q->pf[w];
-            if (p != NIL) {
-                PREFETCH(&q->ev[p]);
-                q->pf[w] = q->next[p];
-            }
-        }
-    }
-    *out = q->ev[i];
-    q->next[i] = q->free_head;
-    q->free_head = i;
+    *out = q->bot[q->bhead++];
     q->n--;
-    if (q->n < q->cap / 8 && q->cap > POOL_MIN)
-        compact(q);
+    if (q->n < q->cap / 8 && q->cap > POOL_MIN) {
+        uint32_t ncap = (uint32_t)(4 * q->n > POOL_MIN ? 4 * q->n : POOL_MIN);
+        (void)resize_slots(q, ncap); /* kept as it is when allocation fails */
+    }
     return 1;
 }
 
@@ -689,7 +721,7 @@ WkTime wk_evq_peek_time(WkEvq *q)
 {
     if (q->bhead == q->btail && !refill(q))
         return WK_TIME_NEVER;
-    return q->ev[q->bot[q->bhead]].time;
+    return q->bot[q->bhead].time;
 }
 
 size_t wk_evq_size(const WkEvq *q)

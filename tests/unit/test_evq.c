@@ -391,7 +391,7 @@ static void test_grows_to_a_million_and_shrinks_back_in_order(void **state)
 }
 
 /* A PHOLD-like hold model at 262,144 pending events (the large-queue path:
- * arrays of several MiB, list prefetch one step per pop): each pop pushes one
+ * arrays of several MiB, buckets fetched ahead of the bottom): each pop pushes one
  * event a coarse-grained delay later, so most timestamps are shared by many
  * events and near-equal ones fall in the same buckets; seqs are unique but
  * scrambled, so ties must be broken by seq, not by push order. Every pop must
@@ -427,10 +427,10 @@ static void test_hold_at_262k_with_ties_matches_reference(void **state)
 }
 
 /* The pending count climbs from empty past the large-queue threshold (32k
- * events: bucket links lag eight pushes behind, bucket lists are fetched
- * ahead) to 300k, and falls back to empty, with pushes between pops all the
- * way: at now, a few ns on, up to months on, and the event just popped
- * pushed back. Compactions on the way down happen while links are lagging.
+ * events: coarser rung 0, buckets fetched ahead) to 300k, and falls back
+ * to empty, with pushes between pops all the way: at now, a few ns on, up
+ * to months on, and the event just popped pushed back. The arrays and the
+ * chunk pool shrink on the way down while buckets are in use.
  * Every pop and peek must match the reference heap. */
 static void test_pending_count_through_large_queue_mode_and_back(void **state)
 {
@@ -466,6 +466,34 @@ static void test_pending_count_through_large_queue_mode_and_back(void **state)
     wk_evq_free(q);
 }
 
+/* Crowded buckets whose events span only a few ns: rung 0 is coarse, so
+ * its first bucket gathers thousands of events at four timestamps and is
+ * split into a finer rung whose buckets each hold one timestamp (sorted by
+ * seq in the bottom); the far events behind them keep their order too. */
+static void test_crowded_bucket_of_few_timestamps_splits_in_order(void **state)
+{
+    (void)state;
+    enum { NEAR = 5000, FAR = 5000 };
+    WkEvq *q = new_q();
+    WkEvent *all = malloc((NEAR + FAR) * sizeof *all);
+    assert_non_null(all);
+    uint64_t s = 99;
+    for (uint32_t i = 0; i < NEAR + FAR; i++) {
+        WkTime t = i < NEAR ? (WkTime)(next_u64(&s) % 4) : (WkTime)(next_u64(&s) % 1000000000);
+        all[i] = make_ev(t, next_u64(&s) | 1);
+        assert_int_equal(wk_evq_push(q, &all[i]), 0);
+    }
+    qsort(all, NEAR + FAR, sizeof *all, ev_cmp);
+    WkEvent out;
+    for (uint32_t i = 0; i < NEAR + FAR; i++) {
+        assert_int_equal(wk_evq_pop(q, &out), 1);
+        assert_same_ev(&out, &all[i]);
+    }
+    assert_int_equal(wk_evq_pop(q, &out), 0);
+    free(all);
+    wk_evq_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_grows_to_a_million_and_shrinks_back_in_order),
         cmocka_unit_test(test_hold_at_262k_with_ties_matches_reference),
         cmocka_unit_test(test_pending_count_through_large_queue_mode_and_back),
+        cmocka_unit_test(test_crowded_bucket_of_few_timestamps_splits_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

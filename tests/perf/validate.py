@@ -44,10 +44,14 @@ def job_yaml(r):
         if r["stack"] not in STACKS:
             raise SystemExit(f"{r['id']}: stack '{r['stack']}' has no mapping in validate.py's STACKS")
         model["stack"] = STACKS[r["stack"]]
+    # cap_w: the board power limit the source states (W), a cluster key
+    # (cluster.power.cap_w), not a model key
+    cap = opts.pop("cap_w", None)
+    power = f"power: {{cap_w: {cap}}}, " if cap else ""
     model.update(opts)
     m = ", ".join(f"{k}: {v}" for k, v in model.items())
     return (f"model: {{{m}}}\ngpus: {r['gpus']}\n"
-            f"cluster: {{sku: {r['sku']}, nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
+            f"cluster: {{sku: {r['sku']}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
             f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n")
 
 

@@ -13,6 +13,7 @@ static const WkWorkloadSource *const sources[] = {
     &wk_workload_philly,
     &wk_workload_swf,
     &wk_workload_alibaba,
+    &wk_workload_csv,
     NULL,
 };
 

@@ -95,12 +95,13 @@ extern const WkWorkloadSource wk_workload_synthetic;
 extern const WkWorkloadSource wk_workload_philly;
 extern const WkWorkloadSource wk_workload_swf;
 extern const WkWorkloadSource wk_workload_alibaba;
+extern const WkWorkloadSource wk_workload_csv;
 
 /** NULL-terminated table of the built-in sources (source.c). */
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →
- * "unknown workload source 'x' (known: inline, synthetic, philly, swf, alibaba)") and run it,
+ * "unknown workload source 'x' (known: inline, synthetic, philly, swf, alibaba, csv)") and run it,
  * then read the optional `comm:` map (allreduce_gb in [1e-6, 1e6], compute a
  * duration in [1us, 1d]; errors positioned at the value). On failure *out is left empty. The caller owns out (wk_workload_fini). */
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);

@@ -127,7 +127,7 @@ static int row(Pods *pd, WkWorkload *out, const Field *f, size_t nf, long line, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", NULL};
     const char *rel = NULL;
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)

@@ -103,7 +103,7 @@ static int read_map(Csv *c, const WkNode *sec, int k, WkError *err)
 
 static int read_mapping(Csv *c, const WkNode *sec, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", "delimiter", "skip", "submit", "duration",
+    static const char *const known[] = {"source", "trace", "comm", "quotas", "delimiter", "skip", "submit", "duration",
                                         "start", "end", "gpus", "user", "kind", "priority", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     for (int k = 0; k < NKEY && rc == 0; k++)

@@ -253,7 +253,7 @@ static int keep_job(Trace *tr, WkWorkload *out, int64_t t, const WkJobSpec *js, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     const char *rel = NULL;
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)

@@ -81,6 +81,11 @@ sed -i 's/1:99:00/1:09:00/' "$T/sacct.txt"
 expect 0 "2 jobs" "$W" validate "$T/map.yaml"
 expect 2 "workload.quotas.cy: no job of this workload has user 'cy'" "$W" validate "$T/map.yaml" --set 'workload.quotas={ann: 8, cy: 8}'
 expect 0 "csv " "$W" list sources
+# the Philly row of docs/validation.md with its virtual clusters' quotas (where the trace is present)
+if [ -r "$SRC/../shared/traces/philly.csv" ]; then
+  expect 0 '"wait_mean_s":1460.49' "$W" run "$SRC/scenarios/philly.yaml" --set workload.quotas=gpu_time --json -q --no-trace
+  expect 0 '"utilization":0.15041' "$W" run "$SRC/scenarios/philly.yaml" --set workload.quotas=gpu_time --json -q --no-trace
+fi
 # scenarios/alibaba.yaml's node groups are the trace's node list (model, GPUs per node, nodes)
 NL="$SRC/../shared/traces/openb_node_list_gpu_node.csv"
 if [ -r "$NL" ]; then

@@ -256,6 +256,7 @@ int wk_lifecycle_reject(WkRun *r, uint32_t job, const char *reason, WkError *err
     r->rt[job].reject_reason = reason;
     r->queued--;
     r->rejected++;
+    wk_quota_done(r, job); /* its user's quota: the held jobs it frees go on at the event's end */
     return 0;
 }
 

@@ -29,15 +29,33 @@ static int finish_if_done(WkRun *r, WkTime now)
 
 /* ---- event handlers ---- */
 
-/* The job joins the queue and the policy hears of it. */
-static int enqueue(WkRun *r, uint32_t job, WkTime now, WkError *err)
+/* The job (counted in r->queued) joins the queue and the policy hears of it. */
+static int to_policy(WkRun *r, uint32_t job, WkError *err)
 {
     r->rt[job].state = WK_JOB_QUEUED;
-    r->queued++;
     int rc = wk_sched_host_submit(&r->si, job, err);
     for (size_t i = 0; r->subsys[i] && rc == 0; i++) /* e.g. outsourced GPUs handed back for it */
         if (r->subsys[i]->queued)
             rc = r->subsys[i]->queued(r, r->sub_st[i], job, err);
+    return rc;
+}
+
+/* Jobs held for their user's quota that fit now go to the policy. */
+static int quota_release(WkRun *r, WkError *err)
+{
+    int rc = 0;
+    for (uint32_t job; rc == 0 && (job = wk_quota_next(r)) != UINT32_MAX;)
+        rc = to_policy(r, job, err);
+    return rc;
+}
+
+/* The job waits: for its user's quota (workload.quotas), or in the policy's queue. */
+static int enqueue(WkRun *r, uint32_t job, WkTime now, WkError *err)
+{
+    r->queued++;
+    int rc = 0;
+    if (!wk_quota_hold(r, job) && (rc = to_policy(r, job, err)) == 0)
+        rc = quota_release(r, err); /* a reject may have freed its user's quota */
     if (rc < 0)
         return rc;
     wk_run_resample(r, now);
@@ -87,9 +105,12 @@ static int on_end(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     if ((rc = wk_lifecycle_release(r, ev->target, now, err)) < 0)
         return rc;
     r->completed++;
+    wk_quota_done(r, ev->target);
     if ((rc = wk_lifecycle_freed(r, err)) < 0) /* e.g. shrunk elastic jobs grow back */
         return rc;
     rc = wk_sched_host_release(&r->si, err);
+    if (rc == 0)
+        rc = quota_release(r, err);
     if (rc < 0)
         return rc;
     wk_run_resample(r, now);
@@ -101,6 +122,8 @@ static int on_tick(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
     WkRun *r = ctx;
     (void)ev;
     int rc = wk_sched_host_tick(&r->si, err);
+    if (rc == 0)
+        rc = quota_release(r, err); /* after a reject in the tick */
     if (rc < 0)
         return rc;
     WkTime now = wk_engine_now(e);
@@ -282,7 +305,7 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
     WkWorkloadCtx wctx = {.base_dir = doc->dir, .seed = r->seed, .models_lib = lib};
     if ((rc = wk_workload_load(wk_node_get(root, "workload"), &wctx, &r->wl, err)) < 0)
         goto fail;
-    if ((rc = wk_progress_check(r, err)) < 0)
+    if ((rc = wk_progress_check(r, err)) < 0 || (rc = wk_quota_prepare(r, err)) < 0)
         goto fail;
     if (r->wl.n > UINT32_MAX - 1) {
         rc = wk_error_set(err, WK_E_RANGE, doc->file, 0, 0, "workload: more than 2^32-2 jobs");
@@ -500,6 +523,7 @@ void wk_run_free(WkRun *r)
     wk_fail_fini(&r->fail);
     wk_cluster_fini(&r->cluster);
     wk_engine_free(r->eng);
+    wk_quota_free(r->quota);
     wk_workload_fini(&r->wl);
     free(r);
 }

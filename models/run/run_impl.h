@@ -70,6 +70,24 @@ int wk_lifecycle_record_open(WkRun *r, WkError *err);
  * out of the pool). The caller tells the scheduler. */
 int wk_lifecycle_requeue(WkRun *r, uint32_t job, WkError *err);
 
+/** Per-user GPU quotas (quota.c; `workload.quotas`, docs/scenarios.md
+ * "Quotas"). prepare: r->quota from the workload's quotas (stated, or each
+ * user's share of the workload's GPU-time of the cluster's GPUs, rounded,
+ * at least 1), NULL without quotas; 0 or WK_E_NOMEM. hold: 1 when job must
+ * wait for its user's quota (it joins its user's line), 0 when it may go to
+ * the policy now (its GPUs then count against its user). done: a job that
+ * went to the policy finished or was rejected: its GPUs leave the count.
+ * next: a held job that now fits (taken from its line and counted), or
+ * UINT32_MAX. limit: user's quota in GPUs (1-based user), 0 for none.
+ * Every call is O(1) but next, amortised O(1) per job; all accept a run
+ * without quotas (no-ops). */
+int wk_quota_prepare(WkRun *r, WkError *err);
+int wk_quota_hold(WkRun *r, uint32_t job);
+void wk_quota_done(WkRun *r, uint32_t job);
+uint32_t wk_quota_next(WkRun *r);
+uint32_t wk_quota_limit(const WkRun *r, uint32_t user);
+void wk_quota_free(WkRunQuota *q);
+
 /** The run as a scheduler host: the table behind every WkSchedCtx of a run. */
 extern const WkSchedHostOps wk_run_sched_host;
 

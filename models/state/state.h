@@ -92,6 +92,7 @@ enum {
 };
 
 typedef struct WkRun WkRun;
+typedef struct WkRunQuota WkRunQuota;
 
 /* Why a job stops (WkRunSubsysOps.stopping). */
 typedef enum WkStopWhy {
@@ -202,6 +203,7 @@ struct WkRun {
     const WkRunSubsysOps *on_rated[WK_RUN_MAX_SUBSYS + 1];   /* those with a `rated` slot, NULL-terminated */
     void *settled_st[WK_RUN_MAX_SUBSYS], *rated_st[WK_RUN_MAX_SUBSYS];
     WkRunRequests req;         /* the driver's answers to subsystems' requests */
+    struct WkRunQuota *quota;  /* per-user GPU quotas (models/run/quota.c), NULL: none */
     double hbm_min, hbm_max;   /* smallest and largest GPU memory of the cluster's GPU groups, bytes
                                   (0 until wk_progress_mem_need first computes them) */
 };

@@ -13,6 +13,8 @@
  * message" for a bad field, "file:line: message" for a row. */
 #include "models/workload/workload.h"
 
+#include "models/workload/csv.h"
+
 #include "sim/core/file.h"
 
 #include <stdio.h>
@@ -23,10 +25,7 @@
 #define MAX_SPAN_S (WK_WORKLOAD_MAX_TIME / WK_NS_PER_S)
 enum { MAXF = 64 };
 
-typedef struct {
-    const char *p;
-    size_t len;
-} Field;
+typedef WkCsvField Field;
 
 enum { C_NGPU, C_MILLI, C_CREATE, C_SCHED, C_DELETE, NCOL };
 static const char *const col_names[NCOL] = {"num_gpu", "gpu_milli", "creation_time", "scheduled_time", "deletion_time"};
@@ -39,23 +38,6 @@ typedef struct {
     int64_t *ts;
     size_t tscap;
 } Pods;
-
-static size_t split(const char *s, const char *end, Field *f, size_t max)
-{
-    size_t n = 0;
-    const char *start = s;
-    for (const char *p = s;; p++) {
-        if (p == end || *p == ',') {
-            if (n < max)
-                f[n] = (Field){start, (size_t)(p - start)};
-            n++;
-            if (p == end)
-                break;
-            start = p + 1;
-        }
-    }
-    return n;
-}
 
 /* A non-negative integer of at most 18 digits; -1 when f is not one. */
 static int64_t uint_field(const Field *f)
@@ -90,7 +72,7 @@ static int header(Pods *pd, const Field *f, size_t nf, long line, WkError *err)
 static int bad(const Pods *pd, long line, const Field *f, const Field *fd, const char *name, const char *what,
                WkError *err)
 {
-    return wk_error_set(err, WK_E_INVAL, pd->path, line, (long)(fd->p - f[0].p) + 1, "%s: %s, got '%.*s'", name, what,
+    return wk_error_set(err, WK_E_INVAL, pd->path, line, wk_csv_column(f[0].p, fd), "%s: %s, got '%.*s'", name, what,
                         (int)(fd->len > 40 ? 40 : fd->len), fd->p);
 }
 
@@ -145,7 +127,7 @@ static int row(Pods *pd, WkWorkload *out, const Field *f, size_t nf, long line, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", NULL};
     const char *rel = NULL;
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)
@@ -169,7 +151,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         line++;
         if (le == r)
             continue;
-        size_t nf = split(r, le, f, MAXF);
+        size_t nf = wk_csv_split(r, le, ',', 0, f, MAXF);
         if (!have_header) {
             rc = header(&pd, f, nf, line, err);
             have_header = 1;

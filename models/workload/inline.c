@@ -9,7 +9,7 @@
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "jobs", "comm", NULL};
+    static const char *const known[] = {"source", "jobs", "comm", "quotas", NULL};
     static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", "user", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)

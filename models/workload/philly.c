@@ -11,6 +11,8 @@
  * exist, durations are plain decimal), "file:line: message" for a row. */
 #include "models/workload/workload.h"
 
+#include "models/workload/csv.h"
+
 #include "sim/core/file.h"
 
 #include <errno.h>
@@ -22,17 +24,6 @@
 #define MAX_FILE_BYTES (INT64_C(1) << 30) /* docs/limits.md */
 /* Longest duration and widest spread of submit times, in seconds. */
 #define MAX_SPAN_S (WK_WORKLOAD_MAX_TIME / WK_NS_PER_S)
-
-/* Days from 1970-01-01 of a proleptic Gregorian date (Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 static int digits(const char *s, int n, int64_t *out)
 {
@@ -54,19 +45,14 @@ static int parse_timestamp(const char *s, size_t len, int64_t *out)
         s[16] != ':' || digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
         digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &se))
         return -1;
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    int64_t dmax = mdays[mo >= 1 && mo <= 12 ? mo - 1 : 0] + (mo == 2 && leap);
+    int64_t dmax = wk_csv_month_days(y, mo);
     if (mo < 1 || mo > 12 || d < 1 || d > dmax || h > 23 || mi > 59 || se > 60)
         return -1;
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    *out = wk_csv_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
     return 0;
 }
 
-typedef struct {
-    const char *p;
-    size_t len;
-} Field;
+typedef WkCsvField Field;
 
 /* 1 when s[0..len) is a plain decimal number: digits, a point, an exponent
  * and signs only (strtod alone would also take "0x10", "inf" and "nan"). */
@@ -133,30 +119,6 @@ static int read_file(const char *path, char **buf, size_t *len, WkError *err)
     return 0;
 }
 
-/* Split one line into at most max fields at commas; returns the count. */
-static size_t split(const char *s, const char *end, Field *f, size_t max)
-{
-    size_t n = 0;
-    const char *start = s;
-    for (const char *p = s;; p++) {
-        if (p == end || *p == ',') {
-            if (n < max)
-                f[n] = (Field){start, (size_t)(p - start)};
-            n++;
-            if (p == end)
-                break;
-            start = p + 1;
-        }
-    }
-    return n;
-}
-
-static int field_is(const Field *f, const char *name)
-{
-    size_t l = strlen(name);
-    return f->len == l && memcmp(f->p, name, l) == 0;
-}
-
 enum { MAXF = 64 }; /* fields looked at in a row */
 
 /* A trace being read: its columns and the submit times seen so far. */
@@ -177,15 +139,15 @@ static int header(Trace *tr, const Field *f, size_t nf, long line, WkError *err)
 {
     tr->ncols = nf;
     for (size_t i = 0; i < nf && i < MAXF; i++) {
-        if (field_is(&f[i], "timestamp")) tr->col_ts = (int)i;
-        else if (field_is(&f[i], "duration")) tr->col_dur = (int)i;
-        else if (field_is(&f[i], "num_gpus")) tr->col_gpus = (int)i;
-        else if (field_is(&f[i], "cluster")) tr->col_user = (int)i;
+        if (wk_csv_is(&f[i], "timestamp")) tr->col_ts = (int)i;
+        else if (wk_csv_is(&f[i], "duration")) tr->col_dur = (int)i;
+        else if (wk_csv_is(&f[i], "num_gpus")) tr->col_gpus = (int)i;
+        else if (wk_csv_is(&f[i], "cluster")) tr->col_user = (int)i;
     }
     for (size_t i = 0; i < nf && i < MAXF; i++) /* `user` wins over `cluster` wherever it is */
-        if (field_is(&f[i], "user"))
+        if (wk_csv_is(&f[i], "user"))
             tr->col_user = (int)i;
-    tr->col_user_name = tr->col_user >= 0 && field_is(&f[tr->col_user], "user") ? "user" : "cluster";
+    tr->col_user_name = tr->col_user >= 0 && wk_csv_is(&f[tr->col_user], "user") ? "user" : "cluster";
     const char *miss = tr->col_ts < 0 ? "timestamp" : tr->col_dur < 0 ? "duration" : tr->col_gpus < 0 ? "num_gpus" : NULL;
     if (miss)
         return wk_error_set(err, WK_E_INVAL, tr->path, line, 0,
@@ -194,7 +156,7 @@ static int header(Trace *tr, const Field *f, size_t nf, long line, WkError *err)
 }
 
 /* The column (1-based, in bytes) of field fd of the row whose fields are f. */
-static long column(const Field *f, const Field *fd) { return (long)(fd->p - f[0].p) + 1; }
+static long column(const Field *f, const Field *fd) { return wk_csv_column(f[0].p, fd); }
 
 /* A data row at line: its submit time (*t, seconds) and its job. */
 static int row_job(const Trace *tr, const Field *f, size_t nf, long line, int64_t *t, WkJobSpec *js, WkError *err)
@@ -291,7 +253,7 @@ static int keep_job(Trace *tr, WkWorkload *out, int64_t t, const WkJobSpec *js, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     const char *rel = NULL;
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)
@@ -316,7 +278,7 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         line++;
         if (le == row)
             continue; /* blank line */
-        size_t nf = split(row, le, f, MAXF);
+        size_t nf = wk_csv_split(row, le, ',', 0, f, MAXF);
         int64_t t = 0;
         WkJobSpec js;
         if (!have_header) {

@@ -5,6 +5,7 @@
 #include "models/workload/workload.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const WkWorkloadSource *const sources[] = {
@@ -13,6 +14,7 @@ static const WkWorkloadSource *const sources[] = {
     &wk_workload_philly,
     &wk_workload_swf,
     &wk_workload_alibaba,
+    &wk_workload_csv,
     NULL,
 };
 
@@ -38,6 +40,42 @@ static int read_comm(const WkNode *sec, WkWorkload *w, WkError *err)
     return 0;
 }
 
+/* `quotas:` gpu_time, or {user: GPUs, ...} (docs/scenarios.md, "Quotas"). */
+static int read_quotas(const WkNode *sec, WkWorkload *w, WkError *err)
+{
+    const WkNode *qn = wk_node_get(sec, "quotas");
+    if (!qn || qn->type == WK_NODE_NULL)
+        return 0;
+    if (qn->type == WK_NODE_SCALAR && strcmp(qn->str, "none") == 0)
+        return 0;
+    if (!w->nusers)
+        return wk_node_error(qn, WK_E_INVAL, err,
+                             "no job of this workload has a user, so there is nothing to give a quota to");
+    if (qn->type == WK_NODE_SCALAR && strcmp(qn->str, "gpu_time") == 0) {
+        w->quota_share = 1;
+        return 0;
+    }
+    if (qn->type != WK_NODE_MAP)
+        return wk_node_error(qn, WK_E_INVAL, err, "expected none, gpu_time or a map of user name to GPUs, got '%s'",
+                             qn->type == WK_NODE_SCALAR ? qn->str : "a list");
+    if (!(w->quota = calloc(w->nusers, sizeof *w->quota)))
+        return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "workload: out of memory");
+    for (size_t i = 0; i < qn->nkids; i++) {
+        const WkNode *kid = qn->kids[i];
+        size_t u = 0;
+        while (u < w->nusers && strcmp(w->users[u], kid->key) != 0)
+            u++;
+        if (u == w->nusers)
+            return wk_node_error(kid, WK_E_INVAL, err, "no job of this workload has user '%s'", kid->key);
+        int64_t g = 0;
+        int rc = wk_node_as_int(kid, 1, WK_JOB_MAX_GPUS, &g, err);
+        if (rc < 0)
+            return rc;
+        w->quota[u] = (uint32_t)g;
+    }
+    return 0;
+}
+
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
     memset(out, 0, sizeof *out);
@@ -52,6 +90,8 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
             rc = sources[i]->load(sec, ctx, out, err);
             if (rc == 0)
                 rc = read_comm(sec, out, err);
+            if (rc == 0)
+                rc = read_quotas(sec, out, err);
             if (rc < 0)
                 wk_workload_fini(out);
             return rc;

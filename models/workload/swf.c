@@ -248,7 +248,7 @@ static int job_line(Swf *s, WkWorkload *out, const char *row, const char *end, l
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "procs_per_gpu", "comm", NULL};
+    static const char *const known[] = {"source", "trace", "procs_per_gpu", "comm", "quotas", NULL};
     const char *rel = NULL;
     Swf s = {.procs_per_gpu = 1, .t0 = INT64_MAX, .t1 = INT64_MIN};
     int rc = wk_node_expect_keys(sec, known, err);

@@ -113,7 +113,7 @@ static int uses_table(const Mix *m)
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", "comm", NULL};
+    static const char *const known[] = {"source", "jobs", "interarrival", "duration", "gpus", "comm", "quotas", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;

@@ -170,6 +170,7 @@ const char *wk_workload_user_error(int rc)
 
 void wk_workload_fini(WkWorkload *w)
 {
+    free(w->quota);
     free(w->users);
     free(w->models);
     free(w->jobs);

@@ -72,6 +72,12 @@ typedef struct WkWorkload {
      * per GPU after comm_compute_s of compute, each iteration; 0 = none */
     double comm_bytes;
     double comm_compute_s;
+    /* `quotas:` GPUs each user may hold (docs/scenarios.md, "Quotas"):
+     * quota_share 1 = each user's share of the cluster in proportion to its
+     * GPU-time in the workload (the run computes it); else quota, when not
+     * NULL, holds one entry per user (0: no limit) */
+    int quota_share;
+    uint32_t *quota; /* owned, nusers entries, or NULL */
 } WkWorkload;
 
 /* What a source may use besides its own section. */
@@ -95,14 +101,17 @@ extern const WkWorkloadSource wk_workload_synthetic;
 extern const WkWorkloadSource wk_workload_philly;
 extern const WkWorkloadSource wk_workload_swf;
 extern const WkWorkloadSource wk_workload_alibaba;
+extern const WkWorkloadSource wk_workload_csv;
 
 /** NULL-terminated table of the built-in sources (source.c). */
 const WkWorkloadSource *const *wk_workload_sources(void);
 
 /** Load the `workload:` section: look up `source` in the registry (unknown →
- * "unknown workload source 'x' (known: inline, synthetic, philly, swf, alibaba)") and run it,
+ * "unknown workload source 'x' (known: inline, synthetic, philly, swf, alibaba, csv)") and run it,
  * then read the optional `comm:` map (allreduce_gb in [1e-6, 1e6], compute a
- * duration in [1us, 1d]; errors positioned at the value). On failure *out is left empty. The caller owns out (wk_workload_fini). */
+ * duration in [1us, 1d]; errors positioned at the value) and `quotas:`
+ * (`gpu_time`, or a map of user name to GPUs; a name no job carries, or
+ * quotas on a workload without users, is an error at its key). On failure *out is left empty. The caller owns out (wk_workload_fini). */
 int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err);
 
 /** Append a job. Returns 0, WK_E_RANGE when the workload already holds

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_csv.c — libFuzzer target for the CSV readers: arbitrary bytes become
- * the trace file of a two-node scenario with `source: philly` and the price
+ * the trace file of a two-node scenario with `source: philly`, with
+ * `source: csv` under two mappings (dates, quotes, skips; '|', ms, hms,
+ * end - start, kind, priority) and with `workload.quotas`, and the price
  * and carbon series of a scenario's `facility: {prices: FILE}`, which
  * wk_run_prepare reads and checks. Any input must end in 0 or a WK_E_*
  * error with a message — never a crash, a hang or unbounded memory. */
@@ -40,6 +42,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        "cluster: {nodes: 2, gpus_per_node: 8}\n"
                        "workload: {source: philly, trace: \"%s\"}\n", path);
     prepare(yaml, len);
+    /* the generic mapping over the same columns */
+    static const char *const maps[] = {
+        "{source: csv, trace: \"%s\", submit: {column: timestamp, unit: datetime}, duration: duration,"
+        " gpus: num_gpus, user: cluster, skip: [no_gpus, missing], quotas: gpu_time}",
+        "{source: csv, trace: \"%s\", delimiter: '|', submit: {column: gpu_time, unit: ms},"
+        " start: {column: timestamp, unit: datetime, format: '%%Y-%%m-%%dT%%H:%%M:%%S.%%f'},"
+        " end: {column: duration, unit: datetime, format: '%%Y-%%m-%%dT%%H:%%M:%%S'}, gpus: num_gpus,"
+        " kind: cluster, priority: num_gpus}",
+        "{source: csv, trace: \"%s\", submit: timestamp, duration: {column: duration, unit: hms}, gpus: num_gpus}",
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        char wl[512];
+        snprintf(wl, sizeof wl, maps[i], path);
+        len = snprintf(yaml, sizeof yaml, "cluster: {nodes: 2, gpus_per_node: 8}\nworkload: %s\n", wl);
+        prepare(yaml, len);
+    }
     /* the series: covering a run end, repeated, and checked only at the end */
     static const char *const facility[] = {
         "sim: {end: 2d}\nfacility: {prices: \"%s\"}\n",

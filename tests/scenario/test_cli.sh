@@ -75,6 +75,22 @@ printf 'name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,
 printf 'cluster: {nodes: 2}\nworkload: {source: alibaba, trace: pods.csv}\n' > "$T/ali.yaml"
 expect 2 "pods.csv:3:13: deletion_time: before scheduled_time" "$W" run "$T/ali.yaml" -o "$T/ali.h5"
 [ -e "$T/ali.h5" ] && bad "trace written for a bad pod list" || ok
+# a CSV trace through a mapping: a bad field names file:line:col, the column and the key; a
+# mapping error names its scenario key; quotas naming a user no job has; exit 2, no trace
+printf 'id|sub|el|n|who\n1|2024-01-01T00:00:00|01:00:00|8|ann\n2|2024-01-01T00:05:00|1:99:00|8|bob\n' > "$T/sacct.txt"
+printf 'cluster: {nodes: 2}\nworkload: {source: csv, trace: sacct.txt, delimiter: "|", submit: {column: sub, unit: datetime, format: "%%Y-%%m-%%dT%%H:%%M:%%S"}, duration: {column: el, unit: hms}, gpus: n, user: who}\n' > "$T/map.yaml"
+expect 2 "sacct.txt:3:23: column 'el' (duration): expected [D-]HH:MM:SS, got '1:99:00'" "$W" run "$T/map.yaml" -o "$T/map.h5"
+[ -e "$T/map.h5" ] && bad "trace written for a bad mapped CSV" || ok
+expect 2 "workload.gpus.unit: only submit, duration, start and end have a unit" "$W" validate "$T/map.yaml" --set 'workload.gpus={column: n, unit: s}'
+sed -i 's/1:99:00/1:09:00/' "$T/sacct.txt"
+expect 0 "2 jobs" "$W" validate "$T/map.yaml"
+expect 2 "workload.quotas.cy: no job of this workload has user 'cy'" "$W" validate "$T/map.yaml" --set 'workload.quotas={ann: 8, cy: 8}'
+expect 0 "csv " "$W" list sources
+# the Philly row of docs/validation.md with its virtual clusters' quotas (where the trace is present)
+if [ -r "$SRC/../shared/traces/philly.csv" ]; then
+  expect 0 '"wait_mean_s":1460.49' "$W" run "$SRC/scenarios/philly.yaml" --set workload.quotas=gpu_time --json -q --no-trace
+  expect 0 '"utilization":0.15041' "$W" run "$SRC/scenarios/philly.yaml" --set workload.quotas=gpu_time --json -q --no-trace
+fi
 # scenarios/alibaba.yaml's node groups are the trace's node list (model, GPUs per node, nodes)
 NL="$SRC/../shared/traces/openb_node_list_gpu_node.csv"
 if [ -r "$NL" ]; then

@@ -175,9 +175,12 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
 static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkGpuEff *e)
 {
     double sm = sm_speed(env);
-    return (WkOpsCtx){.e = e, .peak = env->sku->bf16_flops * sm,
-                      .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
-                      .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
+    WkOpsCtx c = {.e = e, .peak = env->sku->bf16_flops * sm,
+                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
+                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
+    WkOpsShape sh = llm_shape(m);
+    wk_ops_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+    return c;
 }
 
 void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfStage *st,

@@ -661,7 +661,10 @@ static void test_fp8_current_scaling_reads_each_cast_twice(void **state)
     WkPerfResult rd = eval_ok(&d, env_h100(8)), rc = eval_ok(&c, env_h100(8));
     assert_true(rd.ops[WK_OP_CAST].memory_s > 0);
     assert_float_equal(rc.ops[WK_OP_CAST].memory_s / rd.ops[WK_OP_CAST].memory_s, 1.5, 1e-12);
-    assert_float_equal(rc.ops[WK_OP_GEMM].s, rd.ops[WK_OP_GEMM].s, 0);
+    /* the GEMMs' work is the same; the extra memory-bound time lowers the
+     * operator mix's power and so raises its sustained clock a little
+     * (docs/models.md, "Sustained clocks") */
+    assert_true(rc.ops[WK_OP_GEMM].s <= rd.ops[WK_OP_GEMM].s && rc.ops[WK_OP_GEMM].s > 0.97 * rd.ops[WK_OP_GEMM].s);
     assert_true(rc.iter_s > rd.iter_s);
     WkError err;
     wk_error_clear(&err);

@@ -226,6 +226,9 @@ static void test_every_sku_has_cited_curves(void **state)
         assert_true(e->overlap_slowdown > 0 && e->overlap_slowdown < 1);
         assert_true(e->nvls_algbw_eff == 0 || e->nvls_lat_s > 0);
         assert_true(e->attn_causal_s0 > 0 && e->attn_fwd > 0 && e->attn_bwd > 0);
+        /* the clock each curve was measured at, as a fraction of the top clock: known or 0 */
+        assert_true(e->gemm_at >= 0 && e->gemm_at <= 1 && e->fp8_at >= 0 && e->fp8_at <= 1);
+        assert_true(e->attn_at >= 0 && e->attn_at <= 1 && e->sms >= 0);
     }
 }
 

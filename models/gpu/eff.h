@@ -11,10 +11,15 @@
 
 typedef struct WkGpuEff {
     const char *sku;        /* catalog name these curves were measured on */
-    double mat_max;         /* BF16 GEMM: fraction of the dense peak a full wave of tiles reaches */
+    double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached (the curve in use) */
     double mat_half_flops;  /* FLOPs of a GEMM that reaches half of mat_max */
     double fp8_max;         /* FP8 GEMM: largest fraction of the FP8 peak (0 = no FP8) */
     double fp8_half_flops;  /* FLOPs of an FP8 GEMM that reaches half of fp8_max */
+    double mat_max_q;       /* shape-aware fit (perf.gemm_shapes): fraction of the dense peak a full
+                               wave of tiles reaches; 0 = none, the flat fit stands */
+    double mat_half_q;      /* its F_half, FLOPs */
+    double fp8_max_q;       /* the same for FP8 (0 = none) */
+    double fp8_half_q;      /* its F_half, FLOPs */
     double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
     double attn_causal_s0;  /* causal flash attention: e(s) = attn x s / (s + s0), s the key length */
     double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
@@ -62,6 +67,12 @@ double wk_eff_wave_q(const WkGpuEff *e, double M, double N, double n);
  * N, n); e_max, F_half the BF16 or (fp8, when the SKU has it) FP8 curve.
  * Without the per-kernel overhead or any clock correction. */
 double wk_eff_gemm_mnk_s(const WkGpuEff *e, double M, double N, double K, double n, double peak, int fp8);
+
+/** A copy of *e with the shape-aware GEMM fits (mat_max_q, mat_half_q,
+ * fp8_max_q, fp8_half_q; each where not 0) in place of the flat ones
+ * (mat_max, mat_half_flops, fp8_max, fp8_half_flops): the curves
+ * wk_eff_gemm_mnk_s is meant for (perf.gemm_shapes, docs/models.md). */
+WkGpuEff wk_eff_shaped(const WkGpuEff *e);
 
 /** Time of the flash-attention core of `flops` (the FLOPs the mask leaves)
  * at `peak` FLOP/s over keys of length s: flops / (peak x attn x c(s)), with

@@ -52,8 +52,10 @@ static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
 {
     int fp8 = c->peak_fp8 > 0;
     double in = fp8 ? 1 : ELEM;
-    double clk = fp8 && c->e->fp8_max > 0 ? c->fp8_clk : c->gemm_clk;
-    double tc = wk_eff_gemm_mnk_s(c->e, M, N, K, n, fp8 ? c->peak_fp8 : c->peak, fp8) * (clk > 0 ? clk : 1);
+    double clk = fp8 && c->e->fp8_max > 0 ? c->fp8_clk : c->gemm_clk, peak = fp8 ? c->peak_fp8 : c->peak;
+    double tc = c->shapes ? wk_eff_gemm_mnk_s(c->e, M, N, K, n, peak, fp8)
+                          : n * wk_eff_gemm_s(c->e, 2 * M * K * N, peak, fp8);
+    tc *= clk > 0 ? clk : 1;
     double tm = n * (in * (M * K + K * N) + ELEM * M * N) / (c->hbm * c->e->mem_max);
     double t = book(c, WK_OP_GEMM, tc, tm, 1);
     if (fp8)
@@ -209,7 +211,9 @@ double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd
 {
     double bw = c->hbm * c->e->mem_max;
     double x = in * ELEM, w = K * N * ELEM, y = M * N * ELEM;
-    double tc = wk_eff_gemm_mnk_s(c->e, M, N, K, 1, c->peak, 0) * (c->gemm_clk > 0 ? c->gemm_clk : 1);
+    double tc = c->shapes ? wk_eff_gemm_mnk_s(c->e, M, N, K, 1, c->peak, 0)
+                          : wk_eff_gemm_s(c->e, 2 * M * K * N, c->peak, 0);
+    tc *= c->gemm_clk > 0 ? c->gemm_clk : 1;
     if (!bwd)
         return book(c, WK_OP_GEMM, tc, (x + w + y) / bw, 1);
     /* data gradient: dy and W in, dx out; weight gradient: x and dy in, dW out */

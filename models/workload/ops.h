@@ -65,6 +65,8 @@ typedef struct WkOpsCtx {
     double hbm;            /* HBM bandwidth x clock factor, bytes/s */
     double speed;          /* clock factor (vector peak) */
     int fp8_current;       /* FP8 current scaling: an amax read of each cast input (docs/models.md) */
+    int shapes;            /* 1: GEMM time at its (M, N, K) with wave quantization (wk_eff_gemm_mnk_s on
+                              e's shape-aware fit, perf.gemm_shapes); 0: the flat curve (wk_eff_gemm_s) */
     double gemm_clk, fp8_clk, attn_clk; /* time factors of BF16 GEMMs, FP8 GEMMs and attention for the SM
                                            clock they run at against the one their curves were measured at
                                            (wk_ops_sustain); 0 = 1 */

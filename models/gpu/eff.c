@@ -71,8 +71,9 @@
  * 10,000 warm-up iterations, so its GEMMs ran at the board power limit's
  * sustained clock: A100 1228 MHz (1410 x 257 / 295, [HE]), H100 FP8 taken
  * at the BF16 sustained clock 1741 MHz (no FP8 clock measurement). [ZZ]'s
- * 2048-8192 runs last 1-60 ms, before the limiter settles, and so do
- * [XLA]'s: the 1980 MHz boost clock. Attention benchmarks ([FA],
+ * 2048-8192 runs last 1-60 ms, before the limiter settles: the 1980 MHz
+ * boost clock; [XLA]'s table does not state its run length and is taken
+ * at the boost clock too (a choice). Attention benchmarks ([FA],
  * FlashAttention-2/3 papers) are short runs: the boost clock. */
 /* flat fit (default) */
 #define A100_GEMM_FLOPS 248.0e12

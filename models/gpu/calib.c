@@ -153,22 +153,34 @@ static void lay_over(WkGpuCalib *rec, const WkGpuSku *sku)
     e->source = rec->file;
     if (HAS(WK_CALIB_KERNEL_US))
         e->kernel_s = x[WK_CALIB_KERNEL_US] * 1e-6;
-    if (HAS(WK_CALIB_GEMM_BF16_TFLOPS))
-        e->mat_max = x[WK_CALIB_GEMM_BF16_TFLOPS] * 1e12 / sku->bf16_flops;
+    /* a calibration file's kernel figures come from short runs: taken at
+     * the top clock (docs/models.md, "Sustained clocks"; used only under
+     * perf.sustained_clock); its GEMM figures stand for the flat and the
+     * shape-aware fit (perf.gemm_shapes) alike */
+    if (HAS(WK_CALIB_GEMM_BF16_TFLOPS)) {
+        e->mat_max = e->mat_max_q = x[WK_CALIB_GEMM_BF16_TFLOPS] * 1e12 / sku->bf16_flops;
+        e->gemm_at = 1;
+    }
     if (HAS(WK_CALIB_GEMM_BF16_TAIL_US)) {
         double tail = x[WK_CALIB_GEMM_BF16_TAIL_US] * 1e-6 - e->kernel_s;
         e->mat_half_flops = (tail > 0 ? tail : 0) * e->mat_max * sku->bf16_flops;
+        e->mat_half_q = (tail > 0 ? tail : 0) * e->mat_max_q * sku->bf16_flops;
     }
-    if (HAS(WK_CALIB_GEMM_FP8_TFLOPS))
-        e->fp8_max = x[WK_CALIB_GEMM_FP8_TFLOPS] * 1e12 / sku->fp8_flops;
+    if (HAS(WK_CALIB_GEMM_FP8_TFLOPS)) {
+        e->fp8_max = e->fp8_max_q = x[WK_CALIB_GEMM_FP8_TFLOPS] * 1e12 / sku->fp8_flops;
+        e->fp8_at = 1;
+    }
     if (HAS(WK_CALIB_GEMM_FP8_TAIL_US) && sku->fp8_flops > 0) {
         double tail = x[WK_CALIB_GEMM_FP8_TAIL_US] * 1e-6 - e->kernel_s;
         e->fp8_half_flops = (tail > 0 ? tail : 0) * e->fp8_max * sku->fp8_flops;
+        e->fp8_half_q = (tail > 0 ? tail : 0) * e->fp8_max_q * sku->fp8_flops;
     }
     if (HAS(WK_CALIB_ATTN_FWD_TFLOPS))
         e->attn_fwd = x[WK_CALIB_ATTN_FWD_TFLOPS] * 1e12 / sku->bf16_flops;
     if (HAS(WK_CALIB_ATTN_BWD_TFLOPS))
         e->attn_bwd = x[WK_CALIB_ATTN_BWD_TFLOPS] * 1e12 / sku->bf16_flops;
+    if (HAS(WK_CALIB_ATTN_FWD_TFLOPS) || HAS(WK_CALIB_ATTN_BWD_TFLOPS))
+        e->attn_at = 1;
     if (HAS(WK_CALIB_MEMORY_TB_PER_S))
         e->mem_max = x[WK_CALIB_MEMORY_TB_PER_S] * 1e12 / sku->hbm_bw_bytes_per_s;
     if (HAS(WK_CALIB_ALLREDUCE_BUSBW))

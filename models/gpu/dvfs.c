@@ -16,19 +16,39 @@
  * (docs/models.md, "Calibration status of v0"). */
 #define V0 0.5
 
+/* spec_mhz: the clock the datasheet's dense tensor peak assumes, peak = SMs
+ * x dense FLOP per SM per clock x clock: A100 108 x 2048 x 1410 MHz = 312
+ * TFLOP/s (its top clock); H100/H200 SXM 132 x 4096 x 1830 MHz = 989
+ * TFLOP/s (the SXM5's 1830 MHz boost clock of the NVIDIA H100 Tensor Core
+ * GPU Architecture whitepaper's per-SM rates, below the 1980 MHz top
+ * clock); MI300X 304 CUs x 2048 x 2100 MHz = 1307 TFLOP/s (its peak engine
+ * clock). gemm_mhz: the clock a random-input GEMM loop sustains at the
+ * TDP (docs/models.md, "Sustained clocks"): A100 1410 x 257 / 295 = 1228
+ * MHz (H. He, thonking.ai 2024: cuBLAS 8192^3 zeros 295 and randn 257
+ * TFLOP/s, the zeros run taken at the top clock); H100 1980 x 719.7 /
+ * 818.4 = 1741 MHz (../shared/calibration/torch_matmul_sweep_zzc0721.tsv:
+ * the 10240^3 run, the only one long enough for the limiter, against the
+ * curve fitted to the shorter 2048-8192 runs, eff.c); H200 the H100's
+ * (same die and 700 W; TileOPs issue #1587 reports an H200 at 700 W that
+ * cannot hold 1830 MHz under full load). MI300X and Ascend-910B: no
+ * measurement (0: no sustained-clock correction). */
+
 static const WkDvfs table[] = {
-    {.sku = "A100-SXM-80G", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0,
+    {.sku = "A100-SXM-80G", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0, .spec_mhz = 1410,
+     .gemm_mhz = 1228,
      .source = "nvidia-smi -q of A100-SXM4-80GB: Max Clocks SM 1410 MHz, idle SM 210 MHz, "
                "Min/Max Power Limit 100/400 W"},
-    {.sku = "H100-SXM-80G", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0,
+    {.sku = "H100-SXM-80G", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0, .spec_mhz = 1830,
+     .gemm_mhz = 1741,
      .source = "nvidia-smi -q of H100 80GB HBM3 (SXM5): Applications Clocks 1980 MHz, idle SM 345 MHz, "
                "Min/Max Power Limit 200/700 W"},
-    {.sku = "H200-SXM", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0,
+    {.sku = "H200-SXM", .max_mhz = 1980, .min_mhz = 345, .cap_min_w = 200, .v0 = V0, .spec_mhz = 1830,
+     .gemm_mhz = 1741,
      .source = "taken from H100-SXM-80G (same GH100 die and 700 W limit; no H200 figures cited)"},
-    {.sku = "MI300X", .max_mhz = 2100, .min_mhz = 500, .cap_min_w = 200, .v0 = V0,
+    {.sku = "MI300X", .max_mhz = 2100, .min_mhz = 500, .cap_min_w = 200, .v0 = V0, .spec_mhz = 2100,
      .source = "AMD MI300X datasheet peak engine clock 2100 MHz; lowest clock and power limit are "
                "the H100's fractions (no cited figure)"},
-    {.sku = "Ascend-910B", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0,
+    {.sku = "Ascend-910B", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0, .spec_mhz = 1410,
      .source = "taken from A100-SXM-80G (400 W class; no cited figure)"},
 };
 
@@ -80,6 +100,22 @@ double wk_dvfs_cap_clock(const WkGpuSku *sku, double cap_w, double activity)
     if (!(span > 0) || cap_w >= sku->idle_w + span)
         return 1;
     return wk_dvfs_clock_for(wk_dvfs_of(sku), (cap_w - sku->idle_w) / span, wk_dvfs_floor(sku));
+}
+
+double wk_dvfs_gemm_activity(const WkDvfs *d)
+{
+    if (!(d->gemm_mhz > 0) || d->gemm_mhz >= d->max_mhz)
+        return 1;
+    return 1 / wk_dvfs_power_frac(d, d->gemm_mhz / d->max_mhz);
+}
+
+double wk_dvfs_sustained_clock(const WkGpuSku *sku, double activity)
+{
+    const WkDvfs *d = wk_dvfs_of(sku);
+    double a = wk_dvfs_gemm_activity(d) * activity;
+    if (!(a > 1))
+        return 1;
+    return wk_dvfs_clock_for(d, 1 / a, wk_dvfs_floor(sku));
 }
 
 double wk_dvfs_time_factor(double f, double compute)

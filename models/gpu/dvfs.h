@@ -16,6 +16,8 @@ typedef struct WkDvfs {
     double min_mhz;       /* lowest SM clock the driver offers */
     double cap_min_w;     /* lowest power limit `nvidia-smi -pl` accepts, W */
     double v0;            /* supply voltage at clock 0 / at the highest clock (linear V–f), in [0, 1] */
+    double spec_mhz;      /* SM clock at which the catalog's tensor peaks are specified */
+    double gemm_mhz;      /* SM clock a random-input GEMM loop sustains at the TDP (0 = not measured) */
     const char *source;   /* where the figures come from */
 } WkDvfs;
 
@@ -40,6 +42,18 @@ double wk_dvfs_floor(const WkGpuSku *sku);
  * power cap of cap_w W: 1 when its full-clock draw fits, else the f with
  * idle + (tdp − idle)·activity·g(f) = cap_w, never below wk_dvfs_floor. */
 double wk_dvfs_cap_clock(const WkGpuSku *sku, double cap_w, double activity);
+
+/** Activity of a random-input GEMM loop in the units of
+ * wk_power_gpu_w (1 = TDP at max_mhz): 1 / g(gemm_mhz / max_mhz), so that
+ * such a loop at the TDP sits at gemm_mhz. 1 when gemm_mhz is 0. */
+double wk_dvfs_gemm_activity(const WkDvfs *d);
+
+/** Sustained clock factor (of max_mhz) of a GPU of sku at its TDP whose
+ * operator mix runs at `activity` (in (0, 1], 1 = a random-input GEMM
+ * loop): the f with (tdp − idle) · a_gemm · activity · g(f) = tdp − idle,
+ * a_gemm = wk_dvfs_gemm_activity, i.e. g(f) = 1 / (a_gemm · activity);
+ * 1 when a_gemm · activity <= 1; never below wk_dvfs_floor. */
+double wk_dvfs_sustained_clock(const WkGpuSku *sku, double activity);
 
 /** Run time at clock factor f relative to full clock, for work of which a
  * share `compute` (in [0, 1]) scales with the clock and the rest (memory,

@@ -26,25 +26,77 @@
  * [FA]   liangan1/GPU_travel, performance/flash-attn/README.md:
  *        FlashAttention-2 (Dao-AILab main) forward TFLOP/s on A100 (SM80)
  *        per batch, sequence length, KV heads and causal mask.
+ * [ZZ]   zzc0721/torch-performance-test-data issue #79 (script test.py at
+ *        commit 9d82827): square torch.matmul BF16, randn inputs, H100 80GB
+ *        HBM3 SXM, PyTorch 2.7.0 (../shared/calibration/
+ *        torch_matmul_sweep_zzc0721.tsv).
+ * [HE]   H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When
+ *        Given 'Predictable' Data!", thonking.ai (2024): A100 cuBLAS
+ *        8192^3, zeros 295 TFLOP/s, randn 257 TFLOP/s (power-limited).
  *
- * GEMM: t = F / (e_max peak) + tau, least squares on relative time over the
- * sweep. A100 [AZ] FP16 (m=n=k 1024..16384, 1024x2145x1024, 6144x12288x12288;
- * 119.4 ... 256.5 TFLOP/s): 248.0 TFLOP/s and tau 10.7 us, rms 7 %, max 15 %
- * (the 4096^3 wave-quantised point and the 1024x2145x1024 shape). H100 BF16
- * [XLA]: 802 TFLOP/s, tau 4.6 us, within 3 % from 17 to 275 GFLOP. H100
- * FP8 [AZ] (m=n=k 1024..32768, 274.1 ... 1382.2 TFLOP/s): 1363.5 TFLOP/s,
- * tau 6.5 us, rms 6 %, max 12 %. tau includes the launch gap (KERNEL_*), so
- * the tail is tau minus it, and F_half = tail x e_max x peak. The best-shape
- * MAMF figures (Bekman, ml-engineering: A100 267.9-271.2, H100 792-794.5,
- * H100 FP8 1402.6 TFLOP/s) are ceilings over a shape search, not used. */
+ * Flat GEMM fit (the default): t = F / (e_max peak) + tau, least squares on
+ * relative time over the sweep. A100 [AZ] FP16 (m=n=k 1024..16384,
+ * 1024x2145x1024, 6144x12288x12288; 119.4 ... 256.5 TFLOP/s): 248.0
+ * TFLOP/s and tau 10.7 us, rms 7 %, max 15 % (the 4096^3 wave-quantised
+ * point and the 1024x2145x1024 shape). H100 BF16 [XLA]: 802 TFLOP/s, tau
+ * 4.6 us, within 3 % from 17 to 275 GFLOP. H100 FP8 [AZ] (m=n=k
+ * 1024..32768, 274.1 ... 1382.2 TFLOP/s): 1363.5 TFLOP/s, tau 6.5 us, rms
+ * 6 %, max 12 %. tau includes the launch gap (KERNEL_*), so the tail is tau
+ * minus it, and F_half = tail x e_max x peak. The best-shape MAMF figures
+ * (Bekman, ml-engineering: A100 267.9-271.2, H100 792-794.5, H100 FP8
+ * 1402.6 TFLOP/s) are ceilings over a shape search, not used.
+ *
+ * Shape-aware GEMM fit (perf.gemm_shapes, opt-in; wk_eff_shaped): t = (F /
+ * q + F_half) / (e_max peak) + launch gap, q the wave quantization of the
+ * shape (wk_eff_wave_q: output tiles 128 x 256, 256 x 128 or 128 x 128 over
+ * the SMs, the last wave partly empty), e_max the fraction of the peak a
+ * full wave reaches. Least squares on relative time over random-input
+ * sweeps only, t = F / (q E) + tau with E = e_max peak and tau the fixed
+ * tail including the launch gap (KERNEL_*), so F_half = (tau - gap) E:
+ * A100 [AZ] FP16 (the eight shapes, m=n=k 1024..16384, 1024x2145x1024,
+ * 6144x12288x12288, 802816x192x768; 119.4 ... 256.5 TFLOP/s): E 251.7
+ * TFLOP/s, tau 3.43 us, rms 8 %, max 16 % (2048^3, q 0.79 where cuBLAS
+ * found a better tiling, and 802816x192x768, K = 768 too short for the
+ * tile pipeline); 4096^3 (q 0.948) within 4 %. H100 BF16 [ZZ] (random
+ * inputs, 10 warm-up and 30 timed calls; 2048, 4096, 8192: 676.6, 788.7,
+ * 797.5 TFLOP/s; 1024 (176.6) is bound by eager dispatch, 10240 by the
+ * power limit, see "Sustained clocks"): E 828.3 TFLOP/s, tau 3.99 us,
+ * within 0.5 %, in place of XLA's best-shape table. H100 FP8 [AZ] (m=n=k
+ * 1024..32768, 1024x2145x1024, 6144x12288x12288; 274.1 ... 1382.2): E
+ * 1361.8 TFLOP/s, tau 4.48 us, rms 2 %, max 4 % (flat: rms 6 %, max 12 %).
+ * MI300X has no SM count or shape-aware fit here: its flat curve stands.
+ *
+ * Clocks the sweeps ran at (what each curve includes; used only under
+ * perf.sustained_clock, docs/models.md, "Sustained clocks"): [AZ] ran
+ * 10,000 warm-up iterations, so its GEMMs ran at the board power limit's
+ * sustained clock: A100 1228 MHz (1410 x 257 / 295, [HE]), H100 FP8 taken
+ * at the BF16 sustained clock 1741 MHz (no FP8 clock measurement). [ZZ]'s
+ * 2048-8192 runs last 1-60 ms, before the limiter settles: the 1980 MHz
+ * boost clock; [XLA]'s table does not state its run length and is taken
+ * at the boost clock too (a choice). Attention benchmarks ([FA],
+ * FlashAttention-2/3 papers) are short runs: the boost clock. */
+/* flat fit (default) */
 #define A100_GEMM_FLOPS 248.0e12
 #define A100_GEMM_TAU_S 10.7e-6
 #define H100_GEMM_FLOPS 802.0e12
 #define H100_GEMM_TAU_S 4.6e-6
 #define H100_FP8_FLOPS 1363.5e12
 #define H100_FP8_TAU_S 6.5e-6
+/* shape-aware fit (perf.gemm_shapes) */
+#define A100_GEMM_Q_FLOPS 251.7e12
+#define A100_GEMM_Q_TAU_S 3.43e-6
+#define H100_GEMM_Q_FLOPS 828.3e12
+#define H100_GEMM_Q_TAU_S 3.99e-6
+#define H100_FP8_Q_FLOPS 1361.8e12
+#define H100_FP8_Q_TAU_S 4.48e-6
 /* Launch-to-launch gap [GB]: the smallest (64 kB) streaming kernel runs every
  * 2.6 us on A100-80GB and every 2.4 us on H200 (GH100, as the H100). */
+#define A100_SMS 108
+#define H100_SMS 132
+#define A100_GEMM_AT (1228.0 / 1410)
+#define H100_GEMM_AT 1.0
+#define H100_FP8_AT (1741.0 / 1980)
+#define ATTN_AT 1.0
 #define A100_KERNEL_S 2.6e-6
 #define H100_KERNEL_S 2.4e-6
 /* HBM [AZ] BabelStream triad: A100 1.70 of 2.0 TB/s, H100 2.97 of 3.35,
@@ -81,8 +133,11 @@ static const WkGpuEff table[] = {
         .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
         .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
-        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1,
-        .source = "GEMM: Azure ND A100 v4 cuBLASLt sweep (random inputs), fit 248.0 TFLOP/s + 10.7 us; "
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .sms = A100_SMS, .gemm_at = A100_GEMM_AT,
+        .attn_at = ATTN_AT, .mat_max_q = A100_GEMM_Q_FLOPS / 312e12,
+        .mat_half_q = (A100_GEMM_Q_TAU_S - A100_KERNEL_S) * A100_GEMM_Q_FLOPS, .measured = 1,
+        .source = "GEMM: Azure ND A100 v4 cuBLASLt sweep (random inputs), fit 248.0 TFLOP/s + 10.7 us (with wave "
+                  "quantization, perf.gemm_shapes: 251.7 TFLOP/s + 3.43 us), at its sustained 1228 MHz; "
                   "HBM: BabelStream triad 1.70 TB/s (same); launch gap 2.6 us (te42kyfo/gpu-benches); "
                   "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s, "
                   "causal shape s/(s+157) (FA2 forward sweep, liangan1/GPU_travel); "
@@ -96,9 +151,15 @@ static const WkGpuEff table[] = {
         .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
-        .nvls_lat_s = H100_NVLS_LAT_S, .measured = 1,
-        .source = "GEMM: XLA cuBLAS sweep sm_90, 802 TFLOP/s + 4.6 us; FP8: Azure ND H100 v5 cuBLASLt sweep, "
-                  "fit 1363.5 TFLOP/s + 6.5 us; HBM: BabelStream triad 2.97 TB/s (Azure); launch gap: the "
+        .nvls_lat_s = H100_NVLS_LAT_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT, .fp8_at = H100_FP8_AT,
+        .attn_at = ATTN_AT, .mat_max_q = H100_GEMM_Q_FLOPS / 989e12,
+        .mat_half_q = (H100_GEMM_Q_TAU_S - H100_KERNEL_S) * H100_GEMM_Q_FLOPS, .fp8_max_q = H100_FP8_Q_FLOPS / 1979e12,
+        .fp8_half_q = (H100_FP8_Q_TAU_S - H100_KERNEL_S) * H100_FP8_Q_FLOPS, .measured = 1,
+        .source = "GEMM: XLA cuBLAS sweep sm_90, 802 TFLOP/s + 4.6 us (with wave quantization, perf.gemm_shapes: "
+                  "torch.matmul random-input sweep (zzc0721 #79), 828.3 TFLOP/s + 3.99 us), at the 1980 MHz boost "
+                  "clock; FP8: Azure ND H100 v5 cuBLASLt sweep, fit 1363.5 TFLOP/s + 6.5 us (shapes: 1361.8 "
+                  "TFLOP/s + 4.48 us), at the sustained 1741 MHz; HBM: BabelStream triad 2.97 TB/s (Azure); "
+                  "launch gap: the "
                   "H200's 2.4 us (GH100); attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16, "
                   "causal shape: the A100's; "
                   "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212), "
@@ -112,7 +173,10 @@ static const WkGpuEff table[] = {
         .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
-        .nvls_lat_s = H100_NVLS_LAT_S, .measured = 0, .borrowed = "H100-SXM-80G",
+        .nvls_lat_s = H100_NVLS_LAT_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT, .fp8_at = H100_FP8_AT,
+        .attn_at = ATTN_AT, .mat_max_q = H100_GEMM_Q_FLOPS / 989e12,
+        .mat_half_q = (H100_GEMM_Q_TAU_S - H100_KERNEL_S) * H100_GEMM_Q_FLOPS, .fp8_max_q = H100_FP8_Q_FLOPS / 1979e12,
+        .fp8_half_q = (H100_FP8_Q_TAU_S - H100_KERNEL_S) * H100_FP8_Q_FLOPS, .measured = 0, .borrowed = "H100-SXM-80G",
         .source = "HBM: BabelStream triad 4.15 of 4.8 TB/s and launch gap 2.4 us measured on H200 (Azure ND "
                   "H200 v5; te42kyfo/gpu-benches); GEMM, attention and collectives: the H100's (same GH100 "
                   "compute die and NVLink4; Azure's H200 FP8 sweep from 2048^3 up and NVLS curve from 16 MiB up "
@@ -137,7 +201,9 @@ static const WkGpuEff table[] = {
         .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
         .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
-        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 0, .borrowed = "A100-SXM-80G",
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .sms = A100_SMS,
+        .mat_max_q = A100_GEMM_Q_FLOPS / 312e12,
+        .mat_half_q = (A100_GEMM_Q_TAU_S - A100_KERNEL_S) * A100_GEMM_Q_FLOPS, .measured = 0, .borrowed = "A100-SXM-80G",
         .source = "no public kernel or HCCL measurements used: the A100's (nearest peak and generation)",
     },
 };
@@ -164,6 +230,44 @@ double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8)
     int f8 = fp8 && e->fp8_max > 0;
     double emax = f8 ? e->fp8_max : e->mat_max, half = f8 ? e->fp8_half_flops : e->mat_half_flops;
     return (flops + half) / (emax * peak);
+}
+
+WkGpuEff wk_eff_shaped(const WkGpuEff *e)
+{
+    WkGpuEff s = *e;
+    if (e->mat_max_q > 0) {
+        s.mat_max = e->mat_max_q;
+        s.mat_half_flops = e->mat_half_q;
+    }
+    if (e->fp8_max_q > 0) {
+        s.fp8_max = e->fp8_max_q;
+        s.fp8_half_flops = e->fp8_half_q;
+    }
+    return s;
+}
+
+double wk_eff_wave_q(const WkGpuEff *e, double M, double N, double n)
+{
+    static const double tile[][2] = {{128, 256}, {256, 128}, {128, 128}};
+    if (!(e->sms > 0) || !(M > 0) || !(N > 0) || !(n > 0))
+        return 1;
+    double best = 0;
+    for (size_t i = 0; i < sizeof tile / sizeof tile[0]; i++) {
+        double tiles = n * ceil(M / tile[i][0]) * ceil(N / tile[i][1]);
+        double q = n * M * N / (ceil(tiles / e->sms) * e->sms * tile[i][0] * tile[i][1]);
+        best = q > best ? q : best;
+    }
+    return best;
+}
+
+double wk_eff_gemm_mnk_s(const WkGpuEff *e, double M, double N, double K, double n, double peak, int fp8)
+{
+    double f = 2 * M * N * K;
+    if (!(f > 0) || !(n > 0))
+        return 0;
+    int f8 = fp8 && e->fp8_max > 0;
+    double emax = f8 ? e->fp8_max : e->mat_max, half = f8 ? e->fp8_half_flops : e->mat_half_flops;
+    return n * (f / wk_eff_wave_q(e, M, N, n) + half) / (emax * peak);
 }
 
 double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int causal, int bwd)

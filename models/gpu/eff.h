@@ -11,10 +11,15 @@
 
 typedef struct WkGpuEff {
     const char *sku;        /* catalog name these curves were measured on */
-    double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached */
+    double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached (the curve in use) */
     double mat_half_flops;  /* FLOPs of a GEMM that reaches half of mat_max */
     double fp8_max;         /* FP8 GEMM: largest fraction of the FP8 peak (0 = no FP8) */
     double fp8_half_flops;  /* FLOPs of an FP8 GEMM that reaches half of fp8_max */
+    double mat_max_q;       /* shape-aware fit (perf.gemm_shapes): fraction of the dense peak a full
+                               wave of tiles reaches; 0 = none, the flat fit stands */
+    double mat_half_q;      /* its F_half, FLOPs */
+    double fp8_max_q;       /* the same for FP8 (0 = none) */
+    double fp8_half_q;      /* its F_half, FLOPs */
     double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
     double attn_causal_s0;  /* causal flash attention: e(s) = attn x s / (s + s0), s the key length */
     double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
@@ -26,6 +31,11 @@ typedef struct WkGpuEff {
     double net_eff;         /* ring collectives over InfiniBand/RoCE: busbw / NIC rate */
     double ring_lat_s;      /* NCCL ring/tree step latency inside an NVLink domain, s */
     double nvls_lat_s;      /* NVLink SHARP all-reduce step latency (2 steps), s */
+    double sms;             /* streaming multiprocessors (compute units) a GEMM's tiles spread over */
+    double gemm_at;         /* SM clock the BF16 GEMM sweep ran at, a fraction of the SKU's top clock
+                               (models/gpu/dvfs.h); 0 = unknown: no clock correction */
+    double fp8_at;          /* the same for the FP8 GEMM sweep */
+    double attn_at;         /* the same for the attention measurements */
     int measured;           /* 1: curves measured on this SKU; 0: borrowed from `borrowed` */
     const char *borrowed;   /* the SKU whose measurements stand in, or NULL */
     const char *source;     /* the measurements */
@@ -43,6 +53,26 @@ const WkGpuEff *wk_eff_nearest(double bf16_flops);
  * that is flops / (e_max * peak) + a fixed tail; fp8 uses fp8_max and
  * fp8_half_flops. Without the per-kernel overhead. */
 double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8);
+
+/** Wave quantization of n grouped (M x K) . (K x N) GEMMs over e->sms
+ * SMs: the best, over output tiles of 128 x 256, 256 x 128 and 128 x 128,
+ * of n M N / (waves x sms x tile area), waves = ceil(n x ceil(M/tm) x
+ * ceil(N/tn) / sms): the share of the tile slots the last (partly empty)
+ * wave and the padded edge tiles leave doing useful work. In (0, 1]; 1
+ * when e->sms is 0 or a dimension is not positive. */
+double wk_eff_wave_q(const WkGpuEff *e, double M, double N, double n);
+
+/** Time of n grouped (M x K) . (K x N) GEMMs at `peak` FLOP/s:
+ * n (F / q + F_half) / (e_max x peak), F = 2 M N K, q = wk_eff_wave_q(e, M,
+ * N, n); e_max, F_half the BF16 or (fp8, when the SKU has it) FP8 curve.
+ * Without the per-kernel overhead or any clock correction. */
+double wk_eff_gemm_mnk_s(const WkGpuEff *e, double M, double N, double K, double n, double peak, int fp8);
+
+/** A copy of *e with the shape-aware GEMM fits (mat_max_q, mat_half_q,
+ * fp8_max_q, fp8_half_q; each where not 0) in place of the flat ones
+ * (mat_max, mat_half_flops, fp8_max, fp8_half_flops): the curves
+ * wk_eff_gemm_mnk_s is meant for (perf.gemm_shapes, docs/models.md). */
+WkGpuEff wk_eff_shaped(const WkGpuEff *e);
 
 /** Time of the flash-attention core of `flops` (the FLOPs the mask leaves)
  * at `peak` FLOP/s over keys of length s: flops / (peak x attn x c(s)), with

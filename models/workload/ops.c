@@ -4,6 +4,9 @@
  * docs/models.md). Communication and overlap live in perf.c. */
 #include "models/workload/ops.h"
 
+#include "models/gpu/dvfs.h"
+#include "models/gpu/power.h"
+
 #include <stddef.h>
 
 #define ELEM 2.0 /* activations are BF16 (also in FP8 training: only GEMM inputs are cast) */
@@ -54,8 +57,10 @@ static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
 {
     int fp8 = c->peak_fp8 > 0;
     double in = fp8 ? 1 : ELEM;
-    double f = 2 * M * K * N;
-    double tc = n * wk_eff_gemm_s(c->e, f, fp8 ? c->peak_fp8 : c->peak, fp8);
+    double clk = fp8 && c->e->fp8_max > 0 ? c->fp8_clk : c->gemm_clk, peak = fp8 ? c->peak_fp8 : c->peak;
+    double tc = c->shapes ? wk_eff_gemm_mnk_s(c->e, M, N, K, n, peak, fp8)
+                          : n * wk_eff_gemm_s(c->e, 2 * M * K * N, peak, fp8);
+    tc *= clk > 0 ? clk : 1;
     double tm = n * (in * (M * K + K * N) + ELEM * M * N) / (c->hbm * c->e->mem_max);
     double t = book(c, WK_OP_GEMM, tc, tm, 1);
     if (fp8)
@@ -82,7 +87,7 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double qkvo = sh->T * (2 * hq + 2 * hkv) * ELEM;
     if (sh->flash) {
         double f = 4 * sh->T * sh->s * hq * (sh->noncausal ? 1 : 0.5) * (bwd ? 2.5 : 1);
-        double tc = wk_eff_attn_s(c->e, f, c->peak, sh->s, !sh->noncausal, bwd);
+        double tc = wk_eff_attn_s(c->e, f, c->peak, sh->s, !sh->noncausal, bwd) * (c->attn_clk > 0 ? c->attn_clk : 1);
         return book(c, WK_OP_ATTN, tc, (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
     }
     double hd = sh->h / sh->heads, nb = sh->b * sh->heads / sh->t; /* batched heads */
@@ -209,9 +214,11 @@ double wk_ops_gemm(WkOpsCtx *c, double M, double K, double N, double n, int bwd)
 
 double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd)
 {
-    double bw = c->hbm * c->e->mem_max, f = 2 * M * K * N;
+    double bw = c->hbm * c->e->mem_max;
     double x = in * ELEM, w = K * N * ELEM, y = M * N * ELEM;
-    double tc = wk_eff_gemm_s(c->e, f, c->peak, 0);
+    double tc = c->shapes ? wk_eff_gemm_mnk_s(c->e, M, N, K, 1, c->peak, 0)
+                          : wk_eff_gemm_s(c->e, 2 * M * K * N, c->peak, 0);
+    tc *= c->gemm_clk > 0 ? c->gemm_clk : 1;
     if (!bwd)
         return book(c, WK_OP_GEMM, tc, (x + w + y) / bw, 1);
     /* data gradient: dy and W in, dx out; weight gradient: x and dy in, dW out */
@@ -227,4 +234,29 @@ double wk_ops_optimizer(WkOpsCtx *c, double params)
     WkOpsCtx cc = *c;
     double t = memop(&cc, WK_OP_OPTIM, 30 * params, 12 * params) + memop(&cc, WK_OP_OPTIM, 4 * params, 2 * params);
     return t;
+}
+
+double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
+{
+    WkOpStat acc[WK_OP_NKIND] = {{0}};
+    WkOpsCtx t = *c;
+    t.gemm_clk = t.fp8_clk = t.attn_clk = 1;
+    t.mult = 1;
+    t.acc = acc;
+    wk_ops_layer_fwd(&t, sh, 0);
+    wk_ops_layer_bwd(&t, sh);
+    double comp = 0, rest = 0;
+    for (int k = 0; k < WK_OP_NKIND; k++) {
+        comp += acc[k].compute_s;
+        rest += acc[k].memory_s + acc[k].overhead_s;
+    }
+    double act = comp + rest > 0 ? (comp + wk_power_defaults().memory_activity * rest) / (comp + rest) : 1;
+    double f = wk_dvfs_sustained_clock(sku, act);
+    double cap = cap_clock > 0 && cap_clock < 1 ? cap_clock : 1;
+    double run = f < cap ? f : cap; /* the lower of the two limits */
+    /* c's peaks carry cap already: what is left is measured clock / (run / cap) */
+    c->gemm_clk = c->e->gemm_at > 0 ? c->e->gemm_at * cap / run : 1;
+    c->fp8_clk = c->e->fp8_at > 0 ? c->e->fp8_at * cap / run : 1;
+    c->attn_clk = c->e->attn_at > 0 ? c->e->attn_at * cap / run : 1;
+    return run;
 }

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "models/gpu/catalog.h"
 #include "models/gpu/eff.h"
 
 typedef enum WkOpKind {
@@ -64,11 +65,28 @@ typedef struct WkOpsCtx {
     double hbm;            /* HBM bandwidth x clock factor, bytes/s */
     double speed;          /* clock factor (vector peak) */
     int fp8_current;       /* FP8 current scaling: an amax read of each cast input (docs/models.md) */
+    int shapes;            /* 1: GEMM time at its (M, N, K) with wave quantization (wk_eff_gemm_mnk_s on
+                              e's shape-aware fit, perf.gemm_shapes); 0: the flat curve (wk_eff_gemm_s) */
+    double gemm_clk, fp8_clk, attn_clk; /* time factors of BF16 GEMMs, FP8 GEMMs and attention for the SM
+                                           clock they run at against the one their curves were measured at
+                                           (wk_ops_sustain); 0 = 1 */
     double mult;           /* how many times per iteration the next operators run */
     WkOpStat *acc;         /* WK_OP_NKIND sums, or NULL */
     const double *op_bytes;   /* NULL, or per kind: memory-bound operators move op_bytes[k] x the bytes */
     const double *op_kernels; /* with op_bytes: and launch op_kernels[k] kernels (unfused operators, stack.h) */
 } WkOpsCtx;
+
+/** The sustained-clock correction (docs/models.md, "Sustained clocks"):
+ * times one forward and backward layer of sh on c's curves to get the
+ * activity of its operator mix (compute-bound time 1, memory-bound and
+ * launch-overhead time at wk_power_defaults' memory_activity), takes the
+ * SM clock f = wk_dvfs_sustained_clock(sku, activity) the TDP allows
+ * (capped by cap_clock when in (0, 1), which c's peaks already carry), and
+ * sets c's gemm_clk, fp8_clk and attn_clk to the measured clock over the
+ * run clock, at / f (x cap_clock: c's peaks carry the cap), for curves
+ * whose clock is known (eff.h gemm_at, fp8_at, attn_at), else 1. Returns
+ * the run clock factor (of the top clock). c->acc and c->mult are kept. */
+double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock);
 
 /** Forward time of one layer for one micro-batch; `attn_only` times only the
  * attention core (selective recomputation). Adds mult x each operator to acc. */

@@ -15,12 +15,14 @@
 
 WkPerfParams wk_perf_defaults(void)
 {
-    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 0, .lat_inter_s = 8e-6};
+    return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 0, .lat_inter_s = 8e-6, .gemm_shapes = 0,
+                          .sustained_clock = 0};
 }
 
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
 {
-    static const char *const known[] = {"gemm_efficiency", "dp_overlap", "latency_intra", "latency_inter", NULL};
+    static const char *const known[] = {"gemm_efficiency", "dp_overlap",      "latency_intra", "latency_inter",
+                                        "gemm_shapes",     "sustained_clock", NULL};
     WkPerfParams p = wk_perf_defaults();
     if (sec && sec->type != WK_NODE_NULL) {
         WkTime li = (WkTime)(p.lat_intra_s * 1e9), le = (WkTime)(p.lat_inter_s * 1e9);
@@ -28,7 +30,9 @@ int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
         if (rc < 0 || (rc = wk_node_double(sec, "gemm_efficiency", 0, 0, 1, &p.gemm_eff, err)) < 0 ||
             (rc = wk_node_double(sec, "dp_overlap", 0, 0, 1, &p.dp_overlap, err)) < 0 ||
             (rc = wk_node_duration(sec, "latency_intra", 0, 0, WK_NS_PER_S, &li, err)) < 0 ||
-            (rc = wk_node_duration(sec, "latency_inter", 0, 0, WK_NS_PER_S, &le, err)) < 0)
+            (rc = wk_node_duration(sec, "latency_inter", 0, 0, WK_NS_PER_S, &le, err)) < 0 ||
+            (rc = wk_node_bool(sec, "gemm_shapes", 0, &p.gemm_shapes, err)) < 0 ||
+            (rc = wk_node_bool(sec, "sustained_clock", 0, &p.sustained_clock, err)) < 0)
             return rc;
         p.lat_intra_s = wk_time_to_s(li);
         p.lat_inter_s = wk_time_to_s(le);
@@ -72,11 +76,12 @@ static double state_bytes(double params, int zero, double dp)
     return w + g + o;
 }
 
-/* The SKU's curves, with gemm_efficiency overriding the measured maximum
- * and latency_intra (> 0) the measured collective step latencies. */
+/* The SKU's curves (the shape-aware GEMM fit under gemm_shapes), with
+ * gemm_efficiency overriding the measured maximum and latency_intra (> 0)
+ * the measured collective step latencies. */
 static WkGpuEff sku_eff(const WkPerfEnv *env, const WkPerfParams *p)
 {
-    WkGpuEff e = *wk_catalog_eff(env->sku);
+    WkGpuEff e = p->gemm_shapes ? wk_eff_shaped(wk_catalog_eff(env->sku)) : *wk_catalog_eff(env->sku);
     if (p->gemm_eff > 0) {
         e.fp8_max *= p->gemm_eff / e.mat_max;
         e.mat_max = p->gemm_eff;
@@ -231,13 +236,20 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
     return leg;
 }
 
-/* The operator context of env's bounding rank (SKU, clocks) for model m. */
-static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkGpuEff *e)
+/* The operator context of env's bounding rank (SKU, clocks) for model m,
+ * with p's opt-in GEMM shapes and sustained clocks. */
+static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e)
 {
     double sm = sm_speed(env);
-    return (WkOpsCtx){.e = e, .peak = env->sku->bf16_flops * sm,
-                      .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
-                      .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current};
+    WkOpsCtx c = {.e = e, .peak = env->sku->bf16_flops * sm,
+                  .peak_fp8 = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops * sm : 0,
+                  .hbm = env->sku->hbm_bw_bytes_per_s * env->speed, .speed = sm, .fp8_current = m->fp8_current,
+                  .shapes = p->gemm_shapes};
+    if (p->sustained_clock) {
+        WkOpsShape sh = llm_shape(m);
+        wk_ops_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+    }
+    return c;
 }
 
 /* Unfused operators of an eager stack (stack.h): RMSNorm taken for SwiGLU
@@ -263,7 +275,7 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     WkGpuEff e = sku_eff(&se, p);
     const WkStackMech *sk = wk_stack_mech(m->stack);
     wk_stack_attn(sk, se.sku->name, se.sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
-    WkOpsCtx c = ops_ctx(m, &se, &e);
+    WkOpsCtx c = ops_ctx(m, &se, p, &e);
     WkOpsShape sh = llm_shape(m);
     double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
     eager_ctx(m, sk, &c, eb, ek);
@@ -377,7 +389,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     WkGpuEff e = sku_eff(env, p);
     const WkStackMech *sk = wk_stack_mech(m->stack);
     wk_stack_attn(sk, env->sku->name, env->sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
-    WkOpsCtx c = ops_ctx(m, env, &e);
+    WkOpsCtx c = ops_ctx(m, env, p, &e);
     double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
     eager_ctx(m, sk, &c, eb, ek);
     WkOpsShape sh = llm_shape(m);
@@ -503,7 +515,7 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double B = m->batch_per_gpu;
     uint32_t n = env->gpus;
     WkOpsCtx c = {.e = &e, .peak = peak_nom * sm, .hbm = env->sku->hbm_bw_bytes_per_s * env->speed,
-                  .speed = sm, .mult = 1, .acc = r->ops};
+                  .speed = sm, .shapes = p->gemm_shapes, .mult = 1, .acc = r->ops};
     double act = 0;
     r->dp = n;
     r->micro_batches = 1;

@@ -22,6 +22,8 @@ typedef struct WkPerfParams {
     double dp_overlap;  /* share of the modelled DP overlap applied: 1 as modelled, 0 fully exposed */
     double lat_intra_s; /* > 0: per-step collective latency inside an NVLink domain; 0: the SKU's measured */
     double lat_inter_s; /* per-step latency of a collective across the fabric */
+    int gemm_shapes;    /* 1: GEMM time at its shape (wave quantization, shape-aware fit); 0: flat fit */
+    int sustained_clock; /* 1: GEMM and attention at the clock the TDP sustains (wk_ops_sustain); 0: not */
 } WkPerfParams;
 
 /** Defaults: gemm_eff 0 (the SKU's measured curve), dp_overlap 1, intra 0

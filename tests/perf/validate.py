@@ -8,6 +8,11 @@
 # (a SKU or precision it lacks, a configuration it refuses) is listed, not fatal.
 # Each row runs with the `stack:` its `stack` column names (STACKS below).
 # usage: validate.py WANKA_EXE [--markdown]
+# Environment: WK_VALIDATE_PERF="gemm_shapes: true, sustained_clock: true"
+# adds `perf: {...}` with those keys to every job (LLM and data-parallel
+# rows), so the statistics of the opt-in GPU-level mechanisms
+# (docs/validation.md) can be produced; the limit is checked all the same.
+# WK_VALIDATE_NO_OPTS=1 drops each row's per-row model options.
 import csv, json, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +27,12 @@ STACKS = {
     "torchtitan (FSDP2)": "torchtitan", "Composer/llm-foundry (FSDP)": "composer",
     "Megatron-DeepSpeed": "deepspeed",
 }
+
+
+def perf_section():
+    """`perf: {...}` from WK_VALIDATE_PERF (comma-separated `key: value`), or ""."""
+    v = os.environ.get("WK_VALIDATE_PERF", "").strip()
+    return f"perf: {{{v}}}\n" if v else ""
 
 
 def job_yaml(r):
@@ -52,7 +63,7 @@ def job_yaml(r):
     m = ", ".join(f"{k}: {v}" for k, v in model.items())
     return (f"model: {{{m}}}\ngpus: {r['gpus']}\n"
             f"cluster: {{sku: {r['sku']}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
-            f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n")
+            f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n" + perf_section())
 
 
 def published_iter_s(r, pred):
@@ -87,7 +98,7 @@ def dp_rows(exe, d, md):
         with open(p, "w") as f:
             opts = f", {r['opts']}" if r.get("opts") else ""
             f.write(f"model: {{base: {r['model']}, batch_per_gpu: {r['batch_per_gpu']}{opts}}}\ngpus: {r['gpus']}\n"
-                    f"cluster: {{sku: {r['sku']}, nodes: {nodes}, gpus_per_node: 8}}\n")
+                    f"cluster: {{sku: {r['sku']}, nodes: {nodes}, gpus_per_node: 8}}\n" + perf_section())
         res = subprocess.run([exe, "perf", p, "--json"], capture_output=True, text=True)
         if res.returncode != 0:
             raise SystemExit(f"{r['id']}: wanka perf failed: {res.stderr.strip()}")

@@ -6,7 +6,9 @@
 # that halves the GEMM rate slows the compute by less than 2x (the
 # non-GEMM operators stay) and more than 1.5x; perf names the file and the
 # values taken from it; a path is read relative to the naming file; bad files
-# fail with status 2 naming the file, and no answer. tools/calibrate/calfile.py
+# fail with status 2 naming the file, and no answer; under perf.gemm_shapes
+# the file's figures stand for the shape-aware fit, and a switch that is not
+# a boolean fails with status 2 naming the file and position. tools/calibrate/calfile.py
 # (the tool's fits and writer, no torch) writes a file wanka reads.
 W=$1 SRC=$2
 NAME=calibration
@@ -37,6 +39,25 @@ awk -v a="$i0" -v b="$i1" 'BEGIN { d = b / a - 1; exit !(a > 0 && d < 1e-6 && d 
   bad "the catalog's own figures: iteration $i1 s, without a file $i0 s"
 case "$same" in *'"from_file":["gemm_bf16_tflops","gemm_bf16_tail_us","memory_tb_per_s","kernel_us"]'*) ok ;;
   *) bad "JSON from_file: $same" ;; esac
+
+# perf.gemm_shapes: the file's figures stand for the shape-aware fit; the
+# catalog's own shape-aware H100 figures give the same answer as no file,
+# and that answer differs from the flat fit's
+printf 'perf: {gemm_shapes: true}\n' >> "$T/job/none.yaml"
+is=$("$W" perf "$T/job/none.yaml" --json | field iteration_s)
+cal "$T/cal/shapes.json" '"gemm_bf16_tflops": 828.3, "gemm_bf16_tail_us": 3.99, "kernel_us": 2.4, "memory_tb_per_s": 2.97'
+job "$T/job/shapes.yaml" ", calibration: ../cal/shapes.json"
+printf 'perf: {gemm_shapes: true}\n' >> "$T/job/shapes.yaml"
+i3=$("$W" perf "$T/job/shapes.yaml" --json | field iteration_s)
+awk -v a="$is" -v b="$i3" -v c="$i0" 'BEGIN { d = b / a - 1; exit !(a > 0 && d < 1e-6 && d > -1e-6 && a != c) }' && ok ||
+  bad "gemm_shapes: the catalog's own shape-aware figures: iteration $i3 s, without a file $is s (flat $i0 s)"
+job "$T/job/none.yaml" ""
+# a switch that is not a boolean: status 2, the file and position named, no answer
+job "$T/job/badsw.yaml" ""
+printf 'perf: {sustained_clock: 2}\n' >> "$T/job/badsw.yaml"
+out=$("$W" perf "$T/job/badsw.yaml" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *badsw.yaml:4:*sustained_clock*) ok ;; *) bad "bad switch: $out" ;; esac ||
+  bad "bad switch: status $rc: $out"
 
 # half the GEMM rate, the same tail: GEMMs take 2x, the rest as before
 cal "$T/cal/half.json" '"gemm_bf16_tflops": 401, "gemm_bf16_tail_us": 4.6, "kernel_us": 2.4'

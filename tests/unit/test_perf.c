@@ -671,6 +671,48 @@ static void test_fp8_current_scaling_reads_each_cast_twice(void **state)
     assert_non_null(strstr(err.msg, "precision: fp8"));
 }
 
+/* perf.gemm_shapes and perf.sustained_clock (docs/models.md): off by
+ * default; on, GEMM time follows the shape-aware fit with wave
+ * quantization, and the H100's GEMMs and attention slow to the clock its
+ * TDP sustains (the curves were measured at the 1980 MHz boost clock); a
+ * data-parallel model's convolutions take the shape-aware fit too; a
+ * value that is not a boolean is refused at its position. */
+static void test_gemm_shapes_and_sustained_clock_are_opt_in(void **state)
+{
+    (void)state;
+    WkPerfParams d = wk_perf_defaults(), on, sh, ck;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(d.gemm_shapes, 0);
+    assert_int_equal(d.sustained_clock, 0);
+    assert_int_equal(wk_perf_parse(yaml_node("perf: {gemm_shapes: true, sustained_clock: true}\n", "perf"), &on, &err), 0);
+    assert_int_equal(on.gemm_shapes, 1);
+    assert_int_equal(on.sustained_clock, 1);
+    assert_int_equal(wk_perf_parse(yaml_node("perf: {gemm_shapes: true}\n", "perf"), &sh, &err), 0);
+    assert_int_equal(wk_perf_parse(yaml_node("perf: {sustained_clock: true}\n", "perf"), &ck, &err), 0);
+    assert_int_equal(sh.sustained_clock, 0);
+    assert_int_equal(ck.gemm_shapes, 0);
+    WkModelSpec m = model("model: {base: llama3-8b, tp: 8, global_batch: 64}\n");
+    WkPerfEnv env = env_h100(8);
+    WkPerfResult r0, rs, rc;
+    assert_int_equal(wk_perf_eval(&m, &env, &d, &r0, &err), 0);
+    assert_int_equal(wk_perf_eval(&m, &env, &sh, &rs, &err), 0);
+    assert_int_equal(wk_perf_eval(&m, &env, &ck, &rc, &err), 0);
+    assert_true(rs.ops[WK_OP_GEMM].s != r0.ops[WK_OP_GEMM].s);
+    assert_float_equal(rs.ops[WK_OP_ATTN].s, r0.ops[WK_OP_ATTN].s, 0);
+    assert_true(rc.ops[WK_OP_GEMM].s > r0.ops[WK_OP_GEMM].s && rc.ops[WK_OP_ATTN].s > r0.ops[WK_OP_ATTN].s);
+    assert_float_equal(rc.ops[WK_OP_NORM].s, r0.ops[WK_OP_NORM].s, 0);
+    WkModelSpec v = model("model: resnet50\n");
+    assert_int_equal(wk_perf_eval(&v, &env, &d, &r0, &err), 0);
+    assert_int_equal(wk_perf_eval(&v, &env, &sh, &rs, &err), 0);
+    assert_true(rs.ops[WK_OP_GEMM].s > 0 && rs.ops[WK_OP_GEMM].s != r0.ops[WK_OP_GEMM].s);
+    assert_int_equal(wk_perf_parse(yaml_node("perf: {dp_overlap: 1,\n  sustained_clock: fast}\n", "perf"), &on, &err),
+                     WK_E_INVAL);
+    print_message("%s: %s\n", err.where, err.msg);
+    assert_non_null(strstr(err.where, "t.yaml:2:"));
+    assert_non_null(strstr(err.msg, "sustained_clock"));
+}
+
 static WkPerfResult eval_layers(const char *layers_and_split)
 {
     char y[256];
@@ -739,6 +781,7 @@ int main(void)
         cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),
         cmocka_unit_test_teardown(test_fp8_current_scaling_reads_each_cast_twice, teardown),
         cmocka_unit_test_teardown(test_uneven_pipeline_stages_are_bounded_by_the_slowest, teardown),
+        cmocka_unit_test_teardown(test_gemm_shapes_and_sustained_clock_are_opt_in, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,32 @@ static void test_cap_slows_compute_bound_not_memory_bound_operators(void **state
     assert_true(cap.iter_s < full.iter_s * 1.25);
 }
 
+/* The same under perf.sustained_clock (docs/models.md, "Sustained
+ * clocks"): uncapped, the GPU already runs at the clock its TDP sustains
+ * (below the top clock), so a cap to 0.8 stretches the GEMMs by less than
+ * 1/0.8; between two caps that both bind, the GEMMs stretch by exactly
+ * their ratio and memory-bound time not at all. */
+static void test_cap_under_sustained_clock_stretches_from_the_sustained_clock(void **state)
+{
+    (void)state;
+    const WkModelSpec *m = wk_model_preset("llama3-8b");
+    assert_non_null(m);
+    WkPerfParams p = wk_perf_defaults();
+    p.sustained_clock = 1;
+    WkPerfEnv env = {.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = 8, .nvlink_gpus = 8,
+                     .nvlink_bw = 450e9, .net_bw = 50e9};
+    WkPerfResult full, cap, cap7;
+    WkError err;
+    assert_int_equal(wk_perf_eval(m, &env, &p, &full, &err), 0);
+    env.cap_clock = 0.8;
+    assert_int_equal(wk_perf_eval(m, &env, &p, &cap, &err), 0);
+    env.cap_clock = 0.7;
+    assert_int_equal(wk_perf_eval(m, &env, &p, &cap7, &err), 0);
+    assert_float_equal(cap7.ops[WK_OP_GEMM].s / cap.ops[WK_OP_GEMM].s, 0.8 / 0.7, 0.01);
+    assert_true(cap.ops[WK_OP_GEMM].s > full.ops[WK_OP_GEMM].s && cap.ops[WK_OP_GEMM].s < 1.25 * full.ops[WK_OP_GEMM].s);
+    assert_float_equal(cap.ops[WK_OP_NORM].memory_s, full.ops[WK_OP_NORM].memory_s, 1e-12);
+}
+
 /* One 8-GPU H100 node capped at 484.4 W (clock 0.8), a plain job of 1000 s
  * at full clock: compute share 1 runs 1250 s at 484.4 W per GPU; share 0.5
  * runs 1000 x (0.5/0.8 + 0.5) = 1125 s. PUE 1, no fabric. */
@@ -631,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_dvfs_cap_clock_matches_documented_table),
         cmocka_unit_test_teardown(test_cap_keys_set_group_clocks_and_refuse_out_of_range, teardown),
         cmocka_unit_test(test_cap_slows_compute_bound_not_memory_bound_operators),
+        cmocka_unit_test(test_cap_under_sustained_clock_stretches_from_the_sustained_clock),
         cmocka_unit_test(test_capped_plain_job_time_and_energy_match_closed_form),
         cmocka_unit_test(test_split_activity_matches_closed_form),
         cmocka_unit_test(test_model_activity_scales_dynamic_energy_by_the_split),

@@ -72,14 +72,6 @@ static int reserve_flows(WkFlowNet *n, size_t need)
     if (!a)
         return WK_E_NOMEM;
     n->changed = a;
-    a = realloc(n->ctmp, (size_t)cap * sizeof *a);
-    if (!a)
-        return WK_E_NOMEM;
-    n->ctmp = a;
-    double *d = realloc(n->orate, (size_t)cap * sizeof *d);
-    if (!d)
-        return WK_E_NOMEM;
-    n->orate = d;
     n->flow_cap = cap;
     return 0;
 }
@@ -157,7 +149,7 @@ int wk_flownet_new(WkFlowNet **out, uint64_t nlinks, double default_bw, WkError 
         goto nomem;
     double bw = default_bw > 0 ? default_bw : 0.0;
     for (uint32_t l = 0; l < n->nlinks; l++)
-        n->links[l] = (Link){.cap = bw, .head = NONE, .seen = 0, .loc = 0, .dnext = NONE, .bneck = 0};
+        n->links[l] = (Link){.cap = bw, .head = NONE, .seen = 0, .loc = 0, .dnext = NONE};
     n->dirty = n->nlinks;
     n->flow_free = NONE;
     n->inc_free = NONE;
@@ -181,8 +173,6 @@ void wk_flownet_free(WkFlowNet *n)
     free(n->cflow);
     free(n->ccapped);
     free(n->changed);
-    free(n->ctmp);
-    free(n->orate);
     free(n->cl);
     free(n->heap);
     free(n);
@@ -206,10 +196,8 @@ void wk_flownet_clear(WkFlowNet *n)
 {
     for (uint32_t f = 0; f < n->flow_hw; f++)
         if (n->flows[f].len != DEAD)
-            for (uint32_t k = n->flows[f].first; k != NONE; k = n->inc[k].fnext) {
+            for (uint32_t k = n->flows[f].first; k != NONE; k = n->inc[k].fnext)
                 n->links[n->inc[k].link].head = NONE;
-                n->links[n->inc[k].link].bneck = 0;
-            }
     while (n->dirty != n->nlinks) { /* the links of removed flows may wait here */
         uint32_t l = n->dirty;
         n->dirty = n->links[l].dnext;
@@ -241,15 +229,6 @@ void wk_flownet_set_capacity(WkFlowNet *n, WkLinkId link, double bw)
         return;
     n->links[link].cap = bw > 0 ? bw : 0.0; /* negative or NaN: a failed link */
     mark_dirty(n, (uint32_t)link);
-}
-
-void wk_flownet_set_bounded(WkFlowNet *n, int on)
-{
-    if (on && !n->bounded) /* no bottleneck is known yet: the next solve opens every link */
-        for (uint32_t l = 0; l < n->nlinks; l++)
-            if (n->links[l].head != NONE)
-                mark_dirty(n, l);
-    n->bounded = on != 0;
 }
 
 double wk_flownet_capacity(const WkFlowNet *n, WkLinkId link)

@@ -41,19 +41,6 @@ void wk_flownet_clear(WkFlowNet *n);
 /** Set one link's capacity (bytes/s, >= 0; 0 = failed link). Marks it dirty. */
 void wk_flownet_set_capacity(WkFlowNet *n, WkLinkId link, double bw);
 
-/** Bounded re-solves on (on != 0) or off (the default). A bounded solve
- * re-rates the flows on the touched links and every flow reached from them
- * through links that are some flow's bottleneck, on the capacity the other
- * flows leave, and widens that region until none of its other links is a
- * bottleneck (flow_solve.c): the max-min fair rates, as a solve from
- * scratch gives them up to rounding (rates may then depend on the order of
- * the changes in their last bits). It pays where a component is large but
- * few of its flows change; where most of a component's flows change (the
- * runs' checkpoint writes: docs/performance.md) it re-rates as many flows
- * as the default and costs more. Turning it on makes the next solve re-rate
- * every flow. */
-void wk_flownet_set_bounded(WkFlowNet *n, int on);
-
 /** Capacity of a link. */
 double wk_flownet_capacity(const WkFlowNet *n, WkLinkId link);
 
@@ -70,8 +57,7 @@ void wk_flownet_remove(WkFlowNet *n, uint32_t id);
 
 /** Recompute max-min fair rates for the component touched since the last
  * solve (links whose flows or capacity changed, and everything connected to
- * them through shared links); in a bounded net, for the flows whose rates
- * may change (wk_flownet_set_bounded). Returns 0 or WK_E_NOMEM. */
+ * them through shared links). Returns 0 or WK_E_NOMEM. */
 int wk_flownet_solve(WkFlowNet *n, WkError *err);
 
 /** Current rate of a flow, bytes/s. */

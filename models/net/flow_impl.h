@@ -47,8 +47,6 @@ typedef struct {
     uint32_t seen;  /* solve stamp when visited by the current solve */
     uint32_t loc;   /* index in the component scratch when seen */
     uint32_t dnext; /* next dirty link (nlinks = end of stack), NONE = clean */
-    uint32_t bneck; /* bounded solves: 1 when the last solve that rated its
-                     * flows froze some at its fair share (a bottleneck) */
 } Link;
 
 typedef struct {
@@ -76,8 +74,6 @@ typedef struct {
     uint32_t link; /* directed link id (heap tie-break) */
     uint32_t cnt;  /* unfrozen flows (incidences) crossing it */
     uint32_t pos;  /* heap position, NONE when not in the heap */
-    uint8_t open;  /* bounded solves: every flow on it is in the region */
-    uint8_t popped; /* frozen flows at its share in this fill */
 } CompLink;
 
 struct WkFlowNet {
@@ -102,8 +98,6 @@ struct WkFlowNet {
 
     /* solver scratch, sized by add: flows side [flow_cap], links side [comp_cap] */
     uint32_t *cflow;     /* component flows */
-    uint32_t *ctmp;      /* merge buffer of the capped sort */
-    double *orate;       /* bounded solves: rates before the solve, by cflow index */
     uint32_t *ccapped;   /* component flows with a cap, sorted by (cap, id) */
     uint32_t *changed;   /* flows whose rate changed in the last solve */
     size_t nchanged;
@@ -111,7 +105,6 @@ struct WkFlowNet {
     uint32_t *heap;      /* component link indices, min-heap by (key, link) */
     uint32_t comp_cap;
     uint32_t stamp;      /* current solve stamp, never 0 */
-    int bounded;         /* re-solve a bounded region (flow_bounded.c) */
 
     uint64_t solves, rerated;
 };

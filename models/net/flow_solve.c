@@ -181,7 +181,7 @@ static void collect(WkFlowNet *n, uint32_t l0, uint32_t *nl_out, uint32_t *nf_ou
     uint32_t nl = 0, nf = 0, stamp = n->stamp;
     n->links[l0].seen = stamp;
     n->links[l0].loc = 0;
-    n->cl[nl++] = (CompLink){.rem = n->links[l0].cap, .link = l0, .cnt = 0, .pos = NONE, .open = 1};
+    n->cl[nl++] = (CompLink){.rem = n->links[l0].cap, .link = l0, .cnt = 0, .pos = NONE};
     for (uint32_t q = 0; q < nl; q++) {
         for (uint32_t k = n->links[n->cl[q].link].head; k != NONE; k = n->inc[k].lnext) {
             uint32_t f = n->inc[k].flow;
@@ -194,7 +194,7 @@ static void collect(WkFlowNet *n, uint32_t l0, uint32_t *nl_out, uint32_t *nf_ou
                 if (L->seen != stamp) {
                     L->seen = stamp;
                     L->loc = nl;
-                    n->cl[nl++] = (CompLink){.rem = L->cap, .link = n->inc[j].link, .pos = NONE, .open = 1};
+                    n->cl[nl++] = (CompLink){.rem = L->cap, .link = n->inc[j].link, .pos = NONE};
                 }
                 n->inc[j].loc = L->loc;
                 n->cl[L->loc].cnt++;
@@ -222,7 +222,8 @@ static void fill(WkFlowNet *n, uint32_t nl, uint32_t nf)
     for (uint32_t i = 0; i < nf; i++)
         if (n->flows[n->cflow[i]].cap != HUGE_VAL)
             n->ccapped[ncap++] = n->cflow[i];
-    sort_capped(n->ccapped, n->ctmp, ncap, n->flows);
+    /* cflow is no longer needed: it is the merge buffer. */
+    sort_capped(n->ccapped, n->cflow, ncap, n->flows);
 
     double level = 0.0;
     uint32_t ci = 0;
@@ -244,10 +245,9 @@ static void fill(WkFlowNet *n, uint32_t nl, uint32_t nf)
         if (x > level)
             level = x;
         heap_delete(n, 0, &hsize);
-        n->cl[c].popped = 1;
         for (uint32_t k = n->links[n->cl[c].link].head; k != NONE; k = n->inc[k].lnext) {
-            uint32_t f = n->inc[k].flow; /* (a boundary link also carries flows outside) */
-            if (n->flows[f].frozen != n->stamp && n->flows[f].seen == n->stamp)
+            uint32_t f = n->inc[k].flow;
+            if (n->flows[f].frozen != n->stamp)
                 freeze(n, f, x, level, &hsize);
         }
     }
@@ -262,125 +262,6 @@ static void next_stamp(WkFlowNet *n)
     for (uint32_t f = 0; f < n->flow_hw; f++)
         n->flows[f].seen = n->flows[f].frozen = 0;
     n->stamp = 1;
-}
-
-/* ---- bounded re-solves --------------------------------------------------
- *
- * Max-min fair rates are unique: an allocation is the max-min one when no
- * link carries more than its capacity and every flow is at its cap or
- * crosses a saturated link on which no flow gets more (its bottleneck). A
- * bounded solve re-rates a region: the flows on the touched links and,
- * from them, every flow on a link that was a bottleneck in the last solve
- * (open links: all their flows are in the region). The region's other
- * links (boundary links: no bottleneck, some of their flows outside) offer
- * it the capacity the outside flows leave. The outside flows keep their
- * rates: each is at its cap or has its bottleneck outside the region, and
- * no flow of the region crosses that link, so its load is unchanged. The
- * region is water-filled on what is left; if a boundary link is then a
- * bottleneck of the region's flows, the outside flows on it may have to
- * give way: it is opened (its flows join the region, and with them their
- * bottleneck links) and the region is filled again. When no boundary link
- * is a bottleneck, every flow of the region has one whose flows are all in
- * the region: the whole allocation is max-min fair, the rates of a solve
- * from scratch up to rounding (a boundary link's capacity left is the
- * capacity less the outside flows' rates, rounded). */
-
-/* Add link l to the region, open (queued in heap[*nq]) or a boundary link. */
-static void region_link(WkFlowNet *n, uint32_t l, int open, uint32_t *nl, uint32_t *nq)
-{
-    Link *L = &n->links[l];
-    L->seen = n->stamp;
-    L->loc = *nl;
-    n->cl[*nl] = (CompLink){.rem = L->cap, .link = l, .pos = NONE, .open = (uint8_t)(open != 0)};
-    if (open)
-        n->heap[(*nq)++] = *nl;
-    ++*nl;
-}
-
-/* Take into the region the flows of the open links queued in heap[0..nq),
- * with the links of their paths: a link that was a bottleneck opens (and
- * is queued), any other is a boundary link. */
-static void region_grow(WkFlowNet *n, uint32_t *nl, uint32_t *nf, uint32_t nq)
-{
-    uint32_t stamp = n->stamp;
-    for (uint32_t q = 0; q < nq; q++) {
-        for (uint32_t k = n->links[n->cl[n->heap[q]].link].head; k != NONE; k = n->inc[k].lnext) {
-            uint32_t f = n->inc[k].flow;
-            if (n->flows[f].seen == stamp)
-                continue;
-            n->flows[f].seen = stamp;
-            n->orate[*nf] = n->flows[f].rate;
-            n->cflow[(*nf)++] = f;
-            for (uint32_t j = n->flows[f].first; j != NONE; j = n->inc[j].fnext) {
-                uint32_t l = n->inc[j].link;
-                if (n->links[l].seen != stamp)
-                    region_link(n, l, n->links[l].bneck != 0, nl, &nq);
-                n->inc[j].loc = n->links[l].loc;
-            }
-        }
-    }
-}
-
-/* Before a fill: every flow of the region unfrozen at its rate before the
- * solve, every link with its count of the region's flows, a boundary link
- * with the capacity the outside flows leave. */
-static void region_prepare(WkFlowNet *n, uint32_t nl, uint32_t nf)
-{
-    for (uint32_t c = 0; c < nl; c++) {
-        CompLink *x = &n->cl[c];
-        x->cnt = 0;
-        x->pos = NONE;
-        x->popped = 0;
-        x->rem = n->links[x->link].cap;
-        for (uint32_t k = x->open ? NONE : n->links[x->link].head; k != NONE; k = n->inc[k].lnext) {
-            const Flow *fl = &n->flows[n->inc[k].flow];
-            if (fl->seen != n->stamp && x->rem != HUGE_VAL)
-                x->rem -= fl->rate;
-        }
-        if (x->rem < 0)
-            x->rem = 0; /* the outside flows' rates, rounded, may sum past it */
-    }
-    for (uint32_t i = 0; i < nf; i++) {
-        Flow *fl = &n->flows[n->cflow[i]];
-        fl->frozen = 0;
-        fl->rate = n->orate[i];
-        for (uint32_t j = fl->first; j != NONE; j = n->inc[j].fnext)
-            n->cl[n->inc[j].loc].cnt++;
-    }
-}
-
-static void solve_bounded(WkFlowNet *n)
-{
-    uint32_t nl = 0, nf = 0, nq = 0;
-    while (n->dirty != n->nlinks) { /* the touched links open the region */
-        uint32_t l = n->dirty;
-        n->dirty = n->links[l].dnext;
-        n->links[l].dnext = NONE;
-        if (n->links[l].head == NONE)
-            n->links[l].bneck = 0;
-        else if (n->links[l].seen != n->stamp)
-            region_link(n, l, 1, &nl, &nq);
-    }
-    size_t start = n->nchanged;
-    for (;;) {
-        region_grow(n, &nl, &nf, nq);
-        if (nf == 0)
-            return;
-        region_prepare(n, nl, nf);
-        n->nchanged = start;
-        n->rerated += nf;
-        fill(n, nl, nf);
-        nq = 0;
-        for (uint32_t c = 0; c < nl; c++)
-            if (!n->cl[c].open && n->cl[c].popped) {
-                n->cl[c].open = 1;
-                n->heap[nq++] = c;
-            }
-        if (nq == 0)
-            break;
-    }
-    for (uint32_t c = 0; c < nl; c++)
-        n->links[n->cl[c].link].bneck = n->cl[c].popped;
 }
 
 int wk_flownet_solve(WkFlowNet *n, WkError *err)
@@ -404,10 +285,6 @@ int wk_flownet_solve(WkFlowNet *n, WkError *err)
     }
     n->npending = 0;
 
-    if (n->bounded) {
-        solve_bounded(n);
-        return 0;
-    }
     while (n->dirty != n->nlinks) {
         uint32_t l = n->dirty;
         n->dirty = n->links[l].dnext;

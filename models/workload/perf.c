@@ -162,7 +162,7 @@ static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat 
     *wf = *wb = 0;
     if (!sk->host_model)
         return;
-    double py = WK_HOST_OP_PY_S + e->kernel_s, cpp = WK_HOST_OP_CPP_S + e->kernel_s;
+    double py = wk_stack_py_op_s(e), cpp = WK_HOST_OP_CPP_S + e->kernel_s;
     *wf = wk_stack_host_wait(tf, kernels_of(f), py, sk->cuda_graphs);
     double hb = wk_stack_host_wait(0, kernels_of(b), cpp, sk->cuda_graphs) +
                 wk_stack_host_wait(0, kernels_of(x), py, sk->cuda_graphs);
@@ -363,7 +363,7 @@ static double optimizer_s(const WkStackMech *sk, WkOpsCtx *c, double params, dou
         t += n * wk_ops_mem(&cc, WK_OP_OPTIM, pass[i] * params / n, 2 * params / n);
     cc.mult = c->mult;
     t += wk_ops_mem(&cc, WK_OP_OPTIM, 4 * params, 2 * params);
-    double host = (8 * n + 1) * (WK_HOST_OP_PY_S + c->e->kernel_s);
+    double host = (8 * n + 1) * wk_stack_py_op_s(c->e);
     return host > t ? host : t;
 }
 

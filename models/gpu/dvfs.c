@@ -52,6 +52,11 @@ static const WkDvfs table[] = {
                "the H100's fractions (no cited figure)"},
     {.sku = "Ascend-910B", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0, .spec_mhz = 1410,
      .source = "taken from A100-SXM-80G (400 W class; no cited figure)"},
+    {.sku = "V100-SXM2-32G", .max_mhz = 1530, .min_mhz = 1530.0 * 210 / 1410, .cap_min_w = 300.0 * 100 / 400,
+     .v0 = V0, .spec_mhz = 1530,
+     .source = "NVIDIA V100 whitepaper: SXM2 boost clock 1530 MHz, at which the 125 TFLOP/s tensor peak is "
+               "specified; lowest clock and power limit are the A100's fractions (no cited figure); no "
+               "sustained-GEMM clock measured"},
 };
 
 #define NDVFS (sizeof table / sizeof table[0])

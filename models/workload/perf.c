@@ -370,6 +370,10 @@ static double optimizer_s(const WkStackMech *sk, WkOpsCtx *c, double params, dou
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
                     WkPerfResult *r, WkError *err)
 {
+    if (env->sku->fp16_only && !m->fp16)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                            "%s has no BF16 or FP8 tensor cores: the model needs precision: fp16 (it has %s)",
+                            env->sku->name, m->fp8 ? "fp8" : "bf16");
     uint32_t per_replica = m->tp * m->pp * m->cp;
     if (env->gpus % per_replica)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,
@@ -442,6 +446,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     c.acc = r->ops;
     double tensors = layers * (m->gated_mlp ? 9 : 6) + 3; /* weights of a layer, plus embedding, final norm, output */
     r->optim_s = optimizer_s(sk, &c, m->zero >= 1 ? local / shard_dp : local, tensors);
+    if (m->fp16) /* dynamic loss scaling: unscale the FP32 main gradients and check them for inf/NaN (one
+                    multi-tensor pass, read and write 4 B each) before the step */
+        r->optim_s += wk_ops_mem(&c, WK_OP_OPTIM, 8 * (m->zero >= 1 ? local / shard_dp : local),
+                                 m->zero >= 1 ? local / shard_dp : local);
 
     r->iter_s = r->compute_s + r->host_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s +
                 r->optim_s + r->interference_s + r->wan_s;

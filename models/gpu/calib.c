@@ -137,6 +137,16 @@ static int read_values(const WkNode *vals, const WkGpuSku *sku, WkGpuCalib *rec,
         return wk_node_error(wk_node_get(vals, "idle_w"), WK_E_RANGE, err,
                              "idle power %g W exceeds the power limit %g W of SKU '%s'", rec->value[WK_CALIB_IDLE_W],
                              limit, sku->name);
+    double idle = (rec->used & (1u << WK_CALIB_IDLE_W))          ? rec->value[WK_CALIB_IDLE_W]
+                  : (rec->used & (1u << WK_CALIB_POWER_LIMIT_W)) ? WK_GPU_IDLE_FRACTION * limit
+                                                                 : sku->idle_w;
+    if ((rec->used & (1u << WK_CALIB_SUSTAINED_POWER_W)) && !(rec->value[WK_CALIB_SUSTAINED_POWER_W] > idle))
+        return wk_node_error(wk_node_get(vals, "sustained_power_w"), WK_E_RANGE, err,
+                             "sustained power %g W under GEMM load is not above the idle power %g W of SKU '%s'",
+                             rec->value[WK_CALIB_SUSTAINED_POWER_W], idle, sku->name);
+    if ((rec->used & (1u << WK_CALIB_SUSTAINED_CLOCK_MHZ)) && !(rec->value[WK_CALIB_SUSTAINED_CLOCK_MHZ] > 0))
+        return wk_node_error(wk_node_get(vals, "sustained_clock_mhz"), WK_E_RANGE, err,
+                             "expected a clock > 0 MHz, got %g", rec->value[WK_CALIB_SUSTAINED_CLOCK_MHZ]);
     return 0;
 }
 
@@ -153,6 +163,10 @@ static void lay_over(WkGpuCalib *rec, const WkGpuSku *sku)
     e->source = rec->file;
     if (HAS(WK_CALIB_KERNEL_US))
         e->kernel_s = x[WK_CALIB_KERNEL_US] * 1e-6;
+    /* the tool times eager operators as the host issues them, launch
+     * included: the whole host cost of a Python-issued operator */
+    if (HAS(WK_CALIB_DISPATCH_US))
+        e->host_op_s = x[WK_CALIB_DISPATCH_US] * 1e-6;
     /* a calibration file's kernel figures come from short runs: taken at
      * the top clock (docs/models.md, "Sustained clocks"; used only under
      * perf.sustained_clock); its GEMM figures stand for the flat and the

@@ -76,6 +76,22 @@ static const WkGpuSku skus[] = {
                   "4 x Infinity Fabric links 32 Gbps, AVX-512 on a 256-bit data path, 360 W default TDP; a CPU node "
                   "of 2 sockets: 7.37 TFLOP/s FP64, 921.6 GB/s DRAM, 720 W",
     },
+    {
+        /* Volta (2017): no BF16; bf16_flops holds the FP16 tensor-core peak,
+         * 80 SMs x 8 tensor cores x 64 FMA x 2 x 1530 MHz = 125.3 TFLOP/s
+         * (NVIDIA Tesla V100 GPU Architecture whitepaper, 2017, Table 1:
+         * SXM2, 80 SMs, 640 tensor cores, GPU boost clock 1530 MHz); the
+         * rest from the datasheet. The SXM3 module of DGX-2 is the same GPU
+         * (its clock and power limit are not in the datasheet: docs/models.md). */
+        .name = "V100-SXM2-32G",
+        .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 7.8 * T,
+        .hbm_bytes = 32 * GB, .hbm_bw_bytes_per_s = 900 * GB,
+        .link_bw_bytes_per_s = 300 * GB, /* NVLink 2: 6 links x 50 GB/s, bidirectional */
+        .tdp_w = 300, .idle_w = 300 * IDLE_FRACTION,
+        .fp16_only = 1,
+        .source = "NVIDIA Tesla V100 datasheet (2020, SXM2): 125 TFLOP/s FP16 tensor (no BF16), 15.7 FP32, 7.8 FP64, "
+                  "32 GB HBM2 900 GB/s, NVLink 300 GB/s, 300 W; V100 whitepaper: 80 SMs, boost 1530 MHz",
+    },
 };
 
 #define NSKU (sizeof skus / sizeof skus[0])

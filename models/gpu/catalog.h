@@ -28,6 +28,8 @@ typedef struct WkGpuSku {
     const struct WkGpuCalib *calib; /* the calibration file laid over it (calib.h), or NULL */
     int cpu;                   /* 1: a CPU node, not an accelerator: one device per node (gpus_per_node 1),
                                   plain and hpc jobs only (model jobs are refused: docs/models.md) */
+    int fp16_only;             /* 1: no BF16 tensor cores (Volta): bf16_flops holds the FP16 tensor peak and
+                                  model jobs must say `precision: fp16` (others are refused) */
 } WkGpuSku;
 
 /* A CPU "SKU" stands for a whole CPU node: its device is the node (all its

@@ -3,6 +3,8 @@
  * curve (see dvfs.h; sources in docs/models.md). */
 #include "models/gpu/dvfs.h"
 
+#include "models/gpu/calib.h"
+
 #include <string.h>
 
 /* v0 = 0.5: supply voltage taken linear in clock with half the top-clock
@@ -50,6 +52,11 @@ static const WkDvfs table[] = {
                "the H100's fractions (no cited figure)"},
     {.sku = "Ascend-910B", .max_mhz = 1410, .min_mhz = 210, .cap_min_w = 100, .v0 = V0, .spec_mhz = 1410,
      .source = "taken from A100-SXM-80G (400 W class; no cited figure)"},
+    {.sku = "V100-SXM2-32G", .max_mhz = 1530, .min_mhz = 1530.0 * 210 / 1410, .cap_min_w = 300.0 * 100 / 400,
+     .v0 = V0, .spec_mhz = 1530,
+     .source = "NVIDIA V100 whitepaper: SXM2 boost clock 1530 MHz, at which the 125 TFLOP/s tensor peak is "
+               "specified; lowest clock and power limit are the A100's fractions (no cited figure); no "
+               "sustained-GEMM clock measured"},
 };
 
 #define NDVFS (sizeof table / sizeof table[0])
@@ -109,10 +116,30 @@ double wk_dvfs_gemm_activity(const WkDvfs *d)
     return 1 / wk_dvfs_power_frac(d, d->gemm_mhz / d->max_mhz);
 }
 
+/* The activity of a random-input GEMM loop on sku: the DVFS row's, or
+ * from the SKU's calibration file where it gives the loop's sustained clock
+ * f (the row's gemm_mhz when not) or its power P (the TDP when not):
+ * idle + (tdp - idle) a g(f / max_mhz) = P (docs/models.md, "Calibration
+ * files"). */
+static double gemm_activity(const WkGpuSku *sku, const WkDvfs *d)
+{
+    const WkGpuCalib *r = sku->calib;
+    unsigned clk = r ? r->used & (1u << WK_CALIB_SUSTAINED_CLOCK_MHZ) : 0;
+    unsigned pw = r ? r->used & (1u << WK_CALIB_SUSTAINED_POWER_W) : 0;
+    if (!clk && !pw)
+        return wk_dvfs_gemm_activity(d);
+    double mhz = clk ? r->value[WK_CALIB_SUSTAINED_CLOCK_MHZ] : d->gemm_mhz;
+    double f = mhz > 0 && mhz < d->max_mhz ? mhz / d->max_mhz : 1, span = sku->tdp_w - sku->idle_w;
+    double p = pw ? r->value[WK_CALIB_SUSTAINED_POWER_W] : sku->tdp_w;
+    if (!(span > 0) || !(p > sku->idle_w))
+        return 1;
+    return (p - sku->idle_w) / (span * wk_dvfs_power_frac(d, f));
+}
+
 double wk_dvfs_sustained_clock(const WkGpuSku *sku, double activity)
 {
     const WkDvfs *d = wk_dvfs_of(sku);
-    double a = wk_dvfs_gemm_activity(d) * activity;
+    double a = gemm_activity(sku, d) * activity;
     if (!(a > 1))
         return 1;
     return wk_dvfs_clock_for(d, 1 / a, wk_dvfs_floor(sku));

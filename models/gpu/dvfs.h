@@ -52,7 +52,10 @@ double wk_dvfs_gemm_activity(const WkDvfs *d);
  * operator mix runs at `activity` (in (0, 1], 1 = a random-input GEMM
  * loop): the f with (tdp − idle) · a_gemm · activity · g(f) = tdp − idle,
  * a_gemm = wk_dvfs_gemm_activity, i.e. g(f) = 1 / (a_gemm · activity);
- * 1 when a_gemm · activity <= 1; never below wk_dvfs_floor. */
+ * 1 when a_gemm · activity <= 1; never below wk_dvfs_floor. Where sku's
+ * calibration file (calib.h) gives sustained_clock_mhz f_s and/or
+ * sustained_power_w P (the row's gemm_mhz and the TDP standing for the one
+ * not given), a_gemm = (P − idle) / ((tdp − idle) · g(f_s / max_mhz)). */
 double wk_dvfs_sustained_clock(const WkGpuSku *sku, double activity);
 
 /** Run time at clock factor f relative to full clock, for work of which a

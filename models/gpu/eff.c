@@ -123,6 +123,21 @@
  * stays the published one (attn_fwd/bwd); the backward and the H100 (FA3
  * also tiles keys by 128 at head dim 128) borrow this shape, unmeasured. */
 #define ATTN_CAUSAL_S0 157.0
+/* V100 (SXM2, 125 TFLOP/s FP16 tensor peak): [MK] S. Markidis et al., "NVIDIA
+ * Tensor Core Programmability, Performance & Precision", IPDPSW 2018
+ * (arXiv:1803.04014), abstract and section IV: cuBLAS GEMM on the tensor
+ * cores of a Tesla V100 reaches up to 83 TFLOP/s in mixed precision (its
+ * best size, CUDA 9): e_max = 83/125; no V100 size sweep was found, so the
+ * fixed tail tau is the A100 fit's 10.7 us (the generic rule: the nearest
+ * measured generation's). HBM [GB] gpu-stream/v100.txt: triad 814 GB/s at
+ * full occupancy of 900; launch gap [GB] gpu-small-kernels/v100.txt: the
+ * smallest (64 kB) streaming kernel at 30 GB/s, 2.1 us. Attention,
+ * collectives (no V100 nccl-tests figure used) and the overlap slowdown:
+ * the A100's ratios (marked in `source`). */
+#define V100_GEMM_FLOPS 83.0e12
+#define V100_KERNEL_S 2.1e-6
+#define V100_MEM (814.0 / 900)
+
 /* [OV]: average compute slowdown while communication overlaps it. */
 #define OVERLAP_SLOWDOWN 0.189
 
@@ -205,6 +220,19 @@ static const WkGpuEff table[] = {
         .mat_max_q = A100_GEMM_Q_FLOPS / 312e12,
         .mat_half_q = (A100_GEMM_Q_TAU_S - A100_KERNEL_S) * A100_GEMM_Q_FLOPS, .measured = 0, .borrowed = "A100-SXM-80G",
         .source = "no public kernel or HCCL measurements used: the A100's (nearest peak and generation)",
+    },
+    {
+        .sku = "V100-SXM2-32G", .mat_max = V100_GEMM_FLOPS / 125e12,
+        .mat_half_flops = (A100_GEMM_TAU_S - V100_KERNEL_S) * V100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
+        .vec_flops = 15.7e12, .mem_max = V100_MEM, .kernel_s = V100_KERNEL_S,
+        .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1,
+        .source = "GEMM: cuBLAS tensor-core GEMM up to 83 TFLOP/s (Markidis et al., IPDPSW 2018), with the A100 "
+                  "fit's 10.7 us tail (no V100 sweep); HBM: triad 814 GB/s, launch gap 2.1 us "
+                  "(te42kyfo/gpu-benches v100); FP32 vector 15.7 TFLOP/s (datasheet); attention, collectives "
+                  "(NVLink busbw 232/300 of line rate, ring step 11.7 us) and overlap slowdown: the A100's "
+                  "(no V100 kernel or nccl-tests figure used)",
     },
 };
 #define NEFF (sizeof table / sizeof table[0])

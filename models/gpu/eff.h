@@ -36,6 +36,9 @@ typedef struct WkGpuEff {
                                (models/gpu/dvfs.h); 0 = unknown: no clock correction */
     double fp8_at;          /* the same for the FP8 GEMM sweep */
     double attn_at;         /* the same for the attention measurements */
+    double host_op_s;       /* host cost of one eager operator issued from Python, its launch included
+                               (a calibration file's dispatch_us); 0 = the stack model's default,
+                               WK_HOST_OP_PY_S + kernel_s (models/workload/stack.h) */
     int measured;           /* 1: curves measured on this SKU; 0: borrowed from `borrowed` */
     const char *borrowed;   /* the SKU whose measurements stand in, or NULL */
     const char *source;     /* the measurements */

@@ -194,7 +194,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
-    static const char *const precs[] = {"bf16", "fp8", NULL};
+    static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};
     static const char *const recs[] = {"none", "selective", "full", NULL};
     static const char *const fp8s[] = {"delayed", "current", NULL};
     static const char *const scheds[] = {"1f1b", "interleaved", NULL};
@@ -239,7 +239,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
             return 0;
         }
     }
-    int kind = (int)m.kind, mlp = m.gated_mlp, prec = m.fp8, rec = (int)m.recompute, sch = (int)m.schedule;
+    int kind = (int)m.kind, mlp = m.gated_mlp, prec = m.fp16 ? 2 : m.fp8, rec = (int)m.recompute, sch = (int)m.schedule;
     int fp8s_i = m.fp8_current;
     int64_t zero = m.zero;
     int attn = (int)m.attention, tpo = (int)m.tp_overlap, pos = m.learned_pos;
@@ -291,7 +291,8 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     m.name = basename ? basename : "custom";
     m.kind = (WkModelKind)kind;
     m.gated_mlp = mlp;
-    m.fp8 = prec;
+    m.fp8 = prec == 1;
+    m.fp16 = prec == 2;
     m.fp8_current = fp8s_i;
     if (wk_node_get(n, "fp8_scaling") && !m.fp8)
         return wk_node_error(wk_node_get(n, "fp8_scaling"), WK_E_INVAL, err, "fp8_scaling needs precision: fp8");

@@ -46,6 +46,8 @@ typedef struct WkModelSpec {
     uint32_t global_batch;  /* sequences per iteration (0 = micro_batch * dp * pp-bound default) */
     uint32_t micro_batch;   /* sequences per micro-batch */
     int fp8;                /* 1: FP8 GEMMs (peak from fp8_flops) */
+    int fp16;               /* 1: FP16 mixed precision (the 16-bit tensor peak, as bf16, plus dynamic loss
+                               scaling's unscale-and-check pass over the FP32 main gradients) */
     int fp8_current;        /* 1: FP8 current scaling: each cast tensor is read once more for its amax */
     WkRecompute recompute;
     uint32_t tp, pp, cp, ep;/* tensor, pipeline, context, expert parallel degrees */

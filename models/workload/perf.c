@@ -162,7 +162,7 @@ static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat 
     *wf = *wb = 0;
     if (!sk->host_model)
         return;
-    double py = WK_HOST_OP_PY_S + e->kernel_s, cpp = WK_HOST_OP_CPP_S + e->kernel_s;
+    double py = wk_stack_py_op_s(e), cpp = WK_HOST_OP_CPP_S + e->kernel_s;
     *wf = wk_stack_host_wait(tf, kernels_of(f), py, sk->cuda_graphs);
     double hb = wk_stack_host_wait(0, kernels_of(b), cpp, sk->cuda_graphs) +
                 wk_stack_host_wait(0, kernels_of(x), py, sk->cuda_graphs);
@@ -363,13 +363,17 @@ static double optimizer_s(const WkStackMech *sk, WkOpsCtx *c, double params, dou
         t += n * wk_ops_mem(&cc, WK_OP_OPTIM, pass[i] * params / n, 2 * params / n);
     cc.mult = c->mult;
     t += wk_ops_mem(&cc, WK_OP_OPTIM, 4 * params, 2 * params);
-    double host = (8 * n + 1) * (WK_HOST_OP_PY_S + c->e->kernel_s);
+    double host = (8 * n + 1) * wk_stack_py_op_s(c->e);
     return host > t ? host : t;
 }
 
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
                     WkPerfResult *r, WkError *err)
 {
+    if (env->sku->fp16_only && !m->fp16)
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
+                            "%s has no BF16 or FP8 tensor cores: the model needs precision: fp16 (it has %s)",
+                            env->sku->name, m->fp8 ? "fp8" : "bf16");
     uint32_t per_replica = m->tp * m->pp * m->cp;
     if (env->gpus % per_replica)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,
@@ -442,6 +446,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     c.acc = r->ops;
     double tensors = layers * (m->gated_mlp ? 9 : 6) + 3; /* weights of a layer, plus embedding, final norm, output */
     r->optim_s = optimizer_s(sk, &c, m->zero >= 1 ? local / shard_dp : local, tensors);
+    if (m->fp16) /* dynamic loss scaling: unscale the FP32 main gradients and check them for inf/NaN (one
+                    multi-tensor pass, read and write 4 B each) before the step */
+        r->optim_s += wk_ops_mem(&c, WK_OP_OPTIM, 8 * (m->zero >= 1 ? local / shard_dp : local),
+                                 m->zero >= 1 ? local / shard_dp : local);
 
     r->iter_s = r->compute_s + r->host_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s +
                 r->optim_s + r->interference_s + r->wan_s;

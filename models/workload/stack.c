@@ -133,3 +133,8 @@ double wk_stack_host_wait(double gpu_s, double kernels, double per_op_s, int gra
     double host = graphs ? per_op_s : kernels * per_op_s;
     return host > gpu_s ? host - gpu_s : 0;
 }
+
+double wk_stack_py_op_s(const WkGpuEff *e)
+{
+    return e->host_op_s > 0 ? e->host_op_s : WK_HOST_OP_PY_S + e->kernel_s;
+}

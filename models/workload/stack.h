@@ -75,6 +75,11 @@ const char *wk_stack_names(char *buf, size_t n);
 #define WK_HOST_OP_PY_S 6.8e-6
 #define WK_HOST_OP_CPP_S 1.0e-6
 
+/** Host cost of one operator issued from Python on a GPU with curves e:
+ * e->host_op_s where a calibration file measured it (dispatch_us, launch
+ * included), else WK_HOST_OP_PY_S + e->kernel_s. */
+double wk_stack_py_op_s(const WkGpuEff *e);
+
 /** The per-kind byte and kernel multipliers of eager (unfused) operators
  * against the fused ones ops.c books, for a model with RMSNorm when
  * `rmsnorm` (a LayerNorm runs as one native kernel either way), rotary

@@ -28,6 +28,12 @@ STACKS = {
     "Megatron-DeepSpeed": "deepspeed",
 }
 
+# The CSV's `sku` column as wanka's catalog SKU where the two differ. DGX-2
+# and DGX-2H carry the SXM3 module of the V100 32 GB, the same GV100 GPU as
+# the SXM2 part the catalog has (docs/models.md, "GPU catalog": the SXM3's
+# power limit and clocks are not in the datasheet).
+SKUS = {"V100-SXM3-32G": "V100-SXM2-32G"}
+
 
 def perf_section():
     """`perf: {...}` from WK_VALIDATE_PERF (comma-separated `key: value`), or ""."""
@@ -62,7 +68,7 @@ def job_yaml(r):
     model.update(opts)
     m = ", ".join(f"{k}: {v}" for k, v in model.items())
     return (f"model: {{{m}}}\ngpus: {r['gpus']}\n"
-            f"cluster: {{sku: {r['sku']}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
+            f"cluster: {{sku: {SKUS.get(r['sku'], r['sku'])}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
             f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n" + perf_section())
 
 

@@ -69,12 +69,23 @@ expect 0 "calibration of H100-SXM-80G: $T/job/../cal/half.json (hand-written, 20
 expect 0 "from it: gemm_bf16_tflops, gemm_bf16_tail_us, kernel_us; the rest from the catalog" "$W" perf "$T/job/half.yaml"
 
 # per SKU: a cluster.skus entry takes its own file; recorded-only values change nothing
-cal "$T/cal/rec.json" '"dispatch_us": 30, "sustained_clock_mhz": 1600'
+cal "$T/cal/rec.json" '"gemm_bf16_sustained_tflops": 650'
 printf 'model: {base: llama3-8b, tp: 2, global_batch: 64}\ngpus: 8\ncluster:\n  skus: [{name: mine, base: H100-SXM-80G, calibration: ../cal/rec.json}]\n  sku: mine\n  nodes: 1\n  gpus_per_node: 8\n' > "$T/job/sku.yaml"
 i3=$("$W" perf "$T/job/sku.yaml" --json | field iteration_s)
 [ "$i3" = "$i0" ] && ok || bad "recorded-only values: iteration $i3 s, want $i0 s"
 expect 0 "calibration of mine: $T/job/../cal/rec.json" "$W" perf "$T/job/sku.yaml"
 expect 0 "no value the model reads" "$W" perf "$T/job/sku.yaml"
+
+# the eager dispatch cost: a host-bound job's step grows (closed form: unit/calib)
+cal "$T/cal/disp.json" '"dispatch_us": 100'
+for f in none disp; do
+  c=""; [ $f = disp ] && c=", calibration: ../cal/disp.json"
+  printf 'model: {layers: 2, hidden: 256, heads: 4, ffn: 1024, vocab: 1000, seq_len: 64, mlp: gelu, global_batch: 8, zero: 1, stack: composer}\ngpus: 8\ncluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8%s}\n' "$c" > "$T/job/tiny-$f.yaml"
+done
+i4=$("$W" perf "$T/job/tiny-none.yaml" --json | field iteration_s)
+i5=$("$W" perf "$T/job/tiny-disp.yaml" --json | field iteration_s)
+awk -v a="$i4" -v b="$i5" 'BEGIN { exit !(a > 0 && b > 5 * a) }' && ok || bad "dispatch_us 100: iteration $i5 s, default $i4 s"
+expect 0 "from it: dispatch_us; the rest from the catalog" "$W" perf "$T/job/tiny-disp.yaml"
 
 # bad files: status 2, the file named, nothing on stdout
 job "$T/job/miss.yaml" ", calibration: ../cal/none.json"

@@ -12,7 +12,11 @@
 
 #include "models/gpu/calib.h"
 #include "models/gpu/catalog.h"
+#include "models/gpu/dvfs.h"
 #include "models/topo/cluster.h"
+#include "models/workload/model.h"
+#include "models/workload/perf.h"
+#include "models/workload/stack.h"
 
 static char dir[64];
 
@@ -119,9 +123,130 @@ static void test_every_value_sets_its_documented_field(void **state)
     assert_non_null(strstr(line, "h100.json"));
     assert_non_null(strstr(line, "NVIDIA H100 80GB HBM3"));
     assert_non_null(strstr(line, "gemm_bf16_tflops, gemm_bf16_tail_us"));
-    assert_null(strstr(line, "dispatch_us")); /* recorded, not read by the model */
+    assert_double_equal(e->host_op_s, 20e-6, 1e-15);
+    assert_non_null(strstr(line, "dispatch_us, sustained_clock_mhz, sustained_power_w"));
+    assert_null(strstr(line, "gemm_bf16_sustained_tflops")); /* recorded, not read by the model */
     wk_cluster_fini(&c);
     wk_doc_free(doc);
+}
+
+/* `wanka perf`'s iteration of a tiny Composer job (per-tensor optimizer,
+ * host-bound) on 8 GPUs of the cluster in yaml. */
+static WkPerfResult tiny_job(const char *yaml, double *kernel_s)
+{
+    WkCluster c;
+    WkDoc *doc = NULL, *md = NULL;
+    WkError err;
+    if (cluster(yaml, &c, &doc, &err))
+        fail_msg("%s: %s", err.where, err.msg);
+    static const char mtext[] = "model: {layers: 2, hidden: 256, heads: 4, ffn: 1024, vocab: 1000, seq_len: 64,"
+                                " mlp: gelu, global_batch: 8, zero: 1, stack: composer}\n";
+    WkModelSpec m;
+    wk_error_clear(&err);
+    if (wk_doc_load_string(&md, "m.yaml", mtext, strlen(mtext), &err) < 0 ||
+        wk_model_parse(wk_node_get(md->root, "model"), NULL, &m, &err) < 0)
+        fail_msg("%s: %s", err.where, err.msg);
+    WkPerfEnv env = {.sku = c.groups[0].sku, .speed = 1, .gpus = 8, .nvlink_gpus = 8, .nvlink_bw = 900e9,
+                     .net_bw = 50e9};
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfResult r;
+    if (wk_perf_eval(&m, &env, &p, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    *kernel_s = wk_catalog_eff(env.sku)->kernel_s;
+    wk_doc_free(md);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+    return r;
+}
+
+#define DISPATCH_FILE(us)                                                                                              \
+    "{\"format\": \"wanka-calibration/1\", \"sku\": \"H100-SXM-80G\", \"device\": \"cuda\", \"values\": "        \
+    "{\"dispatch_us\": " us "}}\n"
+#define H100_8 "cluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8, calibration: d.json}\n"
+
+/* dispatch_us replaces the host cost of a Python-issued operator
+ * (WK_HOST_OP_PY_S + launch gap, stack.h): the same figure changes
+ * nothing; a dearer one adds, while the forward pass stays host-bound,
+ * d x (L mb k_f) to the forward's host wait (k_f kernels a layer) and
+ * d x (8 n + 1) to the per-tensor optimizer step (n tensors) — and nothing
+ * else. */
+static void test_dispatch_cost_changes_the_step_as_the_equation_says(void **state)
+{
+    (void)state;
+    double ks;
+    WkPerfResult r0 = tiny_job("cluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8}\n", &ks);
+    assert_true(r0.host_s > 0); /* host-bound already at the default */
+    char same[32];
+    snprintf(same, sizeof same, "%.17g", (WK_HOST_OP_PY_S + ks) * 1e6);
+    char text[256];
+    snprintf(text, sizeof text, DISPATCH_FILE("%s"), same);
+    put("d.json", text);
+    double k2;
+    WkPerfResult rs = tiny_job(H100_8, &k2);
+    assert_double_equal(rs.iter_s, r0.iter_s, 1e-15);
+    double d[3] = {100e-6, 300e-6, 500e-6}, tensors = 2 * 6 + 3, kf = 0;
+    WkPerfResult r[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, DISPATCH_FILE("%g"), d[i] * 1e6);
+        put("d.json", text);
+        r[i] = tiny_job(H100_8, &k2);
+        assert_double_equal(r[i].optim_s, (8 * tensors + 1) * d[i], 1e-15);
+    }
+    for (int i = 1; i < 3; i++) {
+        double dd = d[i] - d[0], dhost = r[i].host_s - r[0].host_s;
+        double k = dhost / (2 * r[i].micro_batches * dd); /* 2 layers */
+        assert_double_equal(k, round(k), 1e-6);            /* a whole number of kernels */
+        if (i == 1)
+            kf = k;
+        assert_double_equal(k, kf, 1e-6);                  /* the same k_f at every cost: linear */
+        assert_true(kf >= 5);
+        assert_double_equal(r[i].iter_s - r[0].iter_s, (2 * r[i].micro_batches * kf + 8 * tensors + 1) * dd, 1e-12);
+        assert_double_equal(r[i].compute_s, r[0].compute_s, 0);
+        assert_double_equal(r[i].dp_s, r[0].dp_s, 0);
+    }
+}
+
+/* sustained_clock_mhz and sustained_power_w feed perf.sustained_clock:
+ * a GEMM loop at the TDP and the DVFS row's clock changes nothing; another
+ * clock at the TDP is the sustained clock of a GEMM-only mix; a loop below
+ * the TDP has activity a = (P - idle) / ((tdp - idle) g(f)). */
+static void test_sustained_clock_and_power_feed_the_dvfs_model(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *values;
+        double want; /* clock factor of an activity-1 mix; < 0: compute it from the power */
+    } cases[] = {
+        {"{\"sustained_clock_mhz\": 1741}", 1741.0 / 1980},
+        {"{\"sustained_clock_mhz\": 1741, \"sustained_power_w\": 700}", 1741.0 / 1980},
+        {"{\"sustained_clock_mhz\": 1500}", 1500.0 / 1980},
+        {"{\"sustained_clock_mhz\": 1500, \"sustained_power_w\": 600}", -1},
+        {"{\"sustained_clock_mhz\": 2100}", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "{\"format\": \"wanka-calibration/1\", \"sku\": \"H100-SXM-80G\", \"device\": \"cuda\", "
+                 "\"values\": %s}\n",
+                 cases[i].values);
+        put("s.json", text);
+        WkCluster c;
+        WkDoc *doc = NULL;
+        WkError err;
+        if (cluster("cluster: {sku: H100-SXM-80G, nodes: 1, gpus_per_node: 8, calibration: s.json}\n", &c, &doc, &err))
+            fail_msg("%s: %s", err.where, err.msg);
+        const WkGpuSku *s = c.groups[0].sku;
+        const WkDvfs *dv = wk_dvfs_of(s);
+        double want = cases[i].want;
+        if (want < 0) {
+            double a = (600 - s->idle_w) / ((s->tdp_w - s->idle_w) * wk_dvfs_power_frac(dv, 1500.0 / 1980));
+            want = wk_dvfs_clock_for(dv, 1 / a, wk_dvfs_floor(s));
+            assert_true(want > 1500.0 / 1980); /* below the TDP the loop had headroom */
+        }
+        assert_double_equal(wk_dvfs_sustained_clock(s, 1), want, 1e-9);
+        wk_cluster_fini(&c);
+        wk_doc_free(doc);
+    }
 }
 
 static void test_power_limit_alone_resets_idle_to_the_default_fraction(void **state)
@@ -195,6 +320,9 @@ static void test_bad_files_get_positioned_errors(void **state)
     bad(HEAD " \"values\": {\"gemm_bf16_tflops\": 0}}\n", H100_CLUSTER, WK_E_RANGE, "bad.json:2:", "> 0");
     bad(HEAD " \"values\": {\"kernel_us\": -1}}\n", H100_CLUSTER, WK_E_RANGE, "bad.json:2:", "kernel_us");
     bad(HEAD " \"values\": {\"idle_w\": 800}}\n", H100_CLUSTER, WK_E_RANGE, "bad.json:2:", "exceeds the power limit");
+    bad(HEAD " \"values\": {\"sustained_power_w\": 50}}\n", H100_CLUSTER, WK_E_RANGE, "bad.json:2:",
+        "not above the idle power");
+    bad(HEAD " \"values\": {\"sustained_clock_mhz\": 0}}\n", H100_CLUSTER, WK_E_RANGE, "bad.json:2:", "clock > 0");
     bad(HEAD " \"values\": {\"kernel_us\": 3}\n", H100_CLUSTER, WK_E_INVAL, "bad.json", "YAML");
     bad(HEAD " \"novalues\": 1}\n", H100_CLUSTER, WK_E_INVAL, "bad.json:2:", "unknown key 'novalues'");
     bad(HEAD " \"detail\": 1}\n", H100_CLUSTER, WK_E_INVAL, "bad.json", "values");
@@ -219,6 +347,8 @@ int main(void)
         cmocka_unit_test(test_power_limit_alone_resets_idle_to_the_default_fraction),
         cmocka_unit_test(test_sku_entry_takes_the_file_whatever_sku_it_names),
         cmocka_unit_test(test_bad_files_get_positioned_errors),
+        cmocka_unit_test(test_dispatch_cost_changes_the_step_as_the_equation_says),
+        cmocka_unit_test(test_sustained_clock_and_power_feed_the_dvfs_model),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

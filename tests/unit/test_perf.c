@@ -752,6 +752,42 @@ static void test_uneven_pipeline_stages_are_bounded_by_the_slowest(void **state)
     }
 }
 
+/* precision: fp16 runs the GEMMs at the 16-bit tensor peak as bf16 and adds
+ * dynamic loss scaling's unscale-and-check pass over the FP32 main
+ * gradients: 8 B per parameter of the rank's shard, one kernel. A SKU
+ * without BF16 (V100) takes fp16 only. */
+static void test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it(void **state)
+{
+    (void)state;
+    WkModelSpec b = model("model: {base: llama3-8b, seq_len: 2048, tp: 2, global_batch: 64, zero: 1}\n");
+    WkModelSpec f = model("model: {base: llama3-8b, seq_len: 2048, tp: 2, global_batch: 64, zero: 1, precision: fp16}\n");
+    assert_int_equal(f.fp16, 1);
+    assert_int_equal(f.fp8, 0);
+    WkPerfEnv env = env_h100(16);
+    env.sku = wk_catalog_find("A100-SXM-80G");
+    WkPerfResult rb = eval_ok(&b, env), rf = eval_ok(&f, env);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    double shard = b.params / 2 / 8; /* local parameters over dp 8 (distributed optimizer) */
+    assert_float_equal(rf.compute_s, rb.compute_s, 0);
+    assert_float_equal(rf.optim_s - rb.optim_s, 8 * shard / (env.sku->hbm_bw_bytes_per_s * e->mem_max) + e->kernel_s,
+                       1e-6 * rb.optim_s);
+    /* the V100 refuses bf16, with its name; fp16 runs at its 125 TFLOP/s */
+    env.sku = wk_catalog_find("V100-SXM2-32G");
+    assert_non_null(env.sku);
+    WkModelSpec small = model("model: {base: llama3-8b, layers: 4, seq_len: 1024, tp: 8, global_batch: 16, zero: 1}\n");
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&small, &env, &pp, &r, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "V100-SXM2-32G has no BF16"));
+    assert_non_null(strstr(err.msg, "precision: fp16"));
+    small.fp16 = 1;
+    WkPerfResult rv = eval_ok(&small, env);
+    assert_true(rv.iter_s > 0);
+    assert_float_equal(rv.mfu * 125e12, rv.tflops_per_gpu * 1e12, 1e-3 * 125e12 * rv.mfu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -782,6 +818,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fp8_current_scaling_reads_each_cast_twice, teardown),
         cmocka_unit_test_teardown(test_uneven_pipeline_stages_are_bounded_by_the_slowest, teardown),
         cmocka_unit_test_teardown(test_gemm_shapes_and_sustained_clock_are_opt_in, teardown),
+        cmocka_unit_test_teardown(test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,9 @@ char *wk_claims_render(const WkClaimsSeed *seeds, size_t n, int markdown);
 /** The claims table of the trace form (`wanka report paper-sci BASELINE.h5
  * SCI.h5 ...`: one seed, the report rep of those traces): each claim's value
  * where rep gives it (NaN rows print "—"), "needs runs" for the claims that
- * need an ablation run (SCI with outsourcing off, with the cascade off), and
+ * need an ablation run the report was not given (SCI with outsourcing off,
+ * unless rep read a sci_no_outsourcing trace; SCI with the cascade off),
+ * saying what to pass, and
  * the verdict of the run form's rule on one value (not testable: no
  * interval). No ablation table. Text (markdown == 0) or Markdown; malloc'd,
  * caller frees; NULL when rep is NULL or out of memory. */

@@ -121,16 +121,95 @@ def usable(free, node_gpus, size):
     return (small if fits_small else np.zeros_like(small)) | (whole if fits_whole else np.zeros_like(whole))
 
 
-def fragmentation(jobs, place, nodes, times, end):
+# incidents.class values (models/fail/fail_class.h WkFailClass; 10 = event)
+CLASS_BY_GPU = (0, 1, 3, 5)   # gpu, hbm, nic, link: component is a GPU (a NIC-leaf cable: its GPU's)
+CLASS_BY_NODE = (2, 4, 9)     # nvswitch, node, maintenance: component is a node
+CLASS_EVENT = 10              # random process or scripted incident: a GPU, node, rack or pod
+KIND_DOWN = 0                 # incidents.kind `down`
+
+
+def _event_nodes(comp, lost, nodes):
+    """The nodes of a `down` event's unit and how many GPUs of each, in node
+    order: the trace records the unit's index, not its scope, so the scope is
+    the smallest of GPU, node, rack and pod whose unit `comp` exists and holds
+    `lost` GPUs (a scripted `gpus:` cap takes the unit's first GPUs)."""
+    gpus = nodes["gpus"].astype(np.int64)
+    first = nodes["first_gpu"].astype(np.int64)
+    cands = []  # (nodes of the unit, GPUs it holds)
+    if comp < int(gpus.sum()):
+        cands.append((np.array([np.searchsorted(first, comp, side="right") - 1]), 1))
+    if comp < len(nodes):
+        cands.append((np.array([comp]), int(gpus[comp])))
+    for col in ("rack", "pod"):
+        members = np.nonzero(nodes[col].astype(np.int64) == comp)[0]
+        if members.size:
+            cands.append((members, int(gpus[members].sum())))
+    for members, size in cands:
+        if size >= lost:
+            before = np.cumsum(gpus[members]) - gpus[members]
+            return members, np.minimum(gpus[members], np.maximum(lost - before, 0))
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+
+def down_per_node(incidents, nodes, times):
+    """GPUs down for repair on each node at each time, from the `down`
+    incidents in force (start <= t < end; end -1: not repaired by the end):
+    an int64 array [len(times), nnodes], and an int64 array [len(times)] of
+    the GPUs down that the trace does not place on a node (a leaf switch's
+    GPUs). Each incident's `gpus_lost` GPUs go on the node of its component:
+    the GPU's node for a gpu, hbm, nic or NIC-leaf link failure, the node for
+    nvswitch, node and maintenance, the unit's nodes for an event
+    (`_event_nodes`)."""
+    times = np.asarray(times, dtype=np.int64)
+    nn = len(nodes)
+    d = np.zeros((len(times) + 1, nn), dtype=np.int64)
+    u = np.zeros(len(times) + 1, dtype=np.int64)
+    if incidents is None or len(incidents) == 0 or nn == 0:
+        return np.zeros((len(times), nn), dtype=np.int64), np.zeros(len(times), dtype=np.int64)
+    first = nodes["first_gpu"].astype(np.int64)
+    total = int(nodes["gpus"].astype(np.int64).sum())
+    for row in incidents:
+        lost = int(row["gpus_lost"])
+        if int(row["kind"]) != KIND_DOWN or lost <= 0:
+            continue
+        i0 = int(np.searchsorted(times, int(row["start"]), side="left"))
+        end = int(row["end"])
+        i1 = len(times) if end < 0 else int(np.searchsorted(times, end, side="left"))
+        cls, comp = int(row["class"]), int(row["component"])
+        if cls in CLASS_BY_GPU and comp < total:
+            members, take = np.array([np.searchsorted(first, comp, side="right") - 1]), np.array([lost])
+        elif cls in CLASS_BY_NODE and comp < nn:
+            members, take = np.array([comp]), np.array([lost])
+        elif cls == CLASS_EVENT:
+            members, take = _event_nodes(comp, lost, nodes)
+        else:
+            members, take = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if members.size:
+            np.add.at(d, (np.full(members.size, i0), members), take)
+            np.add.at(d, (np.full(members.size, i1), members), -take)
+        else:
+            u[i0] += lost
+            u[i1] -= lost
+    return np.cumsum(d, axis=0)[:-1], np.cumsum(u)[:-1]
+
+
+def fragmentation(jobs, place, nodes, times, end, incidents=None):
     """The cluster's fragmentation at each of `times` (int64 ns, sorted).
-    Returns a dict of int64 arrays: time, free (GPUs held by no job),
-    waiting (jobs waiting to be placed), smallest (the smallest request
-    among them, 0 when none) and stranded (free GPUs on nodes no waiting
-    job can use: `usable`; 0 when nothing waits). GPUs down for repair are
-    not in the trace's placement, so they count as free."""
+    Returns a dict of int64 arrays: time, free (GPUs held by no job and not
+    down for repair), down (GPUs down: `down_per_node`, from `incidents`
+    when given), waiting (jobs waiting to be placed), smallest (the
+    smallest request among them, 0 when none) and stranded (free GPUs on
+    nodes no waiting job can use: `usable`; 0 when nothing waits). A down
+    GPU is neither free nor stranded; down GPUs the trace does not place on
+    a node (a leaf switch's) leave the free count, and stranded never
+    exceeds it. A GPU a job still holds while down (the failure not yet
+    detected) counts in down, not twice against free."""
     times = np.asarray(times, dtype=np.int64)
     node_gpus = nodes["gpus"].astype(np.int64)
-    free = node_gpus[None, :] - held_per_node(place, len(nodes), times)
+    held = held_per_node(place, len(nodes), times)
+    down, unplaced = down_per_node(incidents, nodes, times)
+    # a job may hold a GPU that is down until the failure is detected: free never goes below 0
+    free = np.maximum(node_gpus[None, :] - held - down, 0)
     sizes, counts = waiting(jobs, place, times, end)
     stranded = np.zeros(len(times), dtype=np.int64)
     smallest = np.zeros(len(times), dtype=np.int64)
@@ -143,5 +222,7 @@ def fragmentation(jobs, place, nodes, times, end):
         for s in present:
             use |= usable(free[i], node_gpus, int(s))
         stranded[i] = free[i][~use].sum()
-    return {"time": times, "free": free.sum(axis=1), "waiting": counts.sum(axis=1) if counts.size else
-            np.zeros(len(times), dtype=np.int64), "smallest": smallest, "stranded": stranded}
+    total_free = np.maximum(free.sum(axis=1) - unplaced, 0)
+    return {"time": times, "free": total_free, "down": down.sum(axis=1) + unplaced,
+            "stranded": np.minimum(stranded, total_free), "waiting": counts.sum(axis=1) if counts.size else
+            np.zeros(len(times), dtype=np.int64), "smallest": smallest}

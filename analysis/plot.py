@@ -20,7 +20,8 @@ WHAT is one of:
   gantt-jobs   the --top N jobs with the most GPU-time as bars over time, each
                as tall as its GPUs; incidents that stopped jobs marked (jobs)
   fragmentation free GPUs and the free GPUs no waiting job can use
-               (stranded) over time (placement, schema 1.6)
+               (stranded) over time, GPUs down for repair apart (placement,
+               schema 1.6; incidents)
   heatmap      each pod's utilization over time (timeseries/pods, schema 1.2)
   recovery     per incident that stopped a job: detection, wait and restart
                stacked, and the work lost (incidents)
@@ -45,7 +46,9 @@ Options for utilization, queue, power and jct-cdf:
                only), time-weighted, so a long run's daily swings do not hide
                its trend
 power also draws the facility's budget and electricity price (right axis)
-where the trace has timeseries/facility (schema 1.3, a `facility:` section).
+where the trace has timeseries/facility (schema 1.3, a `facility:` section);
+a network drawn site by site draws each site's budget (where the site has
+one) dashed in the colour of that site's power.
 Legends are placed beside the plot, never over data; runs overlaid get a line
 style each, so two identical series stay visible as one solid and one dashed.
 An input that is a sweep index (DIR/sweep.h5 of `wanka sweep`) stands for
@@ -419,14 +422,16 @@ def series(ax, np, traces, dataset, what, opts=None):
     if base is not None:
         bx, by = series_xy(np, base, dataset, what, w)
     sites = site_names(traces[0]) if len(traces) == 1 and not ci and base is None else []
+    site_color = {}
     for t in traces[:1] if sites else ():
         ss = t.need("timeseries/sites", what)[:]
         for k, name in enumerate(sites):  # one network: each site, then the total
             rows = ss[ss["site"] == k]
             x = rows["time"].astype(np.float64)
             y = series_y(np, rows, what, site_gpus(t, name), t.path)
-            ax.plot(x / NS_PER_DAY, smooth(np, x, y, w) if w else y, drawstyle="steps-post" if steps else "default",
-                    linewidth=0.9, label=name)
+            line, = ax.plot(x / NS_PER_DAY, smooth(np, x, y, w) if w else y,
+                            drawstyle="steps-post" if steps else "default", linewidth=0.9, label=name)
+            site_color[k] = line.get_color()
     for gi, g in enumerate(seed_groups(traces, ci)):
         style = STYLES[gi % len(STYLES)]
         curves = [series_xy(np, t, dataset, what, w) for t in g]
@@ -458,6 +463,9 @@ def series(ax, np, traces, dataset, what, opts=None):
     elif what == "queue":
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if what == "power" and base is None:
+        if sites:
+            site_budgets(ax, np, traces[0], sites, site_color)
+            return []
         return facility_lines(ax, np, traces)
     return []
 
@@ -500,6 +508,29 @@ def facility_lines(ax, np, traces):
             ax.patch.set_visible(False)
             handles.append(h)
     return handles
+
+
+def site_budgets(ax, np, t, sites, colors):
+    """power of one network drawn site by site: each site's facility budget
+    (MW, timeseries/facility rows of that site with a finite budget) as a
+    dashed step line in the colour of the site's power, labelled "NAME
+    budget"; a site without a budget draws none. The network's total has no
+    budget of its own: the budgets are per site (docs/brokers.md)."""
+    if "timeseries/facility" not in t.f:
+        return
+    fac = t.f["timeseries/facility"][:]
+    names = fac.dtype.names or ()
+    if not {"time", "site", "budget"} <= set(names):
+        return
+    for k, name in enumerate(sites):
+        rows = fac[fac["site"] == k]
+        b = rows["budget"].astype(np.float64) / 1e6
+        if not np.isfinite(b).any():
+            continue
+        order = np.argsort(rows["time"], kind="stable")
+        ax.plot(rows["time"][order].astype(np.float64) / NS_PER_DAY, b[order], drawstyle="steps-post",
+                color=colors.get(k, "tab:red"), linestyle=(0, (4, 3)), linewidth=1.6, zorder=4,
+                label=f"{name} budget")
 
 
 def wan(ax, np, t, top):
@@ -802,16 +833,22 @@ def gantt_nodes(ax, np, t):
 
 def fragmentation_plot(ax, np, t):
     """Free GPUs and the stranded ones (free, yet no waiting job can use
-    them: analysis/placement.py) over time, as steps."""
+    them: analysis/placement.py) over time, as steps; GPUs down for repair
+    (the incidents table) are neither, and drawn as their own line when
+    any are down."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import placement as P  # analysis/placement.py, installed beside this file
     place, nodes, jobs = placement_tables(t, "fragmentation")
     ts = t.f["timeseries/cluster"]["time"][:] if "timeseries/cluster" in t.f else np.zeros(0, np.int64)
     end = int(ts.max()) if ts.size else int(place["end"].max(initial=0))
     times = P.sample_times(ts, end)
-    fr = P.fragmentation(jobs, place, nodes, times, end)
+    inc = t.f["incidents"][:] if "incidents" in t.f else None
+    fr = P.fragmentation(jobs, place, nodes, times, end, inc)
     x = fr["time"] / NS_PER_DAY
-    ax.step(x, fr["free"], where="post", color="tab:gray", label="free GPUs")
+    ax.step(x, fr["free"], where="post", color="tab:gray", label="free GPUs (not down)")
+    if fr["down"].any():
+        ax.step(x, fr["down"], where="post", color="black", linestyle=(0, (3, 2)), linewidth=1.0,
+                label="down for repair (neither free nor stranded)")
     ax.fill_between(x, fr["stranded"], step="post", color="tab:red", alpha=0.5,
                     label="stranded: free, no waiting job can use them")
     ax.set_xlim(0, end / NS_PER_DAY if end > 0 else 1)

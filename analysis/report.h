@@ -29,11 +29,16 @@ typedef struct WkReportInputs {
                                       the paper's prediction; NULL = not given */
     const char *throttle_baseline; /* §3.4: the same scenario without the throttle; NULL = not
                                       given (then no slowdown can be computed) */
+    const char *sci_no_outsourcing; /* §3.1: the SCI run with outsourcing off (in the run and in
+                                       sci's objective), the spread without the exchange set
+                                       beside the paper's 15 % predicted; NULL = not given (the
+                                       row is NaN with a note naming the option) */
 } WkReportInputs;
 
 /* One trace the report read. */
 typedef struct WkReportTrace {
-    const char *role;   /* "baseline", "sci", "throttle", "throttle_naive", "throttle_baseline" */
+    const char *role;   /* "baseline", "sci", "throttle", "throttle_naive", "throttle_baseline",
+                           "sci_no_outsourcing" */
     const char *path;   /* borrowed from the inputs */
     char label[192];    /* "fifo/2026 [fifo.h5]": scheduler/seed [file name] */
     char *scenario;     /* root attribute scenario_name ("" when absent; owned) */
@@ -56,7 +61,7 @@ typedef struct WkReportRow {
 } WkReportRow;
 
 typedef struct WkReport {
-    WkReportTrace traces[5]; /* the traces read, in the order of WkReportInputs */
+    WkReportTrace traces[6]; /* the traces read, in the order of WkReportInputs */
     size_t ntraces;
     WkReportRow *rows;       /* one per published row, in the paper table's order (owned) */
     size_t nrows;

@@ -16,7 +16,7 @@ pandas DataFrames.
     t.nodes         # schema 1.6: each node's pod, rack, GPUs (empty DataFrame otherwise)
     t.node_segments()  # one row per job segment and node: job, segment, node, pod, rack, ...
     t.locality()    # per job: nodes, racks and pods spanned (most of any segment), segments
-    t.fragmentation()  # over time: free GPUs, waiting jobs, stranded GPUs no waiting job can use
+    t.fragmentation()  # over time: free GPUs, GPUs down, waiting jobs, stranded GPUs no waiting job can use
     t.users()       # per user: jobs, completed, gpu_h, wait_mean_s, bsld_mean, ftf (empty without users)
 
 Column names carry their units the way `wanka export --format csv` writes
@@ -113,7 +113,7 @@ def load(path):
                 raise ValueError(f"{path}: no table '{table}'")
         summary = pd.Series({k: float(v) for k, v in f["summary"].attrs.items()} if "summary" in f else {},
                             dtype="float64").sort_index()
-        raw = {k: f[k][:] for k in ("jobs", "placement", "nodes") if k in f}
+        raw = {k: f[k][:] for k in ("jobs", "placement", "nodes", "incidents") if k in f}
     sites = str(attrs["sites"]).split(",") if attrs.get("sites") else []
     for df in tables.values():
         name_sites(df, sites)
@@ -187,13 +187,17 @@ def locality(t):
 def fragmentation(t, points=None):
     """The cluster's fragmentation over time (docs/analysis.md "Placement"):
     at the times of timeseries/cluster (at most `points`, default 1,000,
-    evenly thinned), time_ns, free_gpus, waiting_jobs, smallest_waiting
-    (GPUs; 0 when none waits) and stranded_gpus: free GPUs that no waiting
-    job can use under node-granular gang placement."""
+    evenly thinned), time_ns, free_gpus (held by no job and not down for
+    repair), down_gpus (down for repair: the incidents table's `down` rows
+    in force), waiting_jobs, smallest_waiting (GPUs; 0 when none waits) and
+    stranded_gpus: free GPUs that no waiting job can use under node-granular
+    gang placement."""
     _need_placement(t)
     ts = t.timeseries["time_ns"].to_numpy() if "time_ns" in t.timeseries else np.zeros(0, np.int64)
     end = int(ts.max()) if ts.size else 0
     times = _placement.sample_times(ts, end, points)
-    fr = _placement.fragmentation(t._raw["jobs"], t._raw["placement"], t._raw["nodes"], times, end)
-    return pd.DataFrame({"time_ns": fr["time"], "free_gpus": fr["free"], "waiting_jobs": fr["waiting"],
+    fr = _placement.fragmentation(t._raw["jobs"], t._raw["placement"], t._raw["nodes"], times, end,
+                                  t._raw.get("incidents"))
+    return pd.DataFrame({"time_ns": fr["time"], "free_gpus": fr["free"], "down_gpus": fr["down"],
+                         "waiting_jobs": fr["waiting"],
                          "smallest_waiting": fr["smallest"], "stranded_gpus": fr["stranded"]})

@@ -67,7 +67,7 @@ const char wk_cli_analysis_usage_report[] =
     "         [--format text|markdown|latex|csv] [--html FILE] [-q]\n"
     "       wanka report paper-sci BASELINE.h5 SCI.h5 [--throttle T.h5]\n"
     "         [--throttle-naive N.h5] [--throttle-baseline T0.h5]\n"
-    "         [--format text|markdown|latex|csv|json] [--html FILE]\n"
+    "         [--sci-no-outsourcing NO.h5] [--format text|markdown|latex|csv|json] [--html FILE]\n"
     "\n"
     "Print the seed paper's tables (\"Emergence of Collective Intelligence in GPU\n"
     "Clusters\", SILICON 2026) in its layout with three columns: the published\n"
@@ -86,32 +86,31 @@ const char wk_cli_analysis_usage_report[] =
     "                                the paper's predicted -25 %\n"
     "      --throttle-baseline T0.h5 the same scenario without the throttle: the\n"
     "                                reference speed (needed for §3.4)\n"
+    "      --sci-no-outsourcing NO.h5 SCI with outsourcing off (in the run and in\n"
+    "                                sci's objective): the §3.1 spread set beside\n"
+    "                                the paper's predicted 15 % (else \"needs runs\")\n"
     "      --format F                text (the default), markdown (GitHub tables),\n"
     "                                latex (booktabs tabulars; titles and notes as\n"
     "                                % comments), csv (RFC 4180: one row per\n"
     "                                published row, numbers in the row's units) or\n"
     "                                json (one object)\n"
     "      --markdown, --json        short for --format markdown, json\n"
-    "      --html FILE               also write an experiment report page: one\n"
-    "                                self-contained HTML file (inline CSS and SVG, no\n"
-    "                                script, nothing fetched) with the runs, the tables\n"
-    "                                (with 95 % intervals over seeds in the run form),\n"
-    "                                wanka compare of the baseline and SCI runs, eight\n"
-    "                                figures (utilization, queue, power, JCT CDF,\n"
-    "                                incidents, Gantt of the largest jobs, per-pod\n"
-    "                                heatmap, recovery) and each scenario's text;\n"
-    "                                needs python3 with h5py and matplotlib\n"
+    "      --html FILE               also write the report page: one self-contained\n"
+    "                                HTML file with the runs, the tables, wanka\n"
+    "                                compare of the baseline and SCI runs, eight\n"
+    "                                figures and each scenario's text\n"
+    "                                (docs/analysis.md); needs python3 with h5py\n"
+    "                                and matplotlib\n"
     "      --force                   replace an existing --html page (else refused)\n"
     "\n"
     "exit status: 0 success, 2 bad arguments, missing file, not a trace or unknown\n"
     "schema version, 1 internal error (or python3 or its packages missing for --html).\n"
     "\n"
     "example (docs/reproducing-sci.md):\n"
-    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler fifo -o fifo.h5\n"
+    "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler slurm -o slurm.h5\n"
     "  wanka run scenarios/paper-sci-10k.yaml -q --scheduler sci -o sci.h5\n"
-    "  wanka report paper-sci fifo.h5 sci.h5\n"
-    "  wanka report paper-sci fifo.h5 sci.h5 --html report.html\n"
-    "  wanka report paper-sci fifo.h5 sci.h5 --format latex > table52.tex\n"
+    "  wanka report paper-sci slurm.h5 sci.h5\n"
+    "  wanka report paper-sci slurm.h5 sci.h5 --format latex > table52.tex\n"
     "\n"
     "Without traces, report runs the experiments itself: SCENARIO (default: the\n"
     "shipped scenarios/paper-sci-10k.yaml) under --baseline (default slurm, else\n"
@@ -250,7 +249,7 @@ typedef struct {
 } ReportArgs;
 
 /* The trace option at argv[*i] (--throttle, --throttle-naive,
- * --throttle-baseline) into its slot of *r: 0, -1 when argv[*i] is none of
+ * --throttle-baseline, --sci-no-outsourcing) into its slot of *r: 0, -1 when argv[*i] is none of
  * them, or a usage error's exit status. */
 static int report_trace_opt(int argc, char **argv, int *i, ReportArgs *r)
 {
@@ -262,6 +261,8 @@ static int report_trace_opt(int argc, char **argv, int *i, ReportArgs *r)
         opt = "--throttle-naive", slot = &r->in.throttle_naive;
     else if (wk_cli_common_is_opt(s, "--throttle-baseline", NULL))
         opt = "--throttle-baseline", slot = &r->in.throttle_baseline;
+    else if (wk_cli_common_is_opt(s, "--sci-no-outsourcing", NULL))
+        opt = "--sci-no-outsourcing", slot = &r->in.sci_no_outsourcing;
     if (!slot)
         return -1;
     if (!(v = wk_cli_common_opt_value(argc, argv, i, opt, NULL)))
@@ -320,6 +321,8 @@ static int run_form(int argc, char **argv)
         size_t l = strlen(argv[i]);
         if (l > 3 && strcmp(argv[i] + l - 3, ".h5") == 0)
             return 0;
+        if (strncmp(argv[i], "--sci-no-outsourcing", 20) == 0)
+            return 0;
         if (strcmp(argv[i], "--json") == 0 || strncmp(argv[i], "--throttle", 10) == 0)
             return strcmp(argv[i], "--throttle-scenario") == 0;
     }
@@ -348,11 +351,11 @@ static int report_html(const ReportArgs *r, const WkReport *rep)
 {
     WkError err;
     wk_error_clear(&err);
-    const char *runs[5], *figs[2] = {r->in.baseline, r->in.sci};
-    const char *given[5] = {r->in.baseline, r->in.sci, r->in.throttle, r->in.throttle_naive,
-                            r->in.throttle_baseline};
+    const char *runs[6], *figs[2] = {r->in.baseline, r->in.sci};
+    const char *given[6] = {r->in.baseline, r->in.sci, r->in.throttle, r->in.throttle_naive,
+                            r->in.throttle_baseline, r->in.sci_no_outsourcing};
     size_t nruns = 0;
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < 6; i++)
         if (given[i])
             runs[nruns++] = given[i];
     char *md = render_with_claims(rep, WK_REPORT_MARKDOWN);

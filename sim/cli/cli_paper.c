@@ -295,7 +295,8 @@ int wk_cli_paper_run(int argc, char **argv)
         for (int v = 0; v < WK_CLAIMS_NV; v++) {
             WkReport **slot = v == 0 ? &reps[s] : &reps[(size_t)a.seeds + (size_t)s * WK_CLAIMS_NV + (size_t)v];
             WkReportInputs in = {.baseline = p[R_BASE], .sci = p[var_sci[v]], .throttle = p[var_thr[v]],
-                                 .throttle_naive = p[R_NAIVE], .throttle_baseline = p[R_NONE]};
+                                 .throttle_naive = p[R_NAIVE], .throttle_baseline = p[R_NONE],
+                                 .sci_no_outsourcing = p[R_SCI_NO]};
             if ((rc = wk_report_load(slot, "paper-sci", &in, &err)) < 0 ||
                 (rc = wk_claims_tflops(p[var_sci[v]], &claims[s].tflops[v], &err)) < 0) {
                 status = wk_cli_common_report(&err);

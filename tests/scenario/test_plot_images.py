@@ -9,7 +9,8 @@
 # area, the expected number of drawn lines, and no two lines drawn with the
 # same data and line style (one would hide the other, whatever the colors). Also the paper
 # options: --ci (seeds as mean and band), --baseline, --smooth, budget and
-# price on power, a sweep index as input, -o refused without --force.
+# price on power (a network's: each site's budget beside its power), GPUs
+# down on fragmentation, a sweep index as input, -o refused without --force.
 # The PNGs stay in BUILDDIR/plot-images for a look.
 # usage: test_plot_images.py WANKA SRCROOT BUILDDIR   (exit 77 = skipped: no h5py/matplotlib)
 import os
@@ -93,6 +94,13 @@ workload:
     - {gpus: 32, duration: 4h, submit: 3h}
     - {gpus: 8, duration: 2h, submit: 6h}
 """
+# a network whose sites have facility budgets (alpha and beta; gamma none): the power plot draws
+# each site's budget beside that site's power
+NETWORK_BUDGETS = NETWORK.replace("name: tiny-net", "name: tiny-net-budgets").replace(
+    "{name: alpha, cluster: {sku: H100-SXM-80G, nodes: 4, gpus_per_node: 8}}",
+    "{name: alpha, cluster: {sku: H100-SXM-80G, nodes: 4, gpus_per_node: 8}, facility: {budget_mw: 0.045, on_budget: cap}}").replace(
+    "{name: beta, cluster: {sku: H100-SXM-80G, nodes: 4, gpus_per_node: 8}}",
+    "{name: beta, cluster: {sku: H100-SXM-80G, nodes: 4, gpus_per_node: 8}, facility: {budget_mw: 0.03, on_budget: cap}}")
 SWEEP = """name: tiny-sweep
 base: cluster.yaml
 schedulers: [fifo, backfill]
@@ -182,6 +190,11 @@ def main():
                 h[sched, seed] = os.path.join(T, f"{sched}-{seed}.h5")
                 run("run", cl, "-q", "--scheduler", sched, "--seed", str(seed), "-o", h[sched, seed])
         run("run", net, "-q", "-o", os.path.join(T, "net.h5"))
+        netb = os.path.join(T, "net-budgets.yaml")
+        with open(netb, "w") as f:
+            f.write(NETWORK_BUDGETS)
+        nb = os.path.join(T, "net-budgets.h5")
+        run("run", netb, "-q", "-o", nb)
         run("sweep", os.path.join(T, "sweep.yaml"), "-q", "-o", os.path.join(T, "sw"))
         perf = os.path.join(T, "scale.json")
         with open(os.path.join(T, "j.yaml"), "w") as f:
@@ -200,13 +213,15 @@ def main():
             ("incidents", [a, b, "--what", "incidents"], 4),  # two runs x (down, software)
             ("gantt", [a, "--what", "gantt"], None),
             ("gantt-jobs", [a, "--what", "gantt-jobs", "--top", "8"], None),
-            ("fragmentation", [a, "--what", "fragmentation"], 1),
+            ("fragmentation", [a, "--what", "fragmentation"], 2),  # free, and down (two node outages)
             ("heatmap", [a, "--what", "heatmap"], None),
             ("recovery", [a, "--what", "recovery"], None),
             ("scaling", [perf, "--what", "scaling"], 3),
             ("wan", [nh, "--what", "wan"], 2),  # both directions of the ring between alpha and beta
             ("sites", [nh, "--what", "sites"], 6),  # three sites x (utilization, waiting)
             ("net-utilization", [nh, "--what", "utilization"], 4),  # three sites and the network
+            # three sites, the network, and the budgets of alpha and beta (gamma has none)
+            ("net-power-budgets", [nb, "--what", "power"], 4 + 2),
             ("utilization-ci", seeds + ["--what", "utilization", "--ci"], 2),
             ("utilization-smooth", [a, b, "--what", "utilization", "--smooth", "6h"], 2),
             ("queue-baseline", [b, h["backfill", 2], "--what", "queue", "--baseline", a], 2 + 1),
@@ -215,7 +230,8 @@ def main():
             ("sweep-index", [os.path.join(T, "sw", "sweep.h5"), "--what", "utilization"], 2),
         ]
         # these through `wanka plot` itself; the others drawn in-process (one python start each is slow)
-        cli = {"utilization", "power", "utilization-ci", "queue-baseline", "jct-cdf-baseline", "sweep-index", "sites"}
+        cli = {"utilization", "power", "utilization-ci", "queue-baseline", "jct-cdf-baseline", "sweep-index", "sites",
+               "net-power-budgets"}
         mods = P.import_deps()
         for name, args, lines in cases:
             png = os.path.join(out_dir, f"{name}.png")
@@ -229,6 +245,20 @@ def main():
             top = int(args[args.index("--top") + 1]) if "--top" in args else P.DEFAULT_TOP
             fig = draw(mods, what, paths, opts, top) if what != "scaling" else P.figure(mods, what, [], top, paths)
             check_figure(name, fig, lines, ticks=what not in ("gantt", "heatmap", "gantt-jobs"))
+            if name == "net-power-budgets":  # each budget in its site's colour, at the site's budget (MW)
+                ls = {ln.get_label(): ln for ln in data_lines(fig.axes[0])}
+                for site, mw in (("alpha", 0.045), ("beta", 0.03)):
+                    b, p = ls.get(f"{site} budget"), ls.get(site)
+                    check(b is not None and p is not None and b.get_color() == p.get_color()
+                          and np.allclose(np.asarray(b.get_ydata(), float), mw),
+                          f"{name}: {site}'s budget line at {mw} MW in the colour of {site}'s power")
+                    if p is not None:
+                        check(float(np.max(p.get_ydata())) <= mw + 1e-9, f"{name}: {site}'s power stays under its budget")
+                check("gamma budget" not in ls, f"{name}: gamma has no budget, so no budget line")
+            if name == "fragmentation":  # node 1 down 3 h..9 h, node 5 10 h..12 h: a down line, never free
+                ls = {ln.get_label(): ln for ln in data_lines(fig.axes[0])}
+                d = ls.get("down for repair (neither free nor stranded)")
+                check(d is not None and float(np.max(d.get_ydata())) == 8.0, f"{name}: a line of the GPUs down (8 at most)")
             if name in cli:
                 run("plot", *paths, "-o", png, *args[args.index("--what"):])
             else:

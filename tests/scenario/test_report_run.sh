@@ -33,7 +33,16 @@ echo "$tf" | grep -qE "^§3.2 .* — +0 +needs runs$" && ok || bad "trace form: 
 tm=$("$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --markdown 2>&1)
 echo "$tm" | grep -q "^| §3.1 | the same, theory (here: outsourcing off) | 15 % | — | 0 | needs runs |" && ok \
   || bad "trace form markdown: no 'needs runs' row: $tm"
-"$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --format csv 2>&1 | grep -q "needs runs" && bad "csv has claims" || ok
+"$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --format csv 2>&1 | grep -q "Claims:" && bad "csv has claims" || ok
+# with the run without outsourcing, §3.1's predicted row is its value in both tables (seed 1's ablation trace)
+tn=$("$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" --sci-no-outsourcing "$S1/sci-no-outsourcing.h5" 2>&1)
+[ "$(echo "$tn" | grep -c '  needs runs$')" = 1 ] && ok || bad "trace form with --sci-no-outsourcing: want 1 'needs runs': $tn"
+p1=$(echo "$tn" | sed -n 's/^the same, predicted by theory .*outsourcing off.* 15 % (predicted) *\([0-9.]* %\).*/\1/p')
+p2=$(echo "$tn" | sed -n 's/^§3.1 *the same, theory (here: outsourcing off) *15 % *\([0-9.]* %\) .*/\1/p')
+[ -n "$p1" ] && [ "$p1" = "$p2" ] && ok || bad "§3.1 predicted: first table '$p1', claims '$p2': $tn"
+tw=$("$W" report paper-sci "$S1/baseline.h5" "$S1/sci.h5" 2>&1)
+echo "$tw" | grep -q "^the same, predicted by theory .*needs runs: give --sci-no-outsourcing NO.h5 .* 15 % (predicted) *— " \
+  && ok || bad "without --sci-no-outsourcing the first table's predicted row does not say what to pass: $tw"
 # every claim has a row with a verdict (12 claims), and the ablation has its eight variants
 nv=$(echo "$out" | grep -cE "  (supported|not supported|not testable)$")
 [ "$nv" = 12 ] && ok || bad "want 12 claims with a verdict, found $nv: $out"

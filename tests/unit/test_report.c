@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/paper_claims.h"
 #include "analysis/paper_sci.h"
 #include "analysis/report.h"
+#include "analysis/report_seeds.h"
 #include "sim/trace/schema.h"
 
 static WkReport *load(const WkReportInputs *in)
@@ -45,6 +47,18 @@ static int dashes(const char *line)
     for (const char *p = line; (p = strstr(p, "—")); p++)
         n++;
     return n;
+}
+
+/* The first line of text that holds needle (fails when none does). */
+static const char *line_with(const char *text, const char *needle, char *buf, size_t n)
+{
+    const char *p = strstr(text, needle);
+    if (!p)
+        fail_msg("no line with %s in:\n%s", needle, text);
+    while (p > text && p[-1] != '\n')
+        p--;
+    snprintf(buf, n, "%.*s", (int)strcspn(p, "\n"), p);
+    return buf;
 }
 
 static int has_note(const WkReport *r, const char *needle)
@@ -274,7 +288,7 @@ static void test_latex_and_csv_render_the_tables_for_a_paper(void **state)
     const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5");
     trace_fixture_write(pb, &(FakeTrace){.scenario = "paper_sci#1", .scheduler = "fifo_x", .seed = 1,
                                          .names = t52_names, .values = t52_base, .nm = NT52});
-    trace_fixture_write(ps, &(FakeTrace){.scenario = "paper_sci#1", .scheduler = "sci", .seed = 1,
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "paper_sci#1", .scheduler = "sci_x", .seed = 1,
                                          .names = t52_names, .values = t52_sci, .nm = NT52});
     WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
     char *tex = wk_report_render(r, WK_REPORT_LATEX);
@@ -291,7 +305,7 @@ static void test_latex_and_csv_render_the_tables_for_a_paper(void **state)
                                 "metric & traditional & SCI & change & baseline & SCI & change & of the change \\\\\n"));
     assert_non_null(strstr(tex, "mean GPU utilization & 72 \\% & 91 \\% & +19 pts & 70.0 \\% & 84.0 \\% & "
                                 "+14.0 pts & -5.0 pts \\\\\n"));
-    assert_non_null(strstr(tex, "baseline fifo\\_x/1 [base.h5]"));
+    assert_non_null(strstr(tex, "SCI sci\\_x/1 [sci.h5]"));
     /* outside comment lines, no bare % _ # and no UTF-8 dash or section sign */
     for (const char *line = tex; *line;) {
         const char *end = strchr(line, '\n');
@@ -374,13 +388,111 @@ static void test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run(void
                                          .values = vb, .nm = 1});
     trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = ns,
                                          .values = vs, .nm = 2});
-    WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
+    const char *pn = trace_fixture_file(d, "sci-no-outsourcing.h5");
+    trace_fixture_write(pn, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = nb,
+                                         .values = vb, .nm = 1});
+    WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps, .sci_no_outsourcing = pn});
     assert_close(row_of(r, "util_std")->sim_value, 5, 1e-9);
     assert_close(row_of(r, "util_std")->difference, 5 - 4.2, 1e-9);
     assert_close(row_of(r, "util_std_predicted")->sim_value, 12, 1e-9);
     assert_close(row_of(r, "util_std_predicted")->difference, 12 - 15, 1e-9);
-    assert_true(has_note(r, "whole run")); /* the baseline had no peak statistic */
+    assert_true(has_note(r, "whole run")); /* the run without outsourcing had no peak statistic */
     wk_report_free(r);
+}
+
+/* §3.1's "predicted by theory" is the SCI run with outsourcing off, the
+ * ablation of the mechanism, never the traditional baseline: without that
+ * trace the row is missing and says what to pass, in the first table and in
+ * the claims table alike. */
+static void test_spread_predicted_is_sci_without_outsourcing_not_the_baseline(void **state)
+{
+    TraceDir *d = *state;
+    const char *pb = trace_fixture_file(d, "base.h5"), *ps = trace_fixture_file(d, "sci.h5"),
+               *pn = trace_fixture_file(d, "sci-no-outsourcing.h5");
+    static const char *const n1[] = {"util_gpu_std_peak"};
+    static const double vb[] = {0.10}, vs[] = {0.06}, vn[] = {0.08};
+    trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "slurm", .seed = 1, .names = n1,
+                                         .values = vb, .nm = 1});
+    trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = n1,
+                                         .values = vs, .nm = 1});
+    trace_fixture_write(pn, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = 1, .names = n1,
+                                         .values = vn, .nm = 1});
+    WkReport *r = load(&(WkReportInputs){.baseline = pb, .sci = ps});
+    assert_true(isnan(row_of(r, "util_std_predicted")->sim_value)); /* not the baseline's 10 % */
+    assert_non_null(strstr(row_of(r, "util_std_predicted")->source, "needs runs"));
+    assert_true(has_note(r, "--sci-no-outsourcing"));
+    char *text = wk_report_render(r, WK_REPORT_TEXT), line[1024];
+    line_with(text, "the same, predicted by theory", line, sizeof line);
+    assert_non_null(strstr(line, "needs runs: give --sci-no-outsourcing"));
+    assert_null(strstr(line, "10.0 %"));
+    free(text);
+    char *claims = wk_claims_render_traces(r, 0);
+    line_with(claims, "the same, theory (here: outsourcing off)", line, sizeof line);
+    assert_non_null(strstr(line, "needs runs"));
+    assert_non_null(strstr(claims, "--sci-no-outsourcing NO.h5"));
+    free(claims);
+    wk_report_free(r);
+
+    r = load(&(WkReportInputs){.baseline = pb, .sci = ps, .sci_no_outsourcing = pn});
+    assert_close(row_of(r, "util_std_predicted")->sim_value, 8, 1e-9);
+    assert_non_null(strstr(row_of(r, "util_std_predicted")->source, "outsourcing off"));
+    claims = wk_claims_render_traces(r, 0);
+    line_with(claims, "the same, theory (here: outsourcing off)", line, sizeof line);
+    assert_non_null(strstr(line, "8.0 %"));
+    assert_null(strstr(line, "needs runs"));
+    free(claims);
+    wk_report_free(r);
+}
+
+/* The run form: over seeds, the first table's §3.1 predicted row and the
+ * claims table's theory row stand on the same runs and print the same
+ * mean ± CI (here 8, 9, 10 % from the runs without outsourcing; the
+ * baselines' 30, 31, 32 % are in neither). */
+static void test_spread_predicted_agrees_between_the_seeds_table_and_the_claims(void **state)
+{
+    TraceDir *d = *state;
+    static const char *const n1[] = {"util_gpu_std_peak"};
+    WkReport *all[3], *noout[3];
+    WkClaimsSeed seeds[3];
+    memset(seeds, 0, sizeof seeds);
+    for (int k = 0; k < 3; k++) {
+        char fb[32], fs[32], fn[32];
+        snprintf(fb, sizeof fb, "base%d.h5", k);
+        snprintf(fs, sizeof fs, "sci%d.h5", k);
+        snprintf(fn, sizeof fn, "noout%d.h5", k);
+        const char *pb = trace_fixture_file(d, fb), *ps = trace_fixture_file(d, fs), *pn = trace_fixture_file(d, fn);
+        const double vb[] = {0.30 + 0.01 * k}, vs[] = {0.05}, vn[] = {0.08 + 0.01 * k};
+        trace_fixture_write(pb, &(FakeTrace){.scenario = "s", .scheduler = "slurm", .seed = k + 1, .names = n1,
+                                             .values = vb, .nm = 1});
+        trace_fixture_write(ps, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = k + 1, .names = n1,
+                                             .values = vs, .nm = 1});
+        trace_fixture_write(pn, &(FakeTrace){.scenario = "s", .scheduler = "sci", .seed = k + 1, .names = n1,
+                                             .values = vn, .nm = 1});
+        all[k] = load(&(WkReportInputs){.baseline = pb, .sci = ps, .sci_no_outsourcing = pn});
+        noout[k] = load(&(WkReportInputs){.baseline = pb, .sci = pn, .sci_no_outsourcing = pn});
+        for (int v = 0; v < WK_CLAIMS_NV; v++) {
+            seeds[k].rep[v] = all[k];
+            seeds[k].tflops[v] = NAN;
+        }
+        seeds[k].rep[WK_CLAIMS_NO_OUTSOURCING] = noout[k];
+    }
+    char *first = wk_report_seeds_render(all, 3, "t", WK_REPORT_TEXT), line[1024];
+    char *claims = wk_claims_render(seeds, 3, 0);
+    assert_non_null(first);
+    assert_non_null(claims);
+    line_with(first, "the same, predicted by theory", line, sizeof line);
+    assert_non_null(strstr(line, "9.0 ± 2.5 %"));
+    line_with(claims, "the same, theory (here: outsourcing off)", line, sizeof line);
+    assert_non_null(strstr(line, "9.0 ± 2.5 %"));
+    line_with(claims, "outsourcing off  ", line, sizeof line); /* the ablation's row */
+    assert_non_null(strstr(line, "9.0 ± 2.5 %"));
+    assert_null(strstr(first, "31.0"));
+    free(first);
+    free(claims);
+    for (int k = 0; k < 3; k++) {
+        wk_report_free(all[k]);
+        wk_report_free(noout[k]);
+    }
 }
 
 /* ---- §3.4 --------------------------------------------------------------------------- */
@@ -584,6 +696,8 @@ int main(void)
         TEST(test_what_a_trace_lacks_prints_a_dash_never_zero),
         TEST(test_latex_and_csv_render_the_tables_for_a_paper),
         TEST(test_spread_is_read_from_util_gpu_std_peak_before_the_whole_run),
+        TEST(test_spread_predicted_is_sci_without_outsourcing_not_the_baseline),
+        TEST(test_spread_predicted_agrees_between_the_seeds_table_and_the_claims),
         TEST(test_throttle_speed_is_extra_running_time_over_the_throttled_window),
         TEST(test_throttle_without_an_unthrottled_run_is_a_dash_with_a_note),
         TEST(test_throttle_speed_of_real_runs_matches_their_completion_times),

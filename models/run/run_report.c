@@ -37,7 +37,7 @@ static double gpu_util_std(const WkRun *r, WkTime w0, WkTime w1)
     for (size_t i = 0; i < r->acct.nsegs; i++) {
         const WkAllocSeg *sg = &r->acct.segs[i];
         WkTime a = sg->from > w0 ? sg->from : w0, b = sg->to < w1 ? sg->to : w1;
-        if (b <= a)
+        if (b <= a || !wk_seg_allocated(sg))
             continue;
         for (uint32_t k = 0; k < sg->n; k++)
             busy[sg->gpus[k]] += (double)(b - a);

@@ -44,6 +44,7 @@ static void test_four_quarter_jobs_share_one_gpu(void **state)
     }
     assert_float_equal(test_metric(&t, "makespan_s"), 10.0, 1e-12);
     assert_float_equal(test_metric(&t, "utilization"), 1.0, 1e-12);
+    assert_float_equal(test_metric(&t, "util_effective"), 1.0, 1e-12); /* 4 x 0.25 of the GPU's work */
     assert_float_equal(test_metric(&t, "wait_mean_s"), 0.0, 1e-12);
     assert_true(alloc_ns(&t) == (wk_u128)10 * WK_NS_PER_S);
     const WkPool *p = wk_run_hooks_pool(t.run);

@@ -4,8 +4,8 @@
  * run together on one GPU while their shares fit, a pair that does not fit
  * takes two GPUs, the GPU stays held until its last tenant leaves (its
  * ownership passing on), a failure of a shared GPU hits every tenant, the
- * pool's own functions keep their counts, and a share is refused where it
- * cannot apply. */
+ * pool's own functions keep their counts, every built-in policy keeps the
+ * books with shared GPUs, and a share is refused where it cannot apply. */
 #include "tests/unit/testutil.h"
 
 #include "models/run/hooks.h"
@@ -248,6 +248,60 @@ static void test_pool_share_functions_keep_counts(void **state)
     wk_doc_free(doc);
 }
 
+/* 60 jobs (shares of 100 to 900 thousandths and whole GPUs of 1 or 2) on
+ * 8 GPUs, with a node down and a software failure, under every built-in
+ * policy: every job completes, allocated + idle + down GPU-time is GPUs x
+ * the run's length exactly, and the pool ends with nothing held or shared. */
+static void test_every_policy_keeps_the_books_with_sharing(void **state)
+{
+    (void)state;
+    static char yaml[16384];
+    for (const WkSchedOps *const *p = wk_sched_registry(); *p; p++) {
+        int n = snprintf(yaml, sizeof yaml,
+                         "cluster: {nodes: 2, gpus_per_node: 4}\n"
+                         "scheduler: {name: %s, tick: 20s}\n"
+                         "failures:\n  enabled: false\n  incidents:\n"
+                         "    - {at: 30s, kind: down, node: 0, duration: 100s}\n"
+                         "    - {at: 50s, kind: software, gpu: 5}\n"
+                         "workload:\n  source: inline\n  gpu_sharing: true\n  jobs:\n",
+                         (*p)->name);
+        for (int j = 0; j < 60; j++) {
+            int milli = (j * 7) % 10 * 100, gpus = j % 11 == 0 ? 2 : 1;
+            if (gpus == 1 && milli > 0)
+                n += snprintf(yaml + n, sizeof yaml - (size_t)n,
+                              "    - {submit: %ds, gpus: 1, gpu_milli: %d, duration: %ds}\n", j * 3, milli,
+                              20 + (j * 13) % 70);
+            else
+                n += snprintf(yaml + n, sizeof yaml - (size_t)n, "    - {submit: %ds, gpus: %d, duration: %ds}\n",
+                              j * 3, gpus, 20 + (j * 13) % 70);
+        }
+        TestRun t;
+        test_run_yaml(&t, yaml, NULL);
+        if (test_metric(&t, "jobs_completed") != 60)
+            fail_msg("%s: %g jobs completed of 60", (*p)->name, test_metric(&t, "jobs_completed"));
+        WkRunAccount a;
+        wk_run_account(t.run, &a);
+        wk_u128 alloc = ((wk_u128)a.alloc_hi << 64) | a.alloc_lo, idle = ((wk_u128)a.idle_hi << 64) | a.idle_lo,
+                down = ((wk_u128)a.down_hi << 64) | a.down_lo;
+        if (alloc + idle + down != (wk_u128)8 * (wk_u128)a.end_ns)
+            fail_msg("%s: GPU-time not conserved", (*p)->name);
+        const WkPool *pl = wk_run_hooks_pool(t.run);
+        if (pl->alloc || pl->nshared || pl->tenants || pl->nfree != 8)
+            fail_msg("%s: pool left alloc %u shared %u tenants %u free %u", (*p)->name, pl->alloc, pl->nshared,
+                     pl->tenants, pl->nfree);
+        assert_true(test_metric(&t, "util_effective") <= test_metric(&t, "utilization") + 1e-12);
+        const WkAccount *ac = wk_run_hooks_account(t.run);
+        size_t shared = 0, tenant = 0;
+        for (size_t i = 0; i < ac->nsegs; i++) {
+            shared += ac->segs[i].kind == WK_SEG_SHARED;
+            tenant += ac->segs[i].kind == WK_SEG_TENANT;
+        }
+        if (!shared || tenant <= shared) /* some GPU had two tenants at once */
+            fail_msg("%s: %zu shared GPU spells, %zu tenant stays", (*p)->name, shared, tenant);
+        test_run_free(&t);
+    }
+}
+
 static void expect_error(const char *yaml, const char *fragment)
 {
     WkError err;
@@ -280,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_gpu_freed_only_after_last_tenant),
         cmocka_unit_test(test_failure_of_a_shared_gpu_hits_every_tenant),
         cmocka_unit_test(test_pool_share_functions_keep_counts),
+        cmocka_unit_test(test_every_policy_keeps_the_books_with_sharing),
         cmocka_unit_test(test_bad_shares_are_refused_with_their_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

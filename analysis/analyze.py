@@ -343,7 +343,7 @@ def state_counts(place, jobs, incidents, gpus, times):
     times = np.asarray(times, dtype=np.int64)
     out = np.zeros((len(times), len(STATE_NAMES)))
     if len(place):
-        e = _placement.per_node(place)
+        e = _placement.per_node_held(place)
         size = jobs["gpus"].astype(np.int64)[e["job"]]
         cls = 1 + np.searchsorted(np.array(SIZE_CLASSES), size, side="left")
         # held at times[i] when start <= times[i] < end
@@ -442,7 +442,7 @@ def held_integral(place, edges):
     """GPU-seconds held in each interval [edges[k], edges[k+1]) (ns)."""
     if len(place) == 0:
         return np.zeros(len(edges) - 1)
-    e = _placement.per_node(place)
+    e = _placement.per_node_held(place)
     st, en, g = e["start"].astype(float), e["end"].astype(float), e["gpus"].astype(float)
     ed = np.asarray(edges, dtype=float)
     # integral of held GPUs up to each edge: sum g * clip(edge - start, 0, end - start)
@@ -460,7 +460,7 @@ def per_gpu_busy(place, nodes, t0, t1):
     first = np.concatenate([[0], np.cumsum(ng)[:-1]])
     out = np.zeros(int(ng.sum()) + 1)
     if len(place) and t1 > t0:
-        e = _placement.per_node(place)
+        e = _placement.per_node_held(place)
         ov = np.clip(np.minimum(e["end"], t1) - np.maximum(e["start"], t0), 0, None) / float(t1 - t0)
         a = first[e["node"]] + e["gpu"]
         np.add.at(out, a, ov)

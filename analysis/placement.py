@@ -29,6 +29,38 @@ def per_node(place):
     return out
 
 
+def per_node_held(place):
+    """As per_node, for counting GPUs held: rows of several jobs on one GPU
+    at once (the tenants of a shared GPU, docs/models.md "GPU sharing")
+    become one row per spell of that GPU held, over the union of their
+    intervals, with the first tenant's job and segment. Without such rows,
+    per_node's entries unchanged."""
+    e = per_node(place)
+    one = np.nonzero(e["gpus"] == 1)[0]
+    if one.size < 2:
+        return e
+    key = e["node"][one] * (int(e["gpu"][one].max()) + 1) + e["gpu"][one]
+    order = np.lexsort((e["start"][one], key))
+    idx, k = one[order], key[order]
+    st, en = e["start"][idx], e["end"][idx]
+    if not np.any((k[1:] == k[:-1]) & (st[1:] < en[:-1])):
+        return e  # no GPU held by two rows at once (rows by start: an overlap shows between neighbours)
+    keep = np.ones(e["job"].size, dtype=bool)
+    end = e["end"].copy()
+    cur, cur_key, cur_end = -1, None, 0
+    for p in range(idx.size):
+        if k[p] == cur_key and st[p] < cur_end:  # a tenant of the open spell
+            keep[idx[p]] = False
+            if en[p] > cur_end:
+                cur_end = int(en[p])
+                end[cur] = cur_end
+        else:
+            cur, cur_key, cur_end = int(idx[p]), k[p], int(en[p])
+    out = {c: v[keep] for c, v in e.items()}
+    out["end"] = end[keep]
+    return out
+
+
 def locality(place, nodes, njobs):
     """Per job (index = jobs.id, njobs of them): the most nodes, racks and
     pods any one of its segments spanned (0 for a job that never ran), and
@@ -66,10 +98,11 @@ def sample_times(times, end, points=None):
 
 def held_per_node(place, nnodes, times):
     """GPUs held on each node at each time: an int64 array [len(times), nnodes]
-    (a segment holds its GPUs at t when start <= t < end)."""
+    (a segment holds its GPUs at t when start <= t < end; a shared GPU
+    counts once)."""
     held = np.zeros((len(times) + 1, nnodes), dtype=np.int64)
     if len(place):
-        e = per_node(place)
+        e = per_node_held(place)
         i0 = np.searchsorted(times, e["start"], side="left")
         i1 = np.searchsorted(times, e["end"], side="left")
         np.add.at(held, (i0, e["node"]), e["gpus"])

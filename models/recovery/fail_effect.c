@@ -19,16 +19,16 @@ static int rerate_range(WkRun *r, uint32_t lo, uint32_t hi, WkError *err)
     if (!seen)
         return wk_error_nomem(err, "re-rate");
     int rc = 0;
-    for (uint32_t g = lo; g < hi && rc == 0; g++) {
-        uint32_t job = r->pool.owner[g];
-        if (job == NONE || r->rt[job].hung || r->rt[job].state != WK_JOB_RUNNING)
-            continue;
-        uint64_t bit = UINT64_C(1) << (job & 63);
-        if (seen[job >> 6] & bit)
-            continue;
-        seen[job >> 6] |= bit;
-        rc = wk_progress_refresh(r, job, 1, err);
-    }
+    for (uint32_t g = lo; g < hi && rc == 0; g++)
+        for (uint32_t job = r->pool.owner[g]; job != NONE && rc == 0; job = wk_pool_tenant_next(&r->pool, g, job)) {
+            if (r->rt[job].hung || r->rt[job].state != WK_JOB_RUNNING)
+                continue; /* every tenant of a shared GPU is slowed with it */
+            uint64_t bit = UINT64_C(1) << (job & 63);
+            if (seen[job >> 6] & bit)
+                continue;
+            seen[job >> 6] |= bit;
+            rc = wk_progress_refresh(r, job, 1, err);
+        }
     free(seen);
     return rc;
 }

@@ -152,6 +152,15 @@ static WkTime detect_delay(WkRun *r, WkRunFail *f, WkFailDetect d)
     return d == WK_DETECT_TIMEOUT ? r->fail.nccl_timeout : hw_detect(r, f);
 }
 
+/* Hit the job on GPU g, or every tenant of a shared GPU (GPU sharing). */
+static int hit_tenants(WkRun *r, WkRunFail *f, uint32_t g, uint32_t inc, WkFailDetect det, WkError *err)
+{
+    int rc = 0;
+    for (uint32_t job = r->pool.owner[g]; job != NONE && rc == 0; job = wk_pool_tenant_next(&r->pool, g, job))
+        rc = hit(r, f, job, inc, detect_delay(r, f, det), err);
+    return rc;
+}
+
 int wk_runfail_down_gpus(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, uint32_t inc, WkFailDetect det, WkError *err)
 {
     wk_runfail_account_now(r);
@@ -161,8 +170,7 @@ int wk_runfail_down_gpus(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, 
             continue;
         f->incidents[inc].gpus_lost++;
         wk_runfail_set_health(r, g[i], WK_GPU_DOWN, 0);
-        if (r->pool.owner[g[i]] != NONE)
-            rc = hit(r, f, r->pool.owner[g[i]], inc, detect_delay(r, f, det), err);
+        rc = hit_tenants(r, f, g[i], inc, det, err);
     }
     return rc;
 }
@@ -180,8 +188,7 @@ int wk_runfail_hit_soft(WkRun *r, WkRunFail *f, const uint32_t *g, uint32_t n, u
 {
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++)
-        if (r->pool.owner[g[i]] != NONE)
-            rc = hit(r, f, r->pool.owner[g[i]], inc, detect_delay(r, f, det), err);
+        rc = hit_tenants(r, f, g[i], inc, det, err);
     return rc;
 }
 

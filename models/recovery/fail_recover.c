@@ -233,6 +233,8 @@ int wk_runfail_on_detect(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err
     rt->hung = 0;
     if (r->fail.recovery == WK_RECOVER_SPARES && (rc = try_spares(r, f, job, err)) <= 0)
         return rc;
+    if ((rc = wk_run_request_join(r, job, err)) != 0) /* a GPU share with room on a shared GPU */
+        return rc < 0 ? rc : 0;
     return wk_sched_host_incident(&r->si, &job, 1, err);
 }
 

@@ -114,7 +114,9 @@ static int misfit(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkEr
     return 0;
 }
 
-int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+/* A waiting job gets gpus[0..n): held from the pool, or with join set
+ * (GPU sharing) as a tenant of shared GPU gpus[0], which stays held once. */
+static int start(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, int join, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
     const WkJobSpec *js = &r->wl.jobs[job];
@@ -144,18 +146,24 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     WkTime now = wk_engine_now(r->eng);
     account(r, now); /* up to now at the old allocation */
     WkTime wake = placing(r, job, gpus, n, now); /* e.g. a sleeping node boots first */
-    uint32_t bad;
-    if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
-        return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
-                            "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
-                            r->si.ops->name, job, bad);
+    uint32_t bad, milli = wk_run_job_milli(r, job);
+    if (join) {
+        wk_pool_share_join(&r->pool, gpus[0], job, milli);
+    } else {
+        if (wk_pool_hold(&r->pool, job, gpus, n, &bad) < 0)
+            return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0,
+                                "scheduler %s: job %u placed on GPU %u which is busy, down or out of range",
+                                r->si.ops->name, job, bad);
+        if (milli) /* its GPU becomes a shared one, with 1000 - milli free */
+            wk_pool_share_open(&r->pool, gpus[0], milli, now);
+    }
     memcpy(rt->gpus, gpus, (size_t)n * sizeof *gpus);
-    if (r->cluster.power.model_activity) /* a model job's own activity follows when it is rated */
+    if (r->cluster.power.model_activity && !join) /* a model job's own activity follows when it is rated */
         for (uint32_t i = 0; i < n; i++)
             r->cluster.gpu_act[gpus[i]] = r->cluster.power.busy_activity;
     if ((rc = held(r, job, gpus, n, err)) < 0) /* e.g. the clock its scheduler chose */
         return rc;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n && !join; i++) /* a shared GPU draws as busy once */
         r->acct.gpu_power_w += gpu_draw(r, gpus[i], 1) - gpu_draw(r, gpus[i], 0);
     r->running++;
     r->queued--;
@@ -176,12 +184,28 @@ int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n,
     return changed(r, err);
 }
 
+int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err)
+{
+    return start(r, job, gpus, n, 0, err);
+}
+
+int wk_lifecycle_join(WkRun *r, uint32_t job, WkError *err)
+{
+    uint32_t milli = wk_run_job_milli(r, job);
+    uint32_t g = milli ? wk_pool_share_fit(&r->pool, milli) : WK_POOL_NONE;
+    if (g == WK_POOL_NONE)
+        return 0;
+    int rc = start(r, job, &g, 1, 1, err);
+    return rc == WK_E_NOROOM ? 0 : rc < 0 ? rc : 1; /* a subsystem's veto: it goes to the policy */
+}
+
 /* Remember an allocation [alloc_t, now) of a job's GPUs (per-GPU statistics,
- * the trace's placement table). */
+ * the trace's placement table): a tenant's stay on a shared GPU places it. */
 static int record_segment(WkRun *r, uint32_t job, WkTime now, WkError *err)
 {
     const WkJobRt *rt = &r->rt[job];
-    return wk_account_segment(&r->acct, job, rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
+    return wk_account_segment_kind(&r->acct, wk_run_job_milli(r, job) ? WK_SEG_TENANT : WK_SEG_JOB, job,
+                                   rt->alloc_t, now, rt->gpus, r->wl.jobs[job].gpus, err);
 }
 
 int wk_lifecycle_record_open(WkRun *r, WkError *err)
@@ -190,6 +214,10 @@ int wk_lifecycle_record_open(WkRun *r, WkError *err)
     for (size_t j = 0; j < r->wl.n && rc == 0; j++)
         if (r->rt && r->rt[j].state == WK_JOB_RUNNING)
             rc = record_segment(r, (uint32_t)j, r->end_t, err);
+    for (uint32_t i = 0; i < r->pool.nshared && rc == 0; i++) { /* shared GPUs still held */
+        uint32_t g = r->pool.shared[i];
+        rc = wk_account_segment_kind(&r->acct, WK_SEG_SHARED, 0, r->pool.share_since[g], r->end_t, &g, 1, err);
+    }
     return rc;
 }
 
@@ -204,6 +232,13 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
     account(r, now);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = rt->gpus[i];
+        WkTime since;
+        if (wk_pool_is_shared(&r->pool, g)) { /* held on until its last tenant leaves */
+            if (!wk_pool_share_leave(&r->pool, g, job, wk_run_job_milli(r, job), &since))
+                continue;
+            if ((rc = wk_account_segment_kind(&r->acct, WK_SEG_SHARED, job, since, now, &g, 1, err)) < 0)
+                return rc;
+        }
         r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
         wk_pool_release(&r->pool, g);
     }

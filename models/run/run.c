@@ -33,7 +33,10 @@ static int finish_if_done(WkRun *r, WkTime now)
 static int to_policy(WkRun *r, uint32_t job, WkError *err)
 {
     r->rt[job].state = WK_JOB_QUEUED;
-    int rc = wk_sched_host_submit(&r->si, job, err);
+    int rc = wk_lifecycle_join(r, job, err); /* a GPU share with room on a shared GPU starts there */
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    rc = wk_sched_host_submit(&r->si, job, err);
     for (size_t i = 0; r->subsys[i] && rc == 0; i++) /* e.g. outsourced GPUs handed back for it */
         if (r->subsys[i]->queued)
             rc = r->subsys[i]->queued(r, r->sub_st[i], job, err);
@@ -272,6 +275,7 @@ static int prepare(WkRun **out, const WkDoc *doc, const WkRunOpts *o, const WkRu
     r->horizon = h.horizon;
     r->sample_interval = h.sample_interval;
     r->req.requeue = wk_lifecycle_requeue;
+    r->req.join = wk_lifecycle_join;
     r->preempt_cost = 10 * WK_NS_PER_MIN; /* restart overhead 5–20 min (Meta RSC, REFERENCES.md) */
     if (o)
         r->opts = *o;
@@ -384,7 +388,8 @@ static int run_begin(WkRun *r, WkError *err)
     for (size_t i = 0; i < n; i++)
         r->order[i] = keys[i].id;
     free(keys);
-    if ((rc = wk_pool_init(&r->pool, &r->cluster, err)) < 0)
+    if ((rc = wk_pool_init(&r->pool, &r->cluster, err)) < 0 ||
+        (r->wl.gpu_sharing && (rc = wk_pool_share_init(&r->pool, n, err)) < 0))
         return rc;
     for (size_t i = 0; i < n; i++)
         r->rt[i] = (WkJobRt){.start = -1, .end = -1, .state = WK_JOB_PENDING, .path_class = WK_JOB_NO_PATH,

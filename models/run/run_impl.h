@@ -52,6 +52,21 @@ int wk_run_write_placement(const WkRun *r, WkTrace *t, WkError *err);
  * preemption_cost at its next start. reject: a waiting job refused for good.
  * Each accounts up to now first. */
 int wk_lifecycle_begin(WkRun *r, uint32_t job, const uint32_t *gpus, uint32_t n, WkError *err);
+
+/** GPU sharing (workload.gpu_sharing; docs/models.md, "GPU sharing"): a
+ * waiting job with a share of a GPU starts at once as a tenant of the shared
+ * GPU it best fits (wk_pool_share_fit), outside the policy. Returns 1 when
+ * it started, 0 when it did not (no sharing, no share, no room, or a
+ * subsystem's veto: it goes to the policy), or a negative code. */
+int wk_lifecycle_join(WkRun *r, uint32_t job, WkError *err);
+
+/** The share in thousandths (1 to 999) job takes of its GPU when GPUs are
+ * shared in this run; 0 for a job of whole GPUs or a run without sharing. */
+static inline uint32_t wk_run_job_milli(const WkRun *r, uint32_t job)
+{
+    const WkJobSpec *js = &r->wl.jobs[job];
+    return r->pool.share_free && js->gpus == 1 && js->gpu_milli < 1000 ? js->gpu_milli : 0;
+}
 int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err);
 int wk_lifecycle_preempt(WkRun *r, uint32_t job, WkError *err);
 int wk_lifecycle_reject(WkRun *r, uint32_t job, const char *reason, WkError *err);

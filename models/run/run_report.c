@@ -37,7 +37,7 @@ static double gpu_util_std(const WkRun *r, WkTime w0, WkTime w1)
     for (size_t i = 0; i < r->acct.nsegs; i++) {
         const WkAllocSeg *sg = &r->acct.segs[i];
         WkTime a = sg->from > w0 ? sg->from : w0, b = sg->to < w1 ? sg->to : w1;
-        if (b <= a)
+        if (b <= a || !wk_seg_allocated(sg))
             continue;
         for (uint32_t k = 0; k < sg->n; k++)
             busy[sg->gpus[k]] += (double)(b - a);
@@ -92,8 +92,8 @@ static double running_gpu_s(const WkRun *r, uint32_t j)
 /* Useful work of a job at nominal speed, GPU-s (docs/metrics.md): *made
  * gains all progress made (rolled back or not), *kept what stands at the
  * end. Model jobs: iterations x nominal iteration time x requested GPUs;
- * plain jobs: reference run time done x GPUs. The open segment of a running
- * job counts. */
+ * plain jobs: reference run time done x GPUs (x its share of the GPU, with
+ * GPU sharing). The open segment of a running job counts. */
 static void useful_work(const WkRun *r, uint32_t j, double *made, double *kept)
 {
     const WkJobRt *rt = &r->rt[j];
@@ -106,8 +106,9 @@ static void useful_work(const WkRun *r, uint32_t j, double *made, double *kept)
         double more = dt * rt->speed;
         double left = wk_time_to_s(rt->left_ns);
         more = more < left ? more : left;
-        *made += rt->work_gpu_s + more * js->gpus;
-        *kept += (wk_time_to_s(js->duration) - left + more) * js->gpus;
+        double share = wk_run_job_milli(r, j) ? wk_run_job_milli(r, j) / 1000.0 : 1; /* a GPU share's work */
+        *made += (rt->work_gpu_s + more * js->gpus) * share;
+        *kept += (wk_time_to_s(js->duration) - left + more) * js->gpus * share;
         return;
     }
     if (!isfinite(rt->nominal_iter_s))

@@ -61,6 +61,8 @@ void wk_run_site_jobs_energy(const WkRun *r, double *kwh, double *cost, double *
     double per_gpu = wk_run_site_job_w_per_gpu(r), j = 0, c = 0, kg = 0;
     for (size_t i = 0; i < a->nsegs; i++) {
         const WkAllocSeg *g = &a->segs[i];
+        if (!wk_seg_allocated(g))
+            continue;
         double w = (double)g->n * per_gpu;
         j += w * wk_time_to_s(g->to - g->from);
         double ci = 0, ki = 0;

@@ -60,6 +60,12 @@ int wk_account_sample(WkAccount *a, const WkCluster *c, WkTime now, uint32_t all
 int wk_account_segment(WkAccount *a, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n,
                        WkError *err)
 {
+    return wk_account_segment_kind(a, WK_SEG_JOB, job, from, to, gpus, n, err);
+}
+
+int wk_account_segment_kind(WkAccount *a, int kind, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus,
+                            uint32_t n, WkError *err)
+{
     if (to <= from)
         return 0;
     if (a->nsegs == a->capsegs) {
@@ -74,7 +80,8 @@ int wk_account_segment(WkAccount *a, uint32_t job, WkTime from, WkTime to, const
     if (!g)
         return wk_error_nomem(err, "allocation record");
     memcpy(g, gpus, (size_t)n * sizeof *g);
-    a->segs[a->nsegs++] = (WkAllocSeg){.from = from, .to = to, .gpus = g, .n = n, .job = job};
+    a->segs[a->nsegs++] = (WkAllocSeg){.from = from, .to = to, .gpus = g, .n = n,
+                                       .job = kind == WK_SEG_SHARED ? UINT32_MAX : job, .kind = (uint8_t)kind};
     return 0;
 }
 
@@ -122,7 +129,7 @@ int wk_account_pod_series(const WkAccount *a, const WkCluster *c, WkTime end, Wk
     for (size_t i = 0; i < a->nsegs; i++) {
         const WkAllocSeg *sg = &a->segs[i];
         WkTime from = sg->from < 0 ? 0 : sg->from, to = sg->to > end ? end : sg->to;
-        if (to <= from)
+        if (to <= from || !wk_seg_allocated(sg))
             continue;
         for (uint32_t k = 0; k < sg->n; k++)
             cnt[wk_cluster_pod_of(c, sg->gpus[k])]++;
@@ -206,12 +213,14 @@ int wk_account_placement(const WkAccount *a, const WkCluster *c, WkPlaceRow **ou
         free(order), free(g), free(rows);
         return wk_error_nomem(err, "placement");
     }
+    size_t ns = 0;
     for (size_t i = 0; i < a->nsegs; i++)
-        order[i] = &a->segs[i];
-    qsort(order, a->nsegs, sizeof *order, cmp_seg);
+        if (a->segs[i].kind != WK_SEG_SHARED) /* a shared GPU's tenants place it */
+            order[ns++] = &a->segs[i];
+    qsort(order, ns, sizeof *order, cmp_seg);
     size_t nr = 0;
     uint32_t segment = 0;
-    for (size_t i = 0; i < a->nsegs; i++) {
+    for (size_t i = 0; i < ns; i++) {
         segment = i && order[i - 1]->job == order[i]->job ? segment + 1 : 0;
         nr += place_rows(c, order[i], segment, g, rows + nr);
     }

@@ -22,14 +22,25 @@ __extension__ typedef unsigned __int128 wk_u128;
 /* Rows of timeseries/cluster (32 bytes each) at most (docs/limits.md). */
 #define WK_RUN_MAX_SAMPLES 10000000
 
+/* What a segment records. A shared GPU (GPU sharing) is allocated once
+ * over the time any tenant is on it (WK_SEG_SHARED), while each tenant's
+ * own stay (WK_SEG_TENANT) only places it: per-GPU and per-pod statistics
+ * and energy read JOB and SHARED segments, the placement table JOB and
+ * TENANT ones. */
+enum { WK_SEG_JOB, WK_SEG_TENANT, WK_SEG_SHARED };
+
 /* One finished allocation of GPUs to a job (per-GPU statistics, and the
  * trace's placement table). */
 typedef struct WkAllocSeg {
     WkTime from, to;
     uint32_t *gpus; /* owned copy */
     uint32_t n;
-    uint32_t job;   /* the job that held them (workload index) */
+    uint32_t job;   /* the job that held them (workload index); UINT32_MAX for WK_SEG_SHARED */
+    uint8_t kind;   /* WK_SEG_* */
 } WkAllocSeg;
+
+/** 1 when segment s counts as allocated GPU-time (per GPU, per pod, energy). */
+static inline int wk_seg_allocated(const WkAllocSeg *s) { return s->kind != WK_SEG_TENANT; }
 
 typedef struct WkAccount {
     wk_u128 alloc_ns;    /* GPU-ns held by jobs over [0, last_t] (down ones of hung jobs included) */
@@ -83,6 +94,11 @@ int wk_account_sampled_at(const WkAccount *a, WkTime now);
  * interval is not recorded. Returns 0 or WK_E_NOMEM (with err filled). */
 int wk_account_segment(WkAccount *a, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus, uint32_t n,
                        WkError *err);
+
+/** As wk_account_segment, of kind WK_SEG_* (wk_account_segment records
+ * WK_SEG_JOB; a WK_SEG_SHARED segment's job is ignored). */
+int wk_account_segment_kind(WkAccount *a, int kind, uint32_t job, WkTime from, WkTime to, const uint32_t *gpus,
+                            uint32_t n, WkError *err);
 
 /* Bins of timeseries/pods at most, and rows (bins x pods) at most. */
 #define WK_RUN_POD_BINS 1000

@@ -133,6 +133,11 @@ void wk_pool_fini(WkPool *p)
     free(p->scratch);
     free(p->node_mark);
     free(p->node_gen);
+    free(p->share_free);
+    free(p->share_since);
+    free(p->share_next);
+    free(p->shared);
+    free(p->shared_at);
     for (int k = 0; k < 2; k++) {
         free(p->idle_in[k]);
         free(p->grp_first[k]);
@@ -224,4 +229,82 @@ void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)
         if (!busy && !p->reserved[c->gpu_node[g]])
             wk_pool_give(p, g);
     }
+}
+
+/* ---- GPU sharing ---- */
+
+int wk_pool_share_init(WkPool *p, size_t jobs, WkError *err)
+{
+    size_t G = (size_t)p->c->gpus + 1;
+    p->share_free = malloc(G * sizeof *p->share_free);
+    p->share_since = calloc(G, sizeof *p->share_since);
+    p->share_next = malloc((jobs + 1) * sizeof *p->share_next);
+    p->shared = malloc(G * sizeof *p->shared);
+    p->shared_at = malloc(G * sizeof *p->shared_at);
+    if (!p->share_free || !p->share_since || !p->share_next || !p->shared || !p->shared_at)
+        return wk_error_nomem(err, "GPU sharing");
+    for (size_t g = 0; g < G; g++)
+        p->share_free[g] = WK_POOL_UNSHARED;
+    for (size_t j = 0; j <= jobs; j++)
+        p->share_next[j] = WK_POOL_NONE;
+    p->nshared = 0;
+    p->tenants = 0;
+    return 0;
+}
+
+uint32_t wk_pool_share_fit(const WkPool *p, uint32_t milli)
+{
+    uint32_t best = WK_POOL_NONE;
+    for (uint32_t i = 0; p->share_free && i < p->nshared; i++) {
+        uint32_t g = p->shared[i], f = p->share_free[g];
+        if (f < milli || p->c->health[g] == WK_GPU_DOWN)
+            continue;
+        if (best == WK_POOL_NONE || f < p->share_free[best] || (f == p->share_free[best] && g < best))
+            best = g;
+    }
+    return best;
+}
+
+void wk_pool_share_open(WkPool *p, uint32_t g, uint32_t milli, int64_t now)
+{
+    p->share_free[g] = (uint16_t)(1000 - milli);
+    p->share_since[g] = now;
+    p->share_next[p->owner[g]] = WK_POOL_NONE;
+    p->shared_at[g] = p->nshared;
+    p->shared[p->nshared++] = g;
+    p->tenants++;
+}
+
+void wk_pool_share_join(WkPool *p, uint32_t g, uint32_t job, uint32_t milli)
+{
+    uint32_t head = p->owner[g];
+    p->share_free[g] = (uint16_t)(p->share_free[g] - milli);
+    p->share_next[job] = p->share_next[head];
+    p->share_next[head] = job;
+    p->tenants++;
+}
+
+int wk_pool_share_leave(WkPool *p, uint32_t g, uint32_t job, uint32_t milli, int64_t *since)
+{
+    p->tenants--;
+    p->share_free[g] = (uint16_t)(p->share_free[g] + milli);
+    uint32_t head = p->owner[g];
+    if (head == job && p->share_next[job] == WK_POOL_NONE) { /* the last tenant */
+        p->share_free[g] = WK_POOL_UNSHARED;
+        *since = p->share_since[g];
+        uint32_t i = p->shared_at[g], last = p->shared[--p->nshared];
+        p->shared[i] = last;
+        p->shared_at[last] = i;
+        return 1;
+    }
+    if (head == job) {
+        p->owner[g] = p->share_next[job]; /* ownership passes on; the pool's counts do not move */
+    } else {
+        uint32_t k = head;
+        while (p->share_next[k] != job)
+            k = p->share_next[k];
+        p->share_next[k] = p->share_next[job];
+    }
+    p->share_next[job] = WK_POOL_NONE;
+    return 0;
 }

@@ -49,7 +49,19 @@ typedef struct WkPool {
     uint32_t alloc;        /* GPUs allocated to jobs now */
     uint64_t gen;          /* changes so far of a GPU's free bit or health */
     uint64_t *node_gen;    /* [nodes] gen after the node's last such change (0 = none yet) */
+    /* GPU sharing (workload.gpu_sharing; wk_pool_share_init): NULL without. A
+     * shared GPU is held (owner, alloc) once, by its first tenant, while any
+     * tenant is on it; the others chain behind the owner through share_next. */
+    uint16_t *share_free;  /* [gpus] thousandths free on shared GPU g, WK_POOL_UNSHARED when g is not shared */
+    int64_t *share_since;  /* [gpus] the caller's time when GPU g became shared */
+    uint32_t *share_next;  /* [jobs] the next tenant of the job's shared GPU, WK_POOL_NONE = the last */
+    uint32_t *shared;      /* [gpus] the shared GPUs now, nshared of them, in no order */
+    uint32_t *shared_at;   /* [gpus] index of shared GPU g in shared */
+    uint32_t nshared;
+    uint32_t tenants;      /* jobs on shared GPUs now */
 } WkPool;
+
+#define WK_POOL_UNSHARED UINT16_MAX /* share_free of a GPU that is not shared */
 
 /** The lowest-numbered node with exactly k free usable GPUs, or UINT32_MAX
  * when none has: a bitmap search, O(nodes / 64) at worst. */
@@ -88,6 +100,43 @@ void wk_pool_release(WkPool *p, uint32_t g);
  * rejoins it when no job holds it and its node is not a spare. g's node gets
  * a new node_gen. */
 void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock);
+
+/** Turn GPU sharing on for a pool of a run of `jobs` jobs: no GPU shared
+ * yet. Returns 0 or WK_E_NOMEM (wk_pool_fini still works). */
+int wk_pool_share_init(WkPool *p, size_t jobs, WkError *err);
+
+/** 1 when GPU g is shared now (sharing on, a tenant on it). */
+static inline int wk_pool_is_shared(const WkPool *p, uint32_t g)
+{
+    return p->share_free && g < p->c->gpus && p->share_free[g] != WK_POOL_UNSHARED;
+}
+
+/** The shared GPU a job of `milli` thousandths would best fit: the one
+ * with the least free thousandths that still hold milli, of those not down
+ * (ties: the lowest GPU); WK_POOL_NONE when none has room or sharing is
+ * off. O(shared GPUs). */
+uint32_t wk_pool_share_fit(const WkPool *p, uint32_t milli);
+
+/** GPU g, just held by its owner (wk_pool_hold) for a job of milli (1 to
+ * 999) thousandths, becomes shared at time now, with 1000 - milli free. */
+void wk_pool_share_open(WkPool *p, uint32_t g, uint32_t milli, int64_t now);
+
+/** job joins shared GPU g (milli thousandths, at most its free ones) as a
+ * tenant: g stays held by its owner and is not held again. */
+void wk_pool_share_join(WkPool *p, uint32_t g, uint32_t job, uint32_t milli);
+
+/** job (a tenant of shared GPU g, milli thousandths) leaves it. Returns 0
+ * when other tenants stay (when job owned g, the next tenant owns it now);
+ * 1 when job was the last: g is no longer shared, still held by job (the
+ * caller releases it with wk_pool_release), *since = when it became shared. */
+int wk_pool_share_leave(WkPool *p, uint32_t g, uint32_t job, uint32_t milli, int64_t *since);
+
+/** The tenants of GPU g: the first is p->owner[g], then each next one after
+ * job; WK_POOL_NONE after the last (at once when g is not shared). */
+static inline uint32_t wk_pool_tenant_next(const WkPool *p, uint32_t g, uint32_t job)
+{
+    return wk_pool_is_shared(p, g) ? p->share_next[job] : WK_POOL_NONE;
+}
 
 /** GPUs of node nd. */
 static inline uint32_t wk_pool_node_gpus(const WkPool *p, uint32_t nd)

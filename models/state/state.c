@@ -61,6 +61,11 @@ int wk_run_request_requeue(WkRun *r, uint32_t job, WkError *err)
     return r->req.requeue(r, job, err);
 }
 
+int wk_run_request_join(WkRun *r, uint32_t job, WkError *err)
+{
+    return r->req.join ? r->req.join(r, job, err) : 0;
+}
+
 void wk_run_account_to(WkRun *r, WkTime now) { wk_account_to(&r->acct, &r->pool, now); }
 
 int wk_run_sample(WkRun *r, WkTime now)

@@ -154,6 +154,9 @@ typedef struct WkRunRequests {
      * settled, events cancelled, flows removed, GPUs released (down ones
      * stay out of the pool); the caller tells the scheduler */
     int (*requeue)(WkRun *r, uint32_t job, WkError *err);
+    /* GPU sharing: start a waiting job with a GPU share on the shared GPU it
+     * best fits; 1 = started, 0 = not (the caller tells the scheduler) */
+    int (*join)(WkRun *r, uint32_t job, WkError *err);
 } WkRunRequests;
 
 struct WkRun {
@@ -224,6 +227,10 @@ void wk_run_detach(WkRun *r);
 
 /** Ask the driver to requeue job (see WkRunRequests.requeue). */
 int wk_run_request_requeue(WkRun *r, uint32_t job, WkError *err);
+
+/** Ask the driver to start waiting job on a shared GPU (see
+ * WkRunRequests.join): 1 started, 0 not (also without a driver), or < 0. */
+int wk_run_request_join(WkRun *r, uint32_t job, WkError *err);
 
 /** Integrate accounting (GPU-time, energy) up to now before a change. */
 void wk_run_account_to(WkRun *r, WkTime now);

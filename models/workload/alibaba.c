@@ -7,10 +7,15 @@
  * and deletion_time are required, others ignored. A pod is a job submitted
  * at creation_time that runs from scheduled_time to deletion_time (seconds);
  * a pod never scheduled (empty scheduled_time) and a pod asking for no GPU
- * are skipped. The simulator has no GPU sharing: a fractional pod
- * (num_gpu 1, gpu_milli below 1000) takes one whole GPU. Submit times become
- * seconds from the earliest creation. Errors are "file:line:col: column:
- * message" for a bad field, "file:line: message" for a row. */
+ * are skipped. A fractional pod (num_gpu 1, gpu_milli 1 to 999) keeps its
+ * share as the job's gpu_milli: with `gpu_sharing: true` the run packs such
+ * jobs onto shared GPUs (docs/models.md, "GPU sharing"), without it each
+ * takes one whole GPU. gpu_milli is the pod's share of the GPU's compute;
+ * the pod list has no GPU-memory column, so memory shares are not checked,
+ * and durations are the trace's (a share does not stretch them). Submit
+ * times become seconds from the earliest creation. Errors are
+ * "file:line:col: column: message" for a bad field, "file:line: message"
+ * for a row. */
 #include "models/workload/workload.h"
 
 #include "models/workload/csv.h"
@@ -104,6 +109,8 @@ static int row(Pods *pd, WkWorkload *out, const Field *f, size_t nf, long line, 
     if (v[C_DELETE] < v[C_SCHED])
         return bad(pd, line, f, &f[pd->col[C_DELETE]], "deletion_time", "before scheduled_time", err);
     WkJobSpec js = {.duration = (v[C_DELETE] - v[C_SCHED]) * WK_NS_PER_S, .gpus = (uint32_t)v[C_NGPU]};
+    if (v[C_NGPU] == 1 && v[C_MILLI] > 0 && v[C_MILLI] < 1000)
+        js.gpu_milli = (uint16_t)v[C_MILLI];
     if (js.duration < 1)
         js.duration = 1;
     if (out->n == pd->tscap) {
@@ -127,7 +134,7 @@ static int row(Pods *pd, WkWorkload *out, const Field *f, size_t nf, long line, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", "quotas", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", "gpu_sharing", NULL};
     const char *rel = NULL;
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)

@@ -2,15 +2,32 @@
 /* inline.c — jobs listed in the scenario itself:
  *   workload: {source: inline, jobs: [{submit: 0, gpus: 8, duration: 2h}, ...]}
  * A job may say `kind: hpc` and give `nodes:` instead of `gpus:`, and name its
- * `user:` (docs/metrics.md, "Slowdown and fairness"). */
+ * `user:` (docs/metrics.md, "Slowdown and fairness"); a plain 1-GPU job may
+ * ask for a share of its GPU (`gpu_milli:`, used with `gpu_sharing: true`). */
 #include "models/workload/workload.h"
 
 #include <string.h>
 
+/* `gpu_milli:` a plain 1-GPU job's share of its GPU, 1 to 1000 thousandths
+ * (1000: the whole GPU, as without the key). */
+static int read_milli(const WkNode *j, WkJobSpec *js, WkError *err)
+{
+    int64_t m = 0;
+    int rc = wk_node_int(j, "gpu_milli", 0, 1, 1000, &m, err);
+    if (rc < 0 || m == 0 || m == 1000)
+        return rc;
+    if (js->gpus != 1 || js->model)
+        return wk_node_error(wk_node_get(j, "gpu_milli"), WK_E_INVAL, err,
+                             "a share of a GPU is for a plain job of gpus: 1 (this one has %s)",
+                             js->model ? "a model" : "more GPUs or nodes");
+    js->gpu_milli = (uint16_t)m;
+    return 0;
+}
+
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "jobs", "comm", "quotas", NULL};
-    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", "user", NULL};
+    static const char *const known[] = {"source", "jobs", "comm", "quotas", "gpu_sharing", NULL};
+    static const char *const job_keys[] = {"submit", "gpus", "duration", "model", "iterations", "tokens", "priority", "deferrable", "kind", "nodes", "user", "gpu_milli", NULL};
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0)
         return rc;
@@ -47,6 +64,8 @@ static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, Wk
         if (!js.model && (rc = wk_node_duration(j, "duration", 1, 1, WK_WORKLOAD_MAX_TIME, &dur, err)) < 0)
             return rc;
         js.duration = dur;
+        if ((rc = read_milli(j, &js, err)) < 0)
+            return rc;
         const char *user = NULL;
         if ((rc = wk_node_str(j, "user", 0, &user, err)) < 0)
             return rc;

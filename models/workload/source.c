@@ -92,6 +92,8 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
                 rc = read_comm(sec, out, err);
             if (rc == 0)
                 rc = read_quotas(sec, out, err);
+            if (rc == 0)
+                rc = wk_node_bool(sec, "gpu_sharing", 0, &out->gpu_sharing, err);
             if (rc < 0)
                 wk_workload_fini(out);
             return rc;

@@ -49,6 +49,8 @@ typedef struct WkJobSpec {
                           0 = the job gave `gpus:` */
     uint8_t kind;      /* WkJobKind (`kind:`), default WK_JOB_AI */
     uint32_t user;     /* 0: no user; k: WkWorkload.users[k - 1] (`user:`, Philly's virtual cluster) */
+    uint16_t gpu_milli; /* a 1-GPU job's share of its GPU in thousandths, 1 to 999 (`gpu_milli:`, the Alibaba
+                           pod list's gpu_milli); 0 = whole GPUs. Shares a GPU only with workload.gpu_sharing */
 } WkJobSpec;
 
 /* Users of a workload (docs/metrics.md, "Slowdown and fairness"): at most this many distinct
@@ -78,6 +80,9 @@ typedef struct WkWorkload {
      * NULL, holds one entry per user (0: no limit) */
     int quota_share;
     uint32_t *quota; /* owned, nusers entries, or NULL */
+    /* `gpu_sharing:` 1 = jobs with a gpu_milli share GPUs (docs/models.md,
+     * "GPU sharing"); 0 = each takes a whole GPU */
+    int gpu_sharing;
 } WkWorkload;
 
 /* What a source may use besides its own section. */

@@ -98,6 +98,18 @@ inc = np.array([(0, 5 * 10**9, -1, 2), (1, 0, -1, 8)], dtype=INC_DT)  # one down
 c = A.state_counts(place, jobs, inc, 8, times)
 check(c[:, 5].tolist() == [0, 2, 2] and c[1, 0] == 2, f"down GPUs {c.tolist()}")
 
+# GPU sharing: jobs 0-2 tenants of node 0's GPU 0 over [0, 10), [2, 6), [5, 12) s, job 3 on its GPU 1 over
+# [0, 4) s: the shared GPU counts once (busy 2, 1, 1, 0 at 1, 5, 11, 12 s), per GPU and in GPU-seconds
+sh = np.array([(0, 0, 0, 10 * 10**9, 0, 1, 0, 1), (1, 0, 2 * 10**9, 6 * 10**9, 0, 1, 0, 1),
+               (2, 0, 5 * 10**9, 12 * 10**9, 0, 1, 0, 1), (3, 0, 0, 4 * 10**9, 0, 1, 1, 1)], dtype=PLACE_DT)
+shj = np.array([(i, 1, 0, 10**9) for i in range(4)], dtype=JOB_DT)
+c = A.state_counts(sh, shj, None, 8, np.array([1, 5, 11, 12]) * 10**9)
+check(c[:, 1].tolist() == [2, 1, 1, 0], f"shared GPU state counts {c.tolist()}")
+u = A.per_gpu_busy(sh, nodes, 0, 12 * 10**9)
+check(near(u[0], 1.0) and near(u[1], 4 / 12), f"shared GPU busy fractions {u[:2].tolist()}")
+check(near(A.held_integral(sh, np.array([0, 12]) * 10**9)[0], 16.0), "shared GPU held GPU-seconds")
+check(A._placement.held_per_node(sh, 4, np.array([5 * 10**9]))[0].tolist() == [1, 0, 0, 0], "held per node")
+
 # ---- periodicity: a 24 h sine sampled hourly over 20 days, plus noise
 t = np.arange(480)
 x = 0.5 + 0.3 * np.sin(2 * np.pi * t / 24) + 0.02 * np.random.default_rng(2).standard_normal(t.size)

@@ -2,7 +2,7 @@
 /* test_import.c — trace importers on small hand-written inputs: the Standard
  * Workload Format (all 18 fields, header comments, skipped jobs, processors
  * per GPU, every error class with file:line:column) and Alibaba's GPU pod
- * list (skipped pods, fractional GPUs rounded up, errors), and the generic
+ * list (skipped pods, fractional GPUs as a share of one GPU, errors), and the generic
  * CSV mapping (units, dates, Slurm durations, quotes, skipped rows, every
  * error with file:line:column and the mapped key). */
 #include "tests/unit/testutil.h"
@@ -168,7 +168,10 @@ static void test_alibaba_pods_become_jobs_fractions_take_a_whole_gpu(void **stat
     if (rc)
         fail_msg("%s: %s", err.where, err.msg);
     assert_int_equal(w.n, 3);
-    assert_int_equal(w.jobs[0].gpus, 1); /* 460 thousandths: one whole GPU */
+    assert_int_equal(w.jobs[0].gpus, 1); /* 460 thousandths: one GPU, its share kept for GPU sharing */
+    assert_int_equal(w.jobs[0].gpu_milli, 460);
+    assert_int_equal(w.jobs[1].gpu_milli, 0); /* whole GPUs */
+    assert_int_equal(w.gpu_sharing, 0);      /* off unless asked */
     assert_int_equal(w.jobs[0].submit, 30 * WK_NS_PER_S); /* from the earliest creation of a kept pod, 70 */
     assert_int_equal(w.jobs[0].duration, 950 * WK_NS_PER_S); /* scheduled to deleted */
     assert_int_equal(w.jobs[1].gpus, 8);

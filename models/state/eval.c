@@ -206,9 +206,11 @@ static int rings_into(const WkCluster *c, const uint32_t *gpus, uint32_t n, Ring
     for (uint32_t k = 0; k < rings; k++) {
         for (uint32_t d = 0; d < nd; d++) {
             uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
-            WkPathClass pc = wk_cluster_path_class(c, a, b);
-            if (pc > *path_class)
-                *path_class = (uint8_t)pc;
+            if (*path_class < WK_PATH_CROSS_POD) { /* the widest class: no edge can widen it */
+                WkPathClass pc = wk_cluster_path_class(c, a, b);
+                if (pc > *path_class)
+                    *path_class = (uint8_t)pc;
+            }
             ed[k2++] = a;
             ed[k2++] = b;
         }

@@ -44,7 +44,15 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
     uint32_t nvl = UINT32_MAX;
     uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
     int multi = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; c->ngroups == 1 && i < n; i++) { /* one SKU: only the clocks and domains vary */
+        double ck = c->clock[gpus[i]] * clock_factor;
+        if (ck < speed)
+            speed = ck;
+        multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
+    }
+    if (c->ngroups == 1 && n)
+        nvl = c->groups[0].nvlink_gpus;
+    for (uint32_t i = 0; c->ngroups != 1 && i < n; i++) {
         const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
         if (s->bf16_flops < slow->bf16_flops)
             slow = s;

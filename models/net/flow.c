@@ -109,9 +109,7 @@ static int reserve_comp(WkFlowNet *n, size_t need)
  * might bring into one component. */
 static int reserve_inc(WkFlowNet *n, size_t k)
 {
-    size_t recycled = 0; /* free-list nodes, counted up to k */
-    for (uint32_t i = n->inc_free; i != NONE && recycled < k; i = n->inc[i].fnext)
-        recycled++;
+    size_t recycled = n->inc_hw - n->inc_live; /* nodes on the free list */
     if (recycled < k) {
         int rc = grow((void **)&n->inc, &n->inc_cap, (size_t)n->inc_hw + (k - recycled),
                       sizeof *n->inc);

@@ -31,6 +31,11 @@
  *     Capped flows that share one cap (the runs' rings) are put in id
  *     order by radix sort.
  *
+ * A component that is one flow alone on its links (no link twice; the
+ * runs' rings on a rail fabric mostly are) skips the heap: its rate is the
+ * smaller of its cap and its links' capacities, the value water-filling
+ * gives it.
+ *
  * Shares never fall below the current water level (clamped: the exact value
  * can only rise, rounding may not take it down). The values depend only on
  * the component's links, capacities, paths and caps, not on flow ids, the

@@ -253,6 +253,42 @@ static void fill(WkFlowNet *n, uint32_t nl, uint32_t nf)
     }
 }
 
+/* The flow of l's component when that component is one flow: the only
+ * flow on l and on every link of its path (no link twice); else NONE. *x
+ * receives its rate: the smaller of its cap and its links' capacities. */
+static uint32_t lone_flow(const WkFlowNet *n, uint32_t l, double *x)
+{
+    uint32_t k = n->links[l].head;
+    if (n->inc[k].lnext != NONE)
+        return NONE;
+    uint32_t f = n->inc[k].flow;
+    double r = n->flows[f].cap;
+    for (uint32_t j = n->flows[f].first; j != NONE; j = n->inc[j].fnext) {
+        const Link *L = &n->links[n->inc[j].link];
+        if (L->head != j || n->inc[j].lnext != NONE)
+            return NONE;
+        r = L->cap < r ? L->cap : r;
+    }
+    *x = r;
+    return f;
+}
+
+/* Rate the lone flow f of a component at x, what fill() gives it: each of
+ * its links' share is its capacity (one flow: divided by 1, exact), and f
+ * freezes at the smaller of its cap and the smallest share, the same value
+ * whichever of the two fill() takes first. */
+static void solve_lone(WkFlowNet *n, uint32_t f, double x)
+{
+    Flow *fl = &n->flows[f];
+    for (uint32_t j = fl->first; j != NONE; j = n->inc[j].fnext)
+        n->links[n->inc[j].link].seen = n->stamp;
+    fl->seen = fl->frozen = n->stamp;
+    if (fl->rate != x) {
+        n->changed[n->nchanged++] = f;
+        fl->rate = x;
+    }
+}
+
 static void next_stamp(WkFlowNet *n)
 {
     if (++n->stamp != 0)
@@ -291,6 +327,13 @@ int wk_flownet_solve(WkFlowNet *n, WkError *err)
         n->links[l].dnext = NONE;
         if (n->links[l].seen == n->stamp || n->links[l].head == NONE)
             continue; /* already solved, or no flow to rate */
+        double x;
+        uint32_t f = lone_flow(n, l, &x);
+        if (f != NONE) { /* the rings' usual case: a flow alone on its links */
+            solve_lone(n, f, x);
+            n->rerated++;
+            continue;
+        }
         uint32_t nl, nf;
         collect(n, l, &nl, &nf);
         n->rerated += nf;

@@ -230,7 +230,7 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
     if (rc < 0)
         return rc;
     account(r, now);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) { /* the draws read the cluster, not the pool */
         uint32_t g = rt->gpus[i];
         WkTime since;
         if (wk_pool_is_shared(&r->pool, g)) { /* held on until its last tenant leaves */
@@ -240,8 +240,8 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
                 return rc;
         }
         r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
-        wk_pool_release(&r->pool, g);
     }
+    wk_pool_release_all(&r->pool, rt->gpus, n);
     r->running--;
     if ((rc = released(r, job, rt->gpus, n, now, err)) < 0)
         return rc;

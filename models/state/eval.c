@@ -44,7 +44,15 @@ void wk_eval_env(const WkCluster *c, const WkModelSpec *m, const uint32_t *gpus,
     uint32_t nvl = UINT32_MAX;
     uint32_t d0 = wk_cluster_nvlink_domain(c, gpus[0]);
     int multi = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; c->ngroups == 1 && i < n; i++) { /* one SKU: only the clocks and domains vary */
+        double ck = c->clock[gpus[i]] * clock_factor;
+        if (ck < speed)
+            speed = ck;
+        multi |= wk_cluster_nvlink_domain(c, gpus[i]) != d0;
+    }
+    if (c->ngroups == 1 && n)
+        nvl = c->groups[0].nvlink_gpus;
+    for (uint32_t i = 0; c->ngroups != 1 && i < n; i++) {
         const WkGpuSku *s = wk_cluster_sku_of(c, gpus[i]);
         if (s->bf16_flops < slow->bf16_flops)
             slow = s;
@@ -171,25 +179,27 @@ static int rings_into(const WkCluster *c, const uint32_t *gpus, uint32_t n, Ring
     }
     DomGpu *dg = rb->dg, *heads = rb->heads;
     uint32_t *start = rb->start;
-    for (uint32_t i = 0; i < n; i++)
-        dg[i] = (DomGpu){wk_cluster_nvlink_domain(c, gpus[i]), i, gpus[i]};
-    if (!sorted(dg, n, cmp_domain)) /* a placement is mostly node after node already */
+    int in_order = 1; /* by (domain, rank): a placement is mostly node after node already */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t d = wk_cluster_nvlink_domain(c, gpus[i]);
+        in_order &= i == 0 || dg[i - 1].domain <= d; /* ranks rise with i: equal domains are in order */
+        dg[i] = (DomGpu){d, i, gpus[i]};
+    }
+    if (!in_order)
         qsort(dg, n, sizeof *dg, cmp_domain);
     uint32_t nd = 0, rings = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
-        if (i == 0 || dg[i].domain != dg[i - 1].domain)
+        if (i == 0 || dg[i].domain != dg[i - 1].domain) {
+            if (nd && i - heads[nd - 1].gpu < rings) /* the GPUs of the domain before: a run of dg */
+                rings = i - heads[nd - 1].gpu;
             heads[nd++] = (DomGpu){dg[i].domain, dg[i].rank, i}; /* gpu field: start index */
+        }
+    if (nd && n - heads[nd - 1].gpu < rings)
+        rings = n - heads[nd - 1].gpu;
     if (!sorted(heads, nd, cmp_rank))
         qsort(heads, nd, sizeof *heads, cmp_rank);
     for (uint32_t d = 0; d < nd; d++)
         start[d] = heads[d].gpu;
-    for (uint32_t d = 0; d < nd; d++) {
-        uint32_t s = start[d], e = s;
-        while (e < n && dg[e].domain == dg[s].domain)
-            e++;
-        if (e - s < rings)
-            rings = e - s;
-    }
     if (rings > c->rails)
         rings = c->rails;
     if (nd <= 1)
@@ -205,10 +215,12 @@ static int rings_into(const WkCluster *c, const uint32_t *gpus, uint32_t n, Ring
     uint32_t *ed = rb->ed, k2 = 0;
     for (uint32_t k = 0; k < rings; k++) {
         for (uint32_t d = 0; d < nd; d++) {
-            uint32_t a = dg[start[d] + k].gpu, b = dg[start[(d + 1) % nd] + k].gpu;
-            WkPathClass pc = wk_cluster_path_class(c, a, b);
-            if (pc > *path_class)
-                *path_class = (uint8_t)pc;
+            uint32_t a = dg[start[d] + k].gpu, b = dg[start[d + 1 < nd ? d + 1 : 0] + k].gpu;
+            if (*path_class < WK_PATH_CROSS_POD) { /* the widest class: no edge can widen it */
+                WkPathClass pc = wk_cluster_path_class(c, a, b);
+                if (pc > *path_class)
+                    *path_class = (uint8_t)pc;
+            }
             ed[k2++] = a;
             ed[k2++] = b;
         }

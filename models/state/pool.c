@@ -147,54 +147,91 @@ void wk_pool_fini(WkPool *p)
     memset(p, 0, sizeof *p);
 }
 
+/* k GPUs of node nd left the free bitmap: its counts, rows and generation. */
+static void node_taken(WkPool *p, uint32_t nd, uint32_t k)
+{
+    if (p->node_free[nd] == wk_pool_node_gpus(p, nd))
+        idle_moved(p, nd, p->node_free[nd], -1);
+    by_free_drop(p, nd);
+    p->node_free[nd] -= k;
+    by_free_add(p, nd);
+    p->pod_free[p->c->node_pod[nd]] -= k;
+    p->gen += k; /* one generation per GPU, as one take at a time */
+    p->node_gen[nd] = p->gen;
+}
+
+/* k GPUs of node nd joined the free bitmap. */
+static void node_given(WkPool *p, uint32_t nd, uint32_t k)
+{
+    by_free_drop(p, nd);
+    p->node_free[nd] += k;
+    by_free_add(p, nd);
+    if (p->node_free[nd] == wk_pool_node_gpus(p, nd))
+        idle_moved(p, nd, p->node_free[nd], +1);
+    p->pod_free[p->c->node_pod[nd]] += k;
+    p->gen += k;
+    p->node_gen[nd] = p->gen;
+}
+
+/* Move free_hint past the words with no free GPU. */
+static void skip_full(WkPool *p)
+{
+    size_t words = ((size_t)p->c->gpus + 63) / 64;
+    while (p->free_hint < words && p->freebits[p->free_hint] == 0)
+        p->free_hint++;
+}
+
 void wk_pool_take(WkPool *p, uint32_t g)
 {
     p->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
     p->nfree--;
-    uint32_t node = p->c->gpu_node[g];
-    if (p->node_free[node] == wk_pool_node_gpus(p, node))
-        idle_moved(p, node, p->node_free[node], -1);
-    by_free_drop(p, node);
-    p->node_free[node]--;
-    by_free_add(p, node);
-    p->pod_free[p->c->node_pod[node]]--;
-    p->node_gen[node] = ++p->gen;
-    size_t words = ((size_t)p->c->gpus + 63) / 64;
-    while (p->free_hint < words && p->freebits[p->free_hint] == 0)
-        p->free_hint++;
+    node_taken(p, p->c->gpu_node[g], 1);
+    skip_full(p);
 }
 
 void wk_pool_give(WkPool *p, uint32_t g)
 {
     p->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
     p->nfree++;
-    uint32_t node = p->c->gpu_node[g];
-    by_free_drop(p, node);
-    p->node_free[node]++;
-    by_free_add(p, node);
-    if (p->node_free[node] == wk_pool_node_gpus(p, node))
-        idle_moved(p, node, p->node_free[node], +1);
-    p->pod_free[p->c->node_pod[node]]++;
-    p->node_gen[node] = ++p->gen;
+    node_given(p, p->c->gpu_node[g], 1);
     if (g >> 6 < p->free_hint)
         p->free_hint = g >> 6;
 }
 
+/* The GPUs of one node in a row of a placement have their node's counts
+ * moved once (node_taken, node_given): the same counts, rows, generations
+ * and hint as one GPU at a time. */
 int wk_pool_hold(WkPool *p, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t *bad)
 {
+    uint32_t nd = UINT32_MAX, k = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (!wk_pool_is_free(p, g)) {
-            for (uint32_t k = 0; k < i; k++) { /* undo the GPUs already taken for this job */
-                wk_pool_give(p, gpus[k]);
-                p->owner[gpus[k]] = WK_POOL_NONE;
+            if (k)
+                node_taken(p, nd, k);
+            skip_full(p);
+            for (uint32_t j = 0; j < i; j++) { /* undo the GPUs already taken for this job */
+                wk_pool_give(p, gpus[j]);
+                p->owner[gpus[j]] = WK_POOL_NONE;
             }
             *bad = g;
             return WK_E_INTERNAL;
         }
-        wk_pool_take(p, g);
+        p->freebits[g >> 6] &= ~(UINT64_C(1) << (g & 63));
+        p->nfree--;
         p->owner[g] = job;
+        uint32_t at = p->c->gpu_node[g];
+        if (at != nd) {
+            if (k)
+                node_taken(p, nd, k);
+            nd = at;
+            k = 0;
+        }
+        k++;
     }
+    if (k)
+        node_taken(p, nd, k);
+    skip_full(p);
     p->alloc += n;
     return 0;
 }
@@ -207,6 +244,34 @@ void wk_pool_release(WkPool *p, uint32_t g)
         wk_pool_give(p, g);
     else
         p->down_held--;
+}
+
+void wk_pool_release_all(WkPool *p, const uint32_t *gpus, uint32_t n)
+{
+    uint32_t nd = UINT32_MAX, k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        p->owner[g] = WK_POOL_NONE;
+        p->alloc--;
+        if (p->c->health[g] == WK_GPU_DOWN) {
+            p->down_held--;
+            continue;
+        }
+        p->freebits[g >> 6] |= UINT64_C(1) << (g & 63);
+        p->nfree++;
+        if (g >> 6 < p->free_hint)
+            p->free_hint = g >> 6;
+        uint32_t at = p->c->gpu_node[g];
+        if (at != nd) {
+            if (k)
+                node_given(p, nd, k);
+            nd = at;
+            k = 0;
+        }
+        k++;
+    }
+    if (k)
+        node_given(p, nd, k);
 }
 
 void wk_pool_set_health(WkPool *p, uint32_t g, WkGpuHealth h, float clock)

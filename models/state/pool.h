@@ -95,6 +95,11 @@ int wk_pool_hold(WkPool *p, uint32_t job, const uint32_t *gpus, uint32_t n, uint
  * to the free pool unless it is down. Account the time up to now before. */
 void wk_pool_release(WkPool *p, uint32_t g);
 
+/** wk_pool_release of gpus[0..n) in order (distinct GPUs held by one job),
+ * the same state after as n calls, with each row of GPUs of one node
+ * counted once. */
+void wk_pool_release_all(WkPool *p, const uint32_t *gpus, uint32_t n);
+
 /** Change GPU g's health and clock (models/topo/cluster.h state), keeping
  * the pool consistent: a GPU going down leaves the free pool, one coming back
  * rejoins it when no job holds it and its node is not a spare. g's node gets

@@ -346,10 +346,17 @@ double wk_progress_nominal_iter_s(WkRun *r, uint32_t job)
     const WkJobSpec *js = &r->wl.jobs[job];
     if (!js->model)
         return NAN;
+    if (rt->nominal_iter_s == 0) { /* the same for every job of its model and size: kept */
+        uint32_t kept = r->nnominal < WK_RUN_NOMINAL_MEMO ? r->nnominal : WK_RUN_NOMINAL_MEMO;
+        for (uint32_t k = 0; k < kept; k++)
+            if (r->nominal[k].model == js->model && r->nominal[k].gpus == js->gpus)
+                return rt->nominal_iter_s = r->nominal[k].iter_s;
+    }
     if (rt->nominal_iter_s == 0) {
         uint32_t n = js->gpus <= r->cluster.gpus ? js->gpus : r->cluster.gpus;
         uint32_t *g = malloc(((size_t)n + 1) * sizeof *g);
         double it = NAN;
+        int asked = g != NULL; /* out of memory: NaN for this job, not kept */
         if (g) {
             for (uint32_t i = 0; i < n; i++)
                 g[i] = i;
@@ -367,6 +374,12 @@ double wk_progress_nominal_iter_s(WkRun *r, uint32_t job)
             free(g);
         }
         rt->nominal_iter_s = it;
+        if (asked && it != 0) { /* 0 would read as "not yet" */
+            uint32_t at = r->nnominal++ % WK_RUN_NOMINAL_MEMO;
+            r->nominal[at].model = js->model;
+            r->nominal[at].gpus = js->gpus;
+            r->nominal[at].iter_s = it;
+        }
     }
     return rt->nominal_iter_s;
 }

@@ -147,6 +147,7 @@ typedef struct WkRunSubsysOps {
 
 /* The most subsystems a run carries. */
 #define WK_RUN_MAX_SUBSYS 8
+#define WK_RUN_NOMINAL_MEMO 32 /* nominal iteration times kept by (model, GPUs) */
 
 /* What a subsystem may ask of the driver (filled by the driver at prepare). */
 typedef struct WkRunRequests {
@@ -209,6 +210,11 @@ struct WkRun {
     struct WkRunQuota *quota;  /* per-user GPU quotas (models/run/quota.c), NULL: none */
     double hbm_min, hbm_max;   /* smallest and largest GPU memory of the cluster's GPU groups, bytes
                                   (0 until wk_progress_mem_need first computes them) */
+    struct {                   /* wk_progress_nominal_iter_s of the last model and GPU counts asked */
+        uint32_t model, gpus;  /* (a function of the two: the first GPUs at nominal clocks) */
+        double iter_s;
+    } nominal[WK_RUN_NOMINAL_MEMO];
+    uint32_t nnominal;         /* entries of nominal in use; the next goes at nnominal % WK_RUN_NOMINAL_MEMO */
 };
 
 /* ---- the run's state (models/state/state.c) ---- */

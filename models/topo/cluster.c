@@ -173,6 +173,19 @@ static int parse_fabric(const WkNode *sec, WkCluster *c, WkError *err)
     return wk_node_error(at ? at : sec, rc, err, "%s", tmp.msg);
 }
 
+/* The NIC of a GPU from the layout and the fabric's kind (gpu_nic's entries). */
+static uint32_t nic_of(const WkCluster *c, uint32_t gpu)
+{
+    uint32_t node = c->gpu_node[gpu];
+    uint32_t local = gpu - c->node_first_gpu[node];
+    if (c->fabric.spec.kind != WK_FABRIC_RAIL)
+        return node * c->rails + local % c->rails;
+    const WkNodeGroup *g = &c->groups[c->node_group[node]];
+    uint32_t pod = c->node_pod[node];
+    uint32_t node_in_pod = (node - g->first_node) % c->nodes_per_pod;
+    return (pod * c->nodes_per_pod + node_in_pod) * c->rails + local % c->rails;
+}
+
 static int layout(WkCluster *c, WkError *err)
 {
     uint64_t gpus = 0, nodes = 0, pods = 0, domains = 0;
@@ -201,9 +214,12 @@ static int layout(WkCluster *c, WkError *err)
     c->node_first_gpu = malloc(((size_t)nodes + 1) * sizeof *c->node_first_gpu);
     c->node_pod = malloc((size_t)nodes * sizeof *c->node_pod);
     c->node_group = malloc((size_t)nodes * sizeof *c->node_group);
+    c->gpu_domain = malloc((size_t)gpus * sizeof *c->gpu_domain);
+    c->gpu_nic = malloc((size_t)gpus * sizeof *c->gpu_nic);
     c->health = calloc((size_t)gpus, sizeof *c->health);
     c->clock = malloc((size_t)gpus * sizeof *c->clock);
-    if (!c->gpu_node || !c->node_first_gpu || !c->node_pod || !c->node_group || !c->health || !c->clock)
+    if (!c->gpu_node || !c->node_first_gpu || !c->node_pod || !c->node_group || !c->gpu_domain || !c->gpu_nic ||
+        !c->health || !c->clock)
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "cluster: out of memory");
     uint32_t n = 0, gpu = 0;
     for (uint32_t g = 0; g < c->ngroups; g++) {
@@ -212,8 +228,10 @@ static int layout(WkCluster *c, WkError *err)
             c->node_first_gpu[n] = gpu;
             c->node_pod[n] = grp->first_pod + k / c->nodes_per_pod;
             c->node_group[n] = (uint16_t)g;
-            for (uint32_t i = 0; i < grp->gpus_per_node; i++)
-                c->gpu_node[gpu++] = n;
+            for (uint32_t i = 0; i < grp->gpus_per_node; i++, gpu++) {
+                c->gpu_node[gpu] = n;
+                c->gpu_domain[gpu] = grp->first_domain + (gpu - grp->first_gpu) / grp->nvlink_gpus;
+            }
         }
     }
     c->node_first_gpu[n] = gpu;
@@ -278,8 +296,11 @@ int wk_cluster_parse(const WkNode *sec, WkCluster *out, WkError *err)
     for (uint32_t g = 0; g < out->ngroups; g++)
         if (out->groups[g].gpus_per_node > out->rails)
             out->rails = out->groups[g].gpus_per_node;
-    if ((rc = layout(out, err)) < 0 || (rc = parse_fabric(wk_node_get(sec, "fabric"), out, err)) < 0 ||
-        (rc = wk_storage_parse(wk_node_get(sec, "storage"), out, err)) < 0 ||
+    if ((rc = layout(out, err)) < 0 || (rc = parse_fabric(wk_node_get(sec, "fabric"), out, err)) < 0)
+        goto fail;
+    for (uint32_t i = 0; i < out->gpus; i++) /* rails and the fabric's kind known now */
+        out->gpu_nic[i] = nic_of(out, i);
+    if ((rc = wk_storage_parse(wk_node_get(sec, "storage"), out, err)) < 0 ||
         (rc = wk_power_parse(wk_node_get(sec, "power"), &out->power, err)) < 0 ||
         (rc = resolve_caps(sec, out, err)) < 0)
         goto fail;
@@ -303,29 +324,13 @@ void wk_cluster_fini(WkCluster *c)
     free(c->node_first_gpu);
     free(c->node_pod);
     free(c->node_group);
+    free(c->gpu_domain);
+    free(c->gpu_nic);
     free(c->health);
     free(c->clock);
     free(c->node_asleep);
     free(c->gpu_act);
     memset(c, 0, sizeof *c);
-}
-
-uint32_t wk_cluster_nvlink_domain(const WkCluster *c, uint32_t gpu)
-{
-    const WkNodeGroup *g = wk_cluster_group_of(c, gpu);
-    return g->first_domain + (gpu - g->first_gpu) / g->nvlink_gpus;
-}
-
-uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu)
-{
-    uint32_t node = c->gpu_node[gpu];
-    uint32_t local = gpu - c->node_first_gpu[node];
-    if (c->fabric.spec.kind != WK_FABRIC_RAIL)
-        return node * c->rails + local % c->rails;
-    const WkNodeGroup *g = &c->groups[c->node_group[node]];
-    uint32_t pod = c->node_pod[node];
-    uint32_t node_in_pod = (node - g->first_node) % c->nodes_per_pod;
-    return (pod * c->nodes_per_pod + node_in_pod) * c->rails + local % c->rails;
 }
 
 uint32_t wk_cluster_nic_gpus(const WkCluster *c, uint32_t gpu, uint32_t *out)

@@ -67,6 +67,8 @@ typedef struct WkCluster {
     uint32_t *node_first_gpu;/* [nodes + 1] */
     uint32_t *node_pod;      /* [nodes] pod of each node */
     uint16_t *node_group;    /* [nodes] group of each node */
+    uint32_t *gpu_domain;    /* [gpus] NVLink domain of each GPU (wk_cluster_nvlink_domain) */
+    uint32_t *gpu_nic;       /* [gpus] fabric NIC of each GPU (wk_cluster_nic_of) */
     /* dynamic state (owned arrays) */
     uint8_t *health;         /* [gpus] WkGpuHealth */
     float *clock;            /* [gpus] clock factor, 1.0 nominal */
@@ -134,12 +136,13 @@ static inline double wk_cluster_cap_power(const WkCluster *c, uint32_t gpu)
 }
 
 /** NVLink domain of a GPU: a cluster-wide index (domains of a group are
- * consecutive runs of nvlink_gpus GPUs). */
-uint32_t wk_cluster_nvlink_domain(const WkCluster *c, uint32_t gpu);
+ * consecutive runs of nvlink_gpus GPUs). A table look-up. */
+static inline uint32_t wk_cluster_nvlink_domain(const WkCluster *c, uint32_t gpu) { return c->gpu_domain[gpu]; }
 
-/** The fabric NIC a GPU sends through: pod-aligned slot
- * pod * nodes_per_pod * rails + node_in_pod * rails + local_gpu % rails. */
-uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu);
+/** The fabric NIC a GPU sends through: on a rail fabric the pod-aligned
+ * slot pod * nodes_per_pod * rails + node_in_pod * rails + local_gpu %
+ * rails, otherwise node * rails + local_gpu % rails. A table look-up. */
+static inline uint32_t wk_cluster_nic_of(const WkCluster *c, uint32_t gpu) { return c->gpu_nic[gpu]; }
 
 /** The GPUs of gpu's node that send through its NIC (gpu included), in
  * order, into out (room for the node's GPUs); returns their count. */

@@ -570,6 +570,52 @@ static void test_incremental_solve_equals_solve_from_scratch(void **state)
     wk_flownet_free(n);
 }
 
+/* A flow alone on its links (the runs' rings): the smaller of its cap and
+ * its slowest link, counted once as re-rated and listed as changed only
+ * when its rate moved; a path that crosses one link twice is two flows'
+ * worth on it (half its capacity), not a lone flow; once a second flow
+ * joins, both are solved together. */
+static void test_lone_flow_gets_min_of_cap_and_links(void **state)
+{
+    (void)state;
+    WkFlowNet *n = net_new(12, 10.0);
+    wk_flownet_set_capacity(n, 1, 4.0);
+    uint32_t a = add(n, 0, 0, 3, 0, 1, 2);   /* uncapped: its slowest link, 4 */
+    uint32_t b = add(n, 3.0, 0, 2, 3, 4);    /* its cap binds: 3 */
+    uint32_t c = add(n, 20.0, 0, 2, 5, 6);   /* the links bind: 10 */
+    uint32_t d = add(n, 0, 0, 3, 7, 8, 7);   /* link 7 twice: 10 / 2 */
+    uint32_t e = add(n, 0, 0, 0);            /* no links: its cap, unlimited */
+    wk_flownet_set_capacity(n, 9, 0.0);
+    uint32_t f = add(n, 5.0, 0, 2, 10, 9);   /* a failed link: 0 */
+    uint64_t r0 = wk_flownet_rerated(n);
+    solve(n);
+    assert_rate(n, a, 4.0);
+    assert_rate(n, b, 3.0);
+    assert_rate(n, c, 10.0);
+    assert_rate(n, d, 5.0);
+    assert_true(wk_flownet_rate(n, e) == HUGE_VAL);
+    assert_true(wk_flownet_rate(n, f) == 0.0);
+    assert_int_equal(wk_flownet_rerated(n) - r0, 6);
+    assert_true(in_changed(n, a) && in_changed(n, b) && in_changed(n, c) && in_changed(n, d));
+    assert_false(in_changed(n, f)); /* 0 before, 0 now */
+
+    wk_flownet_set_capacity(n, 2, 2.0); /* a's slowest link now */
+    r0 = wk_flownet_rerated(n);
+    solve(n);
+    assert_rate(n, a, 2.0);
+    assert_int_equal(wk_flownet_rerated(n) - r0, 1);
+    assert_true(in_changed(n, a) && !in_changed(n, b));
+
+    uint32_t g = add(n, 0, 0, 1, 2); /* a shares link 2 now: 1 each */
+    solve(n);
+    assert_rate(n, a, 1.0);
+    assert_rate(n, g, 1.0);
+    wk_flownet_remove(n, g);
+    solve(n);
+    assert_rate(n, a, 2.0);
+    wk_flownet_free(n);
+}
+
 /* A link event finds the jobs on the link through its flow list
  * (models/state/progress.c, wk_progress_reroute): exactly the owners of the
  * flows crossing it, removed flows gone. */
@@ -619,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_cleared_net_solves_as_a_new_one),
         cmocka_unit_test(test_incremental_solve_equals_solve_from_scratch),
         cmocka_unit_test(test_link_owners_are_the_flows_on_the_link),
+        cmocka_unit_test(test_lone_flow_gets_min_of_cap_and_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "models/run/hooks.h"
+#include "models/state/state.h"
 #include "models/state/types.h"
 
 /* M/M/c: probability of waiting (Erlang C) and mean wait W_q = C/(c mu - lambda). */
@@ -212,6 +213,47 @@ static void test_tflops_per_gpu_does_not_count_queue_time(void **state)
     test_run_free(&b);
 }
 
+/* A model job's nominal iteration time (alone on the first GPUs at nominal
+ * clocks) is a function of its model and size, so the run keeps the last
+ * WK_RUN_NOMINAL_MEMO of them: with 48 pairs (each submitted twice, more
+ * than are kept) every job's kept value equals one computed afresh, bit
+ * for bit. */
+static void test_nominal_iteration_kept_by_model_and_size(void **state)
+{
+    (void)state;
+    char yaml[16384];
+    const unsigned tps[] = {4, 8}, gbs[] = {256, 512, 1024, 2048, 4096, 8192}, dps[] = {1, 2, 4, 8};
+    int at = snprintf(yaml, sizeof yaml, "cluster: {nodes: 8, gpus_per_node: 8}\n"
+                                         "checkpoint: {interval: none}\n"
+                                         "models:\n");
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 6; b++)
+            at += snprintf(yaml + at, sizeof yaml - (size_t)at, "  m%d%d: {base: llama3-8b, tp: %u, global_batch: %u}\n",
+                           a, b, tps[a], gbs[b]);
+    at += snprintf(yaml + at, sizeof yaml - (size_t)at, "workload:\n  source: inline\n  jobs:\n");
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 6; b++)
+            for (int d = 0; d < 4; d++)
+                for (int twice = 0; twice < 2; twice++)
+                    at += snprintf(yaml + at, sizeof yaml - (size_t)at,
+                                   "    - {submit: 0, gpus: %u, iterations: 3, model: m%d%d}\n", tps[a] * dps[d], a, b);
+    assert_true(at > 0 && (size_t)at < sizeof yaml);
+    TestRun t;
+    test_run_yaml(&t, yaml, NULL);
+    WkRun *r = t.run;
+    assert_int_equal(r->wl.n, 96);
+    assert_int_equal(r->nnominal, 48); /* one computed per pair, past the 32 kept */
+    for (uint32_t j = 0; j < r->wl.n; j++) {
+        double kept = r->rt[j].nominal_iter_s;
+        assert_true(isfinite(kept) && kept > 0);
+        r->rt[j].nominal_iter_s = 0;
+        r->nnominal = 0;
+        double fresh = wk_progress_nominal_iter_s(r, j);
+        assert_memory_equal(&kept, &fresh, sizeof kept);
+    }
+    test_run_free(&t);
+}
+
 static void test_same_seed_gives_identical_summary_bytes(void **state)
 {
     (void)state;
@@ -406,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_horizon_leaves_jobs_unfinished),
         cmocka_unit_test(test_scenario_errors_name_position_and_key),
         cmocka_unit_test(test_end_time_past_day_104_is_exact),
+        cmocka_unit_test(test_nominal_iteration_kept_by_model_and_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,6 +532,107 @@ static void test_pool_keeps_idle_gpus_per_block_and_pod(void **state)
     test_run_free(&t);
 }
 
+/* Pools a and b hold the same state: bitmaps, owners, counts, rows,
+ * generations and the free hint. */
+static void assert_pools_equal(const WkPool *a, const WkPool *b)
+{
+    const WkCluster *c = a->c;
+    assert_int_equal(a->nfree, b->nfree);
+    assert_int_equal(a->alloc, b->alloc);
+    assert_int_equal(a->down_held, b->down_held);
+    assert_int_equal(a->idle_gpus, b->idle_gpus);
+    assert_int_equal(a->free_hint, b->free_hint);
+    assert_int_equal(a->gen, b->gen);
+    assert_memory_equal(a->freebits, b->freebits, ((c->gpus + 63) / 64) * sizeof *a->freebits);
+    assert_memory_equal(a->owner, b->owner, c->gpus * sizeof *a->owner);
+    assert_memory_equal(a->node_free, b->node_free, c->nodes * sizeof *a->node_free);
+    assert_memory_equal(a->node_gen, b->node_gen, c->nodes * sizeof *a->node_gen);
+    assert_memory_equal(a->pod_free, b->pod_free, c->pods * sizeof *a->pod_free);
+    assert_memory_equal(a->by_free, b->by_free, (a->max_node + 1) * sizeof *a->by_free);
+    assert_non_null(a->nodes_at);
+    assert_memory_equal(a->nodes_at, b->nodes_at, (a->max_node + 1) * a->node_words * sizeof *a->nodes_at);
+    assert_memory_equal(a->idle_in[0], b->idle_in[0], a->nblocks * sizeof *a->idle_in[0]);
+    assert_memory_equal(a->idle_in[1], b->idle_in[1], c->pods * sizeof *a->idle_in[1]);
+}
+
+/* wk_pool_hold and wk_pool_release_all count each row of one node's GPUs
+ * once: after random holds (GPUs of several nodes, in and out of order, a
+ * hold refused midway) and releases (some GPUs down meanwhile) the pool
+ * equals one moved one GPU at a time (wk_pool_take, wk_pool_release). */
+static void test_pool_hold_and_release_all_equal_one_gpu_at_a_time(void **state)
+{
+    (void)state;
+    const char *yaml = "cluster: {nodes: 32, gpus_per_node: 4, nodes_per_pod: 8,\n"
+                       "          fabric: {kind: rail, radix: 16, link_gbps: 400}}\n"
+                       "workload: {source: inline, jobs: [{submit: 0, gpus: 1, duration: 1s}]}\n";
+    TestRun ta, tb;
+    test_run_yaml(&ta, yaml, NULL);
+    test_run_yaml(&tb, yaml, NULL);
+    WkPool *a = (WkPool *)(uintptr_t)wk_run_hooks_pool(ta.run), *b = (WkPool *)(uintptr_t)wk_run_hooks_pool(tb.run);
+    const uint32_t ngpus = a->c->gpus;
+    enum { JOBS = 6 };
+    uint32_t gpus[JOBS][24], n[JOBS] = {0};
+    uint64_t seed = 777;
+    for (int step = 0; step < 3000; step++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t j = (uint32_t)(seed >> 33) % JOBS, r = (uint32_t)(seed >> 20);
+        if (n[j]) { /* release, a GPU of it down first now and then */
+            if (r % 4 == 0) {
+                uint32_t g = gpus[j][r % n[j]];
+                wk_pool_set_health(a, g, WK_GPU_DOWN, 1.0f);
+                wk_pool_set_health(b, g, WK_GPU_DOWN, 1.0f);
+            }
+            wk_pool_release_all(a, gpus[j], n[j]);
+            for (uint32_t i = 0; i < n[j]; i++)
+                wk_pool_release(b, gpus[j][i]);
+            n[j] = 0;
+        } else { /* hold a run from a random free GPU, or a shuffled set; now and then one busy GPU */
+            uint32_t want = 1 + r % 23, g0 = (r >> 5) % ngpus, k = 0;
+            for (uint32_t x = 0; x < ngpus && k < want; x++) {
+                uint32_t g = (g0 + x) % ngpus;
+                if (wk_pool_is_free(a, g))
+                    gpus[j][k++] = g;
+            }
+            for (uint32_t i = 0; (r >> 9) % 3 == 0 && i + 1 < k; i++) {
+                uint32_t o = i + (uint32_t)((seed >> (i % 30)) % (k - i)), t = gpus[j][i];
+                gpus[j][i] = gpus[j][o];
+                gpus[j][o] = t;
+            }
+            int refuse = k > 2 && (r >> 12) % 8 == 0;
+            if (refuse)
+                gpus[j][k - 2] = gpus[j][0]; /* held twice: refused at k - 2 */
+            uint32_t bad_a = 0;
+            int rc = wk_pool_hold(a, j, gpus[j], k, &bad_a);
+            uint32_t i = 0;
+            for (; i < k && wk_pool_is_free(b, gpus[j][i]); i++) {
+                wk_pool_take(b, gpus[j][i]);
+                b->owner[gpus[j][i]] = j;
+            }
+            if (i < k) {
+                assert_int_equal(rc, WK_E_INTERNAL);
+                assert_int_equal(bad_a, gpus[j][i]);
+                for (uint32_t x = 0; x < i; x++) {
+                    wk_pool_give(b, gpus[j][x]);
+                    b->owner[gpus[j][x]] = WK_POOL_NONE;
+                }
+            } else {
+                assert_int_equal(rc, 0);
+                b->alloc += k;
+                n[j] = k;
+            }
+            assert_true(!refuse || rc == WK_E_INTERNAL);
+        }
+        for (uint32_t g = 0; g < ngpus && step % 50 == 0; g++) /* repairs */
+            if (a->c->health[g] == WK_GPU_DOWN && a->owner[g] == WK_POOL_NONE) {
+                wk_pool_set_health(a, g, WK_GPU_UP, 1.0f);
+                wk_pool_set_health(b, g, WK_GPU_UP, 1.0f);
+            }
+        assert_pools_equal(a, b);
+    }
+    test_run_free(&ta);
+    test_run_free(&tb);
+}
+
 /* slurm on 8 GPUs: j0 (8 GPUs, 100 s) runs; j1 (2 GPUs) waits from 1 s,
  * j2 (8 GPUs) from 90 s. By job size j2 has the higher priority; with a
  * heavy age weight j1 has, but only once the priorities are recalculated
@@ -645,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_placement_without_room_says_noroom_and_takes_nothing),
         cmocka_unit_test(test_exclusive_placement_gives_whole_nodes_and_best_fit),
         cmocka_unit_test(test_pool_keeps_idle_gpus_per_block_and_pod),
+        cmocka_unit_test(test_pool_hold_and_release_all_equal_one_gpu_at_a_time),
         cmocka_unit_test(test_slurm_orders_by_size_and_by_age_once_recalculated),
         cmocka_unit_test(test_slurm_backfills_without_delaying_the_head_reservation),
         cmocka_unit_test(test_queue_policy_puts_incident_jobs_at_the_front_in_order),

@@ -26,7 +26,7 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         WkFailDown d = {0};
         rc = wk_fail_class_down(wk_fail_class_get(c), &r->cluster, row->component, &d, err);
         if (rc == 0 && d.nlinks) {
-            rc = wk_runfail_set_links(r, &d, -1, err);
+            rc = wk_runfail_set_links(r, f, &d, -1, err);
         } else if (rc == 0) {
             wk_runfail_up_gpus(r, d.gpus, d.ngpus);
             if (d.ngpus)
@@ -214,6 +214,13 @@ static int rec_freed(WkRun *r, void *st, WkError *err)
     return f->nshrunk ? wk_runfail_grow_elastic(r, f, err) : 0;
 }
 
+/* Under `sharing: priority` a transfer in flight feels the rings of a job
+ * that started or stopped at once. */
+static int rec_changed(WkRun *r, void *st, WkError *err)
+{
+    return wk_runfail_store_settle(r, st, err);
+}
+
 static void rec_fini(void *st)
 {
     WkRunFail *f = st;
@@ -236,6 +243,7 @@ const WkRunSubsysOps wk_recovery = {
     .start = rec_start,
     .started = rec_started,
     .stopping = rec_stopping,
+    .changed = rec_changed,
     .freed = rec_freed,
     .fini = rec_fini,
 };

@@ -21,6 +21,12 @@ typedef struct WkShare {
     uint64_t *dirty;       /* scratch bitmap over jobs: already listed in this round */
     uint64_t *flowing;     /* bitmap over jobs: has flows in the network (wk_share_flowing) */
     uint64_t *hit;         /* scratch bitmap over jobs: flows on a link (wk_share_link_jobs) */
+    WkFlowNet *store;      /* `sharing: priority`: the storage flows alone, on what the rings leave; else NULL */
+    uint64_t *idle;        /* priority: bitmap over jobs stalled on a transfer of their own (rings carry nothing) */
+    uint32_t *rlinks;      /* priority: links whose capacity left to storage is to be re-read */
+    uint8_t *rmark;        /* priority: [directed links] on rlinks */
+    size_t nrlinks;
+    uint64_t fabric_dl;    /* directed links of the fabric (the storage links follow) */
     size_t njobs;
     uint64_t reflows;      /* rate recomputations of running jobs (summary) */
 } WkShare;
@@ -72,8 +78,10 @@ void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n);
 double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
 
 /** Add the flows of a transfer between job's GPUs gpus[0..n) and the storage
- * nodes (c->storage; none: no flows) to the ring network, where they share
- * links max-min with every job's rings: one flow per (NIC, storage node)
+ * nodes (c->storage; none: no flows). `sharing: fair`: to the ring network,
+ * where they share links max-min with every job's rings; `priority`: to the
+ * storage network s->store, where they share max-min what the rings leave
+ * (wk_share_store_solve). The flows: one flow per (NIC, storage node)
  * pair of max(NICs, storage nodes) pairs, NIC i mod NICs to storage node
  * (i + job) mod nodes (the job's distinct NICs in id order), so each NIC and
  * each storage node carries a part; read = 0 towards storage (a checkpoint
@@ -83,13 +91,40 @@ double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n
 int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
                          uint32_t **flows, uint32_t *nflows, WkError *err);
 
-/** Remove flows[0..n) from the network. */
+/** Remove ring flows[0..n) from the network. */
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n);
+
+/** Remove storage flows[0..n) (wk_share_add_storage) from their network. */
+void wk_share_remove_storage(WkShare *s, const uint32_t *flows, uint32_t n);
+
+/** The slowest rate of storage flows[0..n), at most bw. Under `priority`
+ * the rates of the last wk_share_store_solve; under `fair` of the last
+ * wk_share_solve. */
+double wk_share_min_rate_storage(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
+
+/** Set the capacity (bytes/s) of both directions of fabric link phys in the
+ * ring network (a link down or back). */
+void wk_share_set_link(WkShare *s, uint64_t phys, double bw);
+
+/** Under `priority`: mark job as stalled on a transfer of its own (on != 0:
+ * its rings, ring flows rings[0..n), carry nothing and leave their links to
+ * the storage flows) or moving again. No-op under `fair`. */
+void wk_share_idle(WkShare *s, uint32_t job, const uint32_t *rings, uint32_t n, int on);
+
+/** Under `priority`: give every link a storage flow crosses, among those
+ * whose rings or storage flows changed since the last call, the capacity
+ * the rings leave, max(0, C_l - sum of the rates of the ring flows on l of
+ * jobs not stalled), and re-solve the storage flows max-min on it.
+ * *moved = 1 when a storage flow's rate changed, else 0. Reads the rings'
+ * rates of the last wk_share_solve. No-op (*moved = 0) under `fair`.
+ * Returns 0 or the solver's code. */
+int wk_share_store_solve(WkShare *s, int *moved, WkError *err);
 
 /** The slowest rate of flows[0..n), at most bw. */
 double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw);
 
-/** Re-solve the shares (rings and all-to-alls), then list (in *jobs, malloc'd, caller frees) each
+/** Re-solve the shares (rings and all-to-alls; under `priority` it notes the
+ * links of ring flows whose rate changed for wk_share_store_solve), then list (in *jobs, malloc'd, caller frees) each
  * job other than except whose flows changed rate and for which
  * wants(job, user) != 0, once. Returns 0, WK_E_NOMEM or the solver's code. */
 int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void *user), void *user,

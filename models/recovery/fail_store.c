@@ -39,7 +39,7 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
         if (x->left < 0)
             x->left = 0;
         x->t = now;
-        double rate = x->nflows * wk_share_min_rate_storage(&r->share, x->flows, x->nflows, INFINITY);
+        double rate = wk_share_xfer_rate(&r->share, x->tid);
         x->rate = rate > 1 ? rate : 1; /* cut off by failed links: it crawls, it does not divide by 0 */
         WkTime done = wk_runfail_store_done(x->from > now ? x->from : now, x->left, x->rate);
         rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, x->read, 0, f->job[x->job].ckpt_tok, err);
@@ -93,13 +93,10 @@ int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, Wk
         x->est_s = load->est_s;
         x->tail = load->tail;
     }
-    int rc = wk_share_add_storage(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read, &x->flows,
-                                  &x->nflows, err);
-    if (rc < 0) {
-        wk_share_remove_storage(&r->share, x->flows, x->nflows);
-        free(x->flows);
+    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read,
+                               &x->tid, err);
+    if (rc < 0)
         return rc;
-    }
     f->nxfer++;
     idle(r, x, 1);
     if ((rc = wk_progress_reshare(r, err)) < 0)
@@ -114,9 +111,8 @@ int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkEr
         i++;
     if (i == f->nxfer)
         return 0;
-    wk_share_remove_storage(&r->share, f->xfer[i].flows, f->xfer[i].nflows);
+    wk_share_xfer_remove(&r->share, f->xfer[i].tid);
     idle(r, &f->xfer[i], 0);
-    free(f->xfer[i].flows);
     f->xfer[i] = f->xfer[--f->nxfer];
     if (!resolve)
         return 0;

@@ -6,49 +6,7 @@
 
 #include "models/state/a2a.h"
 #include "models/state/eval.h"
-
-/* ---- `sharing: priority`: storage on what the rings leave ---------------- */
-
-/* Note link l for the next wk_share_store_solve when a storage flow crosses
- * it (a fabric link: the storage links carry no rings). */
-static void store_mark(WkShare *s, WkLinkId l)
-{
-    if (l < s->fabric_dl && !s->rmark[l] && wk_flownet_link_used(s->store, l)) {
-        s->rmark[l] = 1;
-        s->rlinks[s->nrlinks++] = (uint32_t)l;
-    }
-}
-
-static void store_mark_path(WkShare *s, const WkFlowNet *net, uint32_t id)
-{
-    WkLinkId links[WK_FABRIC_MAX_HOPS];
-    size_t n = wk_flownet_path(net, id, links, WK_FABRIC_MAX_HOPS);
-    for (size_t i = 0; i < n && i < WK_FABRIC_MAX_HOPS; i++)
-        store_mark(s, links[i]);
-}
-
-static void store_mark_flow(WkShare *s, uint32_t ring)
-{
-    store_mark_path(s, s->net, ring);
-}
-
-/* The storage network: every flow link (a fabric link's capacity is set
- * when a storage flow first crosses it), the storage links at theirs. */
-static int store_init(WkShare *s, const WkCluster *c, WkError *err)
-{
-    uint64_t nl = wk_cluster_flow_links(c);
-    int rc = wk_flownet_new(&s->store, nl, c->fabric.spec.link_bytes_per_s, err);
-    if (rc < 0)
-        return rc;
-    for (uint64_t p = c->storage.first_link; p < nl / 2; p++) {
-        wk_flownet_set_capacity(s->store, wk_fabric_directed(p, 0), wk_storage_capacity(c, p));
-        wk_flownet_set_capacity(s->store, wk_fabric_directed(p, 1), wk_storage_capacity(c, p));
-    }
-    s->idle = calloc((s->njobs + 63) / 64 + 1, sizeof *s->idle);
-    s->rlinks = malloc((s->fabric_dl ? s->fabric_dl : 1) * sizeof *s->rlinks);
-    s->rmark = calloc(s->fabric_dl ? s->fabric_dl : 1, sizeof *s->rmark);
-    return s->idle && s->rlinks && s->rmark ? 0 : wk_error_nomem(err, "storage share");
-}
+#include "models/state/share_impl.h"
 
 int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
 {
@@ -70,17 +28,14 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
     s->hit = calloc((njobs + 63) / 64 + 1, sizeof *s->hit);
     if (!s->dirty || !s->flowing || !s->hit)
         return wk_error_nomem(err, "fabric share");
-    return c->storage.nodes && c->storage.priority ? store_init(s, c, err) : 0;
+    return c->storage.nodes && c->storage.priority ? wk_share_store_init(s, c, err) : 0;
 }
 
 void wk_share_fini(WkShare *s)
 {
     wk_flownet_free(s->net);
     wk_flownet_free(s->a2a);
-    wk_flownet_free(s->store);
-    free(s->idle);
-    free(s->rlinks);
-    free(s->rmark);
+    wk_share_store_fini(s);
     free(s->dirty);
     free(s->flowing);
     free(s->hit);
@@ -175,7 +130,7 @@ void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (s->store) /* its rate leaves the links: storage may take it */
-            store_mark_flow(s, flows[i]);
+            wk_share_store_ring_moved(s, flows[i]);
         wk_flownet_remove(s->net, flows[i]);
     }
 }
@@ -184,119 +139,6 @@ void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         wk_flownet_remove(s->a2a, flows[i]);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
-                         uint32_t **flows, uint32_t *nflows, WkError *err)
-{
-    *flows = NULL;
-    *nflows = 0;
-    uint32_t ns = c->storage.nodes;
-    if (!s->net || !ns || !n)
-        return 0;
-    uint32_t *nics = malloc((size_t)n * sizeof *nics), k = 0;
-    if (!nics)
-        return wk_error_nomem(err, "storage flows");
-    int sorted = 1; /* a job's GPUs are mostly in order already: no sort then */
-    for (uint32_t i = 0; i < n; i++) {
-        nics[i] = wk_cluster_nic_of(c, gpus[i]);
-        sorted &= i == 0 || nics[i - 1] <= nics[i];
-    }
-    if (!sorted)
-        qsort(nics, n, sizeof *nics, cmp_u32);
-    for (uint32_t i = 0; i < n; i++)
-        if (!k || nics[i] != nics[k - 1])
-            nics[k++] = nics[i];
-    uint32_t nf = k > ns ? k : ns;
-    int rc = 0;
-    if (!(*flows = malloc((size_t)nf * sizeof **flows)))
-        rc = wk_error_nomem(err, "storage flows");
-    for (uint32_t i = 0; rc == 0 && i < nf; i++) {
-        WkLinkId links[WK_FABRIC_MAX_HOPS];
-        uint32_t nic = nics[i % k], sn = (uint32_t)(((uint64_t)i + job) % ns);
-        int nl = wk_storage_path(c, nic, sn, i, read, links);
-        for (uint64_t salt = 1; s->link_down && salt <= 16; salt++) { /* around links down, as the rings */
-            int bad = 0;
-            for (int x = 0; x < nl && !bad; x++)
-                bad = wk_fabric_physical(links[x]) < c->storage.first_link &&
-                      s->link_down[wk_fabric_physical(links[x])] != 0;
-            if (!bad)
-                break;
-            nl = wk_storage_path(c, nic, sn, i + salt * nf, read, links);
-        }
-        uint32_t id;
-        rc = wk_flownet_add(s->store ? s->store : s->net, links, (size_t)nl, 0, job, &id, err);
-        if (rc == 0)
-            (*flows)[(*nflows)++] = id;
-        if (rc == 0 && s->store) /* a link new to storage: what do the rings leave there? */
-            store_mark_path(s, s->store, id);
-    }
-    free(nics);
-    return rc;
-}
-
-void wk_share_remove_storage(WkShare *s, const uint32_t *flows, uint32_t n)
-{
-    WkFlowNet *net = s->store ? s->store : s->net;
-    for (uint32_t i = 0; i < n; i++)
-        wk_flownet_remove(net, flows[i]);
-}
-
-void wk_share_set_link(WkShare *s, uint64_t phys, double bw)
-{
-    for (int dir = 0; dir < 2; dir++) {
-        wk_flownet_set_capacity(s->net, wk_fabric_directed(phys, dir), bw);
-        if (s->store)
-            store_mark(s, wk_fabric_directed(phys, dir));
-    }
-}
-
-void wk_share_idle(WkShare *s, uint32_t job, const uint32_t *rings, uint32_t n, int on)
-{
-    if (!s->store || job >= s->njobs)
-        return;
-    uint64_t bit = UINT64_C(1) << (job & 63);
-    if (!!(s->idle[job >> 6] & bit) == !!on)
-        return;
-    s->idle[job >> 6] = on ? s->idle[job >> 6] | bit : s->idle[job >> 6] & ~bit;
-    for (uint32_t i = 0; i < n; i++)
-        store_mark_path(s, s->net, rings[i]);
-}
-
-/* Whether the rings of job move data (not stalled on a transfer of its own). */
-static int moving(uint32_t job, const void *user)
-{
-    const WkShare *s = user;
-    return job >= s->njobs || !(s->idle[job >> 6] >> (job & 63) & 1);
-}
-
-int wk_share_store_solve(WkShare *s, int *moved, WkError *err)
-{
-    *moved = 0;
-    if (!s->store)
-        return 0;
-    for (size_t i = 0; i < s->nrlinks; i++) {
-        WkLinkId l = s->rlinks[i];
-        s->rmark[l] = 0;
-        if (!wk_flownet_link_used(s->store, l))
-            continue;
-        double left = wk_flownet_capacity(s->net, l) - wk_flownet_link_load(s->net, l, moving, s);
-        if (!(left > 0))
-            left = 0;
-        if (left != wk_flownet_capacity(s->store, l))
-            wk_flownet_set_capacity(s->store, l, left);
-    }
-    s->nrlinks = 0;
-    int rc = wk_flownet_solve(s->store, err);
-    const uint32_t *ids;
-    *moved = rc == 0 && wk_flownet_changed(s->store, &ids) > 0;
-    return rc;
 }
 
 static double min_rate(const WkFlowNet *net, const uint32_t *flows, uint32_t n, double bw)
@@ -312,11 +154,6 @@ static double min_rate(const WkFlowNet *net, const uint32_t *flows, uint32_t n, 
 double wk_share_min_rate(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
 {
     return min_rate(s->net, flows, n, bw);
-}
-
-double wk_share_min_rate_storage(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
-{
-    return min_rate(s->store ? s->store : s->net, flows, n, bw);
 }
 
 double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n, double bw)
@@ -358,11 +195,11 @@ int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void 
     uint32_t *out = NULL;
     size_t k = 0;
     int rc = wk_flownet_solve(s->net, err);
-    if (rc == 0 && s->store && wk_flownet_count(s->store)) { /* the rings moved: storage gets what they leave */
+    if (rc == 0 && s->store && s->nlive) { /* the rings moved: storage gets what they leave */
         const uint32_t *ids;
         size_t n = wk_flownet_changed(s->net, &ids);
         for (size_t i = 0; i < n; i++)
-            store_mark_flow(s, ids[i]);
+            wk_share_store_ring_moved(s, ids[i]);
     }
     if (rc == 0)
         rc = collect(s, s->net, except, wants, user, &out, &k, err);

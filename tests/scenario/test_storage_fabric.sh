@@ -121,6 +121,9 @@ sed 's/nic_gbps: 3200}/nic_gbps: 3200, sharing: priority}/' "$T/s7.yaml" > "$T/p
 sed 's/nic_gbps: 3200}/nic_gbps: 3200, sharing: fair}/' "$T/s7.yaml" > "$T/q7.yaml"
 m=$(makespan "$T/p7.yaml"); [ "$m" = "3621.8750" ] && ok || bad "priority 7:1: makespan $m, want 3621.875"
 m=$(makespan "$T/q7.yaml"); [ "$m" = "3621.8750" ] && ok || bad "fair 7:1: makespan $m, want 3621.875"
+# an async write under priority would wait behind its own job's rings: refused
+sed 's/mode: remote/mode: async/' "$T/p7.yaml" > "$T/pa7.yaml"
+expect 2 "pa7.yaml:8:48: cluster.storage.sharing: priority needs checkpoint.mode remote" "$W" run "$T/pa7.yaml" --no-trace
 # a load under priority (the job stalled: its rings leave the links)
 sed "s/failures: .*/$F/" "$T/p7.yaml" > "$T/pl7.yaml"
 "$W" run "$T/pl7.yaml" --no-trace > "$T/pl7.out" 2>&1

@@ -8,7 +8,9 @@
  *   fair:     max-min on 1.5 L: the ring 0.75 L, the write 0.75 L;
  *   priority: the ring alone, at its cap L; the write 1.5 L - L = 0.5 L;
  *             the ring's job stalled: the write min(1.5 L, L) = L; the ring
- *             gone: L as well. */
+ *             gone: L as well; two writes from that NIC: each 0.25 L, the
+ *             pair solved in the storage network, and the one left 0.5 L,
+ *             alone again (the closed form). */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -30,7 +32,7 @@ typedef struct {
     WkDoc *doc;
     WkCluster c;
     WkShare s;
-    uint32_t *ring, nring, *wr, nwr;
+    uint32_t *ring, nring, wr;
 } Fix;
 
 static void near(double got, double want, double tol)
@@ -64,9 +66,9 @@ static void setup_fix(Fix *x, const char *sharing)
     wk_share_set_link(&x->s, wk_fabric_physical(path[0]), 1.5 * L);
     uint32_t edge[2] = {0, 1}, gpu = 0;
     assert_int_equal(wk_share_add(&x->s, &x->c, 0, edge, 1, &x->ring, &x->nring, NULL, &err), 0);
-    assert_int_equal(wk_share_add_storage(&x->s, &x->c, 1, &gpu, 1, 0, &x->wr, &x->nwr, &err), 0);
+    assert_int_equal(wk_share_xfer_add(&x->s, &x->c, 1, &gpu, 1, 0, &x->wr, &err), 0);
     assert_int_equal(x->nring, 1);
-    assert_int_equal(x->nwr, 1);
+    assert_int_equal(wk_share_xfer_flows(&x->s, x->wr), 1);
     uint32_t *jobs;
     size_t nj;
     int moved;
@@ -78,7 +80,6 @@ static void setup_fix(Fix *x, const char *sharing)
 static void teardown_fix(Fix *x)
 {
     free(x->ring);
-    free(x->wr);
     wk_share_fini(&x->s);
     wk_cluster_fini(&x->c);
     wk_doc_free(x->doc);
@@ -91,7 +92,7 @@ static double ring_rate(const Fix *x)
 
 static double write_rate(const Fix *x)
 {
-    return wk_share_min_rate_storage(&x->s, x->wr, x->nwr, INFINITY);
+    return wk_share_xfer_rate(&x->s, x->wr);
 }
 
 static void test_fair_halves_the_shared_link(void **state)
@@ -130,6 +131,21 @@ static void test_priority_leaves_storage_what_the_ring_does_not_take(void **stat
     wk_share_idle(&x.s, 0, x.ring, x.nring, 0);
     assert_int_equal(wk_share_store_solve(&x.s, &moved, &err), 0);
     assert_int_equal(moved, 1);
+    near(write_rate(&x), 0.5 * L, 1e-6 * L);
+
+    /* a second write from the same NIC (job 2): the two share what the
+     * ring leaves, 0.25 L each; the first ends, the second has 0.5 L */
+    uint32_t gpu = 0, wr2;
+    assert_int_equal(wk_share_xfer_add(&x.s, &x.c, 2, &gpu, 1, 0, &wr2, &err), 0);
+    assert_int_equal(wk_share_store_solve(&x.s, &moved, &err), 0);
+    assert_int_equal(moved, 1);
+    near(write_rate(&x), 0.25 * L, 1e-6 * L);
+    near(wk_share_xfer_rate(&x.s, wr2), 0.25 * L, 1e-6 * L);
+    assert_int_equal(wk_flownet_count(x.s.store), 2);
+    wk_share_xfer_remove(&x.s, wr2);
+    assert_int_equal(wk_share_store_solve(&x.s, &moved, &err), 0);
+    assert_int_equal(moved, 1);
+    assert_int_equal(wk_flownet_count(x.s.store), 0);
     near(write_rate(&x), 0.5 * L, 1e-6 * L);
 
     /* nothing changed: nothing moves */

@@ -35,6 +35,8 @@ typedef struct WkShare {
     size_t nrlinks;
     int alone_stale;       /* priority: the transfers' rates are to be re-read */
     uint64_t fabric_dl;    /* directed links of the fabric (the storage links follow) */
+    struct WkShareJobLinks *jl; /* priority: [jobs] the links of each job's last transfer */
+    uint64_t epoch;        /* priority: links set (down or back) so far */
     size_t njobs;
     uint64_t reflows;      /* rate recomputations of running jobs (summary) */
 } WkShare;

@@ -17,9 +17,23 @@ struct WkShareXfer {
     uint32_t nflows;
     uint32_t in_net;     /* priority: its flows are in s->store */
     uint32_t *off;       /* [nflows + 1]: flow i's links are links[off[i] .. off[i + 1]) */
-    WkLinkId *links;
+    WkLinkId *links;     /* fair: always; priority: while in_net */
     uint32_t *flows;     /* ids in s->net (fair) or s->store (priority, in_net) */
     double rate;         /* priority: flows x the slowest rate, last solved */
+    /* priority: */
+    uint32_t read, n;
+    uint32_t *gpus;      /* [n] a copy: the paths are made again to enter s->store */
+    uint64_t epoch;      /* s->epoch when dl, dc were made */
+    uint32_t nd;         /* its distinct links */
+    uint32_t *dl, *dc;   /* [nd] those links and its flows crossing each */
+};
+
+/* Priority: a job's last transfer's links, kept while its placement (and
+ * the links down) stay: a job writes every interval from the same NICs. */
+struct WkShareJobLinks {
+    uint32_t n, read, nflows, nd;
+    uint64_t epoch;
+    uint32_t *gpus, *dl, *dc;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -78,6 +92,96 @@ static int paths(const WkShare *s, const WkCluster *c, uint32_t job, const uint3
     return 0;
 }
 
+/* The distinct links of paths t->off/links and its flows on each, into
+ * *dl, *dc (malloc'd; *nd of them). */
+static int aggregate(WkShare *s, const struct WkShareXfer *t, uint32_t **dl, uint32_t **dc, uint32_t *nd,
+                     WkError *err)
+{
+    uint32_t nt = 0, end = t->nflows ? t->off[t->nflows] : 0;
+    for (uint32_t k = 0; k < end; k++)
+        if (s->cnt[t->links[k]]++ == 0)
+            s->touched[nt++] = (uint32_t)t->links[k];
+    *dl = malloc((nt ? nt : 1) * sizeof **dl);
+    *dc = malloc((nt ? nt : 1) * sizeof **dc);
+    for (uint32_t i = 0; i < nt; i++) {
+        if (*dl && *dc) {
+            (*dl)[i] = s->touched[i];
+            (*dc)[i] = s->cnt[s->touched[i]];
+        }
+        s->cnt[s->touched[i]] = 0;
+    }
+    *nd = nt;
+    if (!*dl || !*dc) {
+        free(*dl);
+        free(*dc);
+        *dl = *dc = NULL;
+        return wk_error_nomem(err, "storage flows");
+    }
+    return 0;
+}
+
+/* t's paths (made again from its GPUs), for s->store. */
+static int remake_paths(WkShare *s, const WkCluster *c, struct WkShareXfer *t, WkError *err)
+{
+    free(t->off);
+    free(t->links);
+    t->off = NULL;
+    t->links = NULL;
+    uint32_t nf = t->nflows;
+    int rc = paths(s, c, t->job, t->gpus, t->n, (int)t->read, t, err);
+    if (rc == 0 && t->nflows != nf)
+        rc = wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "storage flows: %u paths, were %u", t->nflows, nf);
+    return rc;
+}
+
+/* Fill t->dl, dc, nd from job's kept links, or make them (and keep them). */
+static int job_links(WkShare *s, const WkCluster *c, struct WkShareXfer *t, WkError *err)
+{
+    struct WkShareJobLinks *j = &s->jl[t->job];
+    int same = j->gpus && j->n == t->n && j->read == t->read && j->epoch == s->epoch;
+    for (uint32_t i = 0; same && i < t->n; i++)
+        same = j->gpus[i] == t->gpus[i];
+    if (!same) {
+        free(j->gpus);
+        free(j->dl);
+        free(j->dc);
+        *j = (struct WkShareJobLinks){0};
+        int rc = paths(s, c, t->job, t->gpus, t->n, (int)t->read, t, err);
+        if (rc == 0)
+            rc = aggregate(s, t, &j->dl, &j->dc, &j->nd, err);
+        free(t->off);
+        free(t->links);
+        t->off = NULL;
+        t->links = NULL;
+        if (rc == 0 && !(j->gpus = malloc((t->n ? t->n : 1) * sizeof *j->gpus)))
+            rc = wk_error_nomem(err, "storage flows");
+        if (rc < 0) {
+            free(j->dl);
+            free(j->dc);
+            *j = (struct WkShareJobLinks){0};
+            return rc;
+        }
+        for (uint32_t i = 0; i < t->n; i++)
+            j->gpus[i] = t->gpus[i];
+        j->n = t->n;
+        j->read = t->read;
+        j->epoch = s->epoch;
+        j->nflows = t->nflows;
+    }
+    t->nflows = j->nflows;
+    t->nd = j->nd;
+    t->epoch = j->epoch;
+    t->dl = malloc((j->nd ? j->nd : 1) * sizeof *t->dl);
+    t->dc = malloc((j->nd ? j->nd : 1) * sizeof *t->dc);
+    if (!t->dl || !t->dc)
+        return wk_error_nomem(err, "storage flows");
+    for (uint32_t i = 0; i < j->nd; i++) {
+        t->dl[i] = j->dl[i];
+        t->dc[i] = j->dc[i];
+    }
+    return 0;
+}
+
 /* ---- `priority`: the capacity the rings leave ---------------------------- */
 
 /* Note link l for the next wk_share_store_solve when a flow in s->store
@@ -119,13 +223,35 @@ void wk_share_store_ring_moved(WkShare *s, uint32_t ring)
         }
 }
 
-/* Put t's flows into s->store (marking their links for a fresh R_l). */
-static int enter(WkShare *s, struct WkShareXfer *t, WkError *err)
+/* Put t's flows into s->store (marking their links for a fresh R_l); its
+ * paths are made again, and when the links down moved since its start, its
+ * links counted again. */
+static int enter(WkShare *s, const WkCluster *c, struct WkShareXfer *t, WkError *err)
 {
-    if (!t->flows && t->nflows && !(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
+    if (!t->nflows)
+        return 0;
+    int rc = remake_paths(s, c, t, err);
+    if (rc < 0)
+        return rc;
+    if (t->epoch != s->epoch) {
+        uint32_t *dl, *dc, nd;
+        if ((rc = aggregate(s, t, &dl, &dc, &nd, err)) < 0)
+            return rc;
+        for (uint32_t i = 0; i < t->nd; i++)
+            s->uses[t->dl[i]] -= t->dc[i];
+        for (uint32_t i = 0; i < nd; i++)
+            s->uses[dl[i]] += dc[i];
+        free(t->dl);
+        free(t->dc);
+        t->dl = dl;
+        t->dc = dc;
+        t->nd = nd;
+        t->epoch = s->epoch;
+    }
+    if (!t->flows && !(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
         return wk_error_nomem(err, "storage flows");
     for (uint32_t i = 0; i < t->nflows; i++) {
-        int rc = wk_flownet_add(s->store, t->links + t->off[i], t->off[i + 1] - t->off[i], 0, t->job, &t->flows[i], err);
+        rc = wk_flownet_add(s->store, t->links + t->off[i], t->off[i + 1] - t->off[i], 0, t->job, &t->flows[i], err);
         if (rc < 0) {
             while (i-- > 0)
                 wk_flownet_remove(s->store, t->flows[i]);
@@ -146,18 +272,13 @@ static void leave(WkShare *s, struct WkShareXfer *t)
 }
 
 /* The rate of t alone: flows x min over its links of R_l / n_l. */
-static double alone_rate(WkShare *s, const struct WkShareXfer *t)
+static double alone_rate(const WkShare *s, const struct WkShareXfer *t)
 {
-    uint32_t nt = 0, end = t->off[t->nflows];
-    for (uint32_t k = 0; k < end; k++)
-        if (s->cnt[t->links[k]]++ == 0)
-            s->touched[nt++] = (uint32_t)t->links[k];
     double r = INFINITY;
-    for (uint32_t i = 0; i < nt; i++) {
-        double q = left(s, s->touched[i]) / s->cnt[s->touched[i]];
+    for (uint32_t i = 0; i < t->nd; i++) {
+        double q = left(s, t->dl[i]) / t->dc[i];
         if (q < r)
             r = q;
-        s->cnt[s->touched[i]] = 0;
     }
     return t->nflows * r;
 }
@@ -178,8 +299,10 @@ int wk_share_store_init(WkShare *s, const WkCluster *c, WkError *err)
     s->uses = calloc(nl, sizeof *s->uses);
     s->cnt = calloc(nl, sizeof *s->cnt);
     s->touched = malloc(nl * sizeof *s->touched);
-    return s->idle && s->rlinks && s->rmark && s->uses && s->cnt && s->touched ? 0
-                                                                              : wk_error_nomem(err, "storage share");
+    s->jl = calloc(s->njobs ? s->njobs : 1, sizeof *s->jl);
+    return s->idle && s->rlinks && s->rmark && s->uses && s->cnt && s->touched && s->jl
+               ? 0
+               : wk_error_nomem(err, "storage share");
 }
 
 void wk_share_store_fini(WkShare *s)
@@ -188,8 +311,17 @@ void wk_share_store_fini(WkShare *s)
         free(s->xf[i].off);
         free(s->xf[i].links);
         free(s->xf[i].flows);
+        free(s->xf[i].gpus);
+        free(s->xf[i].dl);
+        free(s->xf[i].dc);
     }
     free(s->xf);
+    for (size_t j = 0; s->jl && j < s->njobs; j++) {
+        free(s->jl[j].gpus);
+        free(s->jl[j].dl);
+        free(s->jl[j].dc);
+    }
+    free(s->jl);
     wk_flownet_free(s->store);
     free(s->idle);
     free(s->rlinks);
@@ -218,31 +350,45 @@ int wk_share_xfer_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32
     free(t->off);
     free(t->links);
     free(t->flows);
-    *t = (struct WkShareXfer){.job = job};
-    int rc = s->net ? paths(s, c, job, gpus, n, read, t, err) : 0;
-    if (rc == 0 && !s->store && t->nflows) { /* fair: into the rings' network */
-        if (!(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
+    free(t->gpus);
+    free(t->dl);
+    free(t->dc);
+    *t = (struct WkShareXfer){.job = job, .read = (uint32_t)read, .n = n};
+    int rc = 0;
+    if (!s->store) { /* fair: into the rings' network */
+        rc = s->net ? paths(s, c, job, gpus, n, read, t, err) : 0;
+        if (rc == 0 && t->nflows && !(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
             rc = wk_error_nomem(err, "storage flows");
         for (uint32_t i = 0; rc == 0 && i < t->nflows; i++)
             rc = wk_flownet_add(s->net, t->links + t->off[i], t->off[i + 1] - t->off[i], 0, job, &t->flows[i], err);
         if (rc < 0)
             for (uint32_t i = 0; t->flows && i < t->nflows; i++)
                 wk_flownet_remove(s->net, t->flows[i]); /* an id not handed out is a no-op */
+    } else if (job < s->njobs && c->storage.nodes && n) {
+        if (!(t->gpus = malloc((size_t)n * sizeof *t->gpus)))
+            rc = wk_error_nomem(err, "storage flows");
+        for (uint32_t i = 0; rc == 0 && i < n; i++)
+            t->gpus[i] = gpus[i];
+        if (rc == 0)
+            rc = job_links(s, c, t, err);
     }
+    t->live = 1;
+    *tid = id;
     if (rc == 0 && s->store) {
-        for (uint32_t k = 0; k < (t->nflows ? t->off[t->nflows] : 0); k++)
-            s->uses[t->links[k]]++;
+        for (uint32_t i = 0; i < t->nd; i++)
+            s->uses[t->dl[i]] += t->dc[i];
         s->nlive++;
         s->alone_stale = 1;
         if (s->nlive == 2) /* no longer alone: the other one joins the network */
             for (uint32_t i = 0; rc == 0 && i < s->nxf; i++)
-                if (s->xf[i].live)
-                    rc = enter(s, &s->xf[i], err);
+                if (s->xf[i].live && i != id)
+                    rc = enter(s, c, &s->xf[i], err);
         if (rc == 0 && s->nlive >= 2)
-            rc = enter(s, t, err);
+            rc = enter(s, c, t, err);
+    } else if (rc < 0 && s->store) {
+        t->nd = 0; /* nothing counted in uses yet */
+        s->nlive++;
     }
-    t->live = 1;
-    *tid = id;
     if (rc < 0) {
         wk_share_xfer_remove(s, id);
         return rc;
@@ -259,8 +405,8 @@ void wk_share_xfer_remove(WkShare *s, uint32_t tid)
         for (uint32_t i = 0; t->flows && i < t->nflows; i++)
             wk_flownet_remove(s->net, t->flows[i]);
     } else {
-        for (uint32_t k = 0; k < (t->nflows ? t->off[t->nflows] : 0); k++)
-            s->uses[t->links[k]]--;
+        for (uint32_t i = 0; i < t->nd; i++)
+            s->uses[t->dl[i]] -= t->dc[i];
         leave(s, t);
         s->nlive--;
         if (s->nlive == 1) /* the one left is alone again: out of the network */
@@ -301,7 +447,8 @@ void wk_share_idle(WkShare *s, uint32_t job, const uint32_t *rings, uint32_t n, 
     if (!!(s->idle[job >> 6] & bit) == !!on)
         return;
     s->idle[job >> 6] = on ? s->idle[job >> 6] | bit : s->idle[job >> 6] & ~bit;
-    for (uint32_t i = 0; i < n; i++)
+    s->alone_stale = 1; /* a transfer alone reads every R_l again */
+    for (uint32_t i = 0; wk_flownet_count(s->store) && i < n; i++)
         wk_share_store_ring_moved(s, rings[i]);
 }
 
@@ -310,6 +457,7 @@ void wk_share_set_link(WkShare *s, uint64_t phys, double bw)
     for (int dir = 0; dir < 2; dir++) {
         WkLinkId l = wk_fabric_directed(phys, dir);
         wk_flownet_set_capacity(s->net, l, bw);
+        s->epoch++; /* the paths around links down may move */
         if (s->store && s->nlive && s->uses[l]) {
             s->alone_stale = 1;
             mark(s, l);

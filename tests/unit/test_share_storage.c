@@ -59,7 +59,7 @@ static void setup_fix(Fix *x, const char *sharing)
     *x = (Fix){0};
     assert_int_equal(wk_doc_load_string(&x->doc, "c.yaml", yaml, strlen(yaml), &err), 0);
     assert_int_equal(wk_cluster_parse(wk_node_get(x->doc->root, "cluster"), &x->c, &err), 0);
-    assert_int_equal(wk_share_init(&x->s, &x->c, 2, &err), 0);
+    assert_int_equal(wk_share_init(&x->s, &x->c, 3, &err), 0);
     WkLinkId path[WK_FABRIC_MAX_HOPS];
     int n = wk_cluster_path(&x->c, 0, 1, path);
     assert_int_equal(n, 2); /* up to the leaf, down to GPU 1's NIC */

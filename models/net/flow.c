@@ -333,6 +333,36 @@ void wk_flownet_link_owners(const WkFlowNet *n, WkLinkId link, void (*fn)(uint32
         fn(n->flows[n->inc[k].flow].owner, user);
 }
 
+int wk_flownet_link_used(const WkFlowNet *n, WkLinkId link)
+{
+    return link < n->nlinks && n->links[link].head != NONE;
+}
+
+double wk_flownet_link_load(const WkFlowNet *n, WkLinkId link, int (*counts)(uint32_t owner, const void *user),
+                            const void *user)
+{
+    double sum = 0.0;
+    if (link >= n->nlinks)
+        return 0.0;
+    for (uint32_t k = n->links[link].head; k != NONE; k = n->inc[k].lnext) {
+        const Flow *fl = &n->flows[n->inc[k].flow];
+        if (!counts || counts(fl->owner, user))
+            sum += fl->rate;
+    }
+    return sum;
+}
+
+size_t wk_flownet_path(const WkFlowNet *n, uint32_t id, WkLinkId *out, size_t max)
+{
+    if (!live_id(n, id))
+        return 0;
+    size_t i = 0;
+    for (uint32_t k = n->flows[id].first; k != NONE; k = n->inc[k].fnext, i++)
+        if (i < max)
+            out[i] = n->inc[k].link;
+    return i;
+}
+
 size_t wk_flownet_changed(const WkFlowNet *n, const uint32_t **ids)
 {
     *ids = n->changed;

@@ -70,6 +70,20 @@ uint32_t wk_flownet_owner(const WkFlowNet *n, uint32_t id);
  * order; an owner once per flow of it). O(flows on the link). */
 void wk_flownet_link_owners(const WkFlowNet *n, WkLinkId link, void (*fn)(uint32_t owner, void *user), void *user);
 
+/** Whether any flow crosses link (0 for a link out of range). O(1). */
+int wk_flownet_link_used(const WkFlowNet *n, WkLinkId link);
+
+/** The sum of the rates (last solved) of the flows crossing link whose
+ * owner counts (counts NULL: every flow; else counts(owner, user) != 0).
+ * O(flows on the link); 0 for a link out of range. */
+double wk_flownet_link_load(const WkFlowNet *n, WkLinkId link, int (*counts)(uint32_t owner, const void *user),
+                            const void *user);
+
+/** The links of flow id in path order into out[0..max): returns the path's
+ * length (which may exceed max: then only max are written); 0 for an id
+ * not in the network. */
+size_t wk_flownet_path(const WkFlowNet *n, uint32_t id, WkLinkId *out, size_t max);
+
 /** Flows whose rate changed in the last solve: *ids borrowed until the next
  * call that modifies n; returns the count. */
 size_t wk_flownet_changed(const WkFlowNet *n, const uint32_t **ids);

@@ -203,15 +203,17 @@ void wk_runfail_account_now(WkRun *r)
 
 /* Take a failure's links out of service (delta +1) or give them back (-1),
  * then re-route the running jobs whose paths may move (wk_progress_reroute:
- * as re-routing every running job would). Past 255 failures in force on a
+ * as re-routing every running job would); under `priority` the transfers
+ * in flight then feel the rings' new rates (wk_runfail_store_settle). Past 255 failures in force on a
  * link the run stops rather than wrap the count. */
-int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err)
+int wk_runfail_set_links(WkRun *r, WkRunFail *f, const WkFailDown *d, int delta, WkError *err)
 {
     wk_runfail_account_now(r);
     int rc = wk_fail_class_mark_links(d, r->share.link_down, delta, err);
     if (rc < 0 || !r->share.net)
         return rc;
-    return wk_progress_reroute(r, d->links, d->nlinks, delta < 0, err);
+    rc = wk_progress_reroute(r, d->links, d->nlinks, delta < 0, err);
+    return rc < 0 ? rc : wk_runfail_store_settle(r, f, err);
 }
 
 /* ---- class failures and repairs ---- */
@@ -263,7 +265,7 @@ int wk_runfail_on_fail(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         if (rc == 0 && !aggregated)
             rc = wk_runfail_next_class_event(r, f, c, (uint32_t)comp, now, err);
     } else if (rc == 0) {
-        rc = d.nlinks ? wk_runfail_set_links(r, &d, +1, err) : wk_runfail_down_gpus(r, f, d.gpus, d.ngpus, inc, ci->detect, err);
+        rc = d.nlinks ? wk_runfail_set_links(r, f, &d, +1, err) : wk_runfail_down_gpus(r, f, d.gpus, d.ngpus, inc, ci->detect, err);
         WkTime rep = wk_dist_draw(&r->fail.cls[c].repair, f->fail_rng[c]);
         if (rc == 0)
             rc = wk_engine_post_e(e, now + (rep > 0 ? rep : 1), WK_EV_REPAIR, inc, aggregated ? 0 : 1, 0, 0, err);

@@ -83,7 +83,7 @@ void wk_runfail_up_gpus(WkRun *r, const uint32_t *g, uint32_t n);
 
 /** Take a failure's links out of service (delta +1) or give them back
  * (-1), then re-route every running job. */
-int wk_runfail_set_links(WkRun *r, const WkFailDown *d, int delta, WkError *err);
+int wk_runfail_set_links(WkRun *r, WkRunFail *f, const WkFailDown *d, int delta, WkError *err);
 
 /** A job (re)starts or stops: arm or drop its checkpoint events; a restart
  * after an incident records the recovery time (fail_ckpt.c). */
@@ -112,6 +112,13 @@ WkTime wk_runfail_store_done(WkTime start, double left, double rate);
  * other writes re-timed) or is dropped (resolve = 0: a stopped job; the next
  * solve settles the rates). No-op when job has none. 0 or a negative code. */
 int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkError *err);
+
+/** Under `sharing: priority`, after the rings changed (a job started or
+ * stopped, links re-routed): re-solve the storage flows on what the rings
+ * leave and, when a rate moved, re-time every transfer in flight. No-op
+ * under `fair` (the writes feel the rings at the next begin or end) or with
+ * no transfer in flight. 0 or a negative code. */
+int wk_runfail_store_settle(WkRun *r, WkRunFail *f, WkError *err);
 
 int wk_runfail_job_started(WkRun *r, WkRunFail *f, uint32_t job, WkError *err);
 void wk_runfail_job_stopped(WkRun *r, WkRunFail *f, uint32_t job);

@@ -6,7 +6,10 @@
  * bytes have moved at the rate of its slowest flow times its flow count
  * (each flow carries an equal part). Rates are re-read whenever a write
  * begins or ends. A load holds the job's progress until it is done and
- * the restart's warm-up has passed. */
+ * the restart's warm-up has passed. Under `sharing: priority` the flows
+ * are solved alone on what the rings leave (share.h, wk_share_store_solve),
+ * and also re-timed when the rings move on their links; a job stalled on
+ * its own transfer leaves its rings' share of the links to storage. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -26,7 +29,8 @@ WkTime wk_runfail_store_done(WkTime start, double left, double rate)
  * moves the end of its stall). */
 static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
 {
-    int rc = 0;
+    int moved;
+    int rc = wk_share_store_solve(&r->share, &moved, err);
     for (size_t i = 0; i < f->nxfer && rc == 0; i++) {
         WkStoreXfer *x = &f->xfer[i];
         WkTime t0 = x->t > x->from ? x->t : x->from;
@@ -35,7 +39,7 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
         if (x->left < 0)
             x->left = 0;
         x->t = now;
-        double rate = x->nflows * wk_share_min_rate(&r->share, x->flows, x->nflows, INFINITY);
+        double rate = wk_share_xfer_rate(&r->share, x->tid);
         x->rate = rate > 1 ? rate : 1; /* cut off by failed links: it crawls, it does not divide by 0 */
         WkTime done = wk_runfail_store_done(x->from > now ? x->from : now, x->left, x->rate);
         rc = wk_engine_post_e(r->eng, done, WK_EV_CKPT_DONE, x->job, x->read, 0, f->job[x->job].ckpt_tok, err);
@@ -45,6 +49,23 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
         }
     }
     return rc;
+}
+
+/* A blocking transfer (a load, a `remote` write) stalls its job: under
+ * `priority` its rings then leave their links to storage. */
+static void idle(WkRun *r, const WkStoreXfer *x, int on)
+{
+    const WkJobRt *rt = &r->rt[x->job];
+    if (x->read || r->fail.mode == WK_CKPT_REMOTE)
+        wk_share_idle(&r->share, x->job, rt->flows, rt->nflows - rt->na2a, on);
+}
+
+int wk_runfail_store_settle(WkRun *r, WkRunFail *f, WkError *err)
+{
+    if (!r->share.store || !f->nxfer)
+        return 0;
+    int moved, rc = wk_share_store_solve(&r->share, &moved, err);
+    return rc < 0 || !moved ? rc : retime(r, f, wk_engine_now(r->eng), err);
 }
 
 int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err)
@@ -72,14 +93,12 @@ int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, Wk
         x->est_s = load->est_s;
         x->tail = load->tail;
     }
-    int rc = wk_share_add_storage(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read, &x->flows,
-                                  &x->nflows, err);
-    if (rc < 0) {
-        wk_share_remove(&r->share, x->flows, x->nflows);
-        free(x->flows);
+    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read,
+                               &x->tid, err);
+    if (rc < 0)
         return rc;
-    }
     f->nxfer++;
+    idle(r, x, 1);
     if ((rc = wk_progress_reshare(r, err)) < 0)
         return rc;
     return retime(r, f, now, err);
@@ -92,8 +111,8 @@ int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkEr
         i++;
     if (i == f->nxfer)
         return 0;
-    wk_share_remove(&r->share, f->xfer[i].flows, f->xfer[i].nflows);
-    free(f->xfer[i].flows);
+    wk_share_xfer_remove(&r->share, f->xfer[i].tid);
+    idle(r, &f->xfer[i], 0);
     f->xfer[i] = f->xfer[--f->nxfer];
     if (!resolve)
         return 0;

@@ -26,7 +26,7 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
         WkFailDown d = {0};
         rc = wk_fail_class_down(wk_fail_class_get(c), &r->cluster, row->component, &d, err);
         if (rc == 0 && d.nlinks) {
-            rc = wk_runfail_set_links(r, &d, -1, err);
+            rc = wk_runfail_set_links(r, f, &d, -1, err);
         } else if (rc == 0) {
             wk_runfail_up_gpus(r, d.gpus, d.ngpus);
             if (d.ngpus)
@@ -59,8 +59,15 @@ static int on_repair(WkEngine *e, const WkEvent *ev, void *ctx, WkError *err)
 
 static int runfail_parse(WkRun *r, const WkNode *root, WkError *err)
 {
-    return wk_fail_parse(wk_node_get(root, "failures"), wk_node_get(root, "checkpoint"), wk_node_get(root, "recovery"),
-                         r->cluster.gpus, r->cluster.nodes, r->cluster.pods, &r->fail, err);
+    int rc = wk_fail_parse(wk_node_get(root, "failures"), wk_node_get(root, "checkpoint"), wk_node_get(root, "recovery"),
+                           r->cluster.gpus, r->cluster.nodes, r->cluster.pods, &r->fail, err);
+    if (rc < 0 || !r->cluster.storage.nodes || !r->cluster.storage.priority || r->fail.mode != WK_CKPT_ASYNC)
+        return rc;
+    /* an async write runs beside its own job's rings, which under strict
+     * priority take its NICs: it would wait for the job to end */
+    const WkNode *at = wk_node_get(wk_node_get(wk_node_get(root, "cluster"), "storage"), "sharing");
+    return wk_node_error(at, WK_E_INVAL, err, "priority needs checkpoint.mode remote (or memory): an async write "
+                         "would wait behind its own job's rings");
 }
 
 /* The failure model's event handlers, by event kind. */
@@ -214,14 +221,19 @@ static int rec_freed(WkRun *r, void *st, WkError *err)
     return f->nshrunk ? wk_runfail_grow_elastic(r, f, err) : 0;
 }
 
+/* Under `sharing: priority` a transfer in flight feels the rings of a job
+ * that started or stopped at once. */
+static int rec_changed(WkRun *r, void *st, WkError *err)
+{
+    return wk_runfail_store_settle(r, st, err);
+}
+
 static void rec_fini(void *st)
 {
     WkRunFail *f = st;
     if (!f)
         return;
-    for (size_t i = 0; i < f->nxfer; i++)
-        free(f->xfer[i].flows);
-    free(f->xfer);
+    free(f->xfer); /* their transfers go with the fabric share */
     free(f->incidents);
     free(f->waitlist);
     free(f->shrunk);
@@ -236,6 +248,7 @@ const WkRunSubsysOps wk_recovery = {
     .start = rec_start,
     .started = rec_started,
     .stopping = rec_stopping,
+    .changed = rec_changed,
     .freed = rec_freed,
     .fini = rec_fini,
 };

@@ -52,8 +52,7 @@ typedef struct WkStoreXfer {
     uint32_t inc;              /* a load: 1 + the incident whose restart it is, 0 = none */
     double est_s;              /* a load: its step time at storage_gb_per_s, as first charged */
     WkTime tail;               /* a load: the restart's steps after it (warm-up) */
-    uint32_t nflows;
-    uint32_t *flows;           /* owned: its flows in the fabric share */
+    uint32_t tid;              /* its transfer in the fabric share (wk_share_xfer_add) */
     double left;               /* bytes still to move at t */
     double rate;               /* bytes/s of all its flows since t */
     WkTime from;               /* bytes move from then on (after an async snapshot) */

@@ -677,10 +677,8 @@ int wk_progress_reroute(WkRun *r, const uint64_t *links, uint32_t n, int repair,
     for (uint32_t i = 0; i < n; i++) {
         uint64_t l = links[i];
         double cap = s->link_down && s->link_down[l] ? 0 : bw;
-        if (wk_flownet_capacity(s->net, wk_fabric_directed(l, 0)) != cap) {
-            wk_flownet_set_capacity(s->net, wk_fabric_directed(l, 0), cap);
-            wk_flownet_set_capacity(s->net, wk_fabric_directed(l, 1), cap);
-        }
+        if (wk_flownet_capacity(s->net, wk_fabric_directed(l, 0)) != cap)
+            wk_share_set_link(s, l, cap);
         wk_share_link_jobs(s, l);
     }
     /* In job order, as re-routing every running job would: the first one

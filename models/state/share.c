@@ -6,6 +6,7 @@
 
 #include "models/state/a2a.h"
 #include "models/state/eval.h"
+#include "models/state/share_impl.h"
 
 int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
 {
@@ -21,16 +22,20 @@ int wk_share_init(WkShare *s, const WkCluster *c, size_t njobs, WkError *err)
         wk_flownet_set_capacity(s->net, wk_fabric_directed(p, 1), wk_storage_capacity(c, p));
     }
     s->njobs = njobs;
+    s->fabric_dl = 2 * wk_fabric_link_ids(f);
     s->dirty = calloc((njobs + 63) / 64 + 1, sizeof *s->dirty);
     s->flowing = calloc((njobs + 63) / 64 + 1, sizeof *s->flowing);
     s->hit = calloc((njobs + 63) / 64 + 1, sizeof *s->hit);
-    return s->dirty && s->flowing && s->hit ? 0 : wk_error_nomem(err, "fabric share");
+    if (!s->dirty || !s->flowing || !s->hit)
+        return wk_error_nomem(err, "fabric share");
+    return c->storage.nodes && c->storage.priority ? wk_share_store_init(s, c, err) : 0;
 }
 
 void wk_share_fini(WkShare *s)
 {
     wk_flownet_free(s->net);
     wk_flownet_free(s->a2a);
+    wk_share_store_fini(s);
     free(s->dirty);
     free(s->flowing);
     free(s->hit);
@@ -123,67 +128,17 @@ int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_
 
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (s->store) /* its rate leaves the links: storage may take it */
+            wk_share_store_ring_moved(s, flows[i]);
         wk_flownet_remove(s->net, flows[i]);
+    }
 }
 
 void wk_share_remove_a2a(WkShare *s, const uint32_t *flows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         wk_flownet_remove(s->a2a, flows[i]);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-int wk_share_add_storage(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
-                         uint32_t **flows, uint32_t *nflows, WkError *err)
-{
-    *flows = NULL;
-    *nflows = 0;
-    uint32_t ns = c->storage.nodes;
-    if (!s->net || !ns || !n)
-        return 0;
-    uint32_t *nics = malloc((size_t)n * sizeof *nics), k = 0;
-    if (!nics)
-        return wk_error_nomem(err, "storage flows");
-    int sorted = 1; /* a job's GPUs are mostly in order already: no sort then */
-    for (uint32_t i = 0; i < n; i++) {
-        nics[i] = wk_cluster_nic_of(c, gpus[i]);
-        sorted &= i == 0 || nics[i - 1] <= nics[i];
-    }
-    if (!sorted)
-        qsort(nics, n, sizeof *nics, cmp_u32);
-    for (uint32_t i = 0; i < n; i++)
-        if (!k || nics[i] != nics[k - 1])
-            nics[k++] = nics[i];
-    uint32_t nf = k > ns ? k : ns;
-    int rc = 0;
-    if (!(*flows = malloc((size_t)nf * sizeof **flows)))
-        rc = wk_error_nomem(err, "storage flows");
-    for (uint32_t i = 0; rc == 0 && i < nf; i++) {
-        WkLinkId links[WK_FABRIC_MAX_HOPS];
-        uint32_t nic = nics[i % k], sn = (uint32_t)(((uint64_t)i + job) % ns);
-        int nl = wk_storage_path(c, nic, sn, i, read, links);
-        for (uint64_t salt = 1; s->link_down && salt <= 16; salt++) { /* around links down, as the rings */
-            int bad = 0;
-            for (int x = 0; x < nl && !bad; x++)
-                bad = wk_fabric_physical(links[x]) < c->storage.first_link &&
-                      s->link_down[wk_fabric_physical(links[x])] != 0;
-            if (!bad)
-                break;
-            nl = wk_storage_path(c, nic, sn, i + salt * nf, read, links);
-        }
-        uint32_t id;
-        rc = wk_flownet_add(s->net, links, (size_t)nl, 0, job, &id, err);
-        if (rc == 0)
-            (*flows)[(*nflows)++] = id;
-    }
-    free(nics);
-    return rc;
 }
 
 static double min_rate(const WkFlowNet *net, const uint32_t *flows, uint32_t n, double bw)
@@ -240,6 +195,12 @@ int wk_share_solve(WkShare *s, uint32_t except, int (*wants)(uint32_t job, void 
     uint32_t *out = NULL;
     size_t k = 0;
     int rc = wk_flownet_solve(s->net, err);
+    if (rc == 0 && s->store && s->nlive) { /* the rings moved: storage gets what they leave */
+        const uint32_t *ids;
+        size_t n = wk_flownet_changed(s->net, &ids);
+        for (size_t i = 0; i < n; i++)
+            wk_share_store_ring_moved(s, ids[i]);
+    }
     if (rc == 0)
         rc = collect(s, s->net, except, wants, user, &out, &k, err);
     if (rc == 0 && s->a2a && (rc = wk_flownet_solve(s->a2a, err)) == 0)

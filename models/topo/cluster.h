@@ -49,6 +49,9 @@ typedef struct WkStorage {
     uint32_t leaves;           /* ceil(nodes / per_leaf) */
     double nic_bytes_per_s;    /* one storage node, all its ports, per direction */
     uint64_t first_link;       /* wk_fabric_link_ids of the fabric */
+    uint32_t priority;         /* `sharing`: 0 fair (one max-min network with
+                                * the rings), 1 priority (the rings first,
+                                * storage on what they leave) */
 } WkStorage;
 
 #define WK_STORAGE_MAX_NODES 65536
@@ -166,6 +169,7 @@ int wk_cluster_path_salted(const WkCluster *c, uint32_t a, uint32_t b, uint64_t 
 /** Read `cluster.storage` (sec NULL or null: none) into c->storage; the
  * fabric must be parsed first (storage needs one). Keys: nodes (1 ..
  * WK_STORAGE_MAX_NODES, required), nic_gbps (per storage node, default 800),
+ * sharing (fair, the default, or priority),
  * nodes_per_leaf (1 .. the fabric's radix / 2, default 8). Errors name the
  * key's position. Returns 0 or a negative WK_E_*. */
 int wk_storage_parse(const WkNode *sec, WkCluster *c, WkError *err);

@@ -230,18 +230,22 @@ int wk_lifecycle_release(WkRun *r, uint32_t job, WkTime now, WkError *err)
     if (rc < 0)
         return rc;
     account(r, now);
+    int kept = 0; /* a shared GPU (a 1-GPU job's) held on until its last tenant leaves */
     for (uint32_t i = 0; i < n; i++) { /* the draws read the cluster, not the pool */
         uint32_t g = rt->gpus[i];
         WkTime since;
-        if (wk_pool_is_shared(&r->pool, g)) { /* held on until its last tenant leaves */
-            if (!wk_pool_share_leave(&r->pool, g, job, wk_run_job_milli(r, job), &since))
+        if (wk_pool_is_shared(&r->pool, g)) {
+            if (!wk_pool_share_leave(&r->pool, g, job, wk_run_job_milli(r, job), &since)) {
+                kept = 1;
                 continue;
+            }
             if ((rc = wk_account_segment_kind(&r->acct, WK_SEG_SHARED, job, since, now, &g, 1, err)) < 0)
                 return rc;
         }
         r->acct.gpu_power_w += gpu_draw(r, g, 0) - gpu_draw(r, g, 1);
     }
-    wk_pool_release_all(&r->pool, rt->gpus, n);
+    if (!kept)
+        wk_pool_release_all(&r->pool, rt->gpus, n);
     r->running--;
     if ((rc = released(r, job, rt->gpus, n, now, err)) < 0)
         return rc;

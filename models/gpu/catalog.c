@@ -92,6 +92,57 @@ static const WkGpuSku skus[] = {
         .source = "NVIDIA Tesla V100 datasheet (2020, SXM2): 125 TFLOP/s FP16 tensor (no BF16), 15.7 FP32, 7.8 FP64, "
                   "32 GB HBM2 900 GB/s, NVLink 300 GB/s, 300 W; V100 whitepaper: 80 SMs, boost 1530 MHz",
     },
+    {
+        /* The 16 GB V100 SXM2: the same GPU, clock and power as
+         * V100-SXM2-32G (one datasheet covers both); only the memory differs. */
+        .name = "V100-SXM2-16G",
+        .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 7.8 * T,
+        .hbm_bytes = 16 * GB, .hbm_bw_bytes_per_s = 900 * GB,
+        .link_bw_bytes_per_s = 300 * GB, /* NVLink 2: 6 links x 50 GB/s, bidirectional */
+        .tdp_w = 300, .idle_w = 300 * IDLE_FRACTION,
+        .fp16_only = 1,
+        .source = "NVIDIA Tesla V100 datasheet (2020, SXM2): 125 TFLOP/s FP16 tensor (no BF16), 15.7 FP32, 7.8 FP64, "
+                  "16 GB HBM2 900 GB/s, NVLink 300 GB/s, 300 W",
+    },
+    {
+        /* Pascal (2016): no tensor cores. bf16_flops holds the FP16 peak of
+         * the CUDA cores (two FP16 operations per FP32 lane): 56 SMs x 64
+         * lanes x 2 x 2 FLOP x 1303 MHz = 18.7 TFLOP/s. The PCIe card, not
+         * the SXM2 module (21.2 TFLOP/s FP16, 300 W, NVLink): see
+         * docs/models.md for why. */
+        .name = "P100-PCIe-16G",
+        .bf16_flops = 18.7 * T, .fp8_flops = 0, .fp64_flops = 4.7 * T,
+        .hbm_bytes = 16 * GB, .hbm_bw_bytes_per_s = 732 * GB,
+        .link_bw_bytes_per_s = 32 * GB, /* PCIe Gen3 x16, bidirectional */
+        .tdp_w = 250, .idle_w = 250 * IDLE_FRACTION,
+        .fp16_only = 1,
+        .source = "NVIDIA Tesla P100 datasheet (2016, PCIe): 18.7 TFLOP/s FP16 (no tensor cores, no BF16), "
+                  "9.3 FP32, 4.7 FP64, 16 GB HBM2 732 GB/s, PCIe Gen3 32 GB/s, 250 W",
+    },
+    {
+        /* Turing (2018): FP16 tensor cores, no BF16; bf16_flops holds the
+         * FP16 tensor peak, 40 SMs x 8 tensor cores x 64 FMA x 2 x 1590 MHz
+         * = 65 TFLOP/s. A PCIe card only. */
+        .name = "T4-16G",
+        .bf16_flops = 65 * T, .fp8_flops = 0, .fp64_flops = 0,
+        .hbm_bytes = 16 * GB, .hbm_bw_bytes_per_s = 320 * GB, /* GDDR6 */
+        .link_bw_bytes_per_s = 32 * GB, /* PCIe Gen3 x16, bidirectional */
+        .tdp_w = 70, .idle_w = 70 * IDLE_FRACTION,
+        .fp16_only = 1,
+        .source = "NVIDIA T4 datasheet (2019): 65 TFLOP/s FP16 tensor (mixed precision; no BF16), 8.1 FP32, "
+                  "16 GB GDDR6 320 GB/s, PCIe Gen3 x16 32 GB/s, 70 W",
+    },
+    {
+        /* Ampere GA102 (2021): BF16 tensor cores, 125 TFLOP/s dense (250
+         * with sparsity) = 72 SMs x 1024 FLOP x 1695 MHz. A PCIe card only. */
+        .name = "A10-24G",
+        .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 0,
+        .hbm_bytes = 24 * GB, .hbm_bw_bytes_per_s = 600 * GB, /* GDDR6 */
+        .link_bw_bytes_per_s = 64 * GB, /* PCIe Gen4 x16, bidirectional */
+        .tdp_w = 150, .idle_w = 150 * IDLE_FRACTION,
+        .source = "NVIDIA A10 datasheet (2021): 125 TFLOP/s BF16/FP16 dense (250 sparse), 31.2 FP32, "
+                  "24 GB GDDR6 600 GB/s, PCIe Gen4 64 GB/s, 150 W",
+    },
 };
 
 #define NSKU (sizeof skus / sizeof skus[0])

@@ -57,6 +57,25 @@ static const WkDvfs table[] = {
      .source = "NVIDIA V100 whitepaper: SXM2 boost clock 1530 MHz, at which the 125 TFLOP/s tensor peak is "
                "specified; lowest clock and power limit are the A100's fractions (no cited figure); no "
                "sustained-GEMM clock measured"},
+    {.sku = "V100-SXM2-16G", .max_mhz = 1530, .min_mhz = 1530.0 * 210 / 1410, .cap_min_w = 300.0 * 100 / 400,
+     .v0 = V0, .spec_mhz = 1530, .source = "taken from V100-SXM2-32G (the same GPU; no cited figure)"},
+    /* P100, T4, A10: the clock the datasheet's 16-bit peak implies, peak /
+     * (SMs x FLOP per SM per clock): P100 PCIe 18.7 TFLOP/s / (56 x 256) =
+     * 1304 MHz, T4 65 / (40 x 1024) = 1587 MHz, A10 125 / (72 x 1024) = 1695
+     * MHz; lowest clock and power limit the A100's fractions (no cited
+     * figure); no sustained-GEMM clock measured. */
+    {.sku = "P100-PCIe-16G", .max_mhz = 18.7e12 / (56 * 256.0) / 1e6, .min_mhz = 18.7e12 / (56 * 256.0) / 1e6 * 210 / 1410,
+     .cap_min_w = 250.0 * 100 / 400, .v0 = V0, .spec_mhz = 18.7e12 / (56 * 256.0) / 1e6,
+     .source = "clock of the P100 PCIe datasheet's 18.7 TFLOP/s FP16 peak on 56 SMs; lowest clock and power "
+               "limit are the A100's fractions (no cited figure)"},
+    {.sku = "T4-16G", .max_mhz = 65e12 / (40 * 1024.0) / 1e6, .min_mhz = 65e12 / (40 * 1024.0) / 1e6 * 210 / 1410,
+     .cap_min_w = 70.0 * 100 / 400, .v0 = V0, .spec_mhz = 65e12 / (40 * 1024.0) / 1e6,
+     .source = "clock of the T4 datasheet's 65 TFLOP/s FP16 tensor peak on 40 SMs; lowest clock and power limit "
+               "are the A100's fractions (no cited figure)"},
+    {.sku = "A10-24G", .max_mhz = 125e12 / (72 * 1024.0) / 1e6, .min_mhz = 125e12 / (72 * 1024.0) / 1e6 * 210 / 1410,
+     .cap_min_w = 150.0 * 100 / 400, .v0 = V0, .spec_mhz = 125e12 / (72 * 1024.0) / 1e6,
+     .source = "clock of the A10 datasheet's 125 TFLOP/s BF16 dense peak on 72 SMs; lowest clock and power limit "
+               "are the A100's fractions (no cited figure)"},
 };
 
 #define NDVFS (sizeof table / sizeof table[0])

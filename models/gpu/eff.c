@@ -141,6 +141,41 @@
 /* [OV]: average compute slowdown while communication overlaps it. */
 #define OVERLAP_SLOWDOWN 0.189
 
+/* The V100 entry; V100-SXM2-16G is the same GPU (one datasheet) and takes it whole. */
+#define V100_EFF(name) \
+    { \
+        .sku = (name), .mat_max = V100_GEMM_FLOPS / 125e12, \
+        .mat_half_flops = (A100_GEMM_TAU_S - V100_KERNEL_S) * V100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0, \
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0, \
+        .vec_flops = 15.7e12, .mem_max = V100_MEM, .kernel_s = V100_KERNEL_S, \
+        .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94, \
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1, \
+        .source = "GEMM: cuBLAS tensor-core GEMM up to 83 TFLOP/s (Markidis et al., IPDPSW 2018), with the A100 " \
+                  "fit's 10.7 us tail (no V100 sweep); HBM: triad 814 GB/s, launch gap 2.1 us " \
+                  "(te42kyfo/gpu-benches v100); FP32 vector 15.7 TFLOP/s (datasheet); attention, collectives " \
+                  "(NVLink busbw 232/300 of line rate, ring step 11.7 us) and overlap slowdown: the A100's " \
+                  "(no V100 kernel or nccl-tests figure used)", \
+    }
+
+/* P100, T4 and A10 (the Alibaba trace's PCIe cards): no public kernel-level
+ * GEMM, stream or collective figures used, so the generic rule: the A100's
+ * ratios (GEMM fraction of the peak and its 10.7 us tail, HBM fraction,
+ * launch gap, attention, collectives, overlap), with each card's own
+ * datasheet 16-bit peak (`peak`, for the GEMM tail) and FP32 vector peak
+ * (`vec`); no shape-aware fit, no sustained-clock correction. Marked
+ * borrowed. */
+#define A100_RATIOS(name, peak, vec) \
+    { \
+        .sku = (name), .mat_max = A100_GEMM_FLOPS / 312e12, \
+        .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS / 312e12 * (peak), .fp8_max = 0, \
+        .fp8_half_flops = 0, .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0, \
+        .vec_flops = (vec), .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S, .overlap_slowdown = OVERLAP_SLOWDOWN, \
+        .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S, \
+        .nvls_lat_s = 0, .measured = 0, .borrowed = "A100-SXM-80G", \
+        .source = "no public kernel or collective measurements used: the A100's ratios (the generic rule); " \
+                  "FP32 vector peak from the datasheet", \
+    }
+
 static const WkGpuEff table[] = {
     {
         .sku = "A100-SXM-80G", .mat_max = A100_GEMM_FLOPS / 312e12,
@@ -221,19 +256,11 @@ static const WkGpuEff table[] = {
         .mat_half_q = (A100_GEMM_Q_TAU_S - A100_KERNEL_S) * A100_GEMM_Q_FLOPS, .measured = 0, .borrowed = "A100-SXM-80G",
         .source = "no public kernel or HCCL measurements used: the A100's (nearest peak and generation)",
     },
-    {
-        .sku = "V100-SXM2-32G", .mat_max = V100_GEMM_FLOPS / 125e12,
-        .mat_half_flops = (A100_GEMM_TAU_S - V100_KERNEL_S) * V100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
-        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
-        .vec_flops = 15.7e12, .mem_max = V100_MEM, .kernel_s = V100_KERNEL_S,
-        .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
-        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .measured = 1,
-        .source = "GEMM: cuBLAS tensor-core GEMM up to 83 TFLOP/s (Markidis et al., IPDPSW 2018), with the A100 "
-                  "fit's 10.7 us tail (no V100 sweep); HBM: triad 814 GB/s, launch gap 2.1 us "
-                  "(te42kyfo/gpu-benches v100); FP32 vector 15.7 TFLOP/s (datasheet); attention, collectives "
-                  "(NVLink busbw 232/300 of line rate, ring step 11.7 us) and overlap slowdown: the A100's "
-                  "(no V100 kernel or nccl-tests figure used)",
-    },
+    V100_EFF("V100-SXM2-32G"),
+    V100_EFF("V100-SXM2-16G"), /* the same GPU with 16 GB */
+    A100_RATIOS("P100-PCIe-16G", 18.7e12, 9.3e12),
+    A100_RATIOS("T4-16G", 65e12, 8.1e12),
+    A100_RATIOS("A10-24G", 125e12, 31.2e12),
 };
 #define NEFF (sizeof table / sizeof table[0])
 

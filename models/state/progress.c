@@ -257,16 +257,19 @@ static void drop_flows(WkRun *r, uint32_t job)
  * cluster's reference SKU (the first node group's) at full clock; a
  * synchronous job runs at its slowest GPU, so the speed is the smallest
  * (SKU BF16 peak / reference peak) x effective clock over its GPUs
- * (docs/models.md, "Plain jobs"). 1 on a homogeneous cluster at full clock. */
+ * (docs/models.md, "Plain jobs"). 1 on a homogeneous cluster at full clock.
+ * With workload.sku_speed false the peak ratio is 1 on every SKU (the
+ * duration is wall time on whatever GPU the trace's job ran). */
 static double plain_speed(const WkRun *r, const uint32_t *gpus, uint32_t n)
 {
     const WkCluster *c = &r->cluster;
     int capped = c->capped | c->site_capped;
-    if (c->ngroups == 1 && r->pool.nslow == 0 && !(r->diurnal > 0 && r->diurnal != 1.0) && !capped)
+    if ((c->ngroups == 1 || r->wl.same_speed) && r->pool.nslow == 0 && !(r->diurnal > 0 && r->diurnal != 1.0) && !capped)
         return 1.0; /* one SKU, every clock nominal */
     double ref = c->groups[0].sku->bf16_flops, factor = r->diurnal > 0 ? r->diurnal : 1.0, speed = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        double v = wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref * (c->clock[gpus[i]] * factor);
+        double v = (r->wl.same_speed ? 1.0 : wk_cluster_sku_of(c, gpus[i])->bf16_flops / ref) *
+                   (c->clock[gpus[i]] * factor);
         if (capped) /* only the clock-bound share of its run time stretches (docs/models.md) */
             v /= wk_dvfs_time_factor(wk_cluster_cap_clock(c, gpus[i]), c->power.compute_share);
         speed = v < speed ? v : speed;

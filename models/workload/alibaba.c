@@ -134,7 +134,7 @@ static int row(Pods *pd, WkWorkload *out, const Field *f, size_t nf, long line, 
 
 static int load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *out, WkError *err)
 {
-    static const char *const known[] = {"source", "trace", "comm", "quotas", "gpu_sharing", NULL};
+    static const char *const known[] = {"source", "trace", "comm", "quotas", "gpu_sharing", "sku_speed", NULL};
     const char *rel = NULL;
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0 || (rc = wk_node_str(sec, "trace", 1, &rel, err)) < 0)

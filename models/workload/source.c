@@ -94,6 +94,11 @@ int wk_workload_load(const WkNode *sec, const WkWorkloadCtx *ctx, WkWorkload *ou
                 rc = read_quotas(sec, out, err);
             if (rc == 0)
                 rc = wk_node_bool(sec, "gpu_sharing", 0, &out->gpu_sharing, err);
+            if (rc == 0) {
+                int sku_speed = 1;
+                rc = wk_node_bool(sec, "sku_speed", 0, &sku_speed, err);
+                out->same_speed = !sku_speed;
+            }
             if (rc < 0)
                 wk_workload_fini(out);
             return rc;

@@ -83,6 +83,11 @@ typedef struct WkWorkload {
     /* `gpu_sharing:` 1 = jobs with a gpu_milli share GPUs (docs/models.md,
      * "GPU sharing"); 0 = each takes a whole GPU */
     int gpu_sharing;
+    /* `sku_speed: false` (alibaba source): 1 = a plain job runs at the same
+     * speed on every SKU, its duration the trace's wall time on whatever GPU
+     * it ran (docs/models.md, "Job execution"); 0 (default) = its duration is
+     * run time on the reference SKU, scaled by the peak ratio */
+    int same_speed;
 } WkWorkload;
 
 /* What a source may use besides its own section. */

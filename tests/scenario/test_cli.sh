@@ -98,6 +98,29 @@ if [ -r "$NL" ]; then
   got=$(sed -n 's/.*{name: \([^,]*\), sku: [^,]*, nodes: \([0-9]*\), gpus_per_node: \([0-9]*\)}.*/\1 \3 \2/p' "$SRC/scenarios/alibaba.yaml" | sort)
   [ "$want" = "$got" ] && ok || bad "alibaba.yaml groups differ from the node list: want '$want' got '$got'"
 fi
+# each of its groups is on its model's catalog SKU (G2 and G3, undisclosed, on the A100 stand-in),
+# and every SKU it names is in the catalog (the scenario validates with its groups)
+map='A10 A10-24G|G2 A100-SXM-80G|G3 A100-SXM-80G|P100 P100-PCIe-16G|T4 T4-16G|V100M16 V100-SXM2-16G|V100M32 V100-SXM2-32G'
+got=$(sed -n 's/.*{name: \([^-,]*\)-[^,]*, sku: \([^,]*\),.*/\1 \2/p' "$SRC/scenarios/alibaba.yaml" | sort -u | paste -sd'|')
+[ "$map" = "$got" ] && ok || bad "alibaba.yaml groups' SKUs: want '$map' got '$got'"
+for sku in A10-24G P100-PCIe-16G T4-16G V100-SXM2-16G V100-SXM2-32G; do
+  printf 'cluster: {nodes: 1, gpus_per_node: 1, sku: %s}\nworkload: {source: alibaba, trace: pods1.csv}\n' "$sku" > "$T/sku.yaml"
+  printf 'name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,1000,0,100,0\n' > "$T/pods1.csv"
+  expect 0 "1 jobs" "$W" validate "$T/sku.yaml"
+done
+# sku_speed: a pod's trace duration scales with the peak ratio to the first group's SKU by
+# default (the second pod runs on the T4: 1000 s x 312/65 = 4800 s); with sku_speed: false
+# it is wall time on any SKU (1000 s); a bad value is a positioned error; other sources refuse it
+printf 'name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np0,1,1000,0,1000,0\np1,1,1000,0,1000,0\n' > "$T/pods2.csv"
+printf 'cluster:\n  groups:\n    - {name: a, sku: A100-SXM-80G, nodes: 1, gpus_per_node: 1}\n    - {name: t, sku: T4-16G, nodes: 1, gpus_per_node: 1}\nworkload: {source: alibaba, trace: pods2.csv}\n' > "$T/het.yaml"
+expect 0 '"makespan_s":4800,' "$W" run "$T/het.yaml" -q --no-trace --json
+expect 0 '"makespan_s":1000,' "$W" run "$T/het.yaml" -q --no-trace --json --set workload.sku_speed=false
+expect 0 '"makespan_s":4800,' "$W" run "$T/het.yaml" -q --no-trace --json --set workload.sku_speed=true
+sed 's/trace: pods2.csv}/trace: pods2.csv, sku_speed: maybe}/' "$T/het.yaml" > "$T/het-bad.yaml"
+expect 2 "het-bad.yaml:5:58: workload.sku_speed: expected true or false" "$W" run "$T/het-bad.yaml" -o "$T/het-bad.h5"
+[ -e "$T/het-bad.h5" ] && bad "trace written for a bad sku_speed" || ok
+printf 'cluster: {nodes: 1}\nworkload: {source: inline, jobs: [{gpus: 1, duration: 1h}], sku_speed: false}\n' > "$T/inl.yaml"
+expect 2 "workload.sku_speed: unknown key" "$W" validate "$T/inl.yaml"
 # facility: a negative budget, a bad price row, a price series shorter than sim.end; no trace
 printf 'cluster: {nodes: 2}\nfacility: {budget_mw: -1}\nworkload: {source: inline, jobs: []}\n' > "$T/fneg.yaml"
 expect 2 "fneg.yaml:2:23: facility.budget_mw: must be" "$W" run "$T/fneg.yaml" -o "$T/fneg.h5"

@@ -278,7 +278,8 @@ static void test_causal_attention_follows_the_flash_attention_2_key_sweep(void *
 static void test_every_sku_has_cited_curves(void **state)
 {
     (void)state;
-    static const char *const skus[] = {"A100-SXM-80G", "H100-SXM-80G", "H200-SXM", "MI300X", "Ascend-910B"};
+    static const char *const skus[] = {"A100-SXM-80G",  "H100-SXM-80G", "H200-SXM", "MI300X",  "Ascend-910B",
+                                       "V100-SXM2-32G", "V100-SXM2-16G", "P100-PCIe-16G", "T4-16G", "A10-24G"};
     for (size_t i = 0; i < sizeof skus / sizeof skus[0]; i++) {
         const WkGpuEff *e = wk_catalog_eff(wk_catalog_find(skus[i]));
         assert_non_null(e);
@@ -292,6 +293,58 @@ static void test_every_sku_has_cited_curves(void **state)
         assert_true(e->gemm_at >= 0 && e->gemm_at <= 1 && e->fp8_at >= 0 && e->fp8_at <= 1);
         assert_true(e->attn_at >= 0 && e->attn_at <= 1 && e->sms >= 0);
     }
+}
+
+/* The Alibaba trace's public models (scenarios/alibaba.yaml): each is in the
+ * catalog with its datasheet 16-bit peak, memory, bandwidth and board power
+ * (docs/models.md, "GPU catalog"), its own FP32 vector peak in the
+ * efficiency curves (not the A100's 19.5 TFLOP/s the nearest-generation
+ * rule would give), and a DVFS entry whose top clock is the one the peak
+ * implies and whose power-limit range ends at its own TDP. */
+static void test_alibaba_trace_models_carry_their_datasheet_figures(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double peak, hbm, bw, link, tdp, vec;
+        int fp16_only;
+    } want[] = {
+        {"P100-PCIe-16G", 18.7e12, 16e9, 732e9, 32e9, 250, 9.3e12, 1}, /* FP16 on CUDA cores, no tensor cores */
+        {"T4-16G", 65e12, 16e9, 320e9, 32e9, 70, 8.1e12, 1},
+        {"A10-24G", 125e12, 24e9, 600e9, 64e9, 150, 31.2e12, 0},
+        {"V100-SXM2-16G", 125e12, 16e9, 900e9, 300e9, 300, 15.7e12, 1},
+        {"V100-SXM2-32G", 125e12, 32e9, 900e9, 300e9, 300, 15.7e12, 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const WkGpuSku *s = wk_catalog_find(want[i].name);
+        assert_non_null(s);
+        assert_float_equal(s->bf16_flops, want[i].peak, 1);
+        assert_float_equal(s->fp8_flops, 0, 0);
+        assert_float_equal(s->hbm_bytes, want[i].hbm, 1);
+        assert_float_equal(s->hbm_bw_bytes_per_s, want[i].bw, 1);
+        assert_float_equal(s->link_bw_bytes_per_s, want[i].link, 1);
+        assert_float_equal(s->tdp_w, want[i].tdp, 0);
+        assert_float_equal(s->idle_w, want[i].tdp * WK_GPU_IDLE_FRACTION, 1e-9);
+        assert_int_equal(s->fp16_only, want[i].fp16_only);
+        assert_non_null(s->source);
+        const WkGpuEff *e = wk_catalog_eff(s);
+        assert_string_equal(e->sku, want[i].name);
+        assert_float_equal(e->vec_flops, want[i].vec, 1);
+        assert_true(e->vec_flops < s->bf16_flops);
+        const WkDvfs *d = wk_dvfs_of(s);
+        assert_string_equal(d->sku, want[i].name);
+        assert_true(d->cap_min_w < s->tdp_w && d->min_mhz < d->max_mhz);
+    }
+    /* the 16 GB V100 is the 32 GB one's GPU: the same curves and clocks */
+    const WkGpuEff *e16 = wk_catalog_eff(wk_catalog_find("V100-SXM2-16G"));
+    const WkGpuEff *e32 = wk_catalog_eff(wk_catalog_find("V100-SXM2-32G"));
+    assert_float_equal(e16->mat_max, e32->mat_max, 0);
+    assert_float_equal(e16->mat_half_flops, e32->mat_half_flops, 0);
+    assert_float_equal(e16->mem_max, e32->mem_max, 0);
+    /* the peak each top clock implies: SMs x FLOP per SM per clock x clock */
+    assert_float_equal(wk_dvfs_of(wk_catalog_find("P100-PCIe-16G"))->max_mhz * 1e6 * 56 * 256, 18.7e12, 1e6);
+    assert_float_equal(wk_dvfs_of(wk_catalog_find("T4-16G"))->max_mhz * 1e6 * 40 * 1024, 65e12, 1e6);
+    assert_float_equal(wk_dvfs_of(wk_catalog_find("A10-24G"))->max_mhz * 1e6 * 72 * 1024, 125e12, 1e6);
 }
 
 int main(void)
@@ -308,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_memory_bound_kernels_stream_at_the_measured_triad_rate),
         cmocka_unit_test(test_causal_attention_follows_the_flash_attention_2_key_sweep),
         cmocka_unit_test(test_every_sku_has_cited_curves),
+        cmocka_unit_test(test_alibaba_trace_models_carry_their_datasheet_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

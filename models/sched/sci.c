@@ -643,7 +643,7 @@ static int invoke(Sci *s, WkSchedCtx *ctx, int mig, WkError *err)
                                  nchanged == UINT32_MAX ? 0 : nchanged, s->jobs, n, err);
     if (rc < 0)
         return rc;
-    double e0 = wk_sci_energy(s->st);
+    double e0 = wk_sci_state_energy(s->st); /* the load's from-scratch energy */
     /* the head, and each next head, starts now if it fits */
     int pinned = 0;
     size_t qi = 0;

@@ -171,6 +171,10 @@ int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *chang
 /** The energy H of the current configuration, recomputed from scratch. */
 double wk_sci_energy(const WkSciState *s);
 
+/** The tracked energy H: after a load it is wk_sci_energy's value bit for
+ * bit; moves, pins and set_block keep it up to date incrementally. O(1). */
+double wk_sci_state_energy(const WkSciState *s);
+
 /** Put job i on gpus[0..n) in that rank order (free GPUs, or its own), or
  * unplace it (gpus NULL; not for a job with a real placement). Returns 0 or
  * WK_E_INVAL. For tests and brute force. */

@@ -30,7 +30,7 @@ static int move_place(WkSciState *s, WkRng *rng, uint32_t i, double t)
     double d = wk_sci_take_all(s, s->cand, it->n);
     double e = wk_sci_block_energy(s, it, s->cand), de = e - it->wait_term + d;
     if (!metropolis(rng, de, t, it->n)) {
-        wk_sci_give_all(s, s->cand, it->n);
+        wk_sci_give_quiet(s, s->cand, it->n);
         return 0;
     }
     memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
@@ -48,7 +48,7 @@ static int move_unplace(WkSciState *s, WkRng *rng, uint32_t i, double t)
     Item *it = &s->it[i];
     double d = wk_sci_give_all(s, it->blk, it->n), de = it->wait_term - it->e + d;
     if (!metropolis(rng, de, t, it->n)) {
-        wk_sci_take_all(s, it->blk, it->n);
+        wk_sci_take_quiet(s, it->blk, it->n);
         return 0;
     }
     wk_sci_mark_unplaced(s, i);
@@ -80,14 +80,14 @@ static int move_block(WkSciState *s, WkRng *rng, uint32_t i, double t)
         memcpy(s->cand, it->real, (size_t)it->n * sizeof *s->cand);
     } else if (t == 0 || wk_sci_propose(s, rng, wk_sci_random_how(s, rng), it->n) < 0 ||
                !wk_sci_fits(s, it, s->cand)) {
-        wk_sci_take_all(s, it->blk, it->n);
+        wk_sci_take_quiet(s, it->blk, it->n);
         return 0;
     }
     d += wk_sci_take_all(s, s->cand, it->n);
     double e = wk_sci_block_energy(s, it, s->cand), de = e - it->e + d;
     if (t == 0 ? de >= 0 : !metropolis(rng, de, t, it->n)) {
-        wk_sci_give_all(s, s->cand, it->n);
-        wk_sci_take_all(s, it->blk, it->n);
+        wk_sci_give_quiet(s, s->cand, it->n);
+        wk_sci_take_quiet(s, it->blk, it->n);
         return 0;
     }
     memcpy(it->blk, s->cand, (size_t)it->n * sizeof *it->blk);
@@ -149,15 +149,15 @@ static int move_exchange(WkSciState *s, WkRng *rng, uint32_t i, double t)
         return 0;
     double d = wk_sci_give_all(s, v->blk, v->n);
     if (wk_sci_propose(s, rng, wk_sci_random_how(s, rng), q->n) < 0 || !wk_sci_fits(s, q, s->cand)) {
-        wk_sci_take_all(s, v->blk, v->n);
+        wk_sci_take_quiet(s, v->blk, v->n);
         return 0;
     }
     d += wk_sci_take_all(s, s->cand, q->n);
     double e = wk_sci_block_energy(s, q, s->cand);
     double de = (e - q->wait_term) + (v->wait_term - v->e) + d;
     if (!metropolis(rng, de, t, q->n + v->n)) {
-        wk_sci_give_all(s, s->cand, q->n);
-        wk_sci_take_all(s, v->blk, v->n);
+        wk_sci_give_quiet(s, s->cand, q->n);
+        wk_sci_take_quiet(s, v->blk, v->n);
         return 0;
     }
     wk_sci_mark_unplaced(s, (uint32_t)(v - s->it));

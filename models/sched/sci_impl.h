@@ -39,6 +39,12 @@ struct WkSciState {
     /* nodes by free GPUs: bucket k = bn[k * nodes .. k * nodes + blen[k]),
      * unordered; bpos[nd] = index of nd in its bucket */
     uint32_t *bn, *bpos, *blen;
+    /* each bucket's members as a bitset over nodes (bwords words per
+     * bucket), kept with the buckets, and which buckets changed since the
+     * last sort: a load re-sorts only those, in node order, from the bits */
+    uint64_t *bbits;
+    uint32_t bwords;
+    uint8_t *btouch;
     /* idle nodes (every GPU free), kept with the buckets: per pod the
      * nodes and their GPUs, and the cluster's count */
     uint32_t *pod_idle_n, *pod_idle_g, idle_nodes;
@@ -89,13 +95,25 @@ static inline uint32_t wk_sci_node_size(const WkSciState *s, uint32_t nd)
     return s->c->node_first_gpu[nd + 1] - s->c->node_first_gpu[nd];
 }
 
-/** Rebuild the nodes-by-free-GPUs buckets from node_free. */
+/** Rebuild the nodes-by-free-GPUs buckets (nodes by id inside each), their
+ * bitsets and the idle counts from node_free. O(nodes). */
 void wk_sci_bucket_build(WkSciState *s);
+
+/** The buckets back in node order, as wk_sci_bucket_build leaves them, when
+ * the bitsets and idle counts are current (every node_free change went
+ * through the buckets or node_reload): only the changed buckets are
+ * rewritten, O(their nodes + nodes / 64). */
+void wk_sci_bucket_sort(WkSciState *s);
 
 /** GPUs b[0..n) (borrowed) go from free to used (take) or from used to
  * free (give). Returns the change of the occupancy terms of the energy. */
 double wk_sci_take_all(WkSciState *s, const uint32_t *b, uint32_t n);
 double wk_sci_give_all(WkSciState *s, const uint32_t *b, uint32_t n);
+
+/** wk_sci_take_all / wk_sci_give_all without the energy change: the same
+ * GPU states, counts and bucket order, for undoing a rejected move. */
+void wk_sci_take_quiet(WkSciState *s, const uint32_t *b, uint32_t n);
+void wk_sci_give_quiet(WkSciState *s, const uint32_t *b, uint32_t n);
 
 /** 1 when item it has a real placement and block b (it->n GPUs) differs
  * from it. */

@@ -83,18 +83,34 @@ static double pod_phi(const WkSciState *s, uint32_t p)
     return over > 0 ? e + s->p.h_hot * over : e;
 }
 
-/* Node nd's free count changes from node_free[nd] to k: it leaves its
- * bucket (the last member takes its slot) and joins bucket k. */
-static void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
+/* Node nd leaves bucket `from`'s bitset for bucket `to`'s. */
+static inline void bits_move(WkSciState *s, uint32_t nd, uint32_t from, uint32_t to)
+{
+    uint64_t bit = (uint64_t)1 << (nd & 63);
+    s->bbits[(size_t)from * s->bwords + (nd >> 6)] &= ~bit;
+    s->bbits[(size_t)to * s->bwords + (nd >> 6)] |= bit;
+    s->btouch[from] = s->btouch[to] = 1;
+}
+
+/* Node nd's free count changes from `from` to `to`: the idle counts. */
+static inline void idle_move(WkSciState *s, uint32_t nd, uint32_t from, uint32_t to)
 {
     uint32_t sz = wk_sci_node_size(s, nd);
-    if ((s->node_free[nd] == sz) != (k == sz)) { /* becomes idle, or stops being idle */
+    if ((from == sz) != (to == sz)) { /* becomes idle, or stops being idle */
         uint32_t p = s->c->node_pod[nd];
-        if (k == sz)
+        if (to == sz)
             s->pod_idle_n[p]++, s->pod_idle_g[p] += sz, s->idle_nodes++;
         else
             s->pod_idle_n[p]--, s->pod_idle_g[p] -= sz, s->idle_nodes--;
     }
+}
+
+/* Node nd's free count changes from node_free[nd] to k: it leaves its
+ * bucket (the last member takes its slot) and joins bucket k. */
+static inline void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
+{
+    idle_move(s, nd, s->node_free[nd], k);
+    bits_move(s, nd, s->node_free[nd], k);
     uint32_t *from = s->bn + (size_t)s->node_free[nd] * s->nodes;
     uint32_t last = from[--s->blen[s->node_free[nd]]];
     from[s->bpos[nd]] = last, s->bpos[last] = s->bpos[nd];
@@ -103,11 +119,13 @@ static void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
     s->node_free[nd] = k;
 }
 
-/* Rebuild the buckets (nodes by id inside each) and the idle counts from
- * node_free. */
+/* Rebuild the buckets (nodes by id inside each), their bitsets and the idle
+ * counts from node_free. */
 void wk_sci_bucket_build(WkSciState *s)
 {
     memset(s->blen, 0, ((size_t)s->max_node + 1) * sizeof *s->blen);
+    memset(s->bbits, 0, ((size_t)s->max_node + 1) * s->bwords * sizeof *s->bbits);
+    memset(s->btouch, 0, (size_t)s->max_node + 1);
     memset(s->pod_idle_n, 0, (size_t)s->pods * sizeof *s->pod_idle_n);
     memset(s->pod_idle_g, 0, (size_t)s->pods * sizeof *s->pod_idle_g);
     s->idle_nodes = 0;
@@ -115,6 +133,7 @@ void wk_sci_bucket_build(WkSciState *s)
         uint32_t k = s->node_free[nd], sz = wk_sci_node_size(s, nd);
         s->bpos[nd] = s->blen[k];
         s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+        s->bbits[(size_t)k * s->bwords + (nd >> 6)] |= (uint64_t)1 << (nd & 63);
         if (k == sz) {
             uint32_t p = s->c->node_pod[nd];
             s->pod_idle_n[p]++, s->pod_idle_g[p] += sz, s->idle_nodes++;
@@ -122,41 +141,74 @@ void wk_sci_bucket_build(WkSciState *s)
     }
 }
 
+void wk_sci_bucket_sort(WkSciState *s)
+{
+    for (uint32_t k = 0; k <= s->max_node; k++) {
+        if (!s->btouch[k])
+            continue;
+        s->btouch[k] = 0;
+        const uint64_t *w = s->bbits + (size_t)k * s->bwords;
+        uint32_t *out = s->bn + (size_t)k * s->nodes, len = 0;
+        for (uint32_t i = 0; i < s->bwords; i++)
+            for (uint64_t v = w[i]; v; v &= v - 1) {
+                uint32_t nd = i << 6 | (uint32_t)__builtin_ctzll(v);
+                s->bpos[nd] = len;
+                out[len++] = nd;
+            }
+        s->blen[k] = len;
+    }
+}
+
 /* GPUs b[0..n) change state to `to` (FREE or USED; each must be in the other
- * state); returns the change of the occupancy terms. Counts move once per run
- * of GPUs of one node, so a block costs O(GPUs) memory writes and O(nodes)
- * term evaluations. */
-static double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to)
+ * state); returns the change of the occupancy terms when with_d, else 0.
+ * Counts move once per run of GPUs of one node, so a block costs O(GPUs)
+ * memory writes and O(nodes) term evaluations. The buckets move the same way
+ * with or without the terms (their order decides later proposals). */
+static inline double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t to, int with_d)
 {
     const WkCluster *c = s->c;
     int up = to == WK_SCI_FREE; /* node free counts go up */
     double d = 0;
     for (uint32_t k = 0, j; k < n; k = j) {
         uint32_t nd = c->gpu_node[b[k]], p = c->node_pod[nd];
+        uint32_t first = c->node_first_gpu[nd], sz = c->node_first_gpu[nd + 1] - first;
         if (!s->dirty[nd])
             s->dirty[nd] = 1, s->dlist[s->ndirty++] = nd;
-        for (j = k; j < n && c->gpu_node[b[j]] == nd; j++)
+        s->gs[b[k]] = to;
+        for (j = k + 1; j < n && b[j] - first < sz; j++) /* the run of node nd's GPUs */
             s->gs[b[j]] = to;
         uint32_t m = j - k;
-        d -= node_phi(s, nd) + pod_phi(s, p);
+        if (with_d)
+            d -= node_phi(s, nd) + pod_phi(s, p);
         bucket_move(s, nd, up ? s->node_free[nd] + m : s->node_free[nd] - m);
         if (up)
             s->node_used[nd] -= m, s->pod_used[p] -= m, s->pod_free[p] += m, s->free_total += m;
         else
             s->node_used[nd] += m, s->pod_used[p] += m, s->pod_free[p] -= m, s->free_total -= m;
-        d += node_phi(s, nd) + pod_phi(s, p);
+        if (with_d)
+            d += node_phi(s, nd) + pod_phi(s, p);
     }
     return d;
 }
 
 double wk_sci_take_all(WkSciState *s, const uint32_t *b, uint32_t n)
 {
-    return flip(s, b, n, WK_SCI_USED);
+    return flip(s, b, n, WK_SCI_USED, 1);
 }
 
 double wk_sci_give_all(WkSciState *s, const uint32_t *b, uint32_t n)
 {
-    return flip(s, b, n, WK_SCI_FREE);
+    return flip(s, b, n, WK_SCI_FREE, 1);
+}
+
+void wk_sci_take_quiet(WkSciState *s, const uint32_t *b, uint32_t n)
+{
+    flip(s, b, n, WK_SCI_USED, 0);
+}
+
+void wk_sci_give_quiet(WkSciState *s, const uint32_t *b, uint32_t n)
+{
+    flip(s, b, n, WK_SCI_FREE, 0);
 }
 
 /* --- the per-job terms --- */
@@ -227,8 +279,17 @@ double wk_sci_energy(const WkSciState *s)
     double e = 0;
     for (uint32_t i = 0; i < s->nit; i++)
         e += s->it[i].placed ? wk_sci_block_energy(s, &s->it[i], s->it[i].blk) : s->it[i].wait_term;
-    for (uint32_t nd = 0; nd < s->nodes; nd++)
-        e += node_phi(s, nd);
+    /* node terms in node order, only where one may be non-zero: a node
+     * with no free GPU has none, and an idle node only under outsourcing
+     * (adding the skipped zeros would not change e: e is never -0) */
+    uint32_t top = s->p.use_outsourcing ? s->max_node : s->max_node - 1;
+    for (uint32_t i = 0; i < s->bwords; i++) {
+        uint64_t v = 0;
+        for (uint32_t k = 1; k <= top; k++)
+            v |= s->bbits[(size_t)k * s->bwords + i];
+        for (; v; v &= v - 1)
+            e += node_phi(s, i << 6 | (uint32_t)__builtin_ctzll(v));
+    }
     for (uint32_t p = 0; p < s->pods; p++)
         e += pod_phi(s, p);
     return e;
@@ -292,6 +353,8 @@ void wk_sci_state_free(WkSciState *s)
     free(s->bn);
     free(s->bpos);
     free(s->blen);
+    free(s->bbits);
+    free(s->btouch);
     free(s->pod_idle_n);
     free(s->pod_idle_g);
     free(s->pod_first);
@@ -360,6 +423,9 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->bn = malloc(((size_t)s->max_node + 1) * s->nodes * sizeof *s->bn);
     s->bpos = malloc((size_t)s->nodes * sizeof *s->bpos);
     s->blen = malloc(((size_t)s->max_node + 1) * sizeof *s->blen);
+    s->bwords = (s->nodes + 63) / 64;
+    s->bbits = calloc(((size_t)s->max_node + 1) * s->bwords, sizeof *s->bbits);
+    s->btouch = calloc((size_t)s->max_node + 1, 1);
     s->order = malloc(((size_t)s->nodes + s->pods) * sizeof *s->order);
     s->nodebuf = malloc((size_t)s->max_node * sizeof *s->nodebuf);
     s->pod_idle_n = malloc((size_t)s->pods * sizeof *s->pod_idle_n);
@@ -367,7 +433,7 @@ int wk_sci_state_new(WkSciState **out, const WkCluster *c, const WkSciParams *p,
     s->dirty = calloc(s->nodes, 1);
     s->dlist = malloc((size_t)s->nodes * sizeof *s->dlist);
     s->stale = 1;
-    if (!s->dirty || !s->dlist || !s->pod_idle_n || !s->pod_idle_g || !s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
+    if (!s->bbits || !s->btouch || !s->dirty || !s->dlist || !s->pod_idle_n || !s->pod_idle_g || !s->dom || !s->pod_first || !s->gs || !s->node_used || !s->node_free || !s->pod_used || !s->pod_free ||
         !s->hot_cap || !s->sel || !s->cnt || !s->key || !s->want || !s->bn || !s->bpos || !s->blen || !s->order || !s->nodebuf) {
         wk_sci_state_free(s);
         return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
@@ -417,22 +483,33 @@ static void sort_by_size(WkSciState *s, uint32_t maxn)
 static void node_reload(WkSciState *s, const uint8_t *gpu, uint32_t nd)
 {
     const WkCluster *c = s->c;
+    uint32_t first = c->node_first_gpu[nd], sz = c->node_first_gpu[nd + 1] - first;
+    /* the counts always agree with gs: a node whose GPU states did not
+     * change (a move's node the pool now matches) has nothing to re-read */
+    if (memcmp(s->gs + first, gpu + first, sz) == 0)
+        return;
     uint32_t p = c->node_pod[nd], fr = 0, us = 0;
-    for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++) {
+    for (uint32_t g = first; g < first + sz; g++) {
         s->gs[g] = gpu[g];
         fr += gpu[g] == WK_SCI_FREE;
         us += gpu[g] == WK_SCI_USED;
     }
     s->pod_free[p] += fr - s->node_free[nd], s->free_total += fr - s->node_free[nd];
     s->pod_used[p] += us - s->node_used[nd];
+    if (fr != s->node_free[nd]) { /* the bucket's bits and the idle counts; the order: wk_sci_bucket_sort */
+        idle_move(s, nd, s->node_free[nd], fr);
+        bits_move(s, nd, s->node_free[nd], fr);
+    }
     s->node_free[nd] = fr, s->node_used[nd] = us;
 }
 
 /* The GPU states and counts from gpu[]: every node when stale or changed is
- * NULL, else the dirty nodes and changed[0..nchanged). */
-static void sync_gpus(WkSciState *s, const uint8_t *gpu, const uint32_t *changed, uint32_t nchanged)
+ * NULL (returns 1: the buckets need a rebuild), else the dirty nodes and
+ * changed[0..nchanged) (returns 0: the bitsets are current). */
+static int sync_gpus(WkSciState *s, const uint8_t *gpu, const uint32_t *changed, uint32_t nchanged)
 {
-    if (s->stale || !changed) {
+    int full = s->stale || !changed;
+    if (full) {
         memcpy(s->gs, gpu, s->G);
         memset(s->node_used, 0, (size_t)s->nodes * sizeof *s->node_used);
         memset(s->node_free, 0, (size_t)s->nodes * sizeof *s->node_free);
@@ -456,6 +533,7 @@ static void sync_gpus(WkSciState *s, const uint8_t *gpu, const uint32_t *changed
         s->dirty[s->dlist[k]] = 0;
     s->ndirty = 0;
     s->stale = 0;
+    return full;
 }
 
 int wk_sci_state_load(WkSciState *s, const uint8_t *gpu, const WkSciJob *jobs, uint32_t njobs, WkError *err)
@@ -508,8 +586,10 @@ int wk_sci_state_reload(WkSciState *s, const uint8_t *gpu, const uint32_t *chang
             return wk_error_set(err, WK_E_NOMEM, NULL, 0, 0, "sci: out of memory");
         s->cand = nc, s->candcap = maxn;
     }
-    sync_gpus(s, gpu, changed, nchanged);
-    wk_sci_bucket_build(s);
+    if (sync_gpus(s, gpu, changed, nchanged))
+        wk_sci_bucket_build(s);
+    else
+        wk_sci_bucket_sort(s);
     s->nit = njobs, s->nplaced = 0, s->nunplaced = 0, s->spare = UINT32_MAX;
     size_t off = 0;
     for (uint32_t i = 0; i < njobs; i++) {
@@ -618,6 +698,11 @@ void wk_sci_reserve(WkSciState *s, uint32_t spare)
 void wk_sci_fence(WkSciState *s, uint32_t i)
 {
     s->it[i].fenced = 1;
+}
+
+double wk_sci_state_energy(const WkSciState *s)
+{
+    return s->e;
 }
 
 uint32_t wk_sci_free(const WkSciState *s)

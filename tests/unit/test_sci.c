@@ -255,6 +255,71 @@ static void test_sci_reload_of_changed_nodes_equals_a_full_load(void **state)
     cluster_free(&tc);
 }
 
+/* Many rounds of random changes: after each, the incremental reload (its
+ * buckets re-sorted from their bitsets, the node terms summed over the
+ * nodes with free GPUs only) equals a full load bit for bit, with and
+ * without outsourcing (which gives idle nodes a term), and both anneal the
+ * same way from the same seed. */
+static void test_sci_reload_rounds_equal_full_loads(void **state)
+{
+    (void)state;
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster: {nodes: 24, gpus_per_node: 8, nodes_per_pod: 6,\n"
+                      "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n");
+    const WkCluster *c = &tc.c;
+    for (int outsource = 0; outsource < 2; outsource++) {
+        WkSciParams p;
+        wk_sci_defaults(&p);
+        p.use_outsourcing = outsource;
+        WkSciState *inc, *full;
+        WkError err;
+        assert_int_equal(wk_sci_state_new(&inc, c, &p, &err), 0);
+        assert_int_equal(wk_sci_state_new(&full, c, &p, &err), 0);
+        uint8_t *gs = calloc(c->gpus, 1);
+        WkRng *chg;
+        assert_int_equal(wk_rng_new(&chg, 11, "test.sci.chg", &err), 0);
+        for (int round = 0; round < 40; round++) {
+            uint32_t changed[6], nch = 0;
+            for (int k = 0; round && k < 6; k++) { /* some nodes change between rounds */
+                uint32_t nd = wk_rng_uint(chg, c->nodes), g0 = c->node_first_gpu[nd];
+                for (uint32_t g = g0; g < c->node_first_gpu[nd + 1]; g++)
+                    gs[g] = wk_rng_uniform(chg) < 0.5 ? WK_SCI_USED : wk_rng_uniform(chg) < 0.1 ? WK_SCI_DOWN : WK_SCI_FREE;
+                changed[nch++] = nd;
+            }
+            WkSciJob jobs[] = {
+                {.gpus = 1 + round % 13, .rho = 1, .wait_s = 600},
+                {.gpus = 8 + round % 5, .rho = 0.5, .wait_s = 3600},
+            };
+            assert_int_equal(wk_sci_state_reload(inc, gs, round ? changed : NULL, nch, jobs, 2, &err), 0);
+            assert_int_equal(wk_sci_state_load(full, gs, jobs, 2, &err), 0);
+            double ei = wk_sci_state_energy(inc), ef = wk_sci_state_energy(full), er = wk_sci_energy(full);
+            assert_memory_equal(&ei, &ef, sizeof ei);
+            assert_memory_equal(&ef, &er, sizeof ef);
+            WkRng *r1, *r2;
+            WkSciAnnealStats a1, a2;
+            assert_int_equal(wk_rng_new(&r1, (uint64_t)round + 1, "test.sci", &err), 0);
+            assert_int_equal(wk_rng_new(&r2, (uint64_t)round + 1, "test.sci", &err), 0);
+            assert_int_equal(wk_sci_anneal(inc, r1, &a1), 0);
+            assert_int_equal(wk_sci_anneal(full, r2, &a2), 0);
+            assert_memory_equal(&a1.e_after, &a2.e_after, sizeof a1.e_after);
+            assert_int_equal(a1.accepted, a2.accepted);
+            for (uint32_t i = 0; i < 2; i++) {
+                const uint32_t *bi = wk_sci_block(inc, i), *bf = wk_sci_block(full, i);
+                assert_true((bi == NULL) == (bf == NULL));
+                if (bi)
+                    assert_memory_equal(bi, bf, jobs[i].gpus * sizeof *bi);
+            }
+            wk_rng_free(r1);
+            wk_rng_free(r2);
+        }
+        wk_rng_free(chg);
+        free(gs);
+        wk_sci_state_free(inc);
+        wk_sci_state_free(full);
+    }
+    cluster_free(&tc);
+}
+
 /* ---- whole runs ---- */
 
 static const char *const mixed =
@@ -719,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_sci_leaves_a_hung_job_in_place_when_its_migration_is_refused),
         cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
         cmocka_unit_test(test_sci_reload_of_changed_nodes_equals_a_full_load),
+        cmocka_unit_test(test_sci_reload_rounds_equal_full_loads),
         cmocka_unit_test(test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,7 @@ WkTime wk_runfail_store_done(WkTime start, double left, double rate)
 static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
 {
     int moved;
-    int rc = wk_share_store_solve(&r->share, &moved, err);
+    int rc = wk_progress_store_solve(r, &moved, err);
     for (size_t i = 0; i < f->nxfer && rc == 0; i++) {
         WkStoreXfer *x = &f->xfer[i];
         WkTime t0 = x->t > x->from ? x->t : x->from;
@@ -62,10 +62,10 @@ static void idle(WkRun *r, const WkStoreXfer *x, int on)
 
 int wk_runfail_store_settle(WkRun *r, WkRunFail *f, WkError *err)
 {
-    if (!r->share.store || !f->nxfer)
+    if (!r->share.store || (!f->nxfer && !r->reading))
         return 0;
-    int moved, rc = wk_share_store_solve(&r->share, &moved, err);
-    return rc < 0 || !moved ? rc : retime(r, f, wk_engine_now(r->eng), err);
+    int moved, rc = wk_progress_store_solve(r, &moved, err); /* dataset reads re-rated there */
+    return rc < 0 || !moved || !f->nxfer ? rc : retime(r, f, wk_engine_now(r->eng), err);
 }
 
 int wk_runfail_store_begin(WkRun *r, WkRunFail *f, uint32_t job, double bytes, WkTime from, WkError *err)
@@ -93,7 +93,7 @@ int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, Wk
         x->est_s = load->est_s;
         x->tail = load->tail;
     }
-    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read,
+    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, r->rt[job].gpus, r->wl.jobs[job].gpus, (int)x->read, 0,
                                &x->tid, err);
     if (rc < 0)
         return rc;

@@ -470,17 +470,18 @@ static int rerate(WkRun *r, uint32_t job, WkTime now, int env_changed, int known
             rt->env.ep_bw = a > 1 ? a : 1;
         }
     }
-    if (env_changed || !(rt->iter_s > 0) || rt->env.net_bw != was || rt->env.ep_bw != was_ep) {
+    if (env_changed || !(rt->iter_c > 0) || rt->env.net_bw != was || rt->env.ep_bw != was_ep) {
         WkPerfResult res;
         WkError e;
         wk_error_clear(&e);
         if (wk_perf_eval(m, &rt->env, &r->perf, &res, &e) < 0)
             return wk_error_set(err, WK_E_INTERNAL, NULL, 0, 0, "job %u: %s", job, e.msg);
-        rt->iter_s = res.iter_s;
+        rt->iter_c = res.iter_s;
         rt->activity = split_activity(r, &res);
         rt->flops_per_iter = res.model_flops_per_iter;
         rt->samples_per_iter = res.samples_per_iter;
     }
+    rt->iter_s = wk_reads_iter(r, job, rt->iter_c); /* a data stall stretches it */
     if (r->cluster.power.model_activity)
         set_activity(r, job, rt->activity, now);
     rated(r, job);
@@ -551,8 +552,10 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err)
         rt->work = js->iterations > 0 ? js->iterations : ceil(js->tokens / res.samples_per_iter);
         wk_progress_nominal_iter_s(r, job);
     }
-    rt->iter_s = 0;
-    int rc = 0;
+    rt->iter_s = rt->iter_c = 0;
+    int rc = wk_reads_start(r, job, res.samples_per_iter, res.iter_s, err);
+    if (rc < 0)
+        return rc;
     if (r->share.net && rt->env.multi_domain)
         rc = add_flows(r, job, 0, err);
     else
@@ -571,10 +574,24 @@ int wk_progress_stop(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     wk_progress_settle(r, job, now);
     drop_flows(r, job);
+    wk_reads_stop(r, job);
     free(r->rt[job].rings); /* the placement ends here */
     r->rt[job].rings = NULL;
     r->rt[job].nrings = 0;
     return reshare(r, job, now, err);
+}
+
+int wk_progress_store_solve(WkRun *r, int *moved, WkError *err)
+{
+    int rc = wk_share_store_solve(&r->share, moved, err);
+    WkTime now = wk_engine_now(r->eng);
+    for (uint32_t j = 0; rc == 0 && *moved && r->reading && j < r->wl.n; j++) {
+        const WkJobRt *rt = &r->rt[j];
+        if (rt->read_bytes > 0 && rt->state == WK_JOB_RUNNING && !rt->hung &&
+            wk_reads_iter(r, j, rt->iter_c) != rt->iter_s)
+            rc = rerate(r, j, now, 0, 0, err);
+    }
+    return rc;
 }
 
 int wk_progress_refresh(WkRun *r, uint32_t job, int new_env, WkError *err)
@@ -635,6 +652,8 @@ int wk_progress_reflow(WkRun *r, uint32_t job, WkError *err)
     WkTime now = wk_engine_now(r->eng);
     drop_flows(r, job);
     int rc = add_flows(r, job, 1, err);
+    if (rc == 0) /* its read, too, around the links down now */
+        rc = wk_reads_again(r, job, err);
     if (rc == 0)
         rc = reshare(r, UINT32_MAX, now, err);
     if (rc == 0 && !rt->hung)

@@ -93,21 +93,24 @@ double wk_share_min_rate_a2a(const WkShare *s, const uint32_t *flows, uint32_t n
  * storage node (i + job) mod nodes (the job's distinct NICs in id order),
  * so each NIC and each storage node carries a part; read = 0 towards
  * storage (a checkpoint write), 1 from it. Routed around links down where
- * one of 16 salted ECMP choices does; no rate cap; owned by job.
+ * one of 16 salted ECMP choices does; owned by job. demand > 0 caps the
+ * transfer's rate there (each of its F flows at demand / F: a dataset read
+ * never takes more than it consumes); <= 0: no cap.
  * `sharing: fair`: the flows join the ring network, where they share links
  * max-min with every job's rings (wk_share_solve rates them). `priority`:
  * they share max-min, among the transfers in flight alone, what the rings
  * leave (wk_share_store_solve rates them). *tid names the transfer until
  * wk_share_xfer_remove. Returns 0 or WK_E_NOMEM. */
 int wk_share_xfer_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
-                      uint32_t *tid, WkError *err);
+                      double demand, uint32_t *tid, WkError *err);
 
 /** End transfer tid (its flows leave the network; tid may be reused). */
 void wk_share_xfer_remove(WkShare *s, uint32_t tid);
 
 /** Flows of transfer tid, and the rate of all of them: flows x the rate of
  * its slowest flow, bytes/s (+inf without flows), as last solved (`fair`:
- * wk_share_solve; `priority`: wk_share_store_solve). */
+ * wk_share_solve; `priority`: wk_share_store_solve, NaN before the first
+ * since its start). */
 uint32_t wk_share_xfer_flows(const WkShare *s, uint32_t tid);
 double wk_share_xfer_rate(const WkShare *s, uint32_t tid);
 

@@ -19,7 +19,8 @@ struct WkShareXfer {
     uint32_t *off;       /* [nflows + 1]: flow i's links are links[off[i] .. off[i + 1]) */
     WkLinkId *links;     /* fair: always; priority: while in_net */
     uint32_t *flows;     /* ids in s->net (fair) or s->store (priority, in_net) */
-    double rate;         /* priority: flows x the slowest rate, last solved */
+    double rate;         /* priority: flows x the slowest rate, last solved (NaN: not yet) */
+    double demand;       /* the most its flows take together, bytes/s (0: no cap); each flow demand / nflows */
     /* priority: */
     uint32_t read, n;
     uint32_t *gpus;      /* [n] a copy: the paths are made again to enter s->store */
@@ -182,6 +183,12 @@ static int job_links(WkShare *s, const WkCluster *c, struct WkShareXfer *t, WkEr
     return 0;
 }
 
+/* The rate cap of each of t's flows (0: none). */
+static double flow_cap(const struct WkShareXfer *t)
+{
+    return t->demand > 0 && t->nflows ? t->demand / t->nflows : 0;
+}
+
 /* ---- `priority`: the capacity the rings leave ---------------------------- */
 
 /* Note link l for the next wk_share_store_solve when a flow in s->store
@@ -251,7 +258,8 @@ static int enter(WkShare *s, const WkCluster *c, struct WkShareXfer *t, WkError 
     if (!t->flows && !(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
         return wk_error_nomem(err, "storage flows");
     for (uint32_t i = 0; i < t->nflows; i++) {
-        rc = wk_flownet_add(s->store, t->links + t->off[i], t->off[i + 1] - t->off[i], 0, t->job, &t->flows[i], err);
+        rc = wk_flownet_add(s->store, t->links + t->off[i], t->off[i + 1] - t->off[i], flow_cap(t), t->job,
+                            &t->flows[i], err);
         if (rc < 0) {
             while (i-- > 0)
                 wk_flownet_remove(s->store, t->flows[i]);
@@ -271,10 +279,11 @@ static void leave(WkShare *s, struct WkShareXfer *t)
     t->in_net = 0;
 }
 
-/* The rate of t alone: flows x min over its links of R_l / n_l. */
+/* The rate of t alone: flows x min over its links of R_l / n_l (and its
+ * flows' cap). */
 static double alone_rate(const WkShare *s, const struct WkShareXfer *t)
 {
-    double r = INFINITY;
+    double r = t->demand > 0 ? flow_cap(t) : INFINITY;
     for (uint32_t i = 0; i < t->nd; i++) {
         double q = left(s, t->dl[i]) / t->dc[i];
         if (q < r)
@@ -334,7 +343,7 @@ void wk_share_store_fini(WkShare *s)
 /* ---- transfers ----------------------------------------------------------- */
 
 int wk_share_xfer_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, int read,
-                      uint32_t *tid, WkError *err)
+                      double demand, uint32_t *tid, WkError *err)
 {
     uint32_t id = 0;
     while (id < s->nxf && s->xf[id].live)
@@ -353,14 +362,16 @@ int wk_share_xfer_add(WkShare *s, const WkCluster *c, uint32_t job, const uint32
     free(t->gpus);
     free(t->dl);
     free(t->dc);
-    *t = (struct WkShareXfer){.job = job, .read = (uint32_t)read, .n = n};
+    *t = (struct WkShareXfer){.job = job, .read = (uint32_t)read, .n = n, .demand = demand > 0 ? demand : 0,
+                              .rate = NAN};
     int rc = 0;
     if (!s->store) { /* fair: into the rings' network */
         rc = s->net ? paths(s, c, job, gpus, n, read, t, err) : 0;
         if (rc == 0 && t->nflows && !(t->flows = malloc((size_t)t->nflows * sizeof *t->flows)))
             rc = wk_error_nomem(err, "storage flows");
         for (uint32_t i = 0; rc == 0 && i < t->nflows; i++)
-            rc = wk_flownet_add(s->net, t->links + t->off[i], t->off[i + 1] - t->off[i], 0, job, &t->flows[i], err);
+            rc = wk_flownet_add(s->net, t->links + t->off[i], t->off[i + 1] - t->off[i], flow_cap(t), job,
+                                &t->flows[i], err);
         if (rc < 0)
             for (uint32_t i = 0; t->flows && i < t->nflows; i++)
                 wk_flownet_remove(s->net, t->flows[i]); /* an id not handed out is a no-op */

@@ -53,6 +53,7 @@ typedef struct WkJobRt {
     double work;               /* iterations to train */
     double done;               /* iterations done at time `last` */
     double iter_s;             /* current iteration time, s (progress settled up to seg_start) */
+    double iter_c;             /* its iteration time without a data stall (wk_reads_iter), s */
     double activity;           /* its GPUs' activity from the last evaluation's operator split */
     WkPerfEnv env;             /* placement-derived inputs of the perf model */
     uint32_t *flows;           /* owned: its flows in the flow network: rings, then expert all-to-all */
@@ -69,6 +70,10 @@ typedef struct WkJobRt {
     double mem_need;           /* model jobs on a cluster of several GPU memory sizes: GPU memory it needs
                                   per GPU at mem_need_gpus GPUs, bytes (wk_progress_mem_need; 0 = fits all) */
     uint32_t mem_need_gpus;    /* the GPU count mem_need was computed for (0 = not yet) */
+    /* its dataset read from the storage nodes (reads.c) while it runs */
+    double read_bytes;         /* bytes read per iteration (0: no read in flight) */
+    double read_need;          /* the read's demand R, bytes/s */
+    uint32_t read_tid;         /* its transfer in the fabric share (share.h), while read_bytes > 0 */
 } WkJobRt;
 
 /* Engine event kinds of a run (one table, so that two owners never clash). */
@@ -215,6 +220,7 @@ struct WkRun {
         double iter_s;
     } nominal[WK_RUN_NOMINAL_MEMO];
     uint32_t nnominal;         /* entries of nominal in use; the next goes at nnominal % WK_RUN_NOMINAL_MEMO */
+    uint32_t reading;          /* jobs with a dataset read in flight (reads.c) */
 };
 
 /* ---- the run's state (models/state/state.c) ---- */
@@ -311,6 +317,37 @@ int wk_progress_start(WkRun *r, uint32_t job, WkError *err);
 /** A job ends or stops: settle its progress, remove its flows and re-rate the
  * jobs whose share changed. */
 int wk_progress_stop(WkRun *r, uint32_t job, WkError *err);
+
+/** Under `cluster.storage.sharing: priority`: re-rate the storage transfers
+ * (share.h, wk_share_store_solve, *moved as there), then re-rate each
+ * running job whose dataset read's rate moved. 0 or a negative code. */
+int wk_progress_store_solve(WkRun *r, int *moved, WkError *err);
+
+/* ---- a job's dataset reads (models/state/reads.c) ---- */
+
+/** Start job's dataset read (any read of it in flight ends first) when the
+ * cluster has storage nodes with `dataset_reads` and the job is a model job
+ * whose model reads (wk_model_read_bytes > 0): a transfer from the storage
+ * nodes to its GPUs' NICs (share.h, wk_share_xfer_add, read) capped at
+ * R = bytes per sample x samples_per_iter / iter_s, iter_s its iteration
+ * on its placement with the fabric to itself. Else nothing. 0 or
+ * WK_E_NOMEM. */
+int wk_reads_start(WkRun *r, uint32_t job, double samples_per_iter, double iter_s, WkError *err);
+
+/** End job's dataset read, if any. */
+void wk_reads_stop(WkRun *r, uint32_t job);
+
+/** Job's dataset read, if any, afresh on its GPUs (paths around the links
+ * down now), at the same demand. 0 or WK_E_NOMEM. */
+int wk_reads_again(WkRun *r, uint32_t job, WkError *err);
+
+/** Job's iteration time with its data stall: max(iter_s, bytes per
+ * iteration / a), a its read's rate as last solved (at least 1 B/s);
+ * iter_s without a read, or before its first rating. */
+double wk_reads_iter(const WkRun *r, uint32_t job, double iter_s);
+
+/** The rate of job's dataset read as last solved, bytes/s (0: none). */
+double wk_reads_rate(const WkRun *r, uint32_t job);
 
 /** Resolve the workload's `nodes:` into GPUs on this cluster
  * (wk_workload_resolve_nodes), refuse model jobs on a cluster with CPU

@@ -52,6 +52,9 @@ typedef struct WkStorage {
     uint32_t priority;         /* `sharing`: 0 fair (one max-min network with
                                 * the rings), 1 priority (the rings first,
                                 * storage on what they leave) */
+    uint32_t reads;            /* `dataset_reads`: 1 = a model job reads its
+                                * training data from the storage nodes while
+                                * it computes (docs/models.md), 0 = not */
 } WkStorage;
 
 #define WK_STORAGE_MAX_NODES 65536
@@ -169,6 +172,7 @@ int wk_cluster_path_salted(const WkCluster *c, uint32_t a, uint32_t b, uint64_t 
 /** Read `cluster.storage` (sec NULL or null: none) into c->storage; the
  * fabric must be parsed first (storage needs one). Keys: nodes (1 ..
  * WK_STORAGE_MAX_NODES, required), nic_gbps (per storage node, default 800),
+ * dataset_reads (bool, default false),
  * sharing (fair, the default, or priority),
  * nodes_per_leaf (1 .. the fabric's radix / 2, default 8). Errors name the
  * key's position. Returns 0 or a negative WK_E_*. */

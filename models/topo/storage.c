@@ -6,22 +6,24 @@
 
 int wk_storage_parse(const WkNode *sec, WkCluster *c, WkError *err)
 {
-    static const char *const known[] = {"nodes", "nic_gbps", "nodes_per_leaf", "sharing", NULL};
+    static const char *const known[] = {"nodes", "nic_gbps", "nodes_per_leaf", "sharing", "dataset_reads", NULL};
     static const char *const sharing[] = {"fair", "priority", NULL};
     WkStorage *s = &c->storage;
     s->nodes = 0;
     s->priority = 0;
+    s->reads = 0;
     if (!sec || sec->type == WK_NODE_NULL)
         return 0;
     if (sec->type != WK_NODE_MAP)
         return wk_node_error(sec, WK_E_INVAL, err, "expected a mapping {nodes: N, nic_gbps: G, nodes_per_leaf: K}");
     int64_t nodes = 0, per_leaf = 8;
-    int prio = 0;
+    int prio = 0, reads = 0;
     double gbps = 800; /* 2 x 400 Gb/s ports: an AI storage appliance serves ~100 GB/s (docs/models.md) */
     int rc = wk_node_expect_keys(sec, known, err);
     if (rc < 0 || (rc = wk_node_int(sec, "nodes", 1, 1, WK_STORAGE_MAX_NODES, &nodes, err)) < 0 ||
         (rc = wk_node_double(sec, "nic_gbps", 0, 1e-3, 1e6, &gbps, err)) < 0 ||
-        (rc = wk_node_enum(sec, "sharing", 0, sharing, &prio, err)) < 0)
+        (rc = wk_node_enum(sec, "sharing", 0, sharing, &prio, err)) < 0 ||
+        (rc = wk_node_bool(sec, "dataset_reads", 0, &reads, err)) < 0)
         return rc;
     if (c->fabric.spec.kind == WK_FABRIC_NONE)
         return wk_node_error(sec, WK_E_INVAL, err, "storage nodes need a fabric (cluster.fabric)");
@@ -30,6 +32,7 @@ int wk_storage_parse(const WkNode *sec, WkCluster *c, WkError *err)
     s->nodes = (uint32_t)nodes;
     s->per_leaf = (uint32_t)per_leaf;
     s->priority = (uint32_t)prio;
+    s->reads = (uint32_t)reads;
     s->leaves = (s->nodes + s->per_leaf - 1) / s->per_leaf;
     s->nic_bytes_per_s = gbps * 1e9 / 8;
     s->first_link = wk_fabric_link_ids(&c->fabric);

@@ -191,7 +191,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};
@@ -283,6 +283,13 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;
+    double rb = m.read_bytes;
+    if ((rc = wk_node_double(n, "dataset_bytes_per_sample", 0, 0, 1e9, &rb, err)) < 0)
+        return rc;
+    if (wk_node_get(n, "dataset_bytes_per_sample")) {
+        m.read_bytes = rb;
+        m.read_bytes_set = 1;
+    }
     m.attention = (WkAttention)attn;
     m.tp_overlap = (WkTpOverlap)tpo;
     m.learned_pos = pos;
@@ -356,4 +363,18 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     }
     *out = m;
     return 0;
+}
+
+double wk_model_read_bytes(const WkModelSpec *m)
+{
+    if (m->read_bytes_set)
+        return m->read_bytes;
+    switch (m->kind) {
+    case WK_MODEL_VISION:
+        return 107700; /* ILSVRC2012_img_train.tar, 138 GB / 1,281,167 images (docs/models.md) */
+    case WK_MODEL_RECSYS:
+        return 160; /* label + 13 dense + 26 sparse features, int32 each (DLRM's Criteo binary format) */
+    default: /* Megatron-LM indexed_dataset.py, DType.optimal_dtype */
+        return m->vocab && m->vocab < 65500 ? 2 : 4;
+    }
 }

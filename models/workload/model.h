@@ -80,6 +80,10 @@ typedef struct WkModelSpec {
     uint32_t image;         /* input image side in pixels (224) */
     uint32_t patch;         /* vit: patch side in pixels (16) */
     uint32_t classes;       /* classifier outputs (1000) */
+    /* input data */
+    double read_bytes;      /* `dataset_bytes_per_sample`: training data read per sample (LLM: per token),
+                               bytes, when read_bytes_set; else the kind's default (wk_model_read_bytes) */
+    int read_bytes_set;
 } WkModelSpec;
 
 /** The built-in preset called name, or NULL (static storage). */
@@ -101,5 +105,15 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
  * (REFERENCES.md; the input embedding is a lookup, so its parameters are
  * left out). For vision/recsys: 3 * flops_per_sample per sample. */
 double wk_model_train_flops_per_token(const WkModelSpec *m);
+
+/** Bytes of training data a job reads per sample (an LLM: per token), for
+ * dataset reads from the storage nodes (docs/models.md, "Dataset reads"):
+ * `dataset_bytes_per_sample` when given (0: none), else by kind: an LLM's
+ * token ids as Megatron-LM's indexed dataset stores them (uint16, 2 bytes,
+ * with a vocabulary under 65,500; else int32, 4 bytes); vision: 107,700
+ * (the ImageNet-1k training archive, 138 GB over 1,281,167 JPEG images);
+ * recsys: 160 (a Criteo Terabyte sample in DLRM's binary format, 40 int32).
+ */
+double wk_model_read_bytes(const WkModelSpec *m);
 
 #endif

@@ -99,7 +99,7 @@ expect 2 "b1.yaml:6:12: cluster.storage: storage nodes need a fabric" "$W" run "
 sed 's/storage: .*/storage: {nodes: 0}/;s/gpus_per_node: 8/gpus_per_node: 8\n  fabric: {kind: fat-tree, radix: 8}/' "$T/b1.yaml" > "$T/b2.yaml"
 expect 2 "b2.yaml:7:20: cluster.storage.nodes: must be between 1 and 65536" "$W" run "$T/b2.yaml" --no-trace
 sed 's/nodes: 0/nodes: 1, speed: 3/' "$T/b2.yaml" > "$T/b3.yaml"
-expect 2 "cluster.storage.speed: unknown key 'speed' (known: nodes, nic_gbps, nodes_per_leaf, sharing)" "$W" run "$T/b3.yaml" --no-trace
+expect 2 "cluster.storage.speed: unknown key 'speed' (known: nodes, nic_gbps, nodes_per_leaf, sharing, dataset_reads)" "$W" run "$T/b3.yaml" --no-trace
 sed 's/nodes: 0/nodes: 1, nodes_per_leaf: 5/' "$T/b2.yaml" > "$T/b4.yaml"
 expect 2 "cluster.storage.nodes_per_leaf: must be between 1 and 4 (got 5)" "$W" run "$T/b4.yaml" --no-trace
 sed 's/storage: .*/storage: 4/' "$T/b2.yaml" > "$T/b5.yaml"

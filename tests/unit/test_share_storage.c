@@ -10,7 +10,11 @@
  *             the ring's job stalled: the write min(1.5 L, L) = L; the ring
  *             gone: L as well; two writes from that NIC: each 0.25 L, the
  *             pair solved in the storage network, and the one left 0.5 L,
- *             alone again (the closed form). */
+ *             alone again (the closed form).
+ * Dataset reads (a transfer with a demand cap) from one storage node of
+ * B = 12.5 GB/s to NICs of 50 GB/s, under both: one read of demand 0.4 B
+ * gets 0.4 B; two of 0.8 B get B / 2 each; demands 0.3 B and 0.9 B get
+ * 0.3 B and 0.7 B (max-min with demands). */
 #include "tests/unit/testutil.h"
 
 #include <math.h>
@@ -66,7 +70,7 @@ static void setup_fix(Fix *x, const char *sharing)
     wk_share_set_link(&x->s, wk_fabric_physical(path[0]), 1.5 * L);
     uint32_t edge[2] = {0, 1}, gpu = 0;
     assert_int_equal(wk_share_add(&x->s, &x->c, 0, edge, 1, &x->ring, &x->nring, NULL, &err), 0);
-    assert_int_equal(wk_share_xfer_add(&x->s, &x->c, 1, &gpu, 1, 0, &x->wr, &err), 0);
+    assert_int_equal(wk_share_xfer_add(&x->s, &x->c, 1, &gpu, 1, 0, 0, &x->wr, &err), 0);
     assert_int_equal(x->nring, 1);
     assert_int_equal(wk_share_xfer_flows(&x->s, x->wr), 1);
     uint32_t *jobs;
@@ -136,7 +140,7 @@ static void test_priority_leaves_storage_what_the_ring_does_not_take(void **stat
     /* a second write from the same NIC (job 2): the two share what the
      * ring leaves, 0.25 L each; the first ends, the second has 0.5 L */
     uint32_t gpu = 0, wr2;
-    assert_int_equal(wk_share_xfer_add(&x.s, &x.c, 2, &gpu, 1, 0, &wr2, &err), 0);
+    assert_int_equal(wk_share_xfer_add(&x.s, &x.c, 2, &gpu, 1, 0, 0, &wr2, &err), 0);
     assert_int_equal(wk_share_store_solve(&x.s, &moved, &err), 0);
     assert_int_equal(moved, 1);
     near(write_rate(&x), 0.25 * L, 1e-6 * L);
@@ -164,9 +168,58 @@ static void test_priority_leaves_storage_what_the_ring_does_not_take(void **stat
     teardown_fix(&x);
 }
 
+/* Rates of reads of demands d[0..n) (in units of B) from GPUs 0, 1, ... */
+static void reads(const char *sharing, const double *d, const double *want, int n)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "cluster:\n  sku: H100-SXM-80G\n  nodes: 8\n  gpus_per_node: 1\n"
+             "  fabric: {kind: fat-tree, radix: 8, link_gbps: 400}\n"
+             "  storage: {nodes: 1, nic_gbps: 100, sharing: %s}\n",
+             sharing);
+    const double B = 12.5e9;
+    WkError err;
+    wk_error_clear(&err);
+    WkDoc *doc;
+    WkCluster c;
+    WkShare s;
+    assert_int_equal(wk_doc_load_string(&doc, "c.yaml", yaml, strlen(yaml), &err), 0);
+    assert_int_equal(wk_cluster_parse(wk_node_get(doc->root, "cluster"), &c, &err), 0);
+    assert_int_equal(wk_share_init(&s, &c, 4, &err), 0);
+    uint32_t tid[4];
+    for (int i = 0; i < n; i++) {
+        uint32_t gpu = (uint32_t)i;
+        assert_int_equal(wk_share_xfer_add(&s, &c, (uint32_t)i, &gpu, 1, 1, d[i] * B, &tid[i], &err), 0);
+    }
+    uint32_t *jobs;
+    size_t nj;
+    int moved;
+    assert_int_equal(wk_share_solve(&s, UINT32_MAX, all, NULL, &jobs, &nj, &err), 0);
+    free(jobs);
+    assert_int_equal(wk_share_store_solve(&s, &moved, &err), 0);
+    for (int i = 0; i < n; i++)
+        near(wk_share_xfer_rate(&s, tid[i]), want[i] * B, 1e-9 * B);
+    wk_share_fini(&s);
+    wk_cluster_fini(&c);
+    wk_doc_free(doc);
+}
+
+static void test_reads_take_at_most_their_demand(void **state)
+{
+    (void)state;
+    const char *const sharing[] = {"fair", "priority"};
+    for (int k = 0; k < 2; k++) {
+        reads(sharing[k], (const double[]){0.4}, (const double[]){0.4}, 1);
+        reads(sharing[k], (const double[]){0.8, 0.8}, (const double[]){0.5, 0.5}, 2);
+        reads(sharing[k], (const double[]){0.3, 0.9}, (const double[]){0.3, 0.7}, 2);
+        reads(sharing[k], (const double[]){2, 2, 2}, (const double[]){1.0 / 3, 1.0 / 3, 1.0 / 3}, 3);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reads_take_at_most_their_demand),
         cmocka_unit_test(test_fair_halves_the_shared_link),
         cmocka_unit_test(test_priority_leaves_storage_what_the_ring_does_not_take),
     };

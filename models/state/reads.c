@@ -11,9 +11,23 @@
 
 #include <math.h>
 
-int wk_reads_start(WkRun *r, uint32_t job, double samples_per_iter, double iter_s, WkError *err)
+/* Job's read transfer of `bytes` per iteration at demand `need` B/s, on its
+ * current GPUs; counted in r->reading. Returns 0 or a negative WK_E_*. */
+static int add_read(WkRun *r, uint32_t job, double bytes, double need, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
+    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, rt->gpus, r->wl.jobs[job].gpus, 1, need, &rt->read_tid,
+                               err);
+    if (rc < 0)
+        return rc;
+    rt->read_bytes = bytes;
+    rt->read_need = need;
+    r->reading++;
+    return 0;
+}
+
+int wk_reads_start(WkRun *r, uint32_t job, double samples_per_iter, double iter_s, WkError *err)
+{
     const WkJobSpec *js = &r->wl.jobs[job];
     wk_reads_stop(r, job);
     if (!r->cluster.storage.nodes || !r->cluster.storage.reads || !r->share.net || !js->model)
@@ -21,14 +35,8 @@ int wk_reads_start(WkRun *r, uint32_t job, double samples_per_iter, double iter_
     double b = wk_model_read_bytes(&r->wl.models[js->model - 1]);
     if (!(b > 0) || !(samples_per_iter > 0) || !(iter_s > 0) || !isfinite(iter_s))
         return 0;
-    double bytes = b * samples_per_iter, need = bytes / iter_s;
-    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, rt->gpus, js->gpus, 1, need, &rt->read_tid, err);
-    if (rc < 0)
-        return rc;
-    rt->read_bytes = bytes;
-    rt->read_need = need;
-    r->reading++;
-    return 0;
+    double bytes = b * samples_per_iter;
+    return add_read(r, job, bytes, bytes / iter_s, err);
 }
 
 void wk_reads_stop(WkRun *r, uint32_t job)
@@ -49,14 +57,7 @@ int wk_reads_again(WkRun *r, uint32_t job, WkError *err)
         return 0;
     double bytes = rt->read_bytes, need = rt->read_need;
     wk_reads_stop(r, job);
-    int rc = wk_share_xfer_add(&r->share, &r->cluster, job, rt->gpus, r->wl.jobs[job].gpus, 1, need, &rt->read_tid,
-                               err);
-    if (rc < 0)
-        return rc;
-    rt->read_bytes = bytes;
-    rt->read_need = need;
-    r->reading++;
-    return 0;
+    return add_read(r, job, bytes, need, err);
 }
 
 double wk_reads_iter(const WkRun *r, uint32_t job, double iter_s)

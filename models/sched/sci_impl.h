@@ -37,6 +37,7 @@ struct WkSciState {
     uint8_t *gs;         /* [G] WK_SCI_FREE / USED / DOWN */
     uint32_t *node_used, *node_free, *pod_used, *pod_free;
     /* nodes by free GPUs: bucket k = bn[k * nodes .. k * nodes + blen[k]),
+     * k >= 1 (bucket 0, no free GPU, is only a bitset: blen[0] = 0),
      * unordered; bpos[nd] = index of nd in its bucket */
     uint32_t *bn, *bpos, *blen;
     /* each bucket's members as a bitset over nodes (bwords words per

@@ -238,13 +238,23 @@ static void emit(WkSciState *s)
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < ns; i++) {
-        uint32_t nd = (uint32_t)(s->key[i] >> 32), m = 0, slow = 0;
-        for (uint32_t g = c->node_first_gpu[nd]; g < c->node_first_gpu[nd + 1]; g++)
+        uint32_t nd = (uint32_t)(s->key[i] >> 32), m = 0, slow = 0, want = (uint32_t)s->key[i];
+        uint32_t first = c->node_first_gpu[nd], end = c->node_first_gpu[nd + 1];
+        if (want == s->node_free[nd]) { /* every free GPU: no choice by clock */
+            if (want == end - first)
+                for (uint32_t g = first; g < end; g++)
+                    s->cand[k++] = g;
+            else
+                for (uint32_t g = first; g < end; g++)
+                    if (s->gs[g] == WK_SCI_FREE)
+                        s->cand[k++] = g;
+            continue;
+        }
+        for (uint32_t g = first; g < end; g++)
             if (s->gs[g] == WK_SCI_FREE) {
                 s->nodebuf[m++] = g;
                 slow |= c->clock[g] < 1.0f;
             }
-        uint32_t want = (uint32_t)s->key[i];
         if (slow && want < m) {
             for (uint32_t a = 0; a < want; a++) { /* selection: fastest first, stable */
                 uint32_t b = a;

@@ -106,16 +106,23 @@ static inline void idle_move(WkSciState *s, uint32_t nd, uint32_t from, uint32_t
 }
 
 /* Node nd's free count changes from node_free[nd] to k: it leaves its
- * bucket (the last member takes its slot) and joins bucket k. */
+ * bucket (the last member takes its slot) and joins bucket k. Bucket 0
+ * (no free GPU) has its bitset but no list: no proposal reads it, and a
+ * busy cluster keeps most nodes there. */
 static inline void bucket_move(WkSciState *s, uint32_t nd, uint32_t k)
 {
-    idle_move(s, nd, s->node_free[nd], k);
-    bits_move(s, nd, s->node_free[nd], k);
-    uint32_t *from = s->bn + (size_t)s->node_free[nd] * s->nodes;
-    uint32_t last = from[--s->blen[s->node_free[nd]]];
-    from[s->bpos[nd]] = last, s->bpos[last] = s->bpos[nd];
-    s->bpos[nd] = s->blen[k];
-    s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+    uint32_t f = s->node_free[nd];
+    idle_move(s, nd, f, k);
+    bits_move(s, nd, f, k);
+    if (f) {
+        uint32_t *from = s->bn + (size_t)f * s->nodes;
+        uint32_t last = from[--s->blen[f]];
+        from[s->bpos[nd]] = last, s->bpos[last] = s->bpos[nd];
+    }
+    if (k) {
+        s->bpos[nd] = s->blen[k];
+        s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+    }
     s->node_free[nd] = k;
 }
 
@@ -131,8 +138,10 @@ void wk_sci_bucket_build(WkSciState *s)
     s->idle_nodes = 0;
     for (uint32_t nd = 0; nd < s->nodes; nd++) {
         uint32_t k = s->node_free[nd], sz = wk_sci_node_size(s, nd);
-        s->bpos[nd] = s->blen[k];
-        s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+        if (k) { /* bucket 0 has no list (bucket_move) */
+            s->bpos[nd] = s->blen[k];
+            s->bn[(size_t)k * s->nodes + s->blen[k]++] = nd;
+        }
         s->bbits[(size_t)k * s->bwords + (nd >> 6)] |= (uint64_t)1 << (nd & 63);
         if (k == sz) {
             uint32_t p = s->c->node_pod[nd];
@@ -143,7 +152,8 @@ void wk_sci_bucket_build(WkSciState *s)
 
 void wk_sci_bucket_sort(WkSciState *s)
 {
-    for (uint32_t k = 0; k <= s->max_node; k++) {
+    s->btouch[0] = 0; /* bucket 0 has no list (bucket_move) */
+    for (uint32_t k = 1; k <= s->max_node; k++) {
         if (!s->btouch[k])
             continue;
         s->btouch[k] = 0;
@@ -158,6 +168,30 @@ void wk_sci_bucket_sort(WkSciState *s)
         s->blen[k] = len;
     }
 }
+
+/* 1 when b[0..8) is first, first + 1, ..., first + 7: an 8-GPU node taken
+ * whole in rank order, the common run of node-granular blocks. */
+#if defined(__GNUC__)
+typedef uint32_t WkSciU32x4 __attribute__((vector_size(16)));
+static inline int whole8(const uint32_t *b, uint32_t first)
+{
+    WkSciU32x4 lo, hi, e = {first, first + 1, first + 2, first + 3};
+    memcpy(&lo, b, sizeof lo);
+    memcpy(&hi, b + 4, sizeof hi);
+    WkSciU32x4 x = (lo ^ e) | (hi ^ (e + 4));
+    uint64_t w[2];
+    memcpy(w, &x, sizeof w);
+    return (w[0] | w[1]) == 0;
+}
+#else
+static inline int whole8(const uint32_t *b, uint32_t first)
+{
+    uint32_t bad = 0;
+    for (uint32_t u = 0; u < 8; u++)
+        bad |= b[u] ^ (first + u);
+    return bad == 0;
+}
+#endif
 
 /* GPUs b[0..n) change state to `to` (FREE or USED; each must be in the other
  * state); returns the change of the occupancy terms when with_d, else 0.
@@ -174,9 +208,14 @@ static inline double flip(WkSciState *s, const uint32_t *b, uint32_t n, uint8_t 
         uint32_t first = c->node_first_gpu[nd], sz = c->node_first_gpu[nd + 1] - first;
         if (!s->dirty[nd])
             s->dirty[nd] = 1, s->dlist[s->ndirty++] = nd;
-        s->gs[b[k]] = to;
-        for (j = k + 1; j < n && b[j] - first < sz; j++) /* the run of node nd's GPUs */
-            s->gs[b[j]] = to;
+        if (sz == 8 && n - k >= 8 && whole8(b + k, first)) { /* the whole node, in order */
+            memset(s->gs + first, to, 8);
+            j = k + 8;
+        } else {
+            s->gs[b[k]] = to;
+            for (j = k + 1; j < n && b[j] - first < sz; j++) /* the run of node nd's GPUs */
+                s->gs[b[j]] = to;
+        }
         uint32_t m = j - k;
         if (with_d)
             d -= node_phi(s, nd) + pod_phi(s, p);

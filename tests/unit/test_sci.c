@@ -12,6 +12,7 @@
 
 #include "models/run/hooks.h"
 #include "models/sched/sci.h"
+#include "models/sched/sci_impl.h"
 
 /* ---- helpers ---- */
 
@@ -252,6 +253,49 @@ static void test_sci_reload_of_changed_nodes_equals_a_full_load(void **state)
     free(gs);
     wk_sci_state_free(inc);
     wk_sci_state_free(full);
+    cluster_free(&tc);
+}
+
+/* Blocks flip GPU by GPU whatever their rank order: a node given back
+ * reversed, and a block whose first eight ranks start and end on one
+ * node's first and last GPU with another node's GPU between them, leave
+ * the same GPU states, per-node counts and bucket sizes as a full load of the
+ * freed pool (a whole-node shortcut that trusted the ends would free the
+ * wrong GPU). */
+static void test_sci_gives_back_blocks_in_any_rank_order(void **state)
+{
+    (void)state;
+    TestCluster tc;
+    cluster_yaml(&tc, "cluster: {nodes: 4, gpus_per_node: 8, nodes_per_pod: 2,\n"
+                      "          fabric: {kind: rail, tiers: 3, radix: 16, link_gbps: 200}}\n");
+    const WkCluster *c = &tc.c;
+    WkSciParams p;
+    wk_sci_defaults(&p);
+    p.migrate = 1;
+    uint32_t a[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+    uint32_t b[16] = {8, 9, 10, 11, 12, 13, 17, 15, 14, 16, 18, 19, 20, 21, 22, 23};
+    uint8_t gs[32] = {0};
+    for (uint32_t g = 0; g < 24; g++)
+        gs[g] = WK_SCI_USED;
+    WkSciJob jobs[] = {{.gpus = 8, .rho = 1, .real = a}, {.gpus = 16, .rho = 1, .real = b}};
+    WkSciState *st, *ref;
+    WkError err;
+    assert_int_equal(wk_sci_state_new(&st, c, &p, &err), 0);
+    assert_int_equal(wk_sci_state_new(&ref, c, &p, &err), 0);
+    assert_int_equal(wk_sci_state_load(st, gs, jobs, 2, &err), 0);
+    for (uint32_t j = 2; j-- > 0;) { /* give back b, then a */
+        wk_sci_give_all(st, jobs[j].real, jobs[j].gpus);
+        for (uint32_t k = 0; k < jobs[j].gpus; k++)
+            gs[jobs[j].real[k]] = WK_SCI_FREE;
+        assert_int_equal(wk_sci_state_load(ref, gs, NULL, 0, &err), 0);
+        assert_memory_equal(st->gs, gs, sizeof gs);
+        assert_memory_equal(st->node_free, ref->node_free, c->nodes * sizeof *st->node_free);
+        assert_memory_equal(st->pod_free, ref->pod_free, st->pods * sizeof *st->pod_free);
+        assert_int_equal(wk_sci_free(st), wk_sci_free(ref));
+        assert_memory_equal(st->blen, ref->blen, (st->max_node + 1) * sizeof *st->blen);
+    }
+    wk_sci_state_free(st);
+    wk_sci_state_free(ref);
     cluster_free(&tc);
 }
 
@@ -785,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_sci_cascade_times_are_ordered_and_scale_with_the_topology),
         cmocka_unit_test(test_sci_reload_of_changed_nodes_equals_a_full_load),
         cmocka_unit_test(test_sci_reload_rounds_equal_full_loads),
+        cmocka_unit_test(test_sci_gives_back_blocks_in_any_rank_order),
         cmocka_unit_test(test_sci_anneals_briefly_when_nothing_waits_and_nothing_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -171,9 +171,17 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
 /* `stack:` — a framework name; an unknown one lists the known stacks. */
 static int parse_stack(const WkNode *n, WkModelSpec *m, WkError *err)
 {
+    static const char *const dtypes[] = {"bf16", "fp32", NULL};
     const char *name = NULL;
     char names[256];
-    int rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
+    /* `reduce_dtype:` the per-layer FSDP reduce-scatter's dtype, over the stack's */
+    int rd = m->reduce_bytes == 4;
+    int rc = wk_node_enum(n, "reduce_dtype", 0, dtypes, &rd, err);
+    if (rc < 0)
+        return rc;
+    if (wk_node_get(n, "reduce_dtype"))
+        m->reduce_bytes = rd ? 4 : 2;
+    rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
     if (rc < 0 || !name)
         return rc < 0 ? rc : 0;
     int s = wk_stack_find(name);
@@ -191,7 +199,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "stack", "reduce_dtype", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};

@@ -4,7 +4,8 @@
  * per-layer FSDP pipeline, the host-bound layer, per-layer FSDP
  * communication as perf_comm.c evaluates it, unfused operators' bytes and
  * kernels, the optimizer implementations, op-level selective checkpointing
- * and sharding over context-parallel ranks in the memory model; megatron-core
+ * and sharding over context-parallel ranks in the memory model, a model's
+ * `reduce_dtype:` over the stack's; megatron-core
  * (the default) and nemo leave every result as it was; an unknown stack is a
  * positioned error listing the known ones. */
 #include "tests/unit/testutil.h"
@@ -293,6 +294,48 @@ static void test_deepspeed_prefetch_bucket(void **state)
     assert_float_equal(want, ag + 31 * 0.75 * ag + ag + 31 * 1.5 * ag + ag, 1e-12); /* f c < p: hidden */
 }
 
+/* `reduce_dtype: fp32` over composer's bf16 (Composer's FSDP
+ * mixed_precision DEFAULT): the per-layer reduce-scatters move 4 B per
+ * gradient element and the unsharded gradient buffer grows by 2 B per
+ * layer parameter; every other setting is composer's, and `bf16` or no key
+ * leave composer as it is. */
+static void test_reduce_dtype_overrides_the_stack(void **state)
+{
+    (void)state;
+    const WkGpuEff *e = wk_catalog_eff(wk_catalog_find("H100-SXM-80G"));
+    WkModelSpec m4 = model("model: {base: llama3-8b, zero: 3, stack: composer, reduce_dtype: fp32}\n");
+    WkModelSpec m2 = model("model: {base: llama3-8b, zero: 3, stack: composer, reduce_dtype: bf16}\n");
+    WkModelSpec m0 = model("model: {base: llama3-8b, zero: 3, stack: composer}\n");
+    assert_float_equal(m4.reduce_bytes, 4, 0);
+    assert_float_equal(m0.reduce_bytes, 0, 0);
+    WkStackMech sk = wk_stack_with_reduce(m4.stack, m4.reduce_bytes);
+    const WkStackMech *c = wk_stack_mech(WK_STACK_COMPOSER);
+    assert_float_equal(sk.reduce_bytes, 4, 0);
+    assert_float_equal(wk_stack_with_reduce(m0.stack, m0.reduce_bytes).reduce_bytes, c->reduce_bytes, 0);
+    assert_int_equal(sk.optim, c->optim);
+    assert_int_equal(sk.attn_fa2, c->attn_fa2);
+    assert_int_equal(sk.reshard_after_forward, c->reshard_after_forward);
+    WkPerfEnv env = env_of("H100-SXM-80G", 8);
+    WkPerfParams p = wk_perf_defaults();
+    double P = 2e8, R = 1e9, L = 32, fwd = 0.01, bwd = 0.02;
+    WkCommIn in = {.m = &m4, .env = &env, .p = &p, .e = e, .layers = L, .mb = 1, .dp = 8, .fwd_s = fwd,
+                   .bwd_s = bwd, .layer_params = P, .root_params = R, .shard = 8, .sk = &sk};
+    double bw = env.nvlink_bw * e->nvlink_eff, lat = e->ring_lat_s;
+    double ag = wk_coll_reduce_scatter_s(2 * P, 8, bw, lat), agr = wk_coll_reduce_scatter_s(2 * R, 8, bw, lat);
+    double rs4 = wk_coll_reduce_scatter_s(4 * P, 8, bw, lat), rsr4 = wk_coll_reduce_scatter_s(4 * R, 8, bw, lat);
+    double want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
+                  wk_stack_fsdp_exposed(L, bwd, ag + rs4, 1, ag, rs4 + rsr4);
+    double hidden = 0;
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
+    /* memory: 2 B more per layer parameter, P = (N - 2 V h) / layers */
+    WkPerfEnv ev = env_of("H100-SXM-80G", 8);
+    WkPerfResult r4 = eval_ok(&m4, &ev), r2 = eval_ok(&m2, &ev), r0 = eval_ok(&m0, &ev);
+    double lp = (m4.params - 2.0 * m4.vocab * m4.hidden) / m4.layers;
+    assert_float_equal(r4.mem_state_bytes - r2.mem_state_bytes, 2 * lp, 1);
+    assert_float_equal(r2.iter_s, r0.iter_s, 0);
+    assert_true(r4.iter_s >= r2.iter_s);
+}
+
 /* `stack:` is read wherever a model is: through `base:` from `models:`,
  * and in a workload class; an unknown one there is positioned too. */
 static void test_stack_in_library_and_workload_class(void **state)
@@ -402,6 +445,7 @@ int main(void)
         cmocka_unit_test_teardown(test_op_sac_memory_matches_published_llama2_70b, teardown),
         cmocka_unit_test_teardown(test_shard_over_cp, teardown),
         cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
+        cmocka_unit_test_teardown(test_reduce_dtype_overrides_the_stack, teardown),
         cmocka_unit_test(test_stack_in_library_and_workload_class),
         cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
         cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),

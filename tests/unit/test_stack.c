@@ -5,7 +5,7 @@
  * communication as perf_comm.c evaluates it, unfused operators' bytes and
  * kernels, the optimizer implementations, op-level selective checkpointing
  * and sharding over context-parallel ranks in the memory model, a model's
- * `reduce_dtype:` over the stack's; megatron-core
+ * `reduce_dtype:` over the stack's, unpartitioned pipeline gradients; megatron-core
  * (the default) and nemo leave every result as it was; an unknown stack is a
  * positioned error listing the known ones. */
 #include "tests/unit/testutil.h"
@@ -405,6 +405,34 @@ static void test_torchtitan_tp_blocks(void **state)
     assert_true(rc.tp_s < rb.tp_s);
 }
 
+/* `pp_grad_partitioned: false` (DeepSpeed's PipelineEngine before 0.5.4):
+ * each of the 2 (mb + pp - 1) transfers of 1F1B is half forward, T h 2 / t
+ * bytes, half backward, T h 2 bytes from every TP rank, each an α-β
+ * point-to-point on the fabric; the default sends both partitioned. */
+static void test_pp_grad_full_closed_form(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: gpt3-175b, tp: 8, pp: 8, global_batch: 64, micro_batch: 1, seq_len: 2048,"
+                       " schedule: 1f1b, vp: 1,"
+                       " stack: deepspeed";
+    char y1[256], y2[256];
+    snprintf(y1, sizeof y1, "%s}\n", base);
+    snprintf(y2, sizeof y2, "%s, pp_grad_partitioned: false}\n", base);
+    WkModelSpec a = model(y1), b = model(y2);
+    assert_int_equal(a.pp_grad_full, 0);
+    assert_int_equal(b.pp_grad_full, 1);
+    WkPerfEnv env = env_of("A100-SXM-80G", 64);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfResult ra = eval_ok(&a, &env), rb = eval_ok(&b, &env);
+    double B = 2048.0 * a.hidden * 2 / 8, bw = env.net_bw * e->net_eff, lat = p.lat_inter_s;
+    double n = 2.0 * (64 + 8 - 1);
+    assert_float_equal(ra.pp_s, n * wk_coll_p2p_s(B, bw, lat), 1e-12 * ra.pp_s);
+    assert_float_equal(rb.pp_s, n / 2 * (wk_coll_p2p_s(B, bw, lat) + wk_coll_p2p_s(8 * B, bw, lat)),
+                       1e-12 * rb.pp_s);
+    assert_true(rb.iter_s > ra.iter_s);
+}
+
 /* Llama 3 70B on 64 H100 80 GB with FSDP and CP 2 at 8,192 tokens: as
  * megatron-core it needs 117.9 GiB (the refusal the issue reports); with
  * torchtitan's sharding over dp x cp and op-level selective checkpointing
@@ -449,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_stack_in_library_and_workload_class),
         cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
         cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),
+        cmocka_unit_test_teardown(test_pp_grad_full_closed_form, teardown),
         cmocka_unit_test_teardown(test_fsdp_cp2_70b_fits_with_torchtitan, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

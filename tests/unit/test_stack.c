@@ -189,6 +189,16 @@ static void test_unknown_stack_lists_the_known_ones(void **state)
     for (int s = 0; s < WK_STACK_N; s++)
         assert_int_equal(wk_stack_find(wk_stack_mech((WkStack)s)->name), s);
     assert_int_equal(wk_stack_find("Megatron-LM"), -1);
+    /* reduce_dtype and pp_grad_partitioned: a wrong value is positioned */
+    n = yaml_node("model: {base: llama3-8b, stack: composer,\n  reduce_dtype: fp64}\n", "model");
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(n, NULL, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.where, "t.yaml:2:17"));
+    assert_non_null(strstr(err.msg, "unknown value 'fp64' (known: bf16, fp32)"));
+    n = yaml_node("model: {base: llama3-8b, pp_grad_partitioned: half}\n", "model");
+    wk_error_clear(&err);
+    assert_true(wk_model_parse(n, NULL, &m, &err) < 0);
+    assert_non_null(strstr(err.msg, "pp_grad_partitioned"));
 }
 
 /* torchtitan's RMSNorm runs as six passes over the tensor and two kernels

@@ -171,9 +171,17 @@ int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkE
 /* `stack:` — a framework name; an unknown one lists the known stacks. */
 static int parse_stack(const WkNode *n, WkModelSpec *m, WkError *err)
 {
+    static const char *const dtypes[] = {"bf16", "fp32", NULL};
     const char *name = NULL;
     char names[256];
-    int rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
+    /* `reduce_dtype:` the per-layer FSDP reduce-scatter's dtype, over the stack's */
+    int rd = m->reduce_bytes == 4;
+    int rc = wk_node_enum(n, "reduce_dtype", 0, dtypes, &rd, err);
+    if (rc < 0)
+        return rc;
+    if (wk_node_get(n, "reduce_dtype"))
+        m->reduce_bytes = rd ? 4 : 2;
+    rc = wk_node_str(n, "stack", 0, &name, err); /* null: not given; a map or list: an error */
     if (rc < 0 || !name)
         return rc < 0 ? rc : 0;
     int s = wk_stack_find(name);
@@ -191,7 +199,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "stack", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "stack", "reduce_dtype", "pp_grad_partitioned", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};
@@ -243,7 +251,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     int fp8s_i = m.fp8_current;
     int64_t zero = m.zero;
     int attn = (int)m.attention, tpo = (int)m.tp_overlap, pos = m.learned_pos;
-    int sp = !m.no_seq_parallel, gov = !m.no_grad_overlap;
+    int sp = !m.no_seq_parallel, gov = !m.no_grad_overlap, pgp = !m.pp_grad_full;
     double params = m.params, emb_gb = m.embedding_bytes / 1e9;
     const int64_t BIG = INT64_C(1) << 30;
     if ((rc = parse_stack(n, &m, err)) < 0)
@@ -279,6 +287,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_enum(n, "tp_overlap", 0, tpov, &tpo, err)) < 0 ||
         (rc = wk_node_bool(n, "overlap_grad_reduce", 0, &gov, err)) < 0 ||
         (rc = wk_node_bool(n, "dropout", 0, &m.dropout, err)) < 0 ||
+        (rc = wk_node_bool(n, "pp_grad_partitioned", 0, &pgp, err)) < 0 ||
         (rc = wk_node_bool(n, "parallel_block", 0, &m.parallel_block, err)) < 0 ||
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
@@ -295,6 +304,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     m.learned_pos = pos;
     m.no_seq_parallel = !sp;
     m.no_grad_overlap = !gov;
+    m.pp_grad_full = !pgp;
     m.name = basename ? basename : "custom";
     m.kind = (WkModelKind)kind;
     m.gated_mlp = mlp;

@@ -69,6 +69,10 @@ typedef struct WkModelSpec {
     int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient
                                accumulation bridges slower nodes); 0: the slowest rank bounds */
     WkStack stack;          /* the training framework whose mechanisms apply (stack.h); megatron-core */
+    int pp_grad_full;       /* 1: pipeline backward sends carry the full T h gradient from every TP
+                               rank (`pp_grad_partitioned: false`); 0: partitioned, T h / tp */
+    double reduce_bytes;    /* `reduce_dtype:` bytes per gradient element of the per-layer FSDP /
+                               ZeRO-3 reduce-scatter (2 bf16, 4 fp32); 0: the stack's */
     /* vision / recommendation */
     double flops_per_sample;/* forward FLOPs per sample */
     uint32_t batch_per_gpu; /* samples per GPU per iteration */

@@ -177,7 +177,8 @@ static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat 
 static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double *layers, WkCommIn *in,
                          WkPerfResult *r, double *wait_s)
 {
-    const WkStackMech *sk = wk_stack_mech(m->stack);
+    WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
+    const WkStackMech *sk = &skm;
     WkOpStat f[WK_OP_NKIND] = {{0}}, b[WK_OP_NKIND] = {{0}}, x[WK_OP_NKIND] = {{0}}, hd[WK_OP_NKIND] = {{0}};
     c->mult = 1;
     c->acc = f;
@@ -273,7 +274,8 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     se.sku = st->sku;
     se.speed = st->speed;
     WkGpuEff e = sku_eff(&se, p);
-    const WkStackMech *sk = wk_stack_mech(m->stack);
+    WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
+    const WkStackMech *sk = &skm;
     wk_stack_attn(sk, se.sku->name, se.sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
     WkOpsCtx c = ops_ctx(m, &se, p, &e);
     WkOpsShape sh = llm_shape(m);
@@ -391,7 +393,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double mb = gb / (dp * m->micro_batch); /* micro-batches per replica */
     double peak_nom = m->fp8 && env->sku->fp8_flops > 0 ? env->sku->fp8_flops : env->sku->bf16_flops;
     WkGpuEff e = sku_eff(env, p);
-    const WkStackMech *sk = wk_stack_mech(m->stack);
+    WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
+    const WkStackMech *sk = &skm;
     wk_stack_attn(sk, env->sku->name, env->sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
     WkOpsCtx c = ops_ctx(m, env, p, &e);
     double eb[WK_OP_NKIND], ek[WK_OP_NKIND];

@@ -280,7 +280,9 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
 
 /* PP: each micro-batch sends its activations forward and their gradients
  * back, T h / t bytes per rank (scatter-gather over the TP ranks' NICs,
- * Narayanan et al. SC'21 §4.1), once per model chunk (x vp interleaved).
+ * Narayanan et al. SC'21 §4.1), once per model chunk (x vp interleaved);
+ * with pp_grad_full the gradients go back whole, T h from every TP rank
+ * (DeepSpeed's PipelineEngine before 0.5.4: is_grad_partitioned False).
  * 1F1B blocks on every transfer; the interleaved schedule overlaps the
  * steady state, leaving the warm-up and cool-down transfers exposed. */
 static void pp_comm(const WkCommIn *in, WkPerfResult *r)
@@ -294,7 +296,7 @@ static void pp_comm(const WkCommIn *in, WkPerfResult *r)
     double lat = env->multi_domain ? in->p->lat_inter_s : in->e->ring_lat_s;
     double p2p = wk_coll_p2p_s(bytes, bw, lat);
     double n = m->schedule == WK_PP_INTERLEAVED ? 2.0 * (m->pp - 1) * m->vp : 2.0 * (in->mb + m->pp - 1);
-    r->pp_s = n * p2p;
+    r->pp_s = m->pp_grad_full ? n / 2 * (p2p + wk_coll_p2p_s(bytes * m->tp, bw, lat)) : n * p2p;
 }
 
 /* EP: dispatch and combine all-to-alls of T top_k h bytes (x imbalance),

@@ -60,6 +60,14 @@ const WkStackMech *wk_stack_mech(WkStack s)
     return (unsigned)s < WK_STACK_N ? &stacks[s] : &stacks[WK_STACK_MCORE];
 }
 
+WkStackMech wk_stack_with_reduce(WkStack s, double reduce_bytes)
+{
+    WkStackMech m = *wk_stack_mech(s);
+    if (reduce_bytes > 0)
+        m.reduce_bytes = reduce_bytes;
+    return m;
+}
+
 int wk_stack_find(const char *name)
 {
     for (int i = 0; i < WK_STACK_N; i++)

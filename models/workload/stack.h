@@ -63,6 +63,11 @@ typedef struct WkStackMech {
 /** The mechanism settings of stack s (static storage); s out of range: megatron-core's. */
 const WkStackMech *wk_stack_mech(WkStack s);
 
+/** The settings of stack s (as wk_stack_mech) with the gradient-reduction
+ * dtype a model states: reduce_bytes > 0 (the model's `reduce_dtype:`, 2
+ * for bf16, 4 for fp32) replaces s's reduce_bytes, 0 keeps it. */
+WkStackMech wk_stack_with_reduce(WkStack s, double reduce_bytes);
+
 /** The stack called `name`, or -1. */
 int wk_stack_find(const char *name);
 

@@ -4,7 +4,8 @@
  * per-layer FSDP pipeline, the host-bound layer, per-layer FSDP
  * communication as perf_comm.c evaluates it, unfused operators' bytes and
  * kernels, the optimizer implementations, op-level selective checkpointing
- * and sharding over context-parallel ranks in the memory model; megatron-core
+ * and sharding over context-parallel ranks in the memory model, a model's
+ * `reduce_dtype:` over the stack's, unpartitioned pipeline gradients; megatron-core
  * (the default) and nemo leave every result as it was; an unknown stack is a
  * positioned error listing the known ones. */
 #include "tests/unit/testutil.h"
@@ -188,6 +189,16 @@ static void test_unknown_stack_lists_the_known_ones(void **state)
     for (int s = 0; s < WK_STACK_N; s++)
         assert_int_equal(wk_stack_find(wk_stack_mech((WkStack)s)->name), s);
     assert_int_equal(wk_stack_find("Megatron-LM"), -1);
+    /* reduce_dtype and pp_grad_partitioned: a wrong value is positioned */
+    n = yaml_node("model: {base: llama3-8b, stack: composer,\n  reduce_dtype: fp64}\n", "model");
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(n, NULL, &m, &err), WK_E_INVAL);
+    assert_non_null(strstr(err.where, "t.yaml:2:17"));
+    assert_non_null(strstr(err.msg, "unknown value 'fp64' (known: bf16, fp32)"));
+    n = yaml_node("model: {base: llama3-8b, pp_grad_partitioned: half}\n", "model");
+    wk_error_clear(&err);
+    assert_true(wk_model_parse(n, NULL, &m, &err) < 0);
+    assert_non_null(strstr(err.msg, "pp_grad_partitioned"));
 }
 
 /* torchtitan's RMSNorm runs as six passes over the tensor and two kernels
@@ -293,6 +304,48 @@ static void test_deepspeed_prefetch_bucket(void **state)
     assert_float_equal(want, ag + 31 * 0.75 * ag + ag + 31 * 1.5 * ag + ag, 1e-12); /* f c < p: hidden */
 }
 
+/* `reduce_dtype: fp32` over composer's bf16 (Composer's FSDP
+ * mixed_precision DEFAULT): the per-layer reduce-scatters move 4 B per
+ * gradient element and the unsharded gradient buffer grows by 2 B per
+ * layer parameter; every other setting is composer's, and `bf16` or no key
+ * leave composer as it is. */
+static void test_reduce_dtype_overrides_the_stack(void **state)
+{
+    (void)state;
+    const WkGpuEff *e = wk_catalog_eff(wk_catalog_find("H100-SXM-80G"));
+    WkModelSpec m4 = model("model: {base: llama3-8b, zero: 3, stack: composer, reduce_dtype: fp32}\n");
+    WkModelSpec m2 = model("model: {base: llama3-8b, zero: 3, stack: composer, reduce_dtype: bf16}\n");
+    WkModelSpec m0 = model("model: {base: llama3-8b, zero: 3, stack: composer}\n");
+    assert_float_equal(m4.reduce_bytes, 4, 0);
+    assert_float_equal(m0.reduce_bytes, 0, 0);
+    WkStackMech sk = wk_stack_with_reduce(m4.stack, m4.reduce_bytes);
+    const WkStackMech *c = wk_stack_mech(WK_STACK_COMPOSER);
+    assert_float_equal(sk.reduce_bytes, 4, 0);
+    assert_float_equal(wk_stack_with_reduce(m0.stack, m0.reduce_bytes).reduce_bytes, c->reduce_bytes, 0);
+    assert_int_equal(sk.optim, c->optim);
+    assert_int_equal(sk.attn_fa2, c->attn_fa2);
+    assert_int_equal(sk.reshard_after_forward, c->reshard_after_forward);
+    WkPerfEnv env = env_of("H100-SXM-80G", 8);
+    WkPerfParams p = wk_perf_defaults();
+    double P = 2e8, R = 1e9, L = 32, fwd = 0.01, bwd = 0.02;
+    WkCommIn in = {.m = &m4, .env = &env, .p = &p, .e = e, .layers = L, .mb = 1, .dp = 8, .fwd_s = fwd,
+                   .bwd_s = bwd, .layer_params = P, .root_params = R, .shard = 8, .sk = &sk};
+    double bw = env.nvlink_bw * e->nvlink_eff, lat = e->ring_lat_s;
+    double ag = wk_coll_reduce_scatter_s(2 * P, 8, bw, lat), agr = wk_coll_reduce_scatter_s(2 * R, 8, bw, lat);
+    double rs4 = wk_coll_reduce_scatter_s(4 * P, 8, bw, lat), rsr4 = wk_coll_reduce_scatter_s(4 * R, 8, bw, lat);
+    double want = wk_stack_fsdp_exposed(L, fwd, ag, 1, agr + ag, 0) +
+                  wk_stack_fsdp_exposed(L, bwd, ag + rs4, 1, ag, rs4 + rsr4);
+    double hidden = 0;
+    assert_float_equal(wk_perf_fsdp_layer_s(&in, &hidden, NULL), want, 1e-12);
+    /* memory: 2 B more per layer parameter, P = (N - 2 V h) / layers */
+    WkPerfEnv ev = env_of("H100-SXM-80G", 8);
+    WkPerfResult r4 = eval_ok(&m4, &ev), r2 = eval_ok(&m2, &ev), r0 = eval_ok(&m0, &ev);
+    double lp = (m4.params - 2.0 * m4.vocab * m4.hidden) / m4.layers;
+    assert_float_equal(r4.mem_state_bytes - r2.mem_state_bytes, 2 * lp, 1);
+    assert_float_equal(r2.iter_s, r0.iter_s, 0);
+    assert_true(r4.iter_s >= r2.iter_s);
+}
+
 /* `stack:` is read wherever a model is: through `base:` from `models:`,
  * and in a workload class; an unknown one there is positioned too. */
 static void test_stack_in_library_and_workload_class(void **state)
@@ -362,6 +415,34 @@ static void test_torchtitan_tp_blocks(void **state)
     assert_true(rc.tp_s < rb.tp_s);
 }
 
+/* `pp_grad_partitioned: false` (DeepSpeed's PipelineEngine before 0.5.4):
+ * each of the 2 (mb + pp - 1) transfers of 1F1B is half forward, T h 2 / t
+ * bytes, half backward, T h 2 bytes from every TP rank, each an α-β
+ * point-to-point on the fabric; the default sends both partitioned. */
+static void test_pp_grad_full_closed_form(void **state)
+{
+    (void)state;
+    const char *base = "model: {base: gpt3-175b, tp: 8, pp: 8, global_batch: 64, micro_batch: 1, seq_len: 2048,"
+                       " schedule: 1f1b, vp: 1,"
+                       " stack: deepspeed";
+    char y1[256], y2[256];
+    snprintf(y1, sizeof y1, "%s}\n", base);
+    snprintf(y2, sizeof y2, "%s, pp_grad_partitioned: false}\n", base);
+    WkModelSpec a = model(y1), b = model(y2);
+    assert_int_equal(a.pp_grad_full, 0);
+    assert_int_equal(b.pp_grad_full, 1);
+    WkPerfEnv env = env_of("A100-SXM-80G", 64);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    WkPerfParams p = wk_perf_defaults();
+    WkPerfResult ra = eval_ok(&a, &env), rb = eval_ok(&b, &env);
+    double B = 2048.0 * a.hidden * 2 / 8, bw = env.net_bw * e->net_eff, lat = p.lat_inter_s;
+    double n = 2.0 * (64 + 8 - 1);
+    assert_float_equal(ra.pp_s, n * wk_coll_p2p_s(B, bw, lat), 1e-12 * ra.pp_s);
+    assert_float_equal(rb.pp_s, n / 2 * (wk_coll_p2p_s(B, bw, lat) + wk_coll_p2p_s(8 * B, bw, lat)),
+                       1e-12 * rb.pp_s);
+    assert_true(rb.iter_s > ra.iter_s);
+}
+
 /* Llama 3 70B on 64 H100 80 GB with FSDP and CP 2 at 8,192 tokens: as
  * megatron-core it needs 117.9 GiB (the refusal the issue reports); with
  * torchtitan's sharding over dp x cp and op-level selective checkpointing
@@ -402,9 +483,11 @@ int main(void)
         cmocka_unit_test_teardown(test_op_sac_memory_matches_published_llama2_70b, teardown),
         cmocka_unit_test_teardown(test_shard_over_cp, teardown),
         cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
+        cmocka_unit_test_teardown(test_reduce_dtype_overrides_the_stack, teardown),
         cmocka_unit_test(test_stack_in_library_and_workload_class),
         cmocka_unit_test_teardown(test_fsdp_across_sites_not_faster, teardown),
         cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),
+        cmocka_unit_test_teardown(test_pp_grad_full_closed_form, teardown),
         cmocka_unit_test_teardown(test_fsdp_cp2_70b_fits_with_torchtitan, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -336,6 +336,16 @@ void wk_cli_common_progress_start(WkCliProgress *p, const char *what)
 {
     memset(p, 0, sizeof *p);
     p->what = what;
+    p->after_s = 1.0;
+    const char *env = getenv("WANKA_PROGRESS_AFTER");
+    if (env && *env) {
+        char *endp;
+        double v = strtod(env, &endp);
+        if (*endp == '\0' && v >= 0 && v <= 3600)
+            p->after_s = v;
+        else
+            fprintf(stderr, "wanka: WANKA_PROGRESS_AFTER: not a number of seconds from 0 to 3600; using 1\n");
+    }
     clock_gettime(CLOCK_MONOTONIC, &p->t0);
 }
 
@@ -352,7 +362,7 @@ void wk_cli_common_progress_run(void *user, WkTime now, uint64_t events)
 {
     WkCliProgress *p = user;
     double el = wk_cli_common_progress_elapsed(p);
-    if (el < 1.0 || el - p->last_s < 0.25)
+    if (el <= 0 || el < p->after_s || (p->shown && el - p->last_s < 0.25))
         return;
     /* the rate over the interval since the last line, not since start-up */
     double rate = p->last_s > 0 ? (double)(events - p->last_events) / (el - p->last_s) : (double)events / el;

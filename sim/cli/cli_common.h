@@ -153,9 +153,13 @@ typedef struct WkCliProgress {
     int shown;            /* a line is on the terminal */
     const char *what;     /* batch progress: "sweep" (points) or "check" (runs) */
     WkTime end;           /* a run's `sim.end` (0 or WK_TIME_NEVER: unknown) */
+    double after_s;       /* a run's first line after this many wall seconds */
 } WkCliProgress;
 
-/** Start the clock of *p (what: see WkCliProgress). */
+/** Start the clock of *p (what: see WkCliProgress). A run's first line
+ * comes after 1 s of wall time, or after WANKA_PROGRESS_AFTER seconds when
+ * that is a number from 0 to 3600 (another value: a warning on stderr and
+ * 1 s). */
 void wk_cli_common_progress_start(WkCliProgress *p, const char *what);
 
 /** 1 when progress lines are wanted: not quiet and stderr a terminal. */
@@ -165,7 +169,7 @@ int wk_cli_common_progress_wanted(int quiet);
 double wk_cli_common_progress_elapsed(const WkCliProgress *p);
 
 /** A run's progress line (a WkProgressFn; user is a WkCliProgress): after
- * the first second, at most every 0.25 s wall, "\rwanka: P %, simulated day
+ * p->after_s (the first second by default), at most every 0.25 s wall, "\rwanka: P %, simulated day
  * D of E, R M events/s, ~S s left" when p->end is known (the ETA from the
  * wall time so far and the fraction of simulated time done), else the
  * simulated days, events and rate. */

@@ -52,12 +52,15 @@ static int retime(WkRun *r, WkRunFail *f, WkTime now, WkError *err)
 }
 
 /* A blocking transfer (a load, a `remote` write) stalls its job: under
- * `priority` its rings then leave their links to storage. */
-static void idle(WkRun *r, const WkStoreXfer *x, int on)
+ * `priority` its rings then leave their links to storage, and its dataset
+ * read pauses (resumed only for a job that goes on: `resume`). */
+static int idle(WkRun *r, const WkStoreXfer *x, int on, int resume, WkError *err)
 {
     const WkJobRt *rt = &r->rt[x->job];
-    if (x->read || r->fail.mode == WK_CKPT_REMOTE)
-        wk_share_idle(&r->share, x->job, rt->flows, rt->nflows - rt->na2a, on);
+    if (!x->read && r->fail.mode != WK_CKPT_REMOTE)
+        return 0;
+    wk_share_idle(&r->share, x->job, rt->flows, rt->nflows - rt->na2a, on);
+    return on || resume ? wk_reads_pause(r, x->job, on, err) : 0;
 }
 
 int wk_runfail_store_settle(WkRun *r, WkRunFail *f, WkError *err)
@@ -98,8 +101,7 @@ int wk_runfail_store_xfer(WkRun *r, WkRunFail *f, uint32_t job, double bytes, Wk
     if (rc < 0)
         return rc;
     f->nxfer++;
-    idle(r, x, 1);
-    if ((rc = wk_progress_reshare(r, err)) < 0)
+    if ((rc = idle(r, x, 1, 0, err)) < 0 || (rc = wk_progress_reshare(r, err)) < 0)
         return rc;
     return retime(r, f, now, err);
 }
@@ -112,10 +114,11 @@ int wk_runfail_store_end(WkRun *r, WkRunFail *f, uint32_t job, int resolve, WkEr
     if (i == f->nxfer)
         return 0;
     wk_share_xfer_remove(&r->share, f->xfer[i].tid);
-    idle(r, &f->xfer[i], 0);
+    WkStoreXfer x = f->xfer[i];
     f->xfer[i] = f->xfer[--f->nxfer];
-    if (!resolve)
-        return 0;
-    int rc = wk_progress_reshare(r, err);
+    int rc = idle(r, &x, 0, resolve, err); /* a job stopping keeps its read paused until its stop ends it */
+    if (!resolve || rc < 0)
+        return rc;
+    rc = wk_progress_reshare(r, err);
     return rc < 0 ? rc : retime(r, f, wk_engine_now(r->eng), err);
 }

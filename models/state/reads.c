@@ -6,7 +6,8 @@
  * its placement with the fabric to itself. The input pipeline prefetches,
  * so the read overlaps the computation: an allocation a < R stretches the
  * iteration to max(T, bytes per iteration / a), T its iteration without
- * the read; a >= R costs nothing. */
+ * the read; a >= R costs nothing. A job stalled on a blocking transfer of
+ * its own consumes no input: its read is paused meanwhile. */
 #include "models/state/state.h"
 
 #include <math.h>
@@ -22,6 +23,7 @@ static int add_read(WkRun *r, uint32_t job, double bytes, double need, WkError *
         return rc;
     rt->read_bytes = bytes;
     rt->read_need = need;
+    rt->read_paused = 0;
     r->reading++;
     return 0;
 }
@@ -44,7 +46,9 @@ void wk_reads_stop(WkRun *r, uint32_t job)
     WkJobRt *rt = &r->rt[job];
     if (!(rt->read_bytes > 0))
         return;
-    wk_share_xfer_remove(&r->share, rt->read_tid);
+    if (!rt->read_paused)
+        wk_share_xfer_remove(&r->share, rt->read_tid);
+    rt->read_paused = 0;
     rt->read_bytes = 0;
     rt->read_need = 0;
     r->reading--;
@@ -53,17 +57,34 @@ void wk_reads_stop(WkRun *r, uint32_t job)
 int wk_reads_again(WkRun *r, uint32_t job, WkError *err)
 {
     WkJobRt *rt = &r->rt[job];
-    if (!(rt->read_bytes > 0))
+    if (!(rt->read_bytes > 0) || rt->read_paused) /* paused: it comes back on the paths of its resume */
         return 0;
     double bytes = rt->read_bytes, need = rt->read_need;
     wk_reads_stop(r, job);
     return add_read(r, job, bytes, need, err);
 }
 
+int wk_reads_pause(WkRun *r, uint32_t job, int on, WkError *err)
+{
+    WkJobRt *rt = &r->rt[job];
+    if (!(rt->read_bytes > 0) || !!rt->read_paused == !!on)
+        return 0;
+    if (on) {
+        wk_share_xfer_remove(&r->share, rt->read_tid);
+        rt->read_paused = 1;
+        return 0;
+    }
+    double bytes = rt->read_bytes, need = rt->read_need;
+    rt->read_bytes = 0; /* not in the share: nothing for add_read to replace */
+    rt->read_paused = 0;
+    r->reading--;
+    return add_read(r, job, bytes, need, err);
+}
+
 double wk_reads_iter(const WkRun *r, uint32_t job, double iter_s)
 {
     const WkJobRt *rt = &r->rt[job];
-    if (!(rt->read_bytes > 0))
+    if (!(rt->read_bytes > 0) || rt->read_paused) /* paused: its job does not iterate */
         return iter_s;
     double a = wk_share_xfer_rate(&r->share, rt->read_tid);
     if (isnan(a)) /* not rated yet (`priority`: the next storage solve, at this instant) */
@@ -76,5 +97,5 @@ double wk_reads_iter(const WkRun *r, uint32_t job, double iter_s)
 double wk_reads_rate(const WkRun *r, uint32_t job)
 {
     const WkJobRt *rt = &r->rt[job];
-    return rt->read_bytes > 0 ? wk_share_xfer_rate(&r->share, rt->read_tid) : 0;
+    return rt->read_bytes > 0 && !rt->read_paused ? wk_share_xfer_rate(&r->share, rt->read_tid) : 0;
 }

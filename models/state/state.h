@@ -74,6 +74,7 @@ typedef struct WkJobRt {
     double read_bytes;         /* bytes read per iteration (0: no read in flight) */
     double read_need;          /* the read's demand R, bytes/s */
     uint32_t read_tid;         /* its transfer in the fabric share (share.h), while read_bytes > 0 */
+    uint32_t read_paused;      /* 1: its job stalled on a blocking transfer, the read out of the share */
 } WkJobRt;
 
 /* Engine event kinds of a run (one table, so that two owners never clash). */
@@ -340,6 +341,13 @@ void wk_reads_stop(WkRun *r, uint32_t job);
 /** Job's dataset read, if any, afresh on its GPUs (paths around the links
  * down now), at the same demand. 0 or WK_E_NOMEM. */
 int wk_reads_again(WkRun *r, uint32_t job, WkError *err);
+
+/** Pause (on) or resume (off) job's dataset read, if any: a job stalled
+ * on a blocking transfer of its own (a `remote` checkpoint write, a
+ * restart's load) consumes no input, so its read leaves the fabric share
+ * until the stall ends, and comes back on its GPUs as they are then, at
+ * the same demand. The caller re-solves the share. 0 or WK_E_NOMEM. */
+int wk_reads_pause(WkRun *r, uint32_t job, int on, WkError *err);
 
 /** Job's iteration time with its data stall: max(iter_s, bytes per
  * iteration / a), a its read's rate as last solved (at least 1 B/s);

@@ -64,6 +64,27 @@ a=$(jct "$T/off.yaml"); b=$(jct "$T/none.yaml")
 a=$(jct "$T/light.yaml"); b=$(jct "$T/light0.yaml")
 [ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "light reads: $a s, without $b s"
 
+# a job stalled on a blocking transfer of its own consumes no input: its
+# read pauses and resumes after. One heavy job with remote checkpoints of
+# C = 1000 B x 25,557,032 parameters (ResNet-50 as the model derives it;
+# tests/unit/test_perf.c) = 25.557032 GB, a software failure at 700 s. The
+# restart's load comes from the storage node in the read's direction: alone
+# it takes C / 100 GB/s = 0.25557032 s (with the read flowing, 16 flows
+# would share the node's 100 GB/s: 0.5111 s). The job: 600 s read-bound
+# (292.96875 iterations of 2.048 s), a write of 0.25557 s (towards the
+# storage node, beside nothing), runs to 700 s, rolls back to 292.96875;
+# recovery detection 600 + drain 30 + launch 600 + init 8 x 2.5 ms + load
+# 0.25557032 + warm-up 20 = 1250.27557 s; then 707.03125 iterations at
+# 2.048 s (the read resumed after the load) = 1448 s and 2 writes: JCT
+# 700 + 1250.27557 + 1448 + 2 x 0.25557 = 3398.7867 s, fair and priority.
+for sh in fair priority; do
+  sed "s/failures: .*/failures: {incidents: [{at: 700s, kind: software, gpu: 3}]}\ncheckpoint: {interval: 10min, mode: remote, bytes_per_param: 1000}/;s/dataset_reads: true/dataset_reads: true, sharing: $sh/" "$T/one.yaml" > "$T/st-$sh.yaml"
+  "$W" run "$T/st-$sh.yaml" --no-trace > "$T/st-$sh.out" 2>&1
+  l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/st-$sh.out")
+  m=$(awk '/^job completion time mean/ {print $(NF-1)}' "$T/st-$sh.out")
+  [ "$l" = "0.2556" ] && [ "$m" = "3398.7867" ] && ok || bad "$sh, read paused by a stall: load $l s, JCT $m s; want 0.2556 and 3398.7867"
+done
+
 # bad values: exit 2, positioned at the value, naming the key, no output file
 for v in "-1|must be between 0 and 1e+09 (got -1)" "2.0e9|must be between 0 and 1e+09 (got 2.0e9)" \
          "lots|expected a number, got 'lots'"; do

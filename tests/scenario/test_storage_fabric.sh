@@ -134,5 +134,60 @@ sed "s/failures: .*/$F/" "$T/p7.yaml" > "$T/pl7.yaml"
 l=$(awk '$1 == "recovery" && $3 == "checkpoint" && $4 == "load" {print $6}' "$T/pl7.out")
 [ "$l" = "4.3750" ] && ok || bad "priority load: $l s, want 4.375"
 
+# Re-timing under priority, a write starved and resumed. Five 1-GPU nodes
+# (one NIC each, L = 400 Gb/s = 50 GB/s) on a radix-4 fat-tree at 3:1: leaf
+# 0 holds nodes 0-2, leaf 1 nodes 3-4, each leaf one uplink of L. With
+# `comm:` (S = 37.5 GB, T = 1 s) a plain job across nodes puts one ring on
+# the fabric. Job A (1 GPU, 1 h, no ring) lands on node 3; job B (4 GPUs,
+# 100 s, submitted at 610 s) on nodes 0-2 and 4: whatever its ring order,
+# exactly one ring flow leaves node 4 up leaf 1's uplink, alone there at L.
+# A's writes (1000 GB at progress 600, 1200, ... 3000 s) are one flow from
+# node 3 up that uplink; the storage node (400 GB/s) is not the bottleneck.
+# priority: A's first write starts at 600 s at L (the link is free): 500 GB
+# by 610 s; B's ring then takes all of the uplink (R = 0: the write crawls
+# at 1 B/s, 100 B in 100 s) until B ends at 710 s (its ring keeps L, B's
+# speed 1); the rest, 500 GB - 100 B, takes 10 s - 2 ns: done at
+# 719.999999998 s. A's 4 other writes are alone, 20 s each: A ends at
+# 3600 + 119.999999998 + 80 = 3799.999999998 s, makespan 3800.0000, mean
+# JCT (3799.999999998 + 100) / 2 = 1950.0000. Not re-timed at B's start
+# the write would end at 620 s (makespan 3700); not at B's end it would
+# crawl on.
+cat > "$T/rt.yaml" <<Y
+name: storage-retime
+seed: 1
+cluster:
+  sku: H100-SXM-80G
+  nodes: 5
+  gpus_per_node: 1
+  fabric: {kind: fat-tree, radix: 4, oversubscription: 3}
+  storage: {nodes: 1, nic_gbps: 3200, sharing: priority}
+failures: {enabled: false}
+checkpoint: {interval: 10min, mode: remote, plain_gb: 1000}
+scheduler: fifo
+workload:
+  source: inline
+  comm: {allreduce_gb: 37.5, compute: 1s}
+  jobs:
+    - {gpus: 1, duration: 1h, submit: 0s}
+    - {gpus: 4, duration: 100s, submit: 610s}
+Y
+jm() { "$W" run "$1" --no-trace 2>&1 | awk '$1 == "makespan" {m = $2} /^job completion time mean/ {j = $(NF-1)} END {print m, j}'; }
+m=$(jm "$T/rt.yaml"); [ "$m" = "3800.0000 1950.0000" ] && ok || bad "priority re-timing: makespan, mean JCT $m; want 3800 1950"
+# fair: the write and B's ring share the uplink max-min, L/2 each from 610
+# s; the write is not re-timed by a change of the rings alone (docs/models.md)
+# and ends at 620 s as posted: A ends at 3600 + 5 x 20 = 3700 s. B's ring at
+# L/2 for those 10 s: D = 4 domains, one ring, A_c = 2 (3/4) 37.5 / 50 =
+# 1.125 s, its speed (1 + 1.125) / (1 + 2 x 1.125) = 2.125/3.25; re-rated at
+# the write's end: B ends at 620 + 100 - 10 x 2.125/3.25 = 713.461538 s,
+# mean JCT (3700 + 103.461538) / 2 = 1901.7308
+sed 's/, sharing: priority//' "$T/rt.yaml" > "$T/rf.yaml"
+m=$(jm "$T/rf.yaml"); [ "$m" = "3700.0000 1901.7308" ] && ok || bad "fair, rings moved: makespan, mean JCT $m; want 3700 1901.7308"
+# priority, the writer's own rings: A alone on 2 GPUs (nodes 3, 4: its ring
+# 3 -> 4 -> 3 at L fills both NIC cables). Stalled on its write, its ring
+# leaves them: 2 flows share the uplink, L/2 each, 20 s a write; A ends at
+# 3600 + 5 x 20 = 3700 s. Were the stall not felt the write would crawl.
+sed 's/gpus: 1, duration: 1h/gpus: 2, duration: 1h/;/gpus: 4,/d' "$T/rt.yaml" > "$T/ro.yaml"
+m=$(jm "$T/ro.yaml"); [ "$m" = "3700.0000 3700.0000" ] && ok || bad "priority, own rings: makespan, mean JCT $m; want 3700 3700"
+
 echo "storage-fabric: $pass passed, $fail failed"
 [ "$fail" = 0 ]

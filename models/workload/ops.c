@@ -133,6 +133,8 @@ double wk_ops_moe_kernels(int bwd, double local)
                : WK_MOE_KERNELS_FWD + (local > 1 ? WK_MOE_SORT_KERNELS_FWD : 0);
 }
 
+double wk_ops_moe_syncs(double local) { return WK_MOE_SYNCS + (local > 1 ? WK_MOE_SORT_SYNCS : 0); }
+
 double wk_ops_moe_rows(int bwd, double Ts, double X, double R, double local)
 {
     /* forward: permute's index_select reads and writes X rows (2X);

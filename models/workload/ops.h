@@ -126,6 +126,17 @@ double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd
 #define WK_MOE_SORT_KERNELS_FWD 3
 #define WK_MOE_SORT_KERNELS_BWD 2
 
+/* Its host synchronisations per layer forward (dropless, unfused): the
+ * blocking copy of the per-local-expert token counts (more than one local
+ * expert), the two masked_selects (nonzero), the explicit synchronize
+ * before the expert all-to-all. */
+#define WK_MOE_SYNCS 3
+#define WK_MOE_SORT_SYNCS 1
+
+/** Host synchronisations of that layer per forward for `local` experts per
+ * rank: WK_MOE_SYNCS plus WK_MOE_SORT_SYNCS when local > 1. */
+double wk_ops_moe_syncs(double local);
+
 /** Kernels Megatron-Core's MoE layer launches outside its expert GEMMs, per
  * layer and micro-batch, forward (bwd 0) or backward (bwd 1), for `local`
  * experts per rank: WK_MOE_KERNELS_* plus WK_MOE_SORT_KERNELS_* when

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "models/gpu/catalog.h"
+#include "models/net/collective.h"
 #include "models/state/a2a.h"
 #include "models/state/eval.h"
 #include "models/run/hooks.h"
@@ -629,6 +630,24 @@ static void test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each(void *
     assert_float_equal(eval_ok(&d, env_h100(64)).host_s, 0, 0);
 }
 
+/* Megatron-Core's all-to-all dispatcher (docs/models.md, "MoE layer"): a
+ * rank all-to-alls the top_k copies of its T / tp sequence-parallel tokens
+ * over EP, then all-gathers the received rows over the etp expert-TP ranks
+ * (reduce-scatter and all-to-all back in the combine; both again backward):
+ * Mixtral 8x7B TP2 EP4 (etp = tp = 2, the 8-rank EP group in one node). */
+static void test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: 4, global_batch: 64, seq_len: 4096}\n");
+    WkPerfEnv env = env_h100(64);
+    WkPerfResult r = eval_ok(&m, env);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    double bw = env.nvlink_bw * e->nvlink_eff, rows = 4096 / 2 * 2.0, row = 4096 * 2.0;
+    double a2a = wk_coll_all_to_all_s(rows * row, 4, bw, e->ring_lat_s);
+    double ag = wk_coll_all_gather_s(rows * 2 * row, 2, bw, e->ring_lat_s);
+    assert_float_equal(r.ep_s, r.micro_batches * 8.0 * 4 * (a2a + ag), 1e-12);
+}
+
 /* ZeRO-3 (FSDP) re-gathers the weights for every micro-batch's forward and
  * backward and reduce-scatters every micro-batch's gradients: its data-parallel
  * traffic grows with the micro-batches, the distributed optimizer's (ZeRO-1)
@@ -840,6 +859,7 @@ int main(void)
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
+        cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
         cmocka_unit_test_teardown(test_sweep_equals_jobs_alone, teardown),
         cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),

@@ -118,10 +118,56 @@ static double stream_ops(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     return t;
 }
 
+/* Megatron-Core's MoE layer around the expert GEMMs (core_v0.11.0,
+ * transformer/moe/: TopKRouter with the auxiliary load-balancing loss,
+ * MoEAlltoAllTokenDispatcher, moe_utils' unfused permute / unpermute, the
+ * default moe_permute_fusion = False; dropless, the default capacity
+ * factor None), counted from its source (docs/models.md, "MoE layer"):
+ * torch operators launched per layer, views excluded, forward and
+ * backward, the sort by local expert adding its own when a rank holds more
+ * than one expert; and the rows of h elements its memory-bound operators
+ * move (ops.h). */
+double wk_ops_moe_kernels(int bwd, double local)
+{
+    return bwd ? WK_MOE_KERNELS_BWD + (local > 1 ? WK_MOE_SORT_KERNELS_BWD : 0)
+               : WK_MOE_KERNELS_FWD + (local > 1 ? WK_MOE_SORT_KERNELS_FWD : 0);
+}
+
+double wk_ops_moe_syncs(double local) { return WK_MOE_SYNCS + (local > 1 ? WK_MOE_SORT_SYNCS : 0); }
+
+double wk_ops_moe_rows(int bwd, double Ts, double X, double R, double local)
+{
+    /* forward: permute's index_select reads and writes X rows (2X);
+     * unpermute multiplies by the probabilities (2X), zeroes the Ts output
+     * rows and scatter_adds X rows into them (read, read-modify-write: 3X).
+     * backward: scatter_add's gather (2X), the product's two gradients
+     * (grad x probs 2X; grad x tokens 3X, summed over h X), index_select's
+     * zeros and index_add (Ts + 3X). sort_chunks_by_idxs (cat) reads and
+     * writes the R received rows, sorting and unsorting (4R), each way. */
+    double sort = local > 1 ? 4 * R : 0;
+    return (bwd ? 11 * X + Ts : 7 * X + Ts) + sort;
+}
+
+/* That layer's operators on one rank for one micro-batch, booked as
+ * WK_OP_MOE: memory-bound at HBM speed plus their launches. Returns its time. */
+static double moe_layer(WkOpsCtx *c, const WkOpsShape *sh, double R, double local, int bwd)
+{
+    double Ts = sh->sp && sh->t > 1 ? sh->T / sh->t : sh->T, X = Ts * sh->top_k;
+    double bytes = wk_ops_moe_rows(bwd, Ts, X, R, local) * sh->h * ELEM;
+    double nk = wk_ops_moe_kernels(bwd, local);
+    if (c->op_bytes) {
+        bytes *= c->op_bytes[WK_OP_MOE];
+        nk *= c->op_kernels[WK_OP_MOE];
+    }
+    double tm = bytes / (c->hbm * c->e->mem_max);
+    return book(c, WK_OP_MOE, 0, tm, nk);
+}
+
 /* The MLP: dense, or routed to experts (router, permute, grouped GEMMs whose
  * per-expert size sets their efficiency, with the busiest expert bounding).
  * Experts split over etp ranks; with etp < t (MoE parallel folding) a rank
- * routes its T etp / t tokens and holds whole-width experts of its EP group. */
+ * routes its T etp / t tokens and holds whole-width experts of its EP group.
+ * The router runs on the rank's sequence-parallel share of the tokens. */
 static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
     double te = sh->experts > 0 && sh->etp > 0 ? sh->etp : sh->t;
@@ -129,10 +175,11 @@ static double mlp(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
     double M = sh->T, n = 1, t = 0;
     if (sh->experts > 0) {
         double local = sh->experts / sh->ep, Tm = sh->T * te / sh->t;
+        double Ts = sh->sp && sh->t > 1 ? sh->T / sh->t : sh->T;
         M = Tm * sh->top_k * sh->imbalance * sh->ep / sh->experts; /* tokens per local expert */
         n = local;
-        t += gemm_fb(c, Tm, sh->h, sh->experts, 1, bwd); /* router */
-        t += memop(c, WK_OP_MOE, (bwd ? 2 : 1) * 4 * Tm * sh->top_k * sh->h * ELEM, 0);
+        t += gemm_fb(c, Ts, sh->h, sh->experts, 1, bwd); /* router */
+        t += moe_layer(c, sh, n * M, local, bwd);
     }
     t += gemm_fb(c, M, sh->h, up, n, bwd);
     double a = n * M * f * ELEM;

@@ -116,6 +116,39 @@ double wk_ops_gemm(WkOpsCtx *c, double M, double K, double N, double n, int bwd)
  * matrix), the weights and the output once. Returns its time. */
 double wk_ops_conv(WkOpsCtx *c, double M, double K, double N, double in, int bwd);
 
+/* Megatron-Core's MoE layer outside the expert GEMMs (router, auxiliary
+ * loss, all-to-all token dispatcher, unfused permute / unpermute): torch
+ * operators launched per layer and micro-batch, counted from its
+ * core_v0.11.0 source (docs/models.md, "MoE layer"); the sort by local
+ * expert (more than one expert per rank) adds its own. */
+#define WK_MOE_KERNELS_FWD 43
+#define WK_MOE_KERNELS_BWD 21
+#define WK_MOE_SORT_KERNELS_FWD 3
+#define WK_MOE_SORT_KERNELS_BWD 2
+
+/* Its host synchronisations per layer forward (dropless, unfused): the
+ * blocking copy of the per-local-expert token counts (more than one local
+ * expert), the two masked_selects (nonzero), the explicit synchronize
+ * before the expert all-to-all. */
+#define WK_MOE_SYNCS 3
+#define WK_MOE_SORT_SYNCS 1
+
+/** Host synchronisations of that layer per forward for `local` experts per
+ * rank: WK_MOE_SYNCS plus WK_MOE_SORT_SYNCS when local > 1. */
+double wk_ops_moe_syncs(double local);
+
+/** Kernels Megatron-Core's MoE layer launches outside its expert GEMMs, per
+ * layer and micro-batch, forward (bwd 0) or backward (bwd 1), for `local`
+ * experts per rank: WK_MOE_KERNELS_* plus WK_MOE_SORT_KERNELS_* when
+ * local > 1. */
+double wk_ops_moe_kernels(int bwd, double local);
+
+/** Rows of h elements (2 bytes each) that layer's memory-bound operators
+ * move on a rank routing Ts tokens (X = Ts x top_k routed copies) to
+ * experts that receive R rows on it: forward 7X + Ts, backward 11X + Ts,
+ * each plus 4R when local > 1 (the sort by local expert and its undo). */
+double wk_ops_moe_rows(int bwd, double Ts, double X, double R, double local);
+
 /** A memory-bound operator of kind k moving `bytes` on HBM with `vflops`
  * vector FLOPs, booked with one kernel launch. Returns its time. */
 double wk_ops_mem(WkOpsCtx *c, WkOpKind k, double bytes, double vflops);

@@ -154,10 +154,13 @@ static double kernels_of(const WkOpStat *a)
 /* Host dispatch (stack.h): a layer's forward issues its kernels from
  * Python, its backward from the autograd engine (recomputation from Python
  * again), each at its per-operator cost plus a launch; where the host is
- * slower than the GPU the GPU waits. *wf and *wb: the waits of the forward
- * and of the backward with its recomputation. */
-static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat *f, const WkOpStat *b,
-                       const WkOpStat *x, double tf, double tb, double rc, double *wf, double *wb)
+ * slower than the GPU the GPU waits. A MoE layer's host synchronisations
+ * (ops.h) each leave the GPU idle while the host issues the next operator
+ * from Python, in the forward and in a full recomputation of it. *wf and
+ * *wb: the waits of the forward and of the backward with its recomputation. */
+static void host_waits(const WkModelSpec *m, const WkStackMech *sk, const WkGpuEff *e, const WkOpStat *f,
+                       const WkOpStat *b, const WkOpStat *x, double tf, double tb, double rc, double *wf,
+                       double *wb)
 {
     *wf = *wb = 0;
     if (!sk->host_model)
@@ -167,6 +170,11 @@ static void host_waits(const WkStackMech *sk, const WkGpuEff *e, const WkOpStat 
     double hb = wk_stack_host_wait(0, kernels_of(b), cpp, sk->cuda_graphs) +
                 wk_stack_host_wait(0, kernels_of(x), py, sk->cuda_graphs);
     *wb = hb > tb + rc ? hb - (tb + rc) : 0;
+    if (m->kind == WK_MODEL_LLM && m->experts) {
+        double sync = wk_ops_moe_syncs((double)m->experts / (m->ep ? m->ep : 1)) * py;
+        *wf += sync;
+        *wb += m->recompute == WK_RECOMPUTE_FULL ? sync : 0;
+    }
 }
 
 /* Compute of the bounding (last) pipeline stage for one micro-batch, from
@@ -190,7 +198,7 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     c->acc = hd;
     double head = wk_ops_head(c, sh) + (m->pp == 1 ? wk_ops_embed(c, sh) : 0);
     double wf, wb;
-    host_waits(sk, c->e, f, b, x, tf, tb, rc, &wf, &wb);
+    host_waits(m, sk, c->e, f, b, x, tf, tb, rc, &wf, &wb);
     double per = tf + tb + rc + wf + wb, with_head = 1;
     if (m->first_stage_layers && m->pp > 1) {
         /* an uneven split: the slowest of the first stage, a middle one and
@@ -289,7 +297,7 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     double tb = wk_ops_layer_bwd(&c, &sh);
     c.acc = x;
     double rc = recompute_s(m, sk, &c, &sh, f, x), wf, wb;
-    host_waits(sk, &e, f, b, x, tf, tb, rc, &wf, &wb);
+    host_waits(m, sk, &e, f, b, x, tf, tb, rc, &wf, &wb);
     c.acc = NULL;
     *layer_s = tf + tb + rc + wf + wb;
     *head_s = wk_ops_head(&c, &sh) + (m->pp == 1 ? wk_ops_embed(&c, &sh) : 0);

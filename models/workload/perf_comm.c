@@ -299,10 +299,19 @@ static void pp_comm(const WkCommIn *in, WkPerfResult *r)
     r->pp_s = m->pp_grad_full ? n / 2 * (p2p + wk_coll_p2p_s(bytes * m->tp, bw, lat)) : n * p2p;
 }
 
-/* EP: dispatch and combine all-to-alls of T top_k h bytes (x imbalance),
- * forward and backward, per MoE layer and micro-batch; exposed. With etp <
- * tp a rank sends its T etp / tp tokens, and the EP group (ep x etp ranks)
- * stays in the NVLink domain when it fits (MoE parallel folding). */
+/* EP, as Megatron-Core's all-to-all dispatcher runs it (core_v0.11.0,
+ * MoEAlltoAllTokenDispatcher; docs/models.md, "MoE layer"): a rank sends
+ * the top_k copies of its sequence-parallel T / tp tokens (x imbalance) in
+ * the dispatch all-to-all over its EP group, and with expert tensor
+ * parallelism etp > 1 all-gathers the received rows over the etp ranks
+ * (gather_from_sequence_parallel_region on the expert-TP group); the
+ * combine reduce-scatters them back and all-to-alls; backward repeats
+ * both. All exposed. The forward's small collectives of the per-expert
+ * token counts (an all-gather over ep x etp, the auxiliary loss's
+ * all-reduce over tp x cp) are left out: latency-bound, below the sizes the
+ * per-step latency was fitted on (docs/models.md, "MoE layer"). The EP
+ * group (ep x etp ranks) stays in the NVLink domain when it fits (MoE
+ * parallel folding). */
 static void ep_comm(const WkCommIn *in, WkPerfResult *r)
 {
     const WkModelSpec *m = in->m;
@@ -314,9 +323,12 @@ static void ep_comm(const WkCommIn *in, WkPerfResult *r)
     double net = env->ep_bw > 0 ? env->ep_bw : env->net_bw;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : net * in->e->net_eff;
     double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
+    double nvbw = env->nvlink_bw * in->e->nvlink_eff, nvlat = in->e->ring_lat_s;
     double imb = m->moe_imbalance > 1 ? m->moe_imbalance : 1;
-    double a2a = wk_coll_all_to_all_s(in->T * etp / m->tp * m->top_k * m->hidden * 2 * imb, m->ep, bw, lat);
-    r->ep_s = in->mb * in->layers * 4 * a2a;
+    double rows = in->T / m->tp * m->top_k * imb, row = m->hidden * 2.0;
+    double a2a = wk_coll_all_to_all_s(rows * row, m->ep, bw, lat);
+    double ag = wk_coll_all_gather_s(rows * etp * row, etp, nvbw, nvlat); /* 0 for etp 1 */
+    r->ep_s = in->mb * in->layers * 4 * (a2a + ag);
 }
 
 /* CP (all-gather based, as Llama 3 describes): each layer all-gathers the

@@ -232,6 +232,38 @@ static void test_ops_sustain_scales_gemm_time_by_the_clock_ratio(void **state)
     assert_float_equal(cz.attn_clk, 1, 0);
 }
 
+/* Megatron-Core's MoE layer outside its expert GEMMs (docs/models.md, "MoE
+ * layer"): the moe-route operators of one forward and one backward layer
+ * are memory-bound at the HBM rate plus their kernels' overhead, in closed
+ * form. Mixtral 8x22B under TP2 EP4 (2 experts per rank, expert width split
+ * over the 2 TP ranks): a rank routes Ts = 4096/2 tokens, X = 2 Ts copies,
+ * and its experts receive R = 2 x 4096 rows; with EP8 ETP1 (folding) one
+ * expert per rank receives 4096 rows and nothing is sorted. */
+static void test_moe_layer_moves_its_permute_rows_and_launches_its_kernels(void **state)
+{
+    (void)state;
+    const WkGpuSku *h = wk_catalog_find("H100-SXM-80G");
+    const WkGpuEff *e = wk_catalog_eff(h);
+    for (int fold = 0; fold < 2; fold++) {
+        WkOpsShape sh = {.T = 4096, .s = 4096, .b = 1, .h = 6144, .heads = 48, .kv_heads = 8, .ffn = 16384,
+                         .vocab = 32768, .t = 2, .gated = 1, .rotary = 1, .flash = 1, .sp = 1, .experts = 8,
+                         .top_k = 2, .ep = fold ? 8 : 4, .etp = fold ? 1 : 2, .imbalance = 1};
+        WkOpStat acc[WK_OP_NKIND] = {{0}};
+        WkOpsCtx c = {.e = e, .peak = h->bf16_flops, .hbm = h->hbm_bw_bytes_per_s, .speed = 1, .mult = 1, .acc = acc};
+        wk_ops_layer_fwd(&c, &sh, 0);
+        wk_ops_layer_bwd(&c, &sh);
+        double Ts = 2048, X = 4096, R = fold ? 4096 : 8192, local = fold ? 1 : 2;
+        double rows = 7 * X + Ts + 11 * X + Ts + (fold ? 0 : 2 * 4 * R);
+        double kernels = fold ? 43 + 21 : 43 + 3 + 21 + 2;
+        assert_float_equal(wk_ops_moe_rows(0, Ts, X, R, local) + wk_ops_moe_rows(1, Ts, X, R, local), rows, 0);
+        assert_float_equal(wk_ops_moe_kernels(0, local) + wk_ops_moe_kernels(1, local), kernels, 0);
+        assert_float_equal(acc[WK_OP_MOE].kernels, kernels, 0);
+        assert_float_equal(acc[WK_OP_MOE].memory_s, rows * 6144 * 2 / (h->hbm_bw_bytes_per_s * e->mem_max), 1e-15);
+        assert_float_equal(acc[WK_OP_MOE].overhead_s, kernels * e->kernel_s, 1e-15);
+        assert_float_equal(acc[WK_OP_MOE].compute_s, 0, 0);
+    }
+}
+
 /* BabelStream triad (Azure): A100 1.70, H100 2.97, H200 4.15 TB/s; a
  * memory-bound kernel of 1 GB streams at that rate plus its launch gap. */
 static void test_memory_bound_kernels_stream_at_the_measured_triad_rate(void **state)
@@ -361,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_memory_bound_kernels_stream_at_the_measured_triad_rate),
         cmocka_unit_test(test_causal_attention_follows_the_flash_attention_2_key_sweep),
         cmocka_unit_test(test_every_sku_has_cited_curves),
+        cmocka_unit_test(test_moe_layer_moves_its_permute_rows_and_launches_its_kernels),
         cmocka_unit_test(test_alibaba_trace_models_carry_their_datasheet_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,11 +9,14 @@
 #include <math.h>
 
 #include "models/gpu/catalog.h"
+#include "models/net/collective.h"
 #include "models/state/a2a.h"
 #include "models/state/eval.h"
 #include "models/run/hooks.h"
 #include "models/workload/model.h"
 #include "models/workload/perf.h"
+#include "models/workload/ops.h"
+#include "models/workload/stack.h"
 
 static WkDoc *keep[32];
 static size_t nkeep;
@@ -602,6 +605,49 @@ static void test_expert_folding_moves_the_all_to_all_into_the_node(void **state)
     assert_non_null(strstr(err.msg, "etp = 3"));
 }
 
+/* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
+ * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
+ * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
+ * more with two local experts), again in a full recomputation. The host
+ * keeps ahead of these large layers otherwise: host_s is the syncs alone. */
+static void test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each(void **state)
+{
+    (void)state;
+    const WkGpuSku *h = wk_catalog_find("H100-SXM-80G");
+    double py = wk_stack_py_op_s(wk_catalog_eff(h));
+    for (int k = 0; k < 3; k++) {
+        char y[200];
+        snprintf(y, sizeof y,
+                 "model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: %d, global_batch: 64, seq_len: 4096%s}\n",
+                 k == 1 ? 4 : 8, k == 2 ? ", recompute: full" : "");
+        WkModelSpec m = model(y);
+        WkPerfResult r = eval_ok(&m, env_h100(64));
+        double syncs = k == 1 ? 4 : 3, passes = k == 2 ? 2 : 1;
+        assert_float_equal(wk_ops_moe_syncs(k == 1 ? 2 : 1), syncs, 0);
+        assert_float_equal(r.host_s, r.micro_batches * 8.0 * passes * syncs * py, 1e-12);
+    }
+    WkModelSpec d = model("model: {base: llama3-8b, tp: 2, pp: 4, global_batch: 64}\n");
+    assert_float_equal(eval_ok(&d, env_h100(64)).host_s, 0, 0);
+}
+
+/* Megatron-Core's all-to-all dispatcher (docs/models.md, "MoE layer"): a
+ * rank all-to-alls the top_k copies of its T / tp sequence-parallel tokens
+ * over EP, then all-gathers the received rows over the etp expert-TP ranks
+ * (reduce-scatter and all-to-all back in the combine; both again backward):
+ * Mixtral 8x7B TP2 EP4 (etp = tp = 2, the 8-rank EP group in one node). */
+static void test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: 4, global_batch: 64, seq_len: 4096}\n");
+    WkPerfEnv env = env_h100(64);
+    WkPerfResult r = eval_ok(&m, env);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    double bw = env.nvlink_bw * e->nvlink_eff, rows = 4096 / 2 * 2.0, row = 4096 * 2.0;
+    double a2a = wk_coll_all_to_all_s(rows * row, 4, bw, e->ring_lat_s);
+    double ag = wk_coll_all_gather_s(rows * 2 * row, 2, bw, e->ring_lat_s);
+    assert_float_equal(r.ep_s, r.micro_batches * 8.0 * 4 * (a2a + ag), 1e-12);
+}
+
 /* ZeRO-3 (FSDP) re-gathers the weights for every micro-batch's forward and
  * backward and reduce-scatters every micro-batch's gradients: its data-parallel
  * traffic grows with the micro-batches, the distributed optimizer's (ZeRO-1)
@@ -812,6 +858,8 @@ int main(void)
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
+        cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
+        cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),
         cmocka_unit_test_teardown(test_sweep_equals_jobs_alone, teardown),
         cmocka_unit_test_teardown(test_parallel_block_halves_norms_and_tensor_parallel_traffic, teardown),

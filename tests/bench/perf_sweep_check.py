@@ -15,27 +15,17 @@ Usage: perf_sweep_check.py WANKA [--points 11] [--limit 3e6]
 """
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
+
+import callgrind_total
 
 JOB = "model: llama3-405b\ngpus: 16384\n"
 
 
 def instructions(wanka, job, scale, tmp):
-    out = os.path.join(tmp, "cg.out")
-    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, wanka, "perf", job,
-                        "--scale", scale], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"--scale {scale}: wanka failed ({p.returncode}): {p.stderr[-2000:]}")
-    with open(out) as f:
-        for line in f:
-            m = re.match(r"(summary|totals):\s+(\d+)", line)
-            if m:
-                return int(m.group(2))
-    sys.exit(f"--scale {scale}: no instruction total")
+    return callgrind_total.instructions([wanka, "perf", job, "--scale", scale], f"--scale {scale}")[0]
 
 
 def main():

@@ -15,11 +15,10 @@ Usage: scale_check.py WANKA SOURCE_ROOT [--small 1] [--large 100] [--limit 1.5]
 import argparse
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+import callgrind_total
 
 
 def scaled_args(root, scale, days=7):
@@ -34,22 +33,11 @@ def scaled_args(root, scale, days=7):
 
 
 def measure(wanka, root, scale):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "cg.out")
-        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, wanka]
-                           + scaled_args(root, scale), capture_output=True, text=True)
-        if p.returncode != 0:
-            sys.exit(f"scale {scale}: wanka failed ({p.returncode}): {p.stderr[-2000:]}")
-        events = json.loads(p.stdout)["metrics"]["events"]
-        total = None
-        with open(out) as f:
-            for line in f:
-                m = re.match(r"(summary|totals):\s+(\d+)", line)
-                if m:
-                    total = int(m.group(2))
-        if total is None or not events:
-            sys.exit(f"scale {scale}: no instruction total or no events")
-        return total, events
+    total, out = callgrind_total.instructions([wanka] + scaled_args(root, scale), f"scale {scale}")
+    events = json.loads(out)["metrics"]["events"]
+    if not events:
+        sys.exit(f"scale {scale}: no events")
+    return total, events
 
 
 def main():

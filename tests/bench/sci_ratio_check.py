@@ -12,26 +12,15 @@ unlike time on a shared machine. Without valgrind it is skipped (status 77).
 Usage: sci_ratio_check.py WANKA SCENARIO [--limit 3]
 """
 import argparse
-import os
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+import callgrind_total
 
 
-def instructions(wanka, scenario, policy, tmp):
-    out = os.path.join(tmp, policy + ".cg")
-    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, wanka, "run", scenario,
-                        "--scheduler", policy, "--no-trace", "-q"], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{policy}: wanka failed ({p.returncode}): {p.stderr[-2000:]}")
-    with open(out) as f:
-        for line in f:
-            m = re.match(r"(summary|totals):\s+(\d+)", line)
-            if m:
-                return int(m.group(2))
-    sys.exit(f"{policy}: no instruction total")
+def instructions(wanka, scenario, policy):
+    return callgrind_total.instructions([wanka, "run", scenario, "--scheduler", policy, "--no-trace", "-q"],
+                                        policy)[0]
 
 
 def main():
@@ -43,9 +32,8 @@ def main():
     if not shutil.which("valgrind"):
         print("valgrind not found: skipped")
         return 77
-    with tempfile.TemporaryDirectory() as tmp:
-        fifo = instructions(a.wanka, a.scenario, "fifo", tmp)
-        sci = instructions(a.wanka, a.scenario, "sci", tmp)
+    fifo = instructions(a.wanka, a.scenario, "fifo")
+    sci = instructions(a.wanka, a.scenario, "sci")
     ratio = sci / fifo
     print(f"fifo {fifo} instructions, sci {sci}: sci / fifo {ratio:.2f} (limit {a.limit:.2f})")
     return 0 if ratio <= a.limit else 1

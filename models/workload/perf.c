@@ -5,7 +5,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "models/gpu/dvfs.h"
 #include "models/net/collective.h"
 #include "models/workload/perf_comm.h"
 #include "models/workload/stack.h"
@@ -16,7 +18,7 @@
 WkPerfParams wk_perf_defaults(void)
 {
     return (WkPerfParams){.gemm_eff = 0, .dp_overlap = 1, .lat_intra_s = 0, .lat_inter_s = 8e-6, .gemm_shapes = 0,
-                          .sustained_clock = 0};
+                          .sustained_clock = 1};
 }
 
 int wk_perf_parse(const WkNode *sec, WkPerfParams *out, WkError *err)
@@ -247,7 +249,8 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
 
 /* The operator context of env's bounding rank (SKU, clocks) for model m,
  * with p's opt-in GEMM shapes and sustained clocks. */
-static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e)
+static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e,
+                        double *clock_mhz)
 {
     double sm = sm_speed(env);
     WkOpsCtx c = {.e = e, .peak = env->sku->bf16_flops * sm,
@@ -256,7 +259,10 @@ static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerf
                   .shapes = p->gemm_shapes};
     if (p->sustained_clock) {
         WkOpsShape sh = llm_shape(m);
-        wk_ops_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+        double run = wk_ops_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+        const WkDvfs *d = wk_dvfs_of(env->sku);
+        if (clock_mhz && d && strcmp(d->sku, env->sku->name) == 0) /* not the fallback row of an unlisted SKU */
+            *clock_mhz = run * d->max_mhz;
     }
     return c;
 }
@@ -285,7 +291,7 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
     const WkStackMech *sk = &skm;
     wk_stack_attn(sk, se.sku->name, se.sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
-    WkOpsCtx c = ops_ctx(m, &se, p, &e);
+    WkOpsCtx c = ops_ctx(m, &se, p, &e, NULL);
     WkOpsShape sh = llm_shape(m);
     double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
     eager_ctx(m, sk, &c, eb, ek);
@@ -404,7 +410,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
     const WkStackMech *sk = &skm;
     wk_stack_attn(sk, env->sku->name, env->sku->bf16_flops, &e.attn_fwd, &e.attn_bwd);
-    WkOpsCtx c = ops_ctx(m, env, p, &e);
+    r->sm_clock_mhz = 0;
+    WkOpsCtx c = ops_ctx(m, env, p, &e, &r->sm_clock_mhz);
     double eb[WK_OP_NKIND], ek[WK_OP_NKIND];
     eager_ctx(m, sk, &c, eb, ek);
     WkOpsShape sh = llm_shape(m);

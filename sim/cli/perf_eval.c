@@ -84,6 +84,8 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.mem_act_bytes / 1073741824.0, class_name(pc), m->params);
         if (m->kind == WK_MODEL_LLM && (m->stack != WK_STACK_MCORE || r.host_s > 0))
             wk_strbuf_printf(b, ",\"stack\":\"%s\",\"host_s\":%.9g", wk_stack_mech(m->stack)->name, r.host_s);
+        if (r.sm_clock_mhz > 0)
+            wk_strbuf_printf(b, ",\"sm_clock_mhz\":%.9g", r.sm_clock_mhz);
         calib_json(b, c->groups[0].sku);
         wk_strbuf_printf(b, "}\n");
     } else {
@@ -110,6 +112,9 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
            r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
            c->groups[0].sku->hbm_bytes / 1073741824.0);
         wk_strbuf_printf(b, "%-34s %12s\n", "widest path class", class_name(pc));
+        if (r.sm_clock_mhz > 0)
+            wk_strbuf_printf(b, "%-34s %12.0f MHz (GEMMs and attention at the board power limit; "
+                                "perf.sustained_clock)\n", "SM clock", r.sm_clock_mhz);
         if (m->kind == WK_MODEL_RECSYS)
             wk_strbuf_printf(b, "note: recommendation models are illustrative: no published throughput validates "
                                 "them (docs/validation.md)\n");

@@ -129,14 +129,17 @@ static void test_cap_keys_set_group_clocks_and_refuse_out_of_range(void **state)
     assert_non_null(strstr(err.where, "c.yaml:4:"));
 }
 
-/* A model job under a cap: compute-bound GEMMs slow by 1/f, memory-bound
- * operators keep their HBM time (the memory clock is not capped). */
+/* A model job under a cap, with the curves at the clocks they were measured
+ * at (perf.sustained_clock false; the default case is the test below):
+ * compute-bound GEMMs slow by 1/f, memory-bound operators keep their HBM
+ * time (the memory clock is not capped). */
 static void test_cap_slows_compute_bound_not_memory_bound_operators(void **state)
 {
     (void)state;
     const WkModelSpec *m = wk_model_preset("llama3-8b");
     assert_non_null(m);
     WkPerfParams p = wk_perf_defaults();
+    p.sustained_clock = 0;
     WkPerfEnv env = {.sku = wk_catalog_find("H100-SXM-80G"), .speed = 1, .gpus = 8, .nvlink_gpus = 8,
                      .nvlink_bw = 450e9, .net_bw = 50e9};
     WkPerfResult full, cap;

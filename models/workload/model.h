@@ -84,6 +84,9 @@ typedef struct WkModelSpec {
     uint32_t image;         /* input image side in pixels (224) */
     uint32_t patch;         /* vit: patch side in pixels (16) */
     uint32_t classes;       /* classifier outputs (1000) */
+    uint32_t class_tokens;  /* vit: learned class tokens before the patches (0 = 1, the paper's; NeMo: 8) */
+    int bias_unfused;       /* vit: linear biases as kernels of their own (`bias_fusion: false`), not in the
+                               GEMM epilogue */
     /* input data */
     double read_bytes;      /* `dataset_bytes_per_sample`: training data read per sample (LLM: per token),
                                bytes, when read_bytes_set; else the kind's default (wk_model_read_bytes) */

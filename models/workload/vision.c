@@ -131,29 +131,67 @@ static void walk_resnet(Walk *w, const WkModelSpec *m)
     head(w, cin, m->classes);
 }
 
-/* ViT: patch embedding (a GEMM over flattened patches), class token and
- * learned positions, pre-norm encoder layers (GELU MLP, non-causal flash
- * attention, no dropout), final norm and the classifier on the class token. */
+/* The per-layer kernels a ViT layer adds to the transformer operator list
+ * (ops.h) for one micro-batch of T tokens (forward, or backward with bwd):
+ * - attention unfused (scores in HBM): the context's permute to [s, b, h]
+ *   and its copy back (Megatron's CoreAttention `.contiguous()`: read and
+ *   write T h);
+ * - hidden dropout (`dropout`), fused with the bias and residual add
+ *   (Megatron's bias_dropout_add): forward writes a 1-byte mask per element
+ *   (the add itself is the residual operator), backward reads the gradient
+ *   and the mask and writes the dropped gradient; two per layer;
+ * - linear biases outside the GEMM epilogue (`bias_fusion: false`):
+ *   forward adds the q/k/v bias and the MLP-up bias before GeLU (read and
+ *   write each output); backward reduces each linear's output gradient over
+ *   the tokens for its bias gradient (q/k/v 3h, projection h, MLP-up f,
+ *   MLP-down h elements per token, read once). */
+static double vit_layer_extra(WkOpsCtx *c, const WkModelSpec *m, double T, int bwd)
+{
+    double h = m->hidden, f = m->ffn, x = T * h * ELEM, t = 0;
+    if (m->attention == WK_ATTN_UNFUSED)
+        t += wk_ops_mem(c, WK_OP_ATTN, 2 * x, 0);
+    if (m->dropout)
+        for (int i = 0; i < 2; i++)
+            t += wk_ops_mem(c, WK_OP_DROPOUT, bwd ? 2 * x + T * h : T * h, bwd ? T * h : 0);
+    if (m->bias_unfused)
+        t += bwd ? wk_ops_mem(c, WK_OP_GEMM, T * (3 * h + h + f + h) * ELEM, T * (5 * h + f))
+                 : wk_ops_mem(c, WK_OP_GEMM, 2 * T * (3 * h + f) * ELEM, T * (3 * h + f));
+    return t;
+}
+
+/* ViT: patch embedding (a GEMM over flattened patches), class tokens and
+ * learned positions, pre-norm encoder layers (GELU MLP, non-causal
+ * attention: flash, or unfused with the scores in HBM, `attention:
+ * unfused`; hidden dropout with `dropout`, none on the attention
+ * probabilities), final norm and the classifier on the class token. */
 static void walk_vit(Walk *w, const WkModelSpec *m)
 {
-    double np = (double)(m->image / m->patch) * (m->image / m->patch), s = np + 1;
+    double ct = m->class_tokens ? m->class_tokens : 1;
+    double np = (double)(m->image / m->patch) * (m->image / m->patch), s = np + ct;
     double h = m->hidden, f = m->ffn, pin = 3.0 * m->patch * m->patch;
-    w->params += pin * h + h + s * h + h;                                 /* patch projection, class token, positions */
+    w->params += pin * h + h + ct * h + s * h;                              /* patch projection, class tokens, positions */
     w->params += m->layers * (4 * h * h + 4 * h + 2 * h * f + f + h + 4 * h); /* qkv/o, MLP, biases, 2 norms */
     w->params += 2 * h;                                                     /* final norm */
     w->flops += 2 * np * pin * h;
     w->flops += m->layers * (24 * s * h * h + 4 * s * s * h); /* 12 h^2 MACs per token, QK^T and PV */
     /* activations per layer: Korthikanti et al. (MLSys'23) 34 s h bytes per
-     * image without tensor parallelism; flash attention keeps no s^2 scores */
-    w->act += m->layers * 34 * s * h + np * pin * ELEM;
+     * image without tensor parallelism; flash attention keeps no s^2 scores,
+     * unfused attention keeps the BF16 probabilities (2 a s^2 bytes) */
+    int flash = m->attention != WK_ATTN_UNFUSED;
+    w->act += m->layers * (34 * s * h + (flash ? 0 : 2.0 * m->heads * s * s)) + np * pin * ELEM;
     if (w->c) {
-        WkOpsShape sh = {.T = w->B * s, .s = s, .b = w->B, .h = h, .heads = m->heads, .kv_heads = m->heads,
-                         .ffn = f, .t = 1, .flash = 1, .noncausal = 1};
+        double T = w->B * s;
+        WkOpsShape sh = {.T = T, .s = s, .b = w->B, .h = h, .heads = m->heads, .kv_heads = m->heads,
+                         .ffn = f, .t = 1, .flash = flash, .noncausal = 1};
         w->t += wk_ops_gemm(w->c, w->B * np, pin, h, 1, 0) + wk_ops_gemm(w->c, w->B * np, pin, h, 1, 1);
+        if (m->dropout) /* embedding dropout: read, write and mask; backward likewise */
+            for (int i = 0; i < 2; i++)
+                w->t += wk_ops_mem(w->c, WK_OP_DROPOUT, 2 * T * h * ELEM + T * h, T * h);
         w->c->mult = m->layers; /* every layer books the same operators */
-        w->t += m->layers * (wk_ops_layer_fwd(w->c, &sh, 0) + wk_ops_layer_bwd(w->c, &sh));
+        w->t += m->layers * (wk_ops_layer_fwd(w->c, &sh, 0) + wk_ops_layer_bwd(w->c, &sh) +
+                             vit_layer_extra(w->c, m, T, 0) + vit_layer_extra(w->c, m, T, 1));
         w->c->mult = 1;
-        w->t += wk_ops_mem(w->c, WK_OP_NORM, 3 * 2 * w->B * s * h * ELEM, 24 * w->B * s * h);
+        w->t += wk_ops_mem(w->c, WK_OP_NORM, 3 * 2 * T * h * ELEM, 24 * T * h);
     }
     head(w, h, m->classes);
 }
@@ -206,8 +244,13 @@ int wk_vision_parse(const WkNode *n, WkModelSpec *m, WkError *err)
         (rc = u32_key(n, "width", 1, 1 << 16, &m->width, err)) < 0 ||
         (rc = u32_key(n, "image", 1, 1 << 16, &m->image, err)) < 0 ||
         (rc = u32_key(n, "patch", 1, 1 << 16, &m->patch, err)) < 0 ||
-        (rc = u32_key(n, "classes", 1, 1 << 24, &m->classes, err)) < 0)
+        (rc = u32_key(n, "classes", 1, 1 << 24, &m->classes, err)) < 0 ||
+        (rc = u32_key(n, "class_tokens", 1, 1 << 16, &m->class_tokens, err)) < 0)
         return rc;
+    int bias_fusion = !m->bias_unfused;
+    if ((rc = wk_node_bool(n, "bias_fusion", 0, &bias_fusion, err)) < 0)
+        return rc;
+    m->bias_unfused = !bias_fusion;
     const WkNode *bl = wk_node_get(n, "blocks");
     if (bl) {
         if (bl->type != WK_NODE_SEQ || bl->nkids != 4)
@@ -235,6 +278,11 @@ int wk_vision_parse(const WkNode *n, WkModelSpec *m, WkError *err)
     if (!m->classes)
         m->classes = 1000;
     if (m->arch == WK_ARCH_RESNET) {
+        static const char *const vit_only[] = {"class_tokens", "bias_fusion", NULL};
+        for (int i = 0; vit_only[i]; i++)
+            if (wk_node_get(n, vit_only[i]))
+                return wk_node_error(wk_node_get(n, vit_only[i]), WK_E_INVAL, err, "%s applies to arch: vit only",
+                                     vit_only[i]);
         if (!m->width)
             m->width = 64;
         if (!m->blocks[0])

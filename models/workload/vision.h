@@ -2,7 +2,8 @@
 /* vision.h — vision models with an operator list: ResNet (bottleneck blocks,
  * He et al., CVPR'16; v1.5 stride placement) and ViT (Dosovitskiy et al.,
  * ICLR'21). From the shape keys (`arch`, `blocks`, `width`, `image`, `patch`,
- * `classes`, and layers/hidden/heads/ffn for ViT) come the parameters, the
+ * `classes`, and layers/hidden/heads/ffn/class_tokens for ViT; its
+ * implementation keys `attention`, `dropout`, `bias_fusion`) come the parameters, the
  * forward FLOPs per image, the activation bytes kept for the backward pass
  * and the operator-by-operator time of one training step on one GPU.
  * Equations and sources: docs/models.md, "Vision and recommendation jobs". */
@@ -13,8 +14,9 @@
 #include "models/workload/ops.h"
 #include "sim/scenario/node.h"
 
-/** Read the vision shape keys of map n (NULL or a non-map: nothing to read)
- * into m, keeping what m already holds (a base) for keys not given; then,
+/** Read the vision shape keys of map n (NULL or a non-map: nothing to read;
+ * ViT also `class_tokens` and `bias_fusion`, positioned WK_E_INVAL with
+ * arch resnet) into m, keeping what m already holds (a base) for keys not given; then,
  * for arch resnet or vit, derive m->params and m->flops_per_sample from the
  * shape (they may not also be given: positioned WK_E_INVAL). Positioned
  * errors for bad values (blocks: a list of 4 counts; image not a multiple of

@@ -491,6 +491,70 @@ static void test_vision_shape_errors_are_positioned(void **state)
     }
 }
 
+/* NeMo's ViT (nemo/collections/vision/modules/vit/vit_backbone.py: 8 class
+ * tokens by default): class_tokens adds (tokens - 1) h class-token and as
+ * many position parameters, and its tokens run through every layer. */
+static void test_vit_class_tokens_lengthen_the_sequence(void **state)
+{
+    (void)state;
+    WkModelSpec one = model("model: vit-l16\n");
+    WkModelSpec eight = model("model: {base: vit-l16, class_tokens: 8}\n");
+    double h = 1024, L = 24, s1 = 197, s8 = 204;
+    assert_true(fabs((eight.params - one.params) - 2 * 7 * h) < 1e-6);
+    assert_true(fabs((eight.flops_per_sample - one.flops_per_sample) -
+                     L * (24 * (s8 - s1) * h * h + 4 * (s8 * s8 - s1 * s1) * h)) < 1);
+    WkModelSpec m;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_model_parse(yaml_node("model: {base: resnet50, class_tokens: 8}\n", "model"), NULL, &m, &err),
+                     WK_E_INVAL);
+}
+
+/* The ViT layer's kernels outside the flash/fused transformer list (NeMo's
+ * megatron ViT: hidden_dropout 0.1 with bias_dropout_add fusion,
+ * bias_activation_fusion false, use_flash_attention false), each at HBM
+ * bandwidth: the bandwidth is read off the residual adds (9 x T h x 2 bytes
+ * forward and backward, twice per layer) and every other operator's memory
+ * time must equal its bytes over it. */
+static void test_vit_dropout_bias_and_unfused_attention_move_their_bytes(void **state)
+{
+    (void)state;
+    WkPerfEnv env = {.sku = wk_catalog_find("A100-SXM-80G"), .speed = 1, .gpus = 1, .nvlink_gpus = 8,
+                     .nvlink_bw = 300e9, .net_bw = 25e9};
+    const char *shape = "layers: 4, hidden: 1408, heads: 16, ffn: 6144, patch: 14, class_tokens: 8, batch_per_gpu: 64";
+    char y[4][320];
+    snprintf(y[0], sizeof y[0], "model: {base: vit-l16, %s}\n", shape);
+    snprintf(y[1], sizeof y[1], "model: {base: vit-l16, %s, dropout: true}\n", shape);
+    snprintf(y[2], sizeof y[2], "model: {base: vit-l16, %s, bias_fusion: false}\n", shape);
+    snprintf(y[3], sizeof y[3], "model: {base: vit-l16, %s, attention: unfused}\n", shape);
+    WkModelSpec m[4];
+    WkPerfResult r[4];
+    for (int i = 0; i < 4; i++) {
+        m[i] = model(y[i]);
+        r[i] = eval_ok(&m[i], env);
+    }
+    double L = 4, h = 1408, f = 6144, a = 16, s = 264, B = 64, T = B * s;
+    double bw = L * 2 * 9 * T * h * 2 / r[0].ops[WK_OP_RESIDUAL].memory_s;
+    assert_true(bw > 1e12 && bw < env.sku->hbm_bw_bytes_per_s);
+    /* dropout: per layer two masks forward (T h bytes each), two dropped
+     * gradients backward (read gradient and mask, write: 5 T h); the
+     * embedding dropout reads, writes and masks both ways (10 T h) */
+    assert_float_equal(r[0].ops[WK_OP_DROPOUT].s, 0, 0);
+    assert_float_equal(r[1].ops[WK_OP_DROPOUT].kernels, 4 * L + 2, 0);
+    assert_true(fabs(r[1].ops[WK_OP_DROPOUT].memory_s * bw / ((12 * L + 10) * T * h) - 1) < 1e-6);
+    /* biases: forward q/k/v and MLP-up adds (read, write), backward one
+     * reduction per linear layer */
+    double bias = L * (2 * T * (3 * h + f) + T * (5 * h + f)) * 2;
+    assert_true(fabs((r[2].ops[WK_OP_GEMM].kernels - r[0].ops[WK_OP_GEMM].kernels) - 2 * L) < 1e-9);
+    assert_true(fabs((r[2].ops[WK_OP_GEMM].memory_s - r[0].ops[WK_OP_GEMM].memory_s) * bw / bias - 1) < 1e-6);
+    /* unfused attention: the softmax reads and writes the B a s^2 BF16
+     * scores forward (2 x) and backward (3 x); it keeps the probabilities */
+    double scores = B * a * s * s * 2;
+    assert_true(fabs(r[3].ops[WK_OP_SOFTMAX].memory_s * bw / (L * 5 * scores) - 1) < 1e-6);
+    assert_true(fabs((r[3].mem_act_bytes - r[0].mem_act_bytes) / (L * scores) - 1) < 1e-9);
+    assert_true(r[3].iter_s > r[0].iter_s);
+}
+
 /* Batch normalisation, ReLU and residual adds are memory-bound: a ResNet step
  * takes longer than its convolutions at the GEMM peak, and it keeps
  * activations that grow with the batch. */
@@ -871,6 +935,8 @@ int main(void)
         cmocka_unit_test_teardown(test_vit_l16_shape_gives_the_papers_parameters_and_flops, teardown),
         cmocka_unit_test_teardown(test_vision_shape_errors_are_positioned, teardown),
         cmocka_unit_test_teardown(test_resnet_step_pays_memory_bound_operators_and_keeps_activations, teardown),
+        cmocka_unit_test_teardown(test_vit_class_tokens_lengthen_the_sequence, teardown),
+        cmocka_unit_test_teardown(test_vit_dropout_bias_and_unfused_attention_move_their_bytes, teardown),
         cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),

@@ -6,6 +6,7 @@
 
 #include "models/gpu/dvfs.h"
 #include "models/gpu/power.h"
+#include "models/workload/stack.h"
 
 #include <stddef.h>
 
@@ -81,10 +82,14 @@ static double gemm_fb(WkOpsCtx *c, double M, double K, double N, double n, int b
  * masking, 2.5x that backward (recomputing the scores), at the measured
  * flash-attention efficiency (causal: its key-length curve, eff.c); it reads q, k, v and writes o. Unfused: the
  * two batched GEMMs (no causal skip), softmax and dropout over b a/t s^2 scores. */
+static double ring_attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd);
+
 static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
     double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
     double qkvo = sh->T * (2 * hq + 2 * hkv) * ELEM;
+    if (sh->flash && sh->cp_ring > 1 && !sh->noncausal)
+        return ring_attention(c, sh, bwd);
     if (sh->flash) {
         double f = 4 * sh->T * sh->s * hq * (sh->noncausal ? 1 : 0.5) * (bwd ? 2.5 : 1);
         double tc = wk_eff_attn_s(c->e, f, c->peak, sh->s, !sh->noncausal, bwd) * (c->attn_clk > 0 ? c->attn_clk : 1);
@@ -102,6 +107,28 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
         t += memop(c, WK_OP_DROPOUT, 2.5 * scores, 0);
     t += k * gemm(&cc, q, sh->s, hd, nb); /* P V */
     return t;
+}
+
+/* Causal flash attention as PyTorch's context_parallel ring over n ranks
+ * (round-robin load balance: a rank's T tokens are two chunks of T/2): one
+ * SDPA call on its own q, k, v (causal, key length T), then n - 1 calls
+ * without a mask, all its queries against half the received keys (or half
+ * its queries against all of them): 4 T (T/2) h/t FLOPs each, 2.5x
+ * backward. The outputs' fp32 merge and the K/V and dK/dV copies are
+ * memory-bound passes (stack.c, wk_stack_cp_ring_bytes) booked with the
+ * attention. */
+static double ring_attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
+{
+    double n = sh->cp_ring, T = sh->T, hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
+    double k = bwd ? 2.5 : 1, io = bwd ? 2 : 1, bw = c->hbm * c->e->mem_max;
+    double clk = c->attn_clk > 0 ? c->attn_clk : 1;
+    double f0 = 4 * T * T * hq * 0.5 * k, f1 = 4 * T * (T / 2) * hq * k;
+    double t = book(c, WK_OP_ATTN, wk_eff_attn_s(c->e, f0, c->peak, T, 1, bwd) * clk,
+                    io * T * (2 * hq + 2 * hkv) * ELEM / bw, 1);
+    t += book(c, WK_OP_ATTN, (n - 1) * wk_eff_attn_s(c->e, f1, c->peak, T, 0, bwd) * clk,
+              (n - 1) * io * T * (2 * hq + hkv) * ELEM / bw, n - 1);
+    double nk, bytes = wk_stack_cp_ring_bytes(n, sh->h / sh->heads, bwd, &nk) * T * hq;
+    return t + book(c, WK_OP_ATTN, 0, bytes / bw, nk);
 }
 
 /* Memory-bound operators on the residual stream (T/t tokens with sequence

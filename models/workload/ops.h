@@ -56,6 +56,8 @@ typedef struct WkOpsShape {
     double imbalance; /* tokens of the busiest expert / mean (>= 1) */
     int noncausal;    /* 1: every query attends every key (encoders: ViT); 0: causal */
     int parallel;     /* 1: parallel attention and MLP block (one norm, fused GEMMs) */
+    double cp_ring;   /* > 1: causal flash attention runs as PyTorch's context_parallel ring over this
+                         many ranks (stack.h, cp_ring); else one kernel */
 } WkOpsShape;
 
 /* Where the operators run and where their times are summed. */

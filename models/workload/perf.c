@@ -102,6 +102,7 @@ static WkOpsShape llm_shape(const WkModelSpec *m)
         .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
         .experts = m->experts, .top_k = m->top_k, .ep = m->ep, .etp = m->etp ? m->etp : m->tp,
         .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1, .parallel = m->parallel_block,
+        .cp_ring = wk_stack_mech(m->stack)->cp_ring ? m->cp : 0,
     };
 }
 
@@ -220,6 +221,8 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     add_ops(r->ops, hd, with_head);
     in->gemm_fwd_s = f[WK_OP_GEMM].s;
     in->gemm_bwd_s = b[WK_OP_GEMM].s;
+    in->attn_fwd_s = f[WK_OP_ATTN].compute_s;
+    in->attn_bwd_s = b[WK_OP_ATTN].compute_s;
     in->fwd_s = tf + wf;
     in->bwd_s = tb + wb;
     in->rc_s = rc;

@@ -333,27 +333,47 @@ static void ep_comm(const WkCommIn *in, WkPerfResult *r)
 
 /* CP (all-gather based, as Llama 3 describes): each layer all-gathers the
  * K and V of its T tokens over the cp ranks forward (again when fully
- * recomputed) and reduce-scatters their gradients backward; exposed. */
-static void cp_comm(const WkCommIn *in, WkPerfResult *r)
+ * recomputed) and reduce-scatters their gradients backward; exposed.
+ * Under a stack with cp_ring (PyTorch's context_parallel, rotate method
+ * "allgather"): K and V at all query heads (torchtitan repeats the KV
+ * heads before SDPA), bf16, all-gathered once per pass, issued before the
+ * first of the n SDPA calls and waited for before the second; backward
+ * gathers them again the same way and sends the fp32 dK, dV of T tokens
+ * to the next rank after each of its n calls (permute_tensor), each
+ * waited for after the next call, the last after the loop. Each call
+ * takes 1/n of the layer's attention kernel time (equal FLOPs). */
+static void cp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
 {
     const WkModelSpec *m = in->m;
     const WkPerfEnv *env = in->env;
     if (m->cp <= 1)
         return;
-    double kv = in->T * 2.0 * m->hidden * m->kv_heads / m->heads / m->tp * 2;
+    int ring = in->sk && in->sk->cp_ring;
+    double heads = ring ? m->heads : m->kv_heads;
+    double kv = in->T * 2.0 * m->hidden * heads / m->heads / m->tp * 2;
     int local = (double)m->cp * m->tp <= env->nvlink_gpus;
     double bw = local ? env->nvlink_bw * in->e->nvlink_eff : env->net_bw * in->e->net_eff;
     double lat = local ? in->e->ring_lat_s : in->p->lat_inter_s;
     double ag = wk_coll_all_gather_s(kv * m->cp, m->cp, bw, lat);
     double n = 2 + (m->recompute == WK_RECOMPUTE_FULL);
-    r->cp_s = in->mb * in->layers * n * ag;
+    if (!ring) {
+        r->cp_s = in->mb * in->layers * n * ag;
+        return;
+    }
+    double c = m->cp, af = in->attn_fwd_s / c, ab = in->attn_bwd_s / c;
+    double dkv = wk_coll_p2p_s(kv * 2, bw, lat); /* fp32 */
+    double passes = n - 1;                       /* forward, and the full recomputation's */
+    double fwd = max2(ag - af, 0), bwd = max2(ag - ab, 0) + (c - 1) * max2(dkv - ab, 0) + dkv;
+    double exposed = passes * fwd + bwd, total = passes * ag + ag + c * dkv;
+    r->cp_s = in->mb * in->layers * exposed;
+    *hidden += in->mb * in->layers * (total - exposed);
 }
 
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
 {
     double hidden = 0;
     tp_comm(in, r, &hidden);
-    cp_comm(in, r);
+    cp_comm(in, r, &hidden);
     pp_comm(in, r);
     ep_comm(in, r);
     if (in->dp > 1)

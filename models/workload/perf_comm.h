@@ -36,6 +36,7 @@ typedef struct WkCommIn {
     double mb;            /* micro-batches per replica */
     uint32_t dp;
     double gemm_fwd_s, gemm_bwd_s; /* GEMM time of one layer, one micro-batch */
+    double attn_fwd_s, attn_bwd_s; /* attention kernels' compute time of one layer, one micro-batch */
     double fwd_s, bwd_s;  /* one layer, one micro-batch */
     double bubble_s;
     double local_params;  /* parameters held by one rank (before ZeRO) */
@@ -66,7 +67,7 @@ double wk_perf_compress_s(const WkPerfEnv *env, double bytes);
  * a WAN leg the gathers run over the site's shard ranks (hybrid sharding). */
 double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd);
 
-/** Fill r->tp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
+/** Fill r->tp_s, cp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
 
 /** The all-reduce of `bytes` over n ranks of one NVLink domain on env's SKU:

@@ -28,11 +28,15 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * F.cross_entropy on float32 logits; tensor parallelism through DTensor
      * plans whose collectives block (enable_async_tensor_parallel = False);
      * scaled_dot_product_attention's flash backend (FlashAttention-2);
-     * optimizer implementation "fused"; selective_ac_option "op". */
+     * optimizer implementation "fused"; selective_ac_option "op";
+     * context parallelism through torch's experimental context_parallel
+     * (round-robin load balance, rotate method "allgather", torch
+     * 1963fc8 / torchtitan 9dec370 of its published runs). */
     [WK_STACK_TORCHTITAN] = {.name = "torchtitan", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1,
                              .reshard_after_forward = 1, .reduce_bytes = 4, .fsdp2_copies = 1, .shard_over_cp = 1,
                              .keep_last = 1, .root_reshard = 1, .tp_blocking = 1,
-                             .host_model = 1, .eager_ops = 1, .optim = WK_OPTIM_FUSED, .attn_fa2 = 1, .sac_op = 1},
+                             .host_model = 1, .eager_ops = 1, .optim = WK_OPTIM_FUSED, .attn_fa2 = 1, .sac_op = 1,
+                             .cp_ring = 1},
     /* DeepSpeed: ZeRO-3 gathers per module with stage3_prefetch_bucket_size
      * 5e7 elements ahead, releases
      * parameters after use, reduces in the gradients' dtype (bf16); its
@@ -124,6 +128,30 @@ void wk_stack_attn(const WkStackMech *sk, const char *sku, double bf16_flops, do
         return;
     /* one figure for forward and backward together: the split is not published */
     *fwd = *bwd = WK_FA2_HOPPER_FLOPS / bf16_flops;
+}
+
+double wk_stack_cp_ring_bytes(double n, double d, int bwd, double *kernels)
+{
+    if (!(n > 1)) {
+        *kernels = 0;
+        return 0;
+    }
+    if (bwd) {
+        /* zeros dq, dk, dv fp32 (12); k, v contiguous (8); cat k, v for the
+         * next step (8 (n - 1)); step 0: dk, dv, dq += bf16 into fp32 (30);
+         * later steps: dk, dv += on their first half (5 each) and cat (8
+         * each), dq += (10): 36 (n - 1); cat dk, dv fp32 for the ring every
+         * step (16 n); dq, dk, dv back to bf16 (18) */
+        *kernels = 3 + 2 + (n - 1) + 3 + 5 * (n - 1) + n + 2;
+        return 12 + 8 + 8 * (n - 1) + 30 + 36 * (n - 1) + 16 * n + 18;
+    }
+    /* k, v contiguous (8); cat k, v for the rotation (8 (n - 1)); each
+     * step's output to fp32 (6 n); each merge out - sigmoid(lse_b - lse) *
+     * (out - out_b): three passes over fp32 out (32), and on the log-sum-exp
+     * (one per d output elements) lse - logsigmoid(lse - lse_b) with the
+     * sigmoid's argument (52); the result back to bf16 (6) */
+    *kernels = 2 + (n - 1) + n + 8 * (n - 1) + 1;
+    return 8 + 8 * (n - 1) + 6 * n + 32 * (n - 1) + 52 * (n - 1) / d + 6;
 }
 
 double wk_stack_fsdp_exposed(double L, double p, double c, double prefetch, double first, double tail)

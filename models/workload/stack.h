@@ -58,6 +58,11 @@ typedef struct WkStackMech {
                                  flash-attn package), not the Hopper kernels of the SKU's figure */
     int sac_op;               /* 1: `recompute: selective` is op-level selective checkpointing
                                  (torchtitan: every other matmul output saved, the rest recomputed) */
+    int cp_ring;              /* 1: cp > 1 runs PyTorch's experimental context_parallel: causal attention as a
+                                 ring of cp SDPA calls on round-robin load-balanced chunks, their outputs
+                                 merged in fp32 by log-sum-exp, K and V all-gathered once per layer, dK and dV
+                                 passed around the ring in fp32 (stack.c, perf_comm.c); 0: the all-gather CP
+                                 Llama 3 describes, attention one kernel */
 } WkStackMech;
 
 /** The mechanism settings of stack s (static storage); s out of range: megatron-core's. */
@@ -102,6 +107,23 @@ void wk_stack_eager_ops(int rmsnorm, int rotary, int gated, double bytes[WK_OP_N
  * *fwd and *bwd to the measured FlashAttention-2 rate as a fraction of the
  * SKU's BF16 peak `bf16_flops`; else leave them. */
 void wk_stack_attn(const WkStackMech *sk, const char *sku, double bf16_flops, double *fwd, double *bwd);
+
+/** HBM bytes per element of one rank's attention output (its T tokens x
+ * h/t, where the K and V the ring handles have as many heads as the
+ * queries) that PyTorch's context_parallel ring (cp_ring) moves outside
+ * its SDPA kernels in one layer's forward (bwd = 0) or backward (bwd = 1)
+ * on the busiest rank (the last, whose every later step uses all its
+ * queries), over n > 1 ranks, head dim d; *kernels receives the number of
+ * those elementwise kernels. Forward: K, V made contiguous and
+ * concatenated for the rotation, each step's output cast to fp32 and
+ * merged by log-sum-exp, the result cast back:
+ *   46 n - 26 + 52 (n - 1) / d bytes, 10 n - 6 kernels;
+ * backward: fp32 zeros for dQ, dK, dV, K and V made contiguous and
+ * concatenated, the fp32 accumulation of each step's bf16 gradients (dK,
+ * dV on their first half, then concatenated), dK and dV concatenated for
+ * the ring every step, dQ, dK and dV cast back:
+ *   60 n + 24 bytes, 7 n + 4 kernels (docs/models.md). n <= 1: 0, 0. */
+double wk_stack_cp_ring_bytes(double n, double d, int bwd, double *kernels);
 
 /** Exposed communication of one pass over L layers with per-layer compute
  * p and per-layer communication c on a stream of its own, `prefetch`

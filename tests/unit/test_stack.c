@@ -5,7 +5,8 @@
  * communication as perf_comm.c evaluates it, unfused operators' bytes and
  * kernels, the optimizer implementations, op-level selective checkpointing
  * and sharding over context-parallel ranks in the memory model, a model's
- * `reduce_dtype:` over the stack's, unpartitioned pipeline gradients; megatron-core
+ * `reduce_dtype:` over the stack's, unpartitioned pipeline gradients,
+ * torchtitan's context-parallel ring; megatron-core
  * (the default) and nemo leave every result as it was; an unknown stack is a
  * positioned error listing the known ones. */
 #include "tests/unit/testutil.h"
@@ -470,6 +471,54 @@ static void test_fsdp_cp2_70b_fits_with_torchtitan(void **state)
     assert_int_equal(wk_perf_eval(&mc, &env, &p, &r, &err), WK_E_RANGE);
 }
 
+/* PyTorch's context_parallel ring (torchtitan): the bytes and kernels of
+ * its merge and copies on the busiest rank, closed forms of stack.h. */
+static void test_cp_ring_bytes_closed_form(void **state)
+{
+    (void)state;
+    double k;
+    assert_float_equal(wk_stack_cp_ring_bytes(8, 128, 0, &k), 46 * 8 - 26 + 52.0 * 7 / 128, 1e-12);
+    assert_float_equal(k, 10 * 8 - 6, 0);
+    assert_float_equal(wk_stack_cp_ring_bytes(8, 128, 1, &k), 60 * 8 + 24, 1e-12);
+    assert_float_equal(k, 7 * 8 + 4, 0);
+    assert_float_equal(wk_stack_cp_ring_bytes(1, 128, 1, &k), 0, 0);
+    assert_float_equal(k, 0, 0);
+}
+
+/* Llama 3.1 8B at 65,536 tokens, CP 2, full recomputation on 8 H100
+ * (torchtitan's Table 2 configuration): as torchtitan, each layer runs 2
+ * SDPA calls per pass plus the ring's elementwise kernels, their HBM
+ * bytes booked with attention; the exposed CP time is the last fp32 dK,
+ * dV transfer of each layer (the K/V all-gathers and the other
+ * transfers hide behind the SDPA calls). megatron-core keeps one kernel
+ * per pass and three exposed all-gathers of the KV heads. */
+static void test_torchtitan_cp_ring_matches_closed_form(void **state)
+{
+    (void)state;
+    const char *y = "model: {base: llama3-8b, seq_len: 65536, cp: 2, micro_batch: 1, global_batch: 4,"
+                    " zero: 3, recompute: full%s}\n";
+    char a[256], b[256];
+    snprintf(a, sizeof a, y, ", stack: torchtitan");
+    snprintf(b, sizeof b, y, "");
+    WkModelSpec mt = model(a), mm = model(b);
+    WkPerfEnv env = env_of("H100-SXM-80G", 8);
+    const WkGpuSku *sku = env.sku;
+    const WkGpuEff *e = wk_catalog_eff(sku);
+    WkPerfResult rt = eval_ok(&mt, &env), rm = eval_ok(&mm, &env);
+    double L = 32, n = 2, T = 32768, h = 4096, kf, kb;
+    double bf = wk_stack_cp_ring_bytes(n, 128, 0, &kf), bb = wk_stack_cp_ring_bytes(n, 128, 1, &kb);
+    assert_float_equal(rt.ops[WK_OP_ATTN].kernels, L * (2 * (n + kf) + n + kb), 1e-9);
+    assert_float_equal(rt.ops[WK_OP_ATTN].memory_s, L * (2 * bf + bb) * T * h / (sku->hbm_bw_bytes_per_s * e->mem_max),
+                       1e-9);
+    double bw = env.nvlink_bw * e->nvlink_eff;
+    double dkv = wk_coll_p2p_s(T * 2 * h * 4, bw, e->ring_lat_s);
+    assert_float_equal(rt.cp_s, L * dkv, 1e-12);
+    /* megatron-core: the all-gather CP, one attention kernel per pass */
+    assert_float_equal(rm.ops[WK_OP_ATTN].kernels, L * 3, 1e-9);
+    double ag = wk_coll_all_gather_s(T * 2 * 1024 * 2 * n, (uint32_t)n, bw, e->ring_lat_s);
+    assert_float_equal(rm.cp_s, L * 3 * ag, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +538,8 @@ int main(void)
         cmocka_unit_test_teardown(test_torchtitan_tp_blocks, teardown),
         cmocka_unit_test_teardown(test_pp_grad_full_closed_form, teardown),
         cmocka_unit_test_teardown(test_fsdp_cp2_70b_fits_with_torchtitan, teardown),
+        cmocka_unit_test(test_cp_ring_bytes_closed_form),
+        cmocka_unit_test_teardown(test_torchtitan_cp_ring_matches_closed_form, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

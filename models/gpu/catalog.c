@@ -14,13 +14,14 @@
 
 #define T 1e12
 #define GB 1e9
+#define MIB (1024.0 * 1024.0) /* device memory: the total the driver reports (docs/models.md) */
 #define IDLE_FRACTION WK_GPU_IDLE_FRACTION
 
 static const WkGpuSku skus[] = {
     {
         .name = "A100-SXM-80G",
         .bf16_flops = 312 * T, .fp8_flops = 0,
-        .hbm_bytes = 80 * GB, .hbm_bw_bytes_per_s = 2.0e12,
+        .hbm_bytes = 81920 * MIB, .hbm_bw_bytes_per_s = 2.0e12, /* nvidia-smi total, A100-SXM4-80GB */
         .link_bw_bytes_per_s = 600 * GB, /* NVLink3, bidirectional */
         .tdp_w = 400, .idle_w = 400 * IDLE_FRACTION,
         .source = "NVIDIA A100 datasheet (2021): 312 TFLOP/s BF16 dense, 80 GB HBM2e 2.0 TB/s, NVLink 600 GB/s, 400 W",
@@ -28,7 +29,7 @@ static const WkGpuSku skus[] = {
     {
         .name = "H100-SXM-80G",
         .bf16_flops = 989 * T, .fp8_flops = 1979 * T,
-        .hbm_bytes = 80 * GB, .hbm_bw_bytes_per_s = 3.35e12,
+        .hbm_bytes = 81559 * MIB, .hbm_bw_bytes_per_s = 3.35e12, /* nvidia-smi total, H100 80GB HBM3 */
         .link_bw_bytes_per_s = 900 * GB, /* NVLink4, bidirectional */
         .tdp_w = 700, .idle_w = 700 * IDLE_FRACTION,
         .source = "NVIDIA H100 datasheet (2023): 989 TFLOP/s BF16 dense, 1979 FP8, 80 GB HBM3 3.35 TB/s, NVLink 900 GB/s, 700 W",
@@ -36,7 +37,7 @@ static const WkGpuSku skus[] = {
     {
         .name = "H200-SXM",
         .bf16_flops = 989 * T, .fp8_flops = 1979 * T,
-        .hbm_bytes = 141 * GB, .hbm_bw_bytes_per_s = 4.8e12,
+        .hbm_bytes = 143771 * MIB, .hbm_bw_bytes_per_s = 4.8e12, /* nvidia-smi total, H200 */
         .link_bw_bytes_per_s = 900 * GB,
         .tdp_w = 700, .idle_w = 700 * IDLE_FRACTION,
         .source = "NVIDIA H200 datasheet (2024): 989 TFLOP/s BF16 dense, 141 GB HBM3e 4.8 TB/s, 700 W",
@@ -44,7 +45,7 @@ static const WkGpuSku skus[] = {
     {
         .name = "MI300X",
         .bf16_flops = 1307 * T, .fp8_flops = 2615 * T,
-        .hbm_bytes = 192 * GB, .hbm_bw_bytes_per_s = 5.3e12,
+        .hbm_bytes = 196592 * MIB, .hbm_bw_bytes_per_s = 5.3e12, /* rocminfo pool, 201,310,208 KiB */
         .link_bw_bytes_per_s = 896 * GB, /* 7 Infinity Fabric links x 128 GB/s */
         .tdp_w = 750, .idle_w = 750 * IDLE_FRACTION,
         .source = "AMD Instinct MI300X datasheet (2023): 1307 TFLOP/s BF16 dense, 2615 FP8, 192 GB HBM3 5.3 TB/s, 750 W",
@@ -85,7 +86,7 @@ static const WkGpuSku skus[] = {
          * (its clock and power limit are not in the datasheet: docs/models.md). */
         .name = "V100-SXM2-32G",
         .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 7.8 * T,
-        .hbm_bytes = 32 * GB, .hbm_bw_bytes_per_s = 900 * GB,
+        .hbm_bytes = 32510 * MIB, .hbm_bw_bytes_per_s = 900 * GB, /* nvidia-smi total, V100-SXM2-32GB */
         .link_bw_bytes_per_s = 300 * GB, /* NVLink 2: 6 links x 50 GB/s, bidirectional */
         .tdp_w = 300, .idle_w = 300 * IDLE_FRACTION,
         .fp16_only = 1,
@@ -97,7 +98,7 @@ static const WkGpuSku skus[] = {
          * V100-SXM2-32G (one datasheet covers both); only the memory differs. */
         .name = "V100-SXM2-16G",
         .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 7.8 * T,
-        .hbm_bytes = 16 * GB, .hbm_bw_bytes_per_s = 900 * GB,
+        .hbm_bytes = 16160 * MIB, .hbm_bw_bytes_per_s = 900 * GB, /* nvidia-smi total, V100-SXM2-16GB */
         .link_bw_bytes_per_s = 300 * GB, /* NVLink 2: 6 links x 50 GB/s, bidirectional */
         .tdp_w = 300, .idle_w = 300 * IDLE_FRACTION,
         .fp16_only = 1,
@@ -125,7 +126,7 @@ static const WkGpuSku skus[] = {
          * = 65 TFLOP/s. A PCIe card only. */
         .name = "T4-16G",
         .bf16_flops = 65 * T, .fp8_flops = 0, .fp64_flops = 0,
-        .hbm_bytes = 16 * GB, .hbm_bw_bytes_per_s = 320 * GB, /* GDDR6 */
+        .hbm_bytes = 15360 * MIB, .hbm_bw_bytes_per_s = 320 * GB, /* GDDR6; nvidia-smi total, T4 */
         .link_bw_bytes_per_s = 32 * GB, /* PCIe Gen3 x16, bidirectional */
         .tdp_w = 70, .idle_w = 70 * IDLE_FRACTION,
         .fp16_only = 1,
@@ -137,7 +138,7 @@ static const WkGpuSku skus[] = {
          * with sparsity) = 72 SMs x 1024 FLOP x 1695 MHz. A PCIe card only. */
         .name = "A10-24G",
         .bf16_flops = 125 * T, .fp8_flops = 0, .fp64_flops = 0,
-        .hbm_bytes = 24 * GB, .hbm_bw_bytes_per_s = 600 * GB, /* GDDR6 */
+        .hbm_bytes = 23028 * MIB, .hbm_bw_bytes_per_s = 600 * GB, /* GDDR6; nvidia-smi total, A10 */
         .link_bw_bytes_per_s = 64 * GB, /* PCIe Gen4 x16, bidirectional */
         .tdp_w = 150, .idle_w = 150 * IDLE_FRACTION,
         .source = "NVIDIA A10 datasheet (2021): 125 TFLOP/s BF16/FP16 dense (250 sparse), 31.2 FP32, "

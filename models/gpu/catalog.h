@@ -17,7 +17,8 @@ typedef struct WkGpuSku {
     const char *name;          /* catalog key, e.g. "H100-SXM-80G" */
     double bf16_flops;         /* dense BF16 peak, FLOP/s */
     double fp8_flops;          /* dense FP8 peak, FLOP/s; 0 = unsupported */
-    double hbm_bytes;          /* HBM capacity, bytes */
+    double hbm_bytes;          /* device memory, bytes: for the built-in SKUs the total the driver reports
+                                  (nvidia-smi, rocminfo), a YAML hbm_gb is 1e9 bytes (docs/models.md) */
     double hbm_bw_bytes_per_s; /* HBM bandwidth, bytes/s */
     double link_bw_bytes_per_s;/* intra-node link bandwidth per GPU, bytes/s */
     double tdp_w;              /* board power limit, W */

@@ -348,6 +348,48 @@ static double sac_op_bytes(const WkModelSpec *m, double tok)
     return 2 * tok * (m->hidden / t + h + saved); /* input (sequence-parallel over t), attention out */
 }
 
+/* Bytes one transformer layer keeps for its backward pass per micro-batch
+ * of tok tokens on this rank (the sequence after context parallelism,
+ * before tensor/sequence parallelism), without recomputation: what
+ * Megatron-Core with Transformer Engine saves (docs/models.md, "Memory per
+ * GPU"). BF16 tensors of tok rows: each norm's input and output (the output
+ * is the next linear's input: QKV and fc1, one shared norm under a parallel
+ * block), flash attention's Q (h wide), K and V (h x kv_heads/heads each),
+ * its output O (also the output projection's input) and its FP32
+ * log-sum-exp (one per head), fc1's output (ffn wide, 2 x ffn gated) and the
+ * activation's output (ffn, fc2's input); 1-byte dropout masks after
+ * attention and after the MLP when the model has dropout. Tensor
+ * parallelism splits the heads and ffn; sequence parallelism also splits
+ * the h-wide tensors outside attention and the masks, which are otherwise
+ * whole on every rank. For a GPT layer (4h GeLU MLP, dropout, MHA) it is
+ * Korthikanti et al.'s 34*s*b*h/t plus the log-sum-exp. */
+static double layer_act_bytes(const WkModelSpec *m, double tok)
+{
+    double t = m->tp, h = m->hidden, f = m->ffn, a = m->heads;
+    double g = m->heads ? (double)m->kv_heads / m->heads : 1;
+    double norms = m->parallel_block ? 1 : 2;
+    double rep = 2 * tok * h * 2 * norms + (m->dropout ? 2 * tok * h : 0); /* norm inputs and outputs, masks */
+    double attn = 2 * tok * h * (1 + 2 * g + 1) + (m->attention == WK_ATTN_FLASH ? 4 * tok * a : 0);
+    double mlp = 2 * tok * f * ((m->gated_mlp ? 2 : 1) + 1);
+    return (m->no_seq_parallel ? rep : rep / t) + (attn + mlp) / t;
+}
+
+/* Micro-batches whose activations pipeline rank r (0 = first) holds at its
+ * peak, in units of its whole stage: Megatron-Core's schedules.py
+ * (get_pp_rank_microbatches) runs pp - r - 1 forwards before the first
+ * backward under 1F1B, and 2 (pp - r - 1) + (vp - 1) pp model-chunk
+ * forwards interleaved (micro-batch groups of pp, the default), one more
+ * before the first backward, all of them when that reaches mb x vp. */
+static double inflight_mb(const WkModelSpec *m, double mb, uint32_t r)
+{
+    double pp = m->pp;
+    if (m->schedule == WK_PP_INTERLEAVED && m->pp > 1) {
+        double vp = m->vp, chunks = 2 * (pp - r - 1) + (vp - 1) * pp + 1;
+        return min2(chunks, mb * vp) / vp;
+    }
+    return min2(mb, pp - r);
+}
+
 /* FSDP / ZeRO-3 buffers on top of the sharded state: the unsharded BF16
  * parameters of the computing layer and of those prefetched, one layer's
  * unsharded gradient (computed in BF16, copied to the reduction dtype)
@@ -479,25 +521,33 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     r->tflops_per_gpu = r->model_flops_per_iter / r->iter_s / env->gpus / 1e12;
     r->mfu = r->model_flops_per_iter / r->iter_s / env->gpus / peak_nom;
 
-    /* memory: training state, and activations after Korthikanti et al. (2022)
-     * with sequence parallelism, 34*s*b*h/t bytes per layer and micro-batch;
-     * their 5*a*s^2*b attention-score term is dropped because flash attention
-     * (Dao et al., NeurIPS'22) never stores the scores, which also makes
-     * selective recomputation free in memory terms; full recomputation keeps
-     * only the layer input, 2*s*b*h/t. The first stage holds min(m, pp)
-     * micro-batches in flight (x (1 + (pp-1)/(pp*vp)) when interleaved). */
+    /* memory: training state, and the activations each layer saves for
+     * backward (layer_act_bytes; Korthikanti et al.'s 34*s*b*h/t for a GPT
+     * layer, their 5*a*s^2*b score term absent: flash attention, Dao et
+     * al., NeurIPS'22, never stores the scores, which also makes selective
+     * recomputation free in memory terms); full recomputation keeps only
+     * the layer input, 2*s*b*h/t. Each pipeline rank holds inflight_mb
+     * micro-batches of its layers; the most any rank holds counts. */
     double t = m->tp, s = m->seq_len, h = m->hidden;
     r->mem_state_bytes = state_bytes(local * state_scale, m->zero, shard_dp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
-    double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : 34 * sbh / t;
+    double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : layer_act_bytes(m, sbh / h);
     if (m->recompute == WK_RECOMPUTE_SELECTIVE && sk->sac_op)
         per_layer = sac_op_bytes(m, sbh / h);
     if (m->zero >= 3 && sk->fsdp == WK_FSDP_PER_LAYER)
         r->mem_state_bytes += fsdp_buffers(sk, in.layer_params, root);
-    double inflight = min2(mb, m->pp);
-    if (m->schedule == WK_PP_INTERLEAVED && m->pp > 1)
-        inflight *= 1 + (m->pp - 1) / ((double)m->pp * m->vp);
-    r->mem_act_bytes = per_layer * layers * inflight;
+    double held = layers * inflight_mb(m, mb, 0); /* an even split: the first rank */
+    if (m->pp > 1 && (env->stages || m->first_stage_layers)) {
+        held = 0;
+        for (uint32_t k = 0; k < m->pp; k++) {
+            double lk = env->stages ? env->stages[k].layers
+                        : k == 0 ? m->first_stage_layers
+                        : k + 1 == m->pp ? m->last_stage_layers
+                        : ceil((m->layers - m->first_stage_layers - m->last_stage_layers) / (double)(m->pp - 2));
+            held = fmax(held, lk * inflight_mb(m, mb, k));
+        }
+    }
+    r->mem_act_bytes = per_layer * held;
     r->mem_bytes = r->mem_state_bytes + r->mem_act_bytes;
     return check_memory(m, env, r, err);
 }

@@ -15,11 +15,11 @@ S="$SRC/tests/scenario/mixed-memory.yaml"
 for s in $("$W" list schedulers | awk '{print $1}'); do
   expect 0 '"jobs_completed":7,"jobs_rejected":0,"jobs_unfinished":0' "$W" run "$S" -q --no-trace --json --scheduler "$s"
 done
-# llama3-70b with tp 8 on 8 GPUs needs 152.7 GiB per GPU: no group holds it
+# llama3-70b with tp 8 on 8 GPUs needs 152.4 GiB per GPU: no group holds it
 sed 's/- {submit: 5m, gpus: 2, duration: 5m}/- {submit: 5m, gpus: 8, model: {base: llama3-70b, tp: 8, pp: 1}, iterations: 5}/' \
   "$S" > "$T/none.yaml"
 expect 2 "job 6 (model llama3-70b on 8 GPUs): no node group holds it" "$W" run "$T/none.yaml" -q --no-trace
-expect 2 "H200-SXM has 131.3 GiB" "$W" validate "$T/none.yaml"
+expect 2 "H200-SXM has 140.4 GiB" "$W" validate "$T/none.yaml"
 expect 2 "(the largest GPU memory of the cluster, group 'big')" "$W" validate "$T/none.yaml"
 
 [ "$fail" = 0 ] || { echo "$pass passed, $fail failed"; exit 1; }

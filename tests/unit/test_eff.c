@@ -13,6 +13,8 @@
 #include "models/gpu/eff.h"
 #include "models/workload/ops.h"
 
+#define MIB (1024.0 * 1024.0) /* the built-in memory totals are the driver's, in MiB */
+
 /* TFLOP/s of an m x n x k GEMM on the flat curve (the default), with its
  * launch gap, as a benchmark that times back-to-back calls measures it. */
 static double gemm_tflops(const WkGpuEff *e, double peak, int fp8, double m, double n, double k)
@@ -342,10 +344,10 @@ static void test_alibaba_trace_models_carry_their_datasheet_figures(void **state
         int fp16_only;
     } want[] = {
         {"P100-PCIe-16G", 18.7e12, 16e9, 732e9, 32e9, 250, 9.3e12, 1}, /* FP16 on CUDA cores, no tensor cores */
-        {"T4-16G", 65e12, 16e9, 320e9, 32e9, 70, 8.1e12, 1},
-        {"A10-24G", 125e12, 24e9, 600e9, 64e9, 150, 31.2e12, 0},
-        {"V100-SXM2-16G", 125e12, 16e9, 900e9, 300e9, 300, 15.7e12, 1},
-        {"V100-SXM2-32G", 125e12, 32e9, 900e9, 300e9, 300, 15.7e12, 1},
+        {"T4-16G", 65e12, 15360 * MIB, 320e9, 32e9, 70, 8.1e12, 1},
+        {"A10-24G", 125e12, 23028 * MIB, 600e9, 64e9, 150, 31.2e12, 0},
+        {"V100-SXM2-16G", 125e12, 16160 * MIB, 900e9, 300e9, 300, 15.7e12, 1},
+        {"V100-SXM2-32G", 125e12, 32510 * MIB, 900e9, 300e9, 300, 15.7e12, 1},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const WkGpuSku *s = wk_catalog_find(want[i].name);

@@ -11,7 +11,7 @@
 #include "models/sched/host.h"
 
 /* A100 with 40 GB (37.3 GiB) first, H200 (141 GB) second; llama3-8b on 8
- * GPUs needs 75.1 GiB per GPU: only the H200 group holds job 1. Job 0 is a
+ * GPUs needs 75.2 GiB per GPU: only the H200 group holds job 1. Job 0 is a
  * plain job on one node, so that the first free whole node is a small one
  * when job 1 arrives; job 2 (plain) fits anywhere. */
 #define MIXED_CLUSTER                                                                          \

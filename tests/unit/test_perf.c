@@ -120,7 +120,7 @@ static void test_memory_shortfall_is_refused_with_numbers(void **state)
     WkPerfEnv env = env_h100(64);
     assert_int_equal(wk_perf_eval(&m, &env, &pp, &r, &err), WK_E_RANGE);
     assert_non_null(strstr(err.msg, "GiB per GPU"));
-    assert_non_null(strstr(err.msg, "H100-SXM-80G has 74.5 GiB"));
+    assert_non_null(strstr(err.msg, "H100-SXM-80G has 79.6 GiB"));
     assert_non_null(strstr(err.msg, "short"));
     /* 70B x 16 bytes of training state alone is > 1 TB per GPU */
     assert_true(r.mem_state_bytes > 70e9 * 16 * 0.99);
@@ -151,7 +151,7 @@ static void test_slowest_rank_bounds_compute(void **state)
 static void test_mixed_sku_memory_check_uses_the_smallest_hbm(void **state)
 {
     (void)state;
-    /* 71.6 GiB per GPU on 16 GPUs: fits an A100 (74.5 GiB), not an Ascend
+    /* 71.6 GiB per GPU on 16 GPUs: fits an A100 (80.0 GiB), not an Ascend
      * 910B (59.6 GiB), although the A100 is the slower of the two (312 vs
      * 320 TFLOP/s), whose peak bounds the compute */
     WkCluster c;
@@ -451,6 +451,85 @@ static WkPerfResult eval_ok(const WkModelSpec *m, WkPerfEnv env)
     if (wk_perf_eval(m, &env, &pp, &r, &err) < 0)
         fail_msg("%s", err.msg);
     return r;
+}
+
+/* A layer's saved activations, with sequence parallelism over t: for a GPT
+ * layer (MHA, 4h GeLU MLP, dropout, flash attention) 34*s*b*h/t bytes,
+ * Korthikanti et al.'s count (norm inputs and outputs 8, Q K V 6, attention
+ * output 2, masks 2, fc1 and GeLU outputs 16), plus flash attention's FP32
+ * log-sum-exp 4*s*b*a/t; a Llama layer (SwiGLU f wide, GQA, no dropout)
+ * keeps its own tensors; without sequence parallelism the norms' tensors
+ * and the masks are whole on every rank. */
+static void test_activation_bytes_per_layer_by_architecture(void **state)
+{
+    (void)state;
+    const double s = 2048, b = 2, t = 4, h = 2048, a = 16, L = 8;
+    WkModelSpec g = model("model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, mlp: gelu,"
+                          " dropout: true, seq_len: 2048, micro_batch: 2, tp: 4, global_batch: 4}\n");
+    WkPerfResult r = eval_ok(&g, env_h100(4));
+    assert_float_equal(r.mem_act_bytes, L * (34 * s * b * h / t + 4 * s * b * a / t), 1);
+    /* no dropout: the two 1-byte masks go */
+    g.dropout = 0;
+    assert_float_equal(eval_ok(&g, env_h100(4)).mem_act_bytes, L * (32 * s * b * h / t + 4 * s * b * a / t), 1);
+    /* no sequence parallelism: norm inputs and outputs (8 s b h) stay whole */
+    g.no_seq_parallel = 1;
+    assert_float_equal(eval_ok(&g, env_h100(4)).mem_act_bytes,
+                       L * (8 * s * b * h + 24 * s * b * h / t + 4 * s * b * a / t), 1);
+    /* SwiGLU of f = 3.5 h, 4 KV heads of 16: norms 8, Q 2, K+V 4 x 4/16, O 2,
+     * fc1 out 4 f/h, activation out 2 f/h */
+    WkModelSpec l = model("model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, ffn: 7168, vocab: 32000,"
+                          " mlp: swiglu, seq_len: 2048, micro_batch: 2, tp: 4, global_batch: 4}\n");
+    double coef = 8 + 2 + 4 * 4.0 / 16 + 2 + 6 * 3.5;
+    assert_float_equal(eval_ok(&l, env_h100(4)).mem_act_bytes, L * (coef * s * b * h / t + 4 * s * b * a / t), 1);
+}
+
+/* Micro-batches in flight under Megatron-Core's interleaved schedule: rank r
+ * runs 2 (pp - r - 1) + (vp - 1) pp warm-up forwards of one model chunk and
+ * one more before its first backward, unless that reaches all mb x vp
+ * (then every forward runs first); the rank holding the most layers x
+ * micro-batches bounds the activations. */
+static void test_interleaved_inflight_follows_megatron_warmup(void **state)
+{
+    (void)state;
+    const char *base = "model: {layers: 32, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, mlp: gelu,"
+                       " seq_len: 2048, micro_batch: 1, tp: 1, pp: 4, schedule: interleaved, vp: 2,";
+    char y[512];
+    double per_layer = 34 * 2048.0 * 2048 + 4 * 2048.0 * 16 - 2 * 2048.0 * 2048; /* no dropout */
+    /* mb = 8 > pp: rank 0 holds (2*3 + 1*4 + 1)/2 = 5.5 stage-micro-batches of 8 layers */
+    snprintf(y, sizeof y, "%s global_batch: 8}\n", base);
+    WkModelSpec m = model(y);
+    assert_float_equal(eval_ok(&m, env_h100(4)).mem_act_bytes, 8 * 5.5 * per_layer, 1);
+    /* mb = pp = 4: 11 warm-up chunks reach mb x vp = 8: all forwards first, 4 held */
+    snprintf(y, sizeof y, "%s global_batch: 4}\n", base);
+    m = model(y);
+    assert_float_equal(eval_ok(&m, env_h100(4)).mem_act_bytes, 8 * 4 * per_layer, 1);
+    /* uneven split 6 | 10 | 10 | 6 at mb = 8: rank 1 (10 layers x (2*2 + 4 + 1)/2
+     * = 4.5) holds more than rank 0 (6 x 5.5) */
+    snprintf(y, sizeof y, "%s global_batch: 8, first_stage_layers: 6, last_stage_layers: 6}\n", base);
+    m = model(y);
+    assert_float_equal(eval_ok(&m, env_h100(4)).mem_act_bytes, 10 * 4.5 * per_layer, 1);
+}
+
+/* The built-in SKUs' memory is the total the driver reports (MiB), not the
+ * datasheet's decimal gigabytes; a YAML hbm_gb stays 1e9 bytes. */
+static void test_device_memory_is_the_drivers_total(void **state)
+{
+    (void)state;
+    const double mib = 1024.0 * 1024.0;
+    assert_float_equal(wk_catalog_find("H100-SXM-80G")->hbm_bytes, 81559 * mib, 0);
+    assert_float_equal(wk_catalog_find("A100-SXM-80G")->hbm_bytes, 81920 * mib, 0);
+    assert_float_equal(wk_catalog_find("H200-SXM")->hbm_bytes, 143771 * mib, 0);
+    assert_float_equal(wk_catalog_find("MI300X")->hbm_bytes, 196592 * mib, 0);
+    WkCluster c;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_cluster_parse(yaml_node("cluster: {skus: [{name: H100-40, base: H100-SXM-80G, hbm_gb: 40}],"
+                                                " groups: [{sku: H100-40, nodes: 1}]}\n",
+                                                "cluster"),
+                                      &c, &err),
+                     0);
+    assert_float_equal(wk_cluster_sku_of(&c, 0)->hbm_bytes, 40e9, 0);
+    wk_cluster_fini(&c);
 }
 
 static void test_resnet50_shape_gives_the_papers_parameters_and_flops(void **state)
@@ -924,6 +1003,9 @@ int main(void)
         cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
         cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),
         cmocka_unit_test_teardown(test_rebalancing_lets_fast_replicas_carry_more, teardown),
+        cmocka_unit_test_teardown(test_activation_bytes_per_layer_by_architecture, teardown),
+        cmocka_unit_test_teardown(test_interleaved_inflight_follows_megatron_warmup, teardown),
+        cmocka_unit_test_teardown(test_device_memory_is_the_drivers_total, teardown),
         cmocka_unit_test_teardown(test_mixed_sku_memory_check_uses_the_smallest_hbm, teardown),
         cmocka_unit_test_teardown(test_spread_across_oversubscribed_spine_is_slower, teardown),
         cmocka_unit_test_teardown(test_rings_follow_rank_order_sorted_or_not, teardown),

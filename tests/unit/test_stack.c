@@ -445,10 +445,11 @@ static void test_pp_grad_full_closed_form(void **state)
 }
 
 /* Llama 3 70B on 64 H100 80 GB with FSDP and CP 2 at 8,192 tokens: as
- * megatron-core it needs 117.9 GiB (the refusal the issue reports); with
- * torchtitan's sharding over dp x cp and op-level selective checkpointing
- * it fits; without any checkpointing it cannot (34 s b h per layer alone
- * is 85 GiB). */
+ * megatron-core it needs 116.7 GiB (the refusal the issue reports; 117.9
+ * with Korthikanti's 34 s b h per layer, a Llama layer saves 33.53 s b h);
+ * with torchtitan's sharding over dp x cp and op-level selective
+ * checkpointing it fits; without any checkpointing it cannot (the saved
+ * activations alone are 83.8 GiB). */
 static void test_fsdp_cp2_70b_fits_with_torchtitan(void **state)
 {
     (void)state;
@@ -465,7 +466,7 @@ static void test_fsdp_cp2_70b_fits_with_torchtitan(void **state)
     WkError err;
     wk_error_clear(&err);
     assert_int_equal(wk_perf_eval(&ma, &env, &p, &r, &err), WK_E_RANGE);
-    assert_non_null(strstr(err.msg, "needs 117.9 GiB"));
+    assert_non_null(strstr(err.msg, "needs 116.7 GiB"));
     assert_int_equal(wk_perf_eval(&mb, &env, &p, &r, &err), 0);
     assert_true(r.mem_bytes < 70.0 * 1024 * 1024 * 1024);
     assert_int_equal(wk_perf_eval(&mc, &env, &p, &r, &err), WK_E_RANGE);

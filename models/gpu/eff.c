@@ -322,7 +322,7 @@ double wk_eff_gemm_mnk_s(const WkGpuEff *e, double M, double N, double K, double
         return 0;
     int f8 = fp8 && e->fp8_max > 0;
     double emax = f8 ? e->fp8_max : e->mat_max, half = f8 ? e->fp8_half_flops : e->mat_half_flops;
-    return n * (f / wk_eff_wave_q(e, M, N, n) + half) / (emax * peak);
+    return (n * f / wk_eff_wave_q(e, M, N, n) + half) / (emax * peak); /* one kernel: one fixed tail */
 }
 
 double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int causal, int bwd)

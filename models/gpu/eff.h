@@ -65,9 +65,9 @@ double wk_eff_gemm_s(const WkGpuEff *e, double flops, double peak, int fp8);
  * when e->sms is 0 or a dimension is not positive. */
 double wk_eff_wave_q(const WkGpuEff *e, double M, double N, double n);
 
-/** Time of n grouped (M x K) . (K x N) GEMMs at `peak` FLOP/s:
- * n (F / q + F_half) / (e_max x peak), F = 2 M N K, q = wk_eff_wave_q(e, M,
- * N, n); e_max, F_half the BF16 or (fp8, when the SKU has it) FP8 curve.
+/** Time of n (M x K) . (K x N) GEMMs run as one kernel (a strided batch
+ * or a grouped GEMM) at `peak` FLOP/s: (n F / q + F_half) / (e_max x peak),
+ * F = 2 M N K, q = wk_eff_wave_q(e, M, N, n), the fixed tail once; e_max, F_half the BF16 or (fp8, when the SKU has it) FP8 curve.
  * Without the per-kernel overhead or any clock correction. */
 double wk_eff_gemm_mnk_s(const WkGpuEff *e, double M, double N, double K, double n, double peak, int fp8);
 

@@ -51,16 +51,18 @@ static double memop(WkOpsCtx *c, WkOpKind k, double bytes, double vflops)
     return book(c, k, tc, tm, nk);
 }
 
-/* GEMM (M x K) . (K x N), n of them grouped in one kernel; FP8 casts its
- * M x K input (read BF16, write FP8 and its transpose), under current
- * scaling after a first read of it for its amax. */
+/* GEMM (M x K) . (K x N), n of them in one kernel (a strided batch or a
+ * grouped GEMM: one launch, so the curve's fixed tail is paid once, on the
+ * kernel's n F FLOPs); FP8 casts its M x K input (read BF16, write FP8 and
+ * its transpose), under current scaling after a first read of it for its
+ * amax. */
 static double gemm(WkOpsCtx *c, double M, double K, double N, double n)
 {
     int fp8 = c->peak_fp8 > 0;
     double in = fp8 ? 1 : ELEM;
     double clk = fp8 && c->e->fp8_max > 0 ? c->fp8_clk : c->gemm_clk, peak = fp8 ? c->peak_fp8 : c->peak;
     double tc = c->shapes ? wk_eff_gemm_mnk_s(c->e, M, N, K, n, peak, fp8)
-                          : n * wk_eff_gemm_s(c->e, 2 * M * K * N, peak, fp8);
+                          : wk_eff_gemm_s(c->e, n * 2 * M * K * N, peak, fp8);
     tc *= clk > 0 ? clk : 1;
     double tm = n * (in * (M * K + K * N) + ELEM * M * N) / (c->hbm * c->e->mem_max);
     double t = book(c, WK_OP_GEMM, tc, tm, 1);

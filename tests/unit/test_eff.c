@@ -144,11 +144,13 @@ static void test_wave_quantization_matches_hand_counts(void **state)
     WkGpuEff z = *h;
     z.sms = 0;
     assert_float_equal(wk_eff_wave_q(&z, 100, 100, 1), 1.0, 0);
-    /* the time is the full-wave time over q plus the tail */
+    /* the time is the full-wave time over q plus the tail, once for the
+     * three GEMMs of one kernel (q of three 4096^2 outputs = q of one) */
     WkGpuEff hs = wk_eff_shaped(h);
     double M = 4096, f = 2 * M * M * M, q = wk_eff_wave_q(&hs, M, M, 1);
+    assert_float_equal(wk_eff_wave_q(&hs, M, M, 3), q, 1e-15);
     assert_float_equal(wk_eff_gemm_mnk_s(&hs, M, M, M, 3, 989e12, 0),
-                       3 * (f / q + h->mat_half_q) / (h->mat_max_q * 989e12), 1e-15);
+                       (3 * f / q + h->mat_half_q) / (h->mat_max_q * 989e12), 1e-15);
     /* the shaped copy carries the shape-aware fit, the catalog the flat one */
     assert_float_equal(hs.mat_max, 828.3 / 989, 1e-12);
     assert_float_equal(h->mat_max, 802.0 / 989, 1e-12);
@@ -438,6 +440,34 @@ static void test_fp8_layer_of_te_gemm_profiling_is_not_faster_than_te_measured(v
     assert_true(t[2] / t[0] >= 20.285 / 32.014);
 }
 
+/* n GEMMs run as one kernel (a strided batch: the unfused attention's
+ * Q K^T per head, one torch.baddbmm; a grouped expert GEMM) pay the curve's
+ * fixed tail once, on their n F FLOPs, flat and shape-aware alike: the
+ * unfused Q K^T of 32 heads (2048 x 128 x 2048) takes (32 F + F_half) /
+ * (e_max peak), not 32 (F + F_half) / (e_max peak). */
+static void test_batched_gemm_pays_one_fixed_tail(void **state)
+{
+    (void)state;
+    const WkGpuSku *a = wk_catalog_find("A100-SXM-80G");
+    const WkGpuEff *e = wk_catalog_eff(a);
+    const double M = 2048, K = 128, N = 2048, n = 32, F = 2 * M * K * N;
+    double flat = wk_eff_gemm_s(e, n * F, a->bf16_flops, 0);
+    assert_float_equal(flat, (n * F + e->mat_half_flops) / (e->mat_max * a->bf16_flops), 1e-15);
+    WkGpuEff q = wk_eff_shaped(e);
+    double shaped = wk_eff_gemm_mnk_s(&q, M, N, K, n, a->bf16_flops, 0);
+    assert_float_equal(shaped, (n * F / wk_eff_wave_q(&q, M, N, n) + q.mat_half_flops) / (q.mat_max * a->bf16_flops),
+                       1e-15);
+    /* through the operator model: compute or memory bound, plus one launch
+     * gap; never the n tails of n separate GEMMs */
+    WkOpStat acc[WK_OP_NKIND] = {{0}};
+    WkOpsCtx c = {.e = e, .peak = a->bf16_flops, .hbm = a->hbm_bw_bytes_per_s, .speed = 1, .mult = 1, .acc = acc};
+    double t = wk_ops_gemm(&c, M, K, N, n, 0);
+    double tm = n * (2 * (M * K + K * N) + 2 * M * N) / (a->hbm_bw_bytes_per_s * e->mem_max);
+    assert_float_equal(t, (flat > tm ? flat : tm) + e->kernel_s, 1e-15);
+    assert_float_equal(acc[WK_OP_GEMM].kernels, 1, 0);
+    assert_true(t < n * wk_eff_gemm_s(e, F, a->bf16_flops, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_moe_layer_moves_its_permute_rows_and_launches_its_kernels),
         cmocka_unit_test(test_alibaba_trace_models_carry_their_datasheet_figures),
         cmocka_unit_test(test_fp8_layer_of_te_gemm_profiling_is_not_faster_than_te_measured),
+        cmocka_unit_test(test_batched_gemm_pays_one_fixed_tail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

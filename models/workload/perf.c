@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/gpu/calib.h"
 #include "models/gpu/dvfs.h"
 #include "models/net/collective.h"
 #include "models/workload/perf_comm.h"
@@ -250,6 +251,73 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
     return leg;
 }
 
+/* What wk_ops_sustain's answer depends on, byte for byte (copied into a
+ * zeroed key, so equal keys mean equal inputs; unequal padding only costs
+ * a miss): the layer's shape, the context's peaks and switches, the
+ * curves, and the SKU's DVFS inputs (name, power, cap, the calibration
+ * file's sustained clock and power). */
+typedef struct SustainKey {
+    WkOpsShape sh;
+    WkGpuEff e;
+    double peak, peak_fp8, hbm, speed, tdp_w, idle_w, cap_clock, calib_mhz, calib_w;
+    int fp8_current, shapes;
+    unsigned calib_used;
+    char sku[48];
+} SustainKey;
+
+#define SUSTAIN_CACHE 8
+/* The last SUSTAIN_CACHE answers of this thread (a run re-evaluates the
+ * same few models at every re-rate; the clock depends on none of what a
+ * re-rate changes). */
+static _Thread_local struct {
+    SustainKey key[SUSTAIN_CACHE];
+    double clk[SUSTAIN_CACHE][4]; /* gemm, fp8, attention time factors; run clock */
+    int n, next;
+} sustain_cache;
+
+/* wk_ops_sustain(c, sh, sku, cap_clock), remembered: sets c's clock
+ * factors and returns the run clock factor, as it would. */
+static double sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
+{
+    SustainKey k;
+    memset(&k, 0, sizeof k);
+    int cacheable = sku->name && strlen(sku->name) < sizeof k.sku;
+    if (cacheable) {
+        memcpy(&k.sh, sh, sizeof *sh);
+        memcpy(&k.e, c->e, sizeof *c->e);
+        k.peak = c->peak, k.peak_fp8 = c->peak_fp8, k.hbm = c->hbm, k.speed = c->speed;
+        k.tdp_w = sku->tdp_w, k.idle_w = sku->idle_w, k.cap_clock = cap_clock;
+        k.fp8_current = c->fp8_current, k.shapes = c->shapes;
+        if (sku->calib) {
+            unsigned mask = (1u << WK_CALIB_SUSTAINED_CLOCK_MHZ) | (1u << WK_CALIB_SUSTAINED_POWER_W);
+            k.calib_used = sku->calib->used & mask;
+            k.calib_mhz = sku->calib->value[WK_CALIB_SUSTAINED_CLOCK_MHZ];
+            k.calib_w = sku->calib->value[WK_CALIB_SUSTAINED_POWER_W];
+        }
+        memcpy(k.sku, sku->name, strlen(sku->name));
+        for (int i = 0; i < sustain_cache.n; i++)
+            if (memcmp(&sustain_cache.key[i], &k, sizeof k) == 0) {
+                c->gemm_clk = sustain_cache.clk[i][0];
+                c->fp8_clk = sustain_cache.clk[i][1];
+                c->attn_clk = sustain_cache.clk[i][2];
+                return sustain_cache.clk[i][3];
+            }
+    }
+    double run = wk_ops_sustain(c, sh, sku, cap_clock);
+    if (cacheable) {
+        int i = sustain_cache.next;
+        sustain_cache.key[i] = k;
+        sustain_cache.clk[i][0] = c->gemm_clk;
+        sustain_cache.clk[i][1] = c->fp8_clk;
+        sustain_cache.clk[i][2] = c->attn_clk;
+        sustain_cache.clk[i][3] = run;
+        sustain_cache.next = (i + 1) % SUSTAIN_CACHE;
+        if (sustain_cache.n < SUSTAIN_CACHE)
+            sustain_cache.n++;
+    }
+    return run;
+}
+
 /* The operator context of env's bounding rank (SKU, clocks) for model m,
  * with p's opt-in GEMM shapes and sustained clocks. */
 static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e,
@@ -262,7 +330,7 @@ static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerf
                   .shapes = p->gemm_shapes};
     if (p->sustained_clock) {
         WkOpsShape sh = llm_shape(m);
-        double run = wk_ops_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+        double run = sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
         const WkDvfs *d = wk_dvfs_of(env->sku);
         if (clock_mhz && d && strcmp(d->sku, env->sku->name) == 0) /* not the fallback row of an unlisted SKU */
             *clock_mhz = run * d->max_mhz;

@@ -994,6 +994,30 @@ static void test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it(void **state)
     assert_float_equal(rv.mfu * 125e12, rv.tflops_per_gpu * 1e12, 1e-3 * 125e12 * rv.mfu);
 }
 
+/* The sustained clock is remembered per input (perf.c, `sustain`): a model
+ * evaluated again after others gives the same result to the bit, and a
+ * change to what the clock depends on (the SKU's power cap here) is not
+ * answered from the cache. */
+static void test_sustained_clock_cache_answers_only_equal_inputs(void **state)
+{
+    (void)state;
+    WkModelSpec a = model("model: {base: llama3-8b, tp: 8, global_batch: 64}\n");
+    WkModelSpec b = model("model: {base: llama3-70b, tp: 8, pp: 4, global_batch: 64}\n");
+    WkPerfResult a1 = eval_ok(&a, env_h100(8)), b1 = eval_ok(&b, env_h100(32)), a2 = eval_ok(&a, env_h100(8));
+    assert_float_equal(a1.iter_s, a2.iter_s, 0);
+    assert_float_equal(a1.ops[WK_OP_GEMM].s, a2.ops[WK_OP_GEMM].s, 0);
+    assert_float_equal(a1.sm_clock_mhz, a2.sm_clock_mhz, 0);
+    assert_true(b1.sm_clock_mhz > 0);
+    WkPerfEnv capped = env_h100(8);
+    capped.cap_clock = 0.8;
+    WkPerfResult c1 = eval_ok(&a, capped);
+    assert_true(c1.sm_clock_mhz < a1.sm_clock_mhz && c1.iter_s > a1.iter_s);
+    assert_float_equal(c1.sm_clock_mhz, 0.8 * 1980, 1e-9); /* the cap binds below the sustained clock */
+    WkPerfResult a3 = eval_ok(&a, env_h100(8));
+    assert_float_equal(a1.iter_s, a3.iter_s, 0);
+    assert_float_equal(a1.sm_clock_mhz, a3.sm_clock_mhz, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1031,6 +1055,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fp8_current_scaling_reads_each_cast_twice, teardown),
         cmocka_unit_test_teardown(test_uneven_pipeline_stages_are_bounded_by_the_slowest, teardown),
         cmocka_unit_test_teardown(test_gemm_shapes_opt_in_and_sustained_clock_by_default, teardown),
+        cmocka_unit_test_teardown(test_sustained_clock_cache_answers_only_equal_inputs, teardown),
         cmocka_unit_test_teardown(test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

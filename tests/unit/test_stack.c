@@ -265,6 +265,17 @@ static void test_op_sac_memory_matches_published_llama2_70b(void **state)
     assert_float_equal(r.mem_act_bytes, 80 * 2 * tok * (h + h + h + kv + f + h), 1);
 }
 
+/* The model of YAML template y (one %s for extra keys) with stack
+ * torchtitan (*tt) and with the default stack (*mc). */
+static void torchtitan_and_default(const char *y, WkModelSpec *tt, WkModelSpec *mc)
+{
+    char a[256], b[256];
+    snprintf(a, sizeof a, y, ", stack: torchtitan");
+    snprintf(b, sizeof b, y, "");
+    *tt = model(a);
+    *mc = model(b);
+}
+
 /* torchtitan shards over dp x cp: Llama 3.1 8B at 256k tokens, FSDP 1 x
  * CP 8 on 8 GPUs, ran (docs/performance.md) and is not refused. */
 static void test_shard_over_cp(void **state)
@@ -272,10 +283,8 @@ static void test_shard_over_cp(void **state)
     (void)state;
     const char *y = "model: {base: llama3-8b, seq_len: 262144, cp: 8, micro_batch: 1, global_batch: 1,"
                     " zero: 3, recompute: full%s}\n";
-    char a[256], b[256];
-    snprintf(a, sizeof a, y, ", stack: torchtitan");
-    snprintf(b, sizeof b, y, "");
-    WkModelSpec mt = model(a), mm = model(b);
+    WkModelSpec mt, mm;
+    torchtitan_and_default(y, &mt, &mm);
     WkPerfEnv env = env_of("H100-SXM-80G", 8);
     WkPerfParams p = wk_perf_defaults();
     WkPerfResult r;
@@ -498,10 +507,8 @@ static void test_torchtitan_cp_ring_matches_closed_form(void **state)
     (void)state;
     const char *y = "model: {base: llama3-8b, seq_len: 65536, cp: 2, micro_batch: 1, global_batch: 4,"
                     " zero: 3, recompute: full%s}\n";
-    char a[256], b[256];
-    snprintf(a, sizeof a, y, ", stack: torchtitan");
-    snprintf(b, sizeof b, y, "");
-    WkModelSpec mt = model(a), mm = model(b);
+    WkModelSpec mt, mm;
+    torchtitan_and_default(y, &mt, &mm);
     WkPerfEnv env = env_of("H100-SXM-80G", 8);
     const WkGpuSku *sku = env.sku;
     const WkGpuEff *e = wk_catalog_eff(sku);

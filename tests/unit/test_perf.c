@@ -510,6 +510,36 @@ static void test_interleaved_inflight_follows_megatron_warmup(void **state)
     assert_float_equal(eval_ok(&m, env_h100(4)).mem_act_bytes, 10 * 4.5 * per_layer, 1);
 }
 
+/* Llama 3 405B as Dubey et al. (2024) ran it at 8K: TP 8, PP 16, V 8, 7
+ * layers on the first and last stage, 64-way data parallelism, no
+ * activation checkpointing (§3.3.2), and FSDP sharding the optimizer states
+ * and the gradients (ZeRO-2, §3.3.2). It fits the 80 GB H100; with only the
+ * optimizer sharded (ZeRO-1) the unsharded bf16 gradients (2 bytes per
+ * local parameter, 5.9 GiB) push it over. */
+static void test_llama3_405b_8k_without_checkpointing_fits_with_zero2(void **state)
+{
+    (void)state;
+    const char *y = "model: {base: llama3-405b, tp: 8, pp: 16, vp: 8, schedule: interleaved, first_stage_layers: 7,"
+                    " last_stage_layers: 7, micro_batch: 1, global_batch: 2048, recompute: none, zero: %d}\n";
+    char buf[256];
+    snprintf(buf, sizeof buf, y, 2);
+    WkModelSpec m = model(buf);
+    WkPerfEnv env = env_h100(8192);
+    WkPerfResult r = eval_ok(&m, env);
+    double hbm = wk_catalog_find("H100-SXM-80G")->hbm_bytes;
+    assert_true(r.mem_state_bytes + r.mem_act_bytes < hbm);
+    snprintf(buf, sizeof buf, y, 1);
+    m = model(buf);
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult r1;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &r1, &err), WK_E_RANGE);
+    /* the difference is the gradients: 2 bytes per local parameter, less its 1/64 shard */
+    double local = r1.mem_state_bytes / (2 + 2 + 12.0 / 64);
+    assert_float_equal(r1.mem_state_bytes - r.mem_state_bytes, 2 * local * (1 - 1.0 / 64), 1e-6 * r1.mem_state_bytes);
+}
+
 /* The built-in SKUs' memory is the total the driver reports (MiB), not the
  * datasheet's decimal gigabytes; a YAML hbm_gb stays 1e9 bytes. */
 static void test_device_memory_is_the_drivers_total(void **state)
@@ -1023,6 +1053,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flops_are_6n_plus_attention_term, teardown),
         cmocka_unit_test_teardown(test_llama3_405b_preset_has_405b_parameters, teardown),
+        cmocka_unit_test_teardown(test_llama3_405b_8k_without_checkpointing_fits_with_zero2, teardown),
         cmocka_unit_test_teardown(test_pipeline_bubble_fraction_is_closed_form, teardown),
         cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
         cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),

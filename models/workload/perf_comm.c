@@ -211,6 +211,19 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
         double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
         exposed = rs + ag - hb - hf;
         *hidden += hb + hf;
+        if (m->zero == 2 && in->mb > 1) {
+            /* ZeRO-2 keeps only its shard of the gradients, so every
+             * micro-batch reduce-scatters what its backward produced
+             * (DeepSpeed engine.allreduce_gradients: "ZeRO stage >= 2
+             * communicates during non gradient accumulation boundaries as
+             * well"): the mb - 1 earlier ones hide behind the compute that
+             * follows them until the next backward, one micro-batch's
+             * forward, backward and recomputation */
+            double period = in->layers * (in->fwd_s + in->bwd_s + in->rc_s);
+            double h = ov * min2(rs, period);
+            exposed += (in->mb - 1) * (rs - h);
+            *hidden += (in->mb - 1) * h;
+        }
     } else {
         double ar = dp_coll_s(in, bytes, 0, wan);
         double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0, wan), 0), win_b);

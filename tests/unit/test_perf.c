@@ -540,6 +540,44 @@ static void test_llama3_405b_8k_without_checkpointing_fits_with_zero2(void **sta
     assert_float_equal(r1.mem_state_bytes - r.mem_state_bytes, 2 * local * (1 - 1.0 / 64), 1e-6 * r1.mem_state_bytes);
 }
 
+/* ZeRO-2 keeps only its gradient shard, so each of the mb micro-batches
+ * reduce-scatters its gradients (DeepSpeed's engine: "ZeRO stage >= 2
+ * communicates during non gradient accumulation boundaries as well"); ZeRO-1
+ * reduce-scatters once per step and all-gathers the parameters once. With
+ * nothing overlapped (dp_overlap 0) ZeRO-1 exposes rs + ag = 2 rs and ZeRO-2
+ * (mb + 1) rs; at one micro-batch they are the same. */
+static void test_zero2_reduce_scatters_every_micro_batch(void **state)
+{
+    (void)state;
+    WkPerfParams pp = wk_perf_defaults();
+    pp.dp_overlap = 0;
+    WkPerfEnv env = env_h100(64);
+    const char *y = "model: {base: llama3-8b, tp: 1, pp: 1, micro_batch: 1, global_batch: %d, zero: %d}\n";
+    char buf[160];
+    WkPerfResult r[2][2];
+    WkError err;
+    wk_error_clear(&err);
+    for (int z = 0; z < 2; z++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(buf, sizeof buf, y, k ? 256 : 64, z + 1);
+            WkModelSpec m = model(buf);
+            assert_int_equal(wk_perf_eval(&m, &env, &pp, &r[z][k], &err), 0);
+        }
+    assert_int_equal(r[0][1].micro_batches, 4);
+    assert_float_equal(r[1][0].dp_s, r[0][0].dp_s, 1e-12);
+    assert_float_equal(r[1][1].dp_s, r[0][1].dp_s * (4 + 1) / 2.0, 1e-9 * r[1][1].dp_s);
+    /* overlapped as modelled, ZeRO-2 still costs more: hidden traffic slows compute */
+    pp = wk_perf_defaults();
+    WkPerfResult a, b;
+    snprintf(buf, sizeof buf, y, 256, 1);
+    WkModelSpec m1 = model(buf);
+    snprintf(buf, sizeof buf, y, 256, 2);
+    WkModelSpec m2 = model(buf);
+    assert_int_equal(wk_perf_eval(&m1, &env, &pp, &a, &err), 0);
+    assert_int_equal(wk_perf_eval(&m2, &env, &pp, &b, &err), 0);
+    assert_true(b.dp_s + b.interference_s > a.dp_s + a.interference_s);
+}
+
 /* The built-in SKUs' memory is the total the driver reports (MiB), not the
  * datasheet's decimal gigabytes; a YAML hbm_gb stays 1e9 bytes. */
 static void test_device_memory_is_the_drivers_total(void **state)
@@ -1054,6 +1092,7 @@ int main(void)
         cmocka_unit_test_teardown(test_flops_are_6n_plus_attention_term, teardown),
         cmocka_unit_test_teardown(test_llama3_405b_preset_has_405b_parameters, teardown),
         cmocka_unit_test_teardown(test_llama3_405b_8k_without_checkpointing_fits_with_zero2, teardown),
+        cmocka_unit_test_teardown(test_zero2_reduce_scatters_every_micro_batch, teardown),
         cmocka_unit_test_teardown(test_pipeline_bubble_fraction_is_closed_form, teardown),
         cmocka_unit_test_teardown(test_memory_shortfall_is_refused_with_numbers, teardown),
         cmocka_unit_test_teardown(test_slowest_rank_bounds_compute, teardown),

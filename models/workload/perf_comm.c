@@ -160,6 +160,25 @@ double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_b
     return exposed;
 }
 
+/* ZeRO-2 keeps only its shard of the gradients, so every micro-batch
+ * reduce-scatters what its backward produced, not only the last (DeepSpeed
+ * engine.allreduce_gradients: "ZeRO stage >= 2 communicates during non
+ * gradient accumulation boundaries as well"; FSDP SHARD_GRAD_OP outside
+ * no_sync). The mb - 1 earlier reductions, red seconds each, hide (share ov)
+ * behind the compute that follows them until the next backward, one
+ * micro-batch's forward, backward and recomputation of the stage's layers.
+ * Returns their exposed time and adds their hidden time to *hidden; 0
+ * unless ZeRO-2 with mb > 1. */
+static double zero2_earlier(const WkCommIn *in, double red, double ov, double *hidden)
+{
+    if (in->m->zero != 2 || in->mb <= 1)
+        return 0;
+    double period = in->layers * (in->fwd_s + in->bwd_s + in->rc_s);
+    double h = ov * min2(red, period);
+    *hidden += (in->mb - 1) * h;
+    return (in->mb - 1) * (red - h);
+}
+
 /* Exposed DP time; wan: with the WAN legs. Across sites ZeRO-3 all-reduces
  * its gradient shards over the WAN once per iteration, in buckets behind
  * what the last backward pass leaves of its window. */
@@ -205,25 +224,15 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
             *hidden += hf;
         }
         exposed += wk_perf_compress_s(in->env, bytes);
+        if (m->zero == 2 && in->mb > 1) /* every micro-batch encodes and reduces its gradients */
+            exposed += zero2_earlier(in, red, ov, hidden) + (in->mb - 1) * wk_perf_compress_s(in->env, bytes);
     } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1, wan), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1, wan), 0), win_b);
         double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
         exposed = rs + ag - hb - hf;
         *hidden += hb + hf;
-        if (m->zero == 2 && in->mb > 1) {
-            /* ZeRO-2 keeps only its shard of the gradients, so every
-             * micro-batch reduce-scatters what its backward produced
-             * (DeepSpeed engine.allreduce_gradients: "ZeRO stage >= 2
-             * communicates during non gradient accumulation boundaries as
-             * well"): the mb - 1 earlier ones hide behind the compute that
-             * follows them until the next backward, one micro-batch's
-             * forward, backward and recomputation */
-            double period = in->layers * (in->fwd_s + in->bwd_s + in->rc_s);
-            double h = ov * min2(rs, period);
-            exposed += (in->mb - 1) * (rs - h);
-            *hidden += (in->mb - 1) * h;
-        }
+        exposed += zero2_earlier(in, rs, ov, hidden);
     } else {
         double ar = dp_coll_s(in, bytes, 0, wan);
         double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0, wan), 0), win_b);

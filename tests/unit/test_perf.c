@@ -566,6 +566,19 @@ static void test_zero2_reduce_scatters_every_micro_batch(void **state)
     assert_int_equal(r[0][1].micro_batches, 4);
     assert_float_equal(r[1][0].dp_s, r[0][0].dp_s, 1e-12);
     assert_float_equal(r[1][1].dp_s, r[0][1].dp_s * (4 + 1) / 2.0, 1e-9 * r[1][1].dp_s);
+    /* compressed gradients (the cascade's grad_ratio): each earlier
+     * micro-batch also encodes and reduces; nothing changes at one */
+    env.grad_ratio = 4;
+    WkPerfResult c[2][2];
+    for (int z = 0; z < 2; z++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(buf, sizeof buf, y, k ? 256 : 64, z + 1);
+            WkModelSpec m = model(buf);
+            assert_int_equal(wk_perf_eval(&m, &env, &pp, &c[z][k], &err), 0);
+        }
+    assert_float_equal(c[1][0].dp_s, c[0][0].dp_s, 1e-12);
+    assert_true(c[1][1].dp_s - c[0][1].dp_s > 0.5 * (r[1][1].dp_s - r[0][1].dp_s) / 4);
+    env.grad_ratio = 0;
     /* overlapped as modelled, ZeRO-2 still costs more: hidden traffic slows compute */
     pp = wk_perf_defaults();
     WkPerfResult a, b;

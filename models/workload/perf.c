@@ -622,8 +622,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
 
 /* The gradient all-reduce of a data-parallel job over n GPUs of one site:
  * inside the NVLink domain, else hierarchical over the fabric. */
-static double ddp_site_s(const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e, double bytes, uint32_t n)
+static double ddp_site_s(const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e, double bytes, uint32_t n,
+                         double *eq)
 {
+    *eq = 0;
     if (n <= 1)
         return 0;
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
@@ -631,10 +633,13 @@ static double ddp_site_s(const WkPerfEnv *env, const WkPerfParams *p, const WkGp
     while (n % n_intra)
         n_intra--;
     uint32_t n_inter = n / n_intra;
-    return n_inter <= 1 ? wk_perf_allreduce_intra_s(e, env, bytes, n_intra)
-                        : wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e->ring_lat_s) +
-                              wk_coll_all_gather_s(bytes, n_intra, bwi, e->ring_lat_s) +
-                              allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
+    if (n_inter <= 1)
+        return *eq = wk_perf_allreduce_intra_s(e, env, bytes, n_intra);
+    double intra = wk_coll_reduce_scatter_s(bytes, n_intra, bwi, e->ring_lat_s) +
+                   wk_coll_all_gather_s(bytes, n_intra, bwi, e->ring_lat_s);
+    double x = allreduce_s(bytes / n_intra, n_inter, bwx, p->lat_inter_s);
+    *eq = intra + x * wk_perf_interf_ratio(e, env, bwx);
+    return intra + x;
 }
 
 /* Gradient buckets overlap the backward pass (2/3 of the compute); the
@@ -683,15 +688,19 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double bytes = 2 * m->params;
     WkWanLeg leg;
     const WkWanLeg *wl = wan_leg(env, &e, w, &leg);
-    double t_dp = ddp_site_s(env, p, &e, bytes, wl ? n / wl->sites : n);
-    double hidden = ddp_hidden_s(p, t_dp, bytes, r->compute_s);
+    double eq;
+    double t_dp = ddp_site_s(env, p, &e, bytes, wl ? n / wl->sites : n, &eq);
+    double hidden = ddp_hidden_s(p, t_dp, bytes, r->compute_s), t = t_dp;
     r->dp_s = t_dp - hidden;
     if (wl) { /* the WAN leg between the site's reduce-scatter and all-gather */
-        double t_all = t_dp + wk_perf_wan_s(wl, bytes, 0);
-        hidden = ddp_hidden_s(p, t_all, bytes, r->compute_s);
-        r->wan_s = t_all - hidden - r->dp_s;
+        double tw = wk_perf_wan_s(wl, bytes, 0), rank_bw = min2(wl->bw / wl->ranks, wl->nic_bw);
+        t = t_dp + tw;
+        eq += tw * wk_perf_interf_ratio(&e, env, rank_bw);
+        hidden = ddp_hidden_s(p, t, bytes, r->compute_s);
+        r->wan_s = t - hidden - r->dp_s;
     }
-    r->interference_s = hidden * e.overlap_slowdown;
+    /* weighted by the reduction's bytes/s against NVLink's (perf_comm.h) */
+    r->interference_s = hidden * (t > 0 ? eq / t : 1) * e.overlap_slowdown;
     if (m->kind == WK_MODEL_RECSYS && n > 1) {
         double bw = env->multi_domain ? bwx : bwi;
         double lat = env->multi_domain ? p->lat_inter_s : e.ring_lat_s;

@@ -57,10 +57,20 @@ double wk_perf_wan_s(const WkWanLeg *w, double site_bytes, int half)
     return steps / w->sites * max2(link, nic) + steps * w->lat;
 }
 
+double wk_perf_interf_ratio(const WkGpuEff *e, const WkPerfEnv *env, double bw)
+{
+    double ref = env->nvlink_bw * e->nvlink_eff;
+    if (!(ref > 0) || !(bw < ref))
+        return 1;
+    return bw > 0 ? bw / ref : 0;
+}
+
 /* Hierarchical DP reduction of `bytes` among the DP ranks of one site: one
  * ring pass (reduce-scatter or all-gather) when half, else the all-reduce;
- * inside the domain, then on the fabric over the domains. */
-static double site_coll_s(const WkCommIn *in, double bytes, int half)
+ * inside the domain, then on the fabric over the domains. *eq (may be
+ * NULL) receives its NVLink-equivalent time for the interference: the
+ * fabric phase weighted by wk_perf_interf_ratio of its bandwidth. */
+static double site_coll_s(const WkCommIn *in, double bytes, int half, double *eq)
 {
     const WkPerfEnv *env = in->env;
     const WkGpuEff *e = in->e;
@@ -68,24 +78,59 @@ static double site_coll_s(const WkCommIn *in, double bytes, int half)
     dp_split(env, in->m->tp, in->wan ? in->dp / in->wan->sites : in->dp, &ni, &nx);
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
     double li = e->ring_lat_s, lx = in->p->lat_inter_s;
-    if (nx <= 1)
-        return half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, bytes, ni);
-    double intra = wk_coll_reduce_scatter_s(bytes, ni, bwi, li);
-    if (half)
-        return intra + wk_coll_reduce_scatter_s(bytes / ni, nx, bwx, lx);
-    double tree = wk_coll_allreduce_tree_s(bytes / ni, nx, bwx, lx), ring = wk_coll_allreduce_ring_s(bytes / ni, nx, bwx, lx);
-    return 2 * intra + min2(tree, ring);
+    double t, x = 0;
+    if (nx <= 1) {
+        t = half ? wk_coll_reduce_scatter_s(bytes, ni, bwi, li) : wk_perf_allreduce_intra_s(e, env, bytes, ni);
+    } else {
+        double intra = wk_coll_reduce_scatter_s(bytes, ni, bwi, li);
+        if (half) {
+            x = wk_coll_reduce_scatter_s(bytes / ni, nx, bwx, lx);
+            t = intra + x;
+        } else {
+            double tree = wk_coll_allreduce_tree_s(bytes / ni, nx, bwx, lx);
+            x = min2(tree, wk_coll_allreduce_ring_s(bytes / ni, nx, bwx, lx));
+            t = 2 * intra + x;
+        }
+    }
+    if (eq)
+        *eq = t - x + x * wk_perf_interf_ratio(e, env, bwx);
+    return t;
+}
+
+/* The per-GPU bytes/s of a WAN leg: a rank's shard through its NIC or its
+ * share of the site link, whichever is slower. */
+static double wan_rank_bw(const WkWanLeg *w)
+{
+    return min2(w->bw / w->ranks, w->nic_bw);
 }
 
 /* The DP reduction of `bytes` per rank: inside the site, and with wan (and
  * sites) also its WAN leg, between the site's reduce-scatter and all-gather
- * (hierarchical all-reduce, docs/models.md). */
+ * (hierarchical all-reduce, docs/models.md). *eq (may be NULL): its
+ * NVLink-equivalent time, as site_coll_s. */
+static double dp_coll_eq_s(const WkCommIn *in, double bytes, int half, int wan, double *eq)
+{
+    double t = site_coll_s(in, bytes, half, eq);
+    if (wan && in->wan) {
+        double w = wk_perf_wan_s(in->wan, bytes / (2 * in->local_params) * in->site_grad_bytes, half);
+        t += w;
+        if (eq)
+            *eq += w * wk_perf_interf_ratio(in->e, in->env, wan_rank_bw(in->wan));
+    }
+    return t;
+}
+
 static double dp_coll_s(const WkCommIn *in, double bytes, int half, int wan)
 {
-    double t = site_coll_s(in, bytes, half);
-    if (wan && in->wan)
-        t += wk_perf_wan_s(in->wan, bytes / (2 * in->local_params) * in->site_grad_bytes, half);
-    return t;
+    return dp_coll_eq_s(in, bytes, half, wan, NULL);
+}
+
+/* The interference weight of hiding a DP reduction of `bytes`: its
+ * NVLink-equivalent time over its time (1 inside one NVLink domain). */
+static double dp_weight(const WkCommIn *in, double bytes, int half, int wan)
+{
+    double eq = 0, t = dp_coll_eq_s(in, bytes, half, wan, &eq);
+    return t > 0 ? eq / t : 1;
 }
 
 /* DP: gradients (2 B per parameter) reduced in buckets as the last
@@ -108,13 +153,19 @@ static double zero3_comm(const WkCommIn *in, double bytes, double bucket, double
 }
 
 /* A ZeRO-3 collective over the ranks the stack shards over. */
-static double shard_coll_s(const WkCommIn *in, double bytes)
+static WkCommIn shard_group(const WkCommIn *in)
 {
     WkCommIn g = *in;
     if (in->shard > 0) { /* the shard group is already the site's ranks across sites */
         g.dp = in->shard;
         g.wan = NULL;
     }
+    return g;
+}
+
+static double shard_coll_s(const WkCommIn *in, double bytes)
+{
+    WkCommIn g = shard_group(in);
     return dp_coll_s(&g, bytes, 1, 0);
 }
 
@@ -167,21 +218,22 @@ double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_b
  * no_sync). The mb - 1 earlier reductions, red seconds each, hide (share ov)
  * behind the compute that follows them until the next backward, one
  * micro-batch's forward, backward and recomputation of the stage's layers.
- * Returns their exposed time and adds their hidden time to *hidden; 0
- * unless ZeRO-2 with mb > 1. */
-static double zero2_earlier(const WkCommIn *in, double red, double ov, double *hidden)
+ * Returns their exposed time and adds their hidden time, weighted by w
+ * (dp_weight), to *hidden; 0 unless ZeRO-2 with mb > 1. */
+static double zero2_earlier(const WkCommIn *in, double red, double ov, double w, double *hidden)
 {
     if (in->m->zero != 2 || in->mb <= 1)
         return 0;
     double period = in->layers * (in->fwd_s + in->bwd_s + in->rc_s);
     double h = ov * min2(red, period);
-    *hidden += (in->mb - 1) * h;
+    *hidden += (in->mb - 1) * h * w;
     return (in->mb - 1) * (red - h);
 }
 
 /* Exposed DP time; wan: with the WAN legs. Across sites ZeRO-3 all-reduces
  * its gradient shards over the WAN once per iteration, in buckets behind
- * what the last backward pass leaves of its window. */
+ * what the last backward pass leaves of its window. *hidden receives the
+ * NVLink-equivalent time of what overlap hides (dp_weight). */
 static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
 {
     const WkModelSpec *m = in->m;
@@ -197,17 +249,20 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
         double hb1;
         if (sk->fsdp == WK_FSDP_PER_LAYER) {
             double h1 = 0;
+            WkCommIn g = shard_group(in);
             exposed = in->mb * wk_perf_fsdp_layer_s(in, &h1, &hb1);
-            *hidden += in->mb * h1;
+            *hidden += in->mb * h1 * dp_weight(&g, 2 * in->layer_params, 1, 0);
         } else {
-            exposed = zero3_comm(in, bytes, bucket, ov, hidden, &hb1);
+            double hz = 0;
+            exposed = zero3_comm(in, bytes, bucket, ov, &hz, &hb1);
+            *hidden += hz * dp_weight(in, bytes, 1, 0);
         }
         if (wan && in->wan) {
             double w = wk_perf_wan_s(in->wan, in->site_grad_bytes, 0);
             double wb = wk_perf_wan_s(in->wan, bucket / bytes * in->site_grad_bytes, 0);
             double h = ov * min2(max2(w - wb, 0), max2(win_b - hb1, 0));
             exposed += w - h;
-            *hidden += h;
+            *hidden += h * wk_perf_interf_ratio(in->e, in->env, wan_rank_bw(in->wan));
         }
     } else if (in->env->grad_ratio > 1 && in->dp > 1) {
         /* compressed gradients (ZeRO 0-2): the reduction moves bytes / ratio;
@@ -216,28 +271,30 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
         double red = dp_coll_s(in, cb, m->zero >= 1, wan);
         double hb = ov * min2(max2(red - dp_coll_s(in, cbk, m->zero >= 1, wan), 0), win_b);
         exposed = red - hb;
-        *hidden += hb;
+        *hidden += hb * dp_weight(in, cb, m->zero >= 1, wan);
         if (m->zero >= 1) {
             double ag = dp_coll_s(in, bytes, 1, wan);
             double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
             exposed += ag - hf;
-            *hidden += hf;
+            *hidden += hf * dp_weight(in, bytes, 1, wan);
         }
         exposed += wk_perf_compress_s(in->env, bytes);
         if (m->zero == 2 && in->mb > 1) /* every micro-batch encodes and reduces its gradients */
-            exposed += zero2_earlier(in, red, ov, hidden) + (in->mb - 1) * wk_perf_compress_s(in->env, bytes);
+            exposed += zero2_earlier(in, red, ov, dp_weight(in, cb, 1, wan), hidden) +
+                       (in->mb - 1) * wk_perf_compress_s(in->env, bytes);
     } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1, wan), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1, wan), 0), win_b);
         double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
+        double w = dp_weight(in, bytes, 1, wan);
         exposed = rs + ag - hb - hf;
-        *hidden += hb + hf;
-        exposed += zero2_earlier(in, rs, ov, hidden);
+        *hidden += (hb + hf) * w;
+        exposed += zero2_earlier(in, rs, ov, w, hidden);
     } else {
         double ar = dp_coll_s(in, bytes, 0, wan);
         double hb = ov * min2(max2(ar - dp_coll_s(in, bucket, 0, wan), 0), win_b);
         exposed = ar - hb;
-        *hidden += hb;
+        *hidden += hb * dp_weight(in, bytes, 0, wan);
     }
     return exposed;
 }
@@ -297,7 +354,8 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
         hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
     double n = in->mb * in->layers;
     r->tp_s = n * (fwd + bwd + rc - hb - hf);
-    *hidden += n * (hb + hf);
+    double w = env->tp_cross ? wk_perf_interf_ratio(in->e, env, env->net_bw * in->e->net_eff) : 1;
+    *hidden += n * (hb + hf) * w;
 }
 
 /* PP: each micro-batch sends its activations forward and their gradients
@@ -388,7 +446,7 @@ static void cp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     double fwd = max2(ag - af, 0), bwd = max2(ag - ab, 0) + (c - 1) * max2(dkv - ab, 0) + dkv;
     double exposed = passes * fwd + bwd, total = passes * ag + ag + c * dkv;
     r->cp_s = in->mb * in->layers * exposed;
-    *hidden += in->mb * in->layers * (total - exposed);
+    *hidden += in->mb * in->layers * (total - exposed) * wk_perf_interf_ratio(in->e, env, bw);
 }
 
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
@@ -400,7 +458,8 @@ void wk_perf_comm(const WkCommIn *in, WkPerfResult *r)
     ep_comm(in, r);
     if (in->dp > 1)
         dp_comm(in, r, &hidden);
-    /* compute runs slower while a communication kernel overlaps it (the
-     * measured average slowdown, eff.c) for the overlapped time */
+    /* compute runs slower while a communication kernel overlaps it: the
+     * measured slowdown at NVLink rates (eff.c) for the overlapped time,
+     * each collective weighted by its bytes/s against NVLink's */
     r->interference_s = hidden * in->e->overlap_slowdown;
 }

@@ -67,7 +67,19 @@ double wk_perf_compress_s(const WkPerfEnv *env, double bytes);
  * a WAN leg the gathers run over the site's shard ranks (hybrid sharding). */
 double wk_perf_fsdp_layer_s(const WkCommIn *in, double *hidden, double *hidden_bwd);
 
-/** Fill r->tp_s, cp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s. */
+/** The interference weight of a collective that moves bw bytes/s per GPU
+ * (its bus bandwidth): bw over the SKU's NVLink bus bandwidth
+ * env->nvlink_bw x e->nvlink_eff, at most 1 (1 when that is not > 0).
+ * The compute a hidden collective slows is e->overlap_slowdown (measured
+ * over NVLink) x its hidden time x this weight: the lost compute goes with
+ * the bytes moved, not with the time overlapped (docs/models.md,
+ * "SM interference"). */
+double wk_perf_interf_ratio(const WkGpuEff *e, const WkPerfEnv *env, double bw);
+
+/** Fill r->tp_s, cp_s, pp_s, dp_s, ep_s, wan_s (exposed) and r->interference_s:
+ * e->overlap_slowdown x the hidden communication time, each collective's
+ * weighted by wk_perf_interf_ratio of the bandwidth it runs at (a
+ * hierarchical one phase by phase). */
 void wk_perf_comm(const WkCommIn *in, WkPerfResult *r);
 
 /** The all-reduce of `bytes` over n ranks of one NVLink domain on env's SKU:

@@ -270,18 +270,19 @@ static double dp_exposed(const WkCommIn *in, int wan, double *hidden)
         double r = in->env->grad_ratio, cb = bytes / r, cbk = bucket / r;
         double red = dp_coll_s(in, cb, m->zero >= 1, wan);
         double hb = ov * min2(max2(red - dp_coll_s(in, cbk, m->zero >= 1, wan), 0), win_b);
+        double wr = dp_weight(in, cb, m->zero >= 1, wan);
         exposed = red - hb;
-        *hidden += hb * dp_weight(in, cb, m->zero >= 1, wan);
+        *hidden += hb * wr;
         if (m->zero >= 1) {
             double ag = dp_coll_s(in, bytes, 1, wan);
             double hf = ov * min2(max2(ag - dp_coll_s(in, bucket, 1, wan), 0), win_f);
             exposed += ag - hf;
             *hidden += hf * dp_weight(in, bytes, 1, wan);
         }
-        exposed += wk_perf_compress_s(in->env, bytes);
+        double enc = wk_perf_compress_s(in->env, bytes);
+        exposed += enc;
         if (m->zero == 2 && in->mb > 1) /* every micro-batch encodes and reduces its gradients */
-            exposed += zero2_earlier(in, red, ov, dp_weight(in, cb, 1, wan), hidden) +
-                       (in->mb - 1) * wk_perf_compress_s(in->env, bytes);
+            exposed += zero2_earlier(in, red, ov, wr, hidden) + (in->mb - 1) * enc;
     } else if (m->zero >= 1) {
         double rs = dp_coll_s(in, bytes, 1, wan), ag = rs;
         double hb = ov * min2(max2(rs - dp_coll_s(in, bucket, 1, wan), 0), win_b);

@@ -321,6 +321,11 @@ double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, do
     t.acc = acc;
     wk_ops_layer_fwd(&t, sh, 0);
     wk_ops_layer_bwd(&t, sh);
+    return wk_ops_sustain_mix(c, acc, sku, cap_clock);
+}
+
+double wk_ops_sustain_mix(WkOpsCtx *c, const WkOpStat acc[WK_OP_NKIND], const WkGpuSku *sku, double cap_clock)
+{
     double comp = 0, rest = 0;
     for (int k = 0; k < WK_OP_NKIND; k++) {
         comp += acc[k].compute_s;
@@ -335,4 +340,9 @@ double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, do
     c->fp8_clk = c->e->fp8_at > 0 ? c->e->fp8_at * cap / run : 1;
     c->attn_clk = c->e->attn_at > 0 ? c->e->attn_at * cap / run : 1;
     return run;
+}
+
+double wk_ops_compute(WkOpsCtx *c, WkOpKind k, double flops, double peak)
+{
+    return book(c, k, flops / peak * (c->gemm_clk > 0 ? c->gemm_clk : 1), 0, 0);
 }

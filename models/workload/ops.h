@@ -90,6 +90,18 @@ typedef struct WkOpsCtx {
  * the run clock factor (of the top clock). c->acc and c->mult are kept. */
 double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock);
 
+/** wk_ops_sustain's second half for any operator mix: acc holds the
+ * operators' times at the curves' own clocks (gemm_clk, fp8_clk, attn_clk
+ * 1), e.g. one data-parallel step of a vision job; sets c's clock factors
+ * from the mix's activity as wk_ops_sustain does and returns the run clock
+ * factor. */
+double wk_ops_sustain_mix(WkOpsCtx *c, const WkOpStat acc[WK_OP_NKIND], const WkGpuSku *sku, double cap_clock);
+
+/** A compute-bound operator of kind k doing `flops` at `peak` FLOP/s (a
+ * fraction of the tensor peak already applied), times c's gemm_clk, with no
+ * launch or memory term; booked into c->acc. Returns its time. */
+double wk_ops_compute(WkOpsCtx *c, WkOpKind k, double flops, double peak);
+
 /** Forward time of one layer for one micro-batch; `attn_only` times only the
  * attention core (selective recomputation). Adds mult x each operator to acc. */
 double wk_ops_layer_fwd(WkOpsCtx *c, const WkOpsShape *sh, int attn_only);

@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/gpu/calib.h"
-#include "models/gpu/dvfs.h"
 #include "models/net/collective.h"
+#include "models/workload/perf_clock.h"
 #include "models/workload/perf_comm.h"
 #include "models/workload/stack.h"
 #include "models/workload/vision.h"
@@ -251,73 +250,6 @@ static const WkWanLeg *wan_leg(const WkPerfEnv *env, const WkGpuEff *e, const Wk
     return leg;
 }
 
-/* What wk_ops_sustain's answer depends on, byte for byte (copied into a
- * zeroed key, so equal keys mean equal inputs; unequal padding only costs
- * a miss): the layer's shape, the context's peaks and switches, the
- * curves, and the SKU's DVFS inputs (name, power, cap, the calibration
- * file's sustained clock and power). */
-typedef struct SustainKey {
-    WkOpsShape sh;
-    WkGpuEff e;
-    double peak, peak_fp8, hbm, speed, tdp_w, idle_w, cap_clock, calib_mhz, calib_w;
-    int fp8_current, shapes;
-    unsigned calib_used;
-    char sku[48];
-} SustainKey;
-
-#define SUSTAIN_CACHE 8
-/* The last SUSTAIN_CACHE answers of this thread (a run re-evaluates the
- * same few models at every re-rate; the clock depends on none of what a
- * re-rate changes). */
-static _Thread_local struct {
-    SustainKey key[SUSTAIN_CACHE];
-    double clk[SUSTAIN_CACHE][4]; /* gemm, fp8, attention time factors; run clock */
-    int n, next;
-} sustain_cache;
-
-/* wk_ops_sustain(c, sh, sku, cap_clock), remembered: sets c's clock
- * factors and returns the run clock factor, as it would. */
-static double sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
-{
-    SustainKey k;
-    memset(&k, 0, sizeof k);
-    int cacheable = sku->name && strlen(sku->name) < sizeof k.sku;
-    if (cacheable) {
-        memcpy(&k.sh, sh, sizeof *sh);
-        memcpy(&k.e, c->e, sizeof *c->e);
-        k.peak = c->peak, k.peak_fp8 = c->peak_fp8, k.hbm = c->hbm, k.speed = c->speed;
-        k.tdp_w = sku->tdp_w, k.idle_w = sku->idle_w, k.cap_clock = cap_clock;
-        k.fp8_current = c->fp8_current, k.shapes = c->shapes;
-        if (sku->calib) {
-            unsigned mask = (1u << WK_CALIB_SUSTAINED_CLOCK_MHZ) | (1u << WK_CALIB_SUSTAINED_POWER_W);
-            k.calib_used = sku->calib->used & mask;
-            k.calib_mhz = sku->calib->value[WK_CALIB_SUSTAINED_CLOCK_MHZ];
-            k.calib_w = sku->calib->value[WK_CALIB_SUSTAINED_POWER_W];
-        }
-        memcpy(k.sku, sku->name, strlen(sku->name));
-        for (int i = 0; i < sustain_cache.n; i++)
-            if (memcmp(&sustain_cache.key[i], &k, sizeof k) == 0) {
-                c->gemm_clk = sustain_cache.clk[i][0];
-                c->fp8_clk = sustain_cache.clk[i][1];
-                c->attn_clk = sustain_cache.clk[i][2];
-                return sustain_cache.clk[i][3];
-            }
-    }
-    double run = wk_ops_sustain(c, sh, sku, cap_clock);
-    if (cacheable) {
-        int i = sustain_cache.next;
-        sustain_cache.key[i] = k;
-        sustain_cache.clk[i][0] = c->gemm_clk;
-        sustain_cache.clk[i][1] = c->fp8_clk;
-        sustain_cache.clk[i][2] = c->attn_clk;
-        sustain_cache.clk[i][3] = run;
-        sustain_cache.next = (i + 1) % SUSTAIN_CACHE;
-        if (sustain_cache.n < SUSTAIN_CACHE)
-            sustain_cache.n++;
-    }
-    return run;
-}
-
 /* The operator context of env's bounding rank (SKU, clocks) for model m,
  * with p's opt-in GEMM shapes and sustained clocks. */
 static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkGpuEff *e,
@@ -330,10 +262,9 @@ static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerf
                   .shapes = p->gemm_shapes};
     if (p->sustained_clock) {
         WkOpsShape sh = llm_shape(m);
-        double run = sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
-        const WkDvfs *d = wk_dvfs_of(env->sku);
-        if (clock_mhz && d && strcmp(d->sku, env->sku->name) == 0) /* not the fallback row of an unlisted SKU */
-            *clock_mhz = run * d->max_mhz;
+        double run = wk_perf_sustain(&c, &sh, env->sku, env->cap_clock); /* the clock the power limit leaves (ops.h) */
+        if (clock_mhz)
+            *clock_mhz = wk_perf_run_mhz(env->sku, run);
     }
     return c;
 }
@@ -651,6 +582,43 @@ static double ddp_hidden_s(const WkPerfParams *p, double t, double bytes, double
     return p->dp_overlap * min2(t - last, compute_s * 2 / 3);
 }
 
+/* One step's compute of B samples of a data-parallel model on c: the
+ * operator list of a ResNet or ViT (vision.c), else one GEMM of 3 x the
+ * forward FLOPs at `peak` (an upper bound on speed); a recommendation model
+ * adds its pooled embedding rows: forward reads the rows and writes the
+ * pooled vectors (2 x), backward reads their gradient and updates the rows
+ * (read-modify-write, 3 x); the exchanged vectors are kept (2 x, into
+ * *act). */
+static double dp_compute(WkOpsCtx *c, const WkModelSpec *m, double B, double peak, double *act)
+{
+    double t;
+    *act = 0;
+    if (m->kind == WK_MODEL_VISION && m->arch != WK_ARCH_GENERIC)
+        t = wk_vision_step_s(c, m, B, act);
+    else
+        t = wk_ops_compute(c, WK_OP_GEMM, 3 * m->flops_per_sample * B, peak);
+    if (m->kind == WK_MODEL_RECSYS && m->a2a_bytes_per_sample > 0) {
+        double x = B * m->a2a_bytes_per_sample;
+        t += wk_ops_mem(c, WK_OP_EMBED, 2 * x, 0) + wk_ops_mem(c, WK_OP_EMBED, 3 * x, x / 2);
+        *act += 2 * x;
+    }
+    return t;
+}
+
+/* What dp_compute reads besides its context: the sustained clock's key. */
+typedef struct DpStep {
+    WkModelSpec m;
+    double B, peak;
+} DpStep;
+_Static_assert(sizeof(DpStep) <= 320, "DpStep outgrew the sustained-clock cache key (perf_clock.c SUSTAIN_ID_MAX)");
+
+static void dp_mix(WkOpsCtx *t, const void *arg)
+{
+    const DpStep *st = arg;
+    double act;
+    dp_compute(t, &st->m, st->B, st->peak, &act);
+}
+
 /* Vision and recommendation jobs: data parallel over all GPUs. Compute:
  * the operator list of a ResNet or ViT (vision.c); a generic model is one
  * large GEMM of 3 x its forward FLOPs (an upper bound on speed). A
@@ -667,24 +635,21 @@ static int eval_dp(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParam
     double B = m->batch_per_gpu;
     uint32_t n = env->gpus;
     WkOpsCtx c = {.e = &e, .peak = peak_nom * sm, .hbm = env->sku->hbm_bw_bytes_per_s * env->speed,
-                  .speed = sm, .shapes = p->gemm_shapes, .mult = 1, .acc = r->ops};
+                  .speed = sm, .shapes = p->gemm_shapes, .mult = 1};
     double act = 0;
     r->dp = n;
     r->micro_batches = 1;
-    if (m->kind == WK_MODEL_VISION && m->arch != WK_ARCH_GENERIC) {
-        r->compute_s = wk_vision_step_s(&c, m, B, &act);
+    if (p->sustained_clock) { /* the clock the power limit leaves for the step's operator mix (ops.h) */
+        DpStep st;
+        memset(&st, 0, sizeof st); /* a cache key: no stray padding */
+        st.m = *m, st.B = B, st.peak = peak;
+        double run = wk_perf_sustain_mix(&c, 1, &st, sizeof st, dp_mix, &st, env->sku, env->cap_clock);
+        r->sm_clock_mhz = wk_perf_run_mhz(env->sku, run);
+    }
+    c.acc = r->ops;
+    r->compute_s = dp_compute(&c, m, B, peak, &act);
+    if (m->kind == WK_MODEL_VISION && m->arch != WK_ARCH_GENERIC)
         r->optim_s = wk_ops_optimizer(&c, m->params);
-    } else {
-        r->compute_s = 3 * m->flops_per_sample * B / peak;
-    }
-    if (m->kind == WK_MODEL_RECSYS && m->a2a_bytes_per_sample > 0) {
-        /* pooled embedding rows: forward reads the rows and writes the pooled
-         * vectors (2 x), backward reads their gradient and updates the rows
-         * (read-modify-write, 3 x); the exchanged vectors are kept (2 x) */
-        double x = B * m->a2a_bytes_per_sample;
-        r->compute_s += wk_ops_mem(&c, WK_OP_EMBED, 2 * x, 0) + wk_ops_mem(&c, WK_OP_EMBED, 3 * x, x / 2);
-        act += 2 * x;
-    }
     double bytes = 2 * m->params;
     WkWanLeg leg;
     const WkWanLeg *wl = wan_leg(env, &e, w, &leg);

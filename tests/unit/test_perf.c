@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "models/gpu/catalog.h"
+#include "models/gpu/dvfs.h"
 #include "models/gpu/eff.h"
 #include "models/net/collective.h"
 #include "models/state/a2a.h"
@@ -753,6 +754,48 @@ static void test_recsys_embedding_lookups_cost_memory_time(void **state)
     assert_true(r.ep_s > 0);
 }
 
+/* Data-parallel jobs run at the clock the power limit leaves for their
+ * step's operator mix, as language models do (docs/models.md, "Sustained
+ * clocks"): a generic model is one GEMM (activity 1), so it sits at the
+ * sweep's sustained clock: on the A100, whose sweep ran there, its time is
+ * unchanged; on the H100, whose sweep ran at 1980 MHz, it is 1980 / 1741
+ * slower. A ResNet-50 step, lighter (batch norm and ReLU are memory-bound),
+ * holds a higher A100 clock and its convolutions take the measured clock
+ * over that one; `sustained_clock: false` keeps the curves' own clocks. */
+static void test_data_parallel_steps_run_at_the_sustained_clock(void **state)
+{
+    (void)state;
+    WkPerfParams on = wk_perf_defaults(), off = on;
+    off.sustained_clock = 0;
+    WkError err;
+    wk_error_clear(&err);
+    WkModelSpec g = model("model: {kind: vision, params: 1e8, flops_per_sample: 1e10, batch_per_gpu: 64}\n");
+    const char *skus[2] = {"A100-SXM-80G", "H100-SXM-80G"};
+    double fg[2] = {1228.0 / 1410, 1741.0 / 1980}, at[2] = {1228.0 / 1410, 1};
+    for (int i = 0; i < 2; i++) {
+        WkPerfEnv env = {.sku = wk_catalog_find(skus[i]), .speed = 1, .gpus = 8, .nvlink_gpus = 8,
+                         .nvlink_bw = 300e9, .net_bw = 25e9};
+        WkPerfResult a, b;
+        assert_int_equal(wk_perf_eval(&g, &env, &on, &a, &err), 0);
+        assert_int_equal(wk_perf_eval(&g, &env, &off, &b, &err), 0);
+        assert_float_equal(a.sm_clock_mhz, fg[i] * wk_dvfs_of(env.sku)->max_mhz, 1e-6);
+        assert_float_equal(b.sm_clock_mhz, 0, 0);
+        assert_float_equal(a.compute_s / b.compute_s, at[i] / fg[i], 1e-9);
+        assert_float_equal(a.ops[WK_OP_GEMM].compute_s, a.compute_s, 1e-12);
+    }
+    WkModelSpec m = model("model: resnet50\n");
+    WkPerfEnv env = {.sku = wk_catalog_find("A100-SXM-80G"), .speed = 1, .gpus = 8, .nvlink_gpus = 8,
+                     .nvlink_bw = 300e9, .net_bw = 25e9};
+    WkPerfResult a, b;
+    assert_int_equal(wk_perf_eval(&m, &env, &on, &a, &err), 0);
+    assert_int_equal(wk_perf_eval(&m, &env, &off, &b, &err), 0);
+    double run = a.sm_clock_mhz / 1410;
+    print_message("ResNet-50 on A100: %.0f MHz, convolutions x %.3f\n", a.sm_clock_mhz, fg[0] / run);
+    assert_true(run > fg[0] && run <= 1);
+    assert_float_equal(a.ops[WK_OP_GEMM].compute_s / b.ops[WK_OP_GEMM].compute_s, fg[0] / run, 1e-9);
+    assert_float_equal(a.ops[WK_OP_BATCHNORM].memory_s, b.ops[WK_OP_BATCHNORM].memory_s, 1e-15);
+}
+
 /* Context parallelism splits the sequence over cp ranks, which must then
  * exchange keys and values (ring attention's all-gather): cp > 1 costs
  * communication, more for longer sequences, and none at cp = 1. */
@@ -1170,6 +1213,7 @@ int main(void)
         cmocka_unit_test_teardown(test_vit_class_tokens_lengthen_the_sequence, teardown),
         cmocka_unit_test_teardown(test_vit_dropout_bias_and_unfused_attention_move_their_bytes, teardown),
         cmocka_unit_test_teardown(test_recsys_embedding_lookups_cost_memory_time, teardown),
+        cmocka_unit_test_teardown(test_data_parallel_steps_run_at_the_sustained_clock, teardown),
         cmocka_unit_test_teardown(test_context_parallel_costs_kv_exchange, teardown),
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_interference_ratio_is_bandwidth_over_nvlink, teardown),

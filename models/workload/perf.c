@@ -55,6 +55,7 @@ static int check_memory(const WkModelSpec *m, const WkPerfEnv *env, WkPerfResult
 {
     const WkGpuSku *sku = env->mem_sku ? env->mem_sku : env->sku;
     double cap = sku->hbm_bytes;
+    r->mem_cap_bytes = cap;
     if (r->mem_bytes <= cap)
         return 0;
     return wk_error_set(err, WK_E_RANGE, NULL, 0, 0,

@@ -83,6 +83,7 @@ typedef struct WkPerfResult {
     double tflops_per_gpu;               /* achieved model TFLOP/s per GPU */
     double mfu;                          /* model FLOPs utilization vs nominal peak */
     double mem_bytes, mem_state_bytes, mem_act_bytes; /* per GPU */
+    double mem_cap_bytes; /* the HBM per GPU the memory check compared mem_bytes with (the placement's smallest) */
     double sm_clock_mhz;                 /* SM clock the GEMMs and attention ran at under the board power limit
                                             (perf.sustained_clock; the lower of it and a cap or lock); 0 where
                                             no correction applied (switch off, no measured GEMM clock, or a

@@ -76,12 +76,12 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
                "\"pp_s\":%.9g,\"dp_s\":%.9g,\"ep_s\":%.9g,\"optimizer_s\":%.9g,\"interference_s\":%.9g,"
                "\"%s_per_s\":%.9g,\"tflops_per_gpu\":%.9g,\"mfu\":%.9g,"
                "\"memory_gib\":%.9g,\"memory_state_gib\":%.9g,\"memory_activations_gib\":%.9g,"
-               "\"path_class\":\"%s\",\"params\":%.9g",
+               "\"memory_capacity_gib\":%.9g,\"path_class\":\"%s\",\"params\":%.9g",
            m->name, (long long)gpus, c->groups[0].sku->name, r.dp, r.micro_batches, r.iter_s, r.compute_s,
            r.bubble_s, r.tp_s, r.cp_s, r.pp_s, r.dp_s, r.ep_s, r.optim_s, r.interference_s, per,
            r.samples_per_iter / r.iter_s, r.tflops_per_gpu,
            r.mfu, r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0,
-           r.mem_act_bytes / 1073741824.0, class_name(pc), m->params);
+           r.mem_act_bytes / 1073741824.0, r.mem_cap_bytes / 1073741824.0, class_name(pc), m->params);
         if (m->kind == WK_MODEL_LLM && (m->stack != WK_STACK_MCORE || r.host_s > 0))
             wk_strbuf_printf(b, ",\"stack\":\"%s\",\"host_s\":%.9g", wk_stack_mech(m->stack)->name, r.host_s);
         if (r.sm_clock_mhz > 0)
@@ -110,7 +110,7 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
         wk_strbuf_printf(b, "%-34s %12.1f %%\n", "MFU", 100 * r.mfu);
         wk_strbuf_printf(b, "%-34s %12.1f GiB (state %.1f, activations %.1f) of %.1f\n", "memory per GPU",
            r.mem_bytes / 1073741824.0, r.mem_state_bytes / 1073741824.0, r.mem_act_bytes / 1073741824.0,
-           c->groups[0].sku->hbm_bytes / 1073741824.0);
+           r.mem_cap_bytes / 1073741824.0);
         wk_strbuf_printf(b, "%-34s %12s\n", "widest path class", class_name(pc));
         if (r.sm_clock_mhz > 0)
             wk_strbuf_printf(b, "%-34s %12.0f MHz (GEMMs and attention at the board power limit; "
@@ -189,7 +189,7 @@ static int report_wan(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
     wk_strbuf_printf(b, "%-34s %12.1f / %.1f TFLOP/s\n", "achieved per GPU, one site / across", one.tflops_per_gpu,
        span.tflops_per_gpu);
     wk_strbuf_printf(b, "%-34s %12.1f GiB of %.1f\n", "memory per GPU, across sites", span.mem_bytes / gib,
-       c->groups[0].sku->hbm_bytes / gib);
+       span.mem_cap_bytes / gib);
     return 0;
 }
 

@@ -22,5 +22,21 @@ expect 2 "job 6 (model llama3-70b on 8 GPUs): no node group holds it" "$W" run "
 expect 2 "H200-SXM has 140.4 GiB" "$W" validate "$T/none.yaml"
 expect 2 "(the largest GPU memory of the cluster, group 'big')" "$W" validate "$T/none.yaml"
 
+# `wanka perf` states the memory the check compared with: a job over both
+# groups of a cluster whose first group is the large one is held to the
+# small group's 37.3 GiB (not the first group's)
+cat > "$T/perf.yaml" <<'EOF'
+model: {base: llama3-8b, tp: 4, pp: 1, global_batch: 64, recompute: full}
+gpus: 16
+cluster:
+  skus:
+    - {name: A100-SXM-40G, base: A100-SXM-80G, hbm_gb: 40}
+  groups:
+    - {sku: A100-SXM-80G, nodes: 1, gpus_per_node: 8}
+    - {sku: A100-SXM-40G, nodes: 1, gpus_per_node: 8}
+EOF
+expect 0 "activations 0.5) of 37.3" "$W" perf "$T/perf.yaml"
+expect 0 '"memory_capacity_gib":37.2529' "$W" perf "$T/perf.yaml" --json
+
 [ "$fail" = 0 ] || { echo "$pass passed, $fail failed"; exit 1; }
 echo "$pass passed"

@@ -370,8 +370,17 @@ static double layer_act_bytes(const WkModelSpec *m, double tok)
     double norms = m->parallel_block ? 1 : 2;
     double rep = 2 * tok * h * 2 * norms + (m->dropout ? 2 * tok * h : 0); /* norm inputs and outputs, masks */
     double attn = 2 * tok * h * (1 + 2 * g + 1) + (m->attention == WK_ATTN_FLASH ? 4 * tok * a : 0);
-    double mlp = 2 * tok * f * ((m->gated_mlp ? 2 : 1) + 1);
-    return (m->no_seq_parallel ? rep : rep / t) + (attn + mlp) / t;
+    double mlp = 2 * tok * f * ((m->gated_mlp ? 2 : 1) + 1) / t;
+    if (m->experts) {
+        /* a rank's experts receive its tok/t tokens' top_k copies (x the
+         * imbalance), gathered over the etp ranks, and keep per row the
+         * dispatched input (fc1's), fc1's output and the activation's, at
+         * the expert width f/etp */
+        double etp = m->etp ? m->etp : m->tp;
+        double k = (m->top_k ? m->top_k : 1) * (m->moe_imbalance > 1 ? m->moe_imbalance : 1);
+        mlp = 2 * (tok / t) * k * etp * (h + f / etp * ((m->gated_mlp ? 2 : 1) + 1));
+    }
+    return (m->no_seq_parallel ? rep : rep / t) + attn / t + mlp;
 }
 
 /* Micro-batches whose activations pipeline rank r (0 = first) holds at its

@@ -484,6 +484,20 @@ static void test_activation_bytes_per_layer_by_architecture(void **state)
                           " mlp: swiglu, seq_len: 2048, micro_batch: 2, tp: 4, global_batch: 4}\n");
     double coef = 8 + 2 + 4 * 4.0 / 16 + 2 + 6 * 3.5;
     assert_float_equal(eval_ok(&l, env_h100(4)).mem_act_bytes, L * (coef * s * b * h / t + 4 * s * b * a / t), 1);
+    /* MoE, top 2 of 8 experts (ep 4 with etp 1, ep 1 with etp 4): a rank's experts receive its s b / t
+     * tokens' 2 copies gathered over etp ranks and keep, per row, the
+     * dispatched input (h) and fc1's and the activation's outputs at f/etp
+     * (3 f/etp gated): 2 (s b / t) 2 etp (h + 3 f / etp) bytes where the
+     * dense MLP kept 6 s b f / t */
+    WkModelSpec e = l;
+    e.experts = 8, e.top_k = 2;
+    double f = 7168, dense = 6 * s * b * f / t;
+    for (uint32_t etp = 1; etp <= 4; etp *= 4) {
+        e.etp = etp, e.ep = 4 / etp;
+        double moe = 2 * (s * b / t) * 2 * etp * (h + 3 * f / etp);
+        assert_float_equal(eval_ok(&e, env_h100(4)).mem_act_bytes,
+                           L * (coef * s * b * h / t - dense + moe + 4 * s * b * a / t), 1);
+    }
 }
 
 /* Micro-batches in flight under Megatron-Core's interleaved schedule: rank r

@@ -47,6 +47,8 @@ static double memop(WkOpsCtx *c, WkOpKind k, double bytes, double vflops)
         nk = c->op_kernels[k];
     }
     double tm = bytes / (c->hbm * c->e->mem_max);
+    if (k == WK_OP_NORM && c->norm_eff > 0)
+        tm /= c->norm_eff;
     double tc = vflops / (c->e->vec_flops * c->speed);
     return book(c, k, tc, tm, nk);
 }

@@ -76,6 +76,7 @@ typedef struct WkOpsCtx {
     WkOpStat *acc;         /* WK_OP_NKIND sums, or NULL */
     const double *op_bytes;   /* NULL, or per kind: memory-bound operators move op_bytes[k] x the bytes */
     const double *op_kernels; /* with op_bytes: and launch op_kernels[k] kernels (unfused operators, stack.h) */
+    double norm_eff;          /* 0 = 1: norms move their bytes at norm_eff of the triad rate (stack.h native_norm) */
 } WkOpsCtx;
 
 /** The sustained-clock correction (docs/models.md, "Sustained clocks"):

@@ -271,9 +271,12 @@ static WkOpsCtx ops_ctx(const WkModelSpec *m, const WkPerfEnv *env, const WkPerf
 }
 
 /* Unfused operators of an eager stack (stack.h): RMSNorm taken for SwiGLU
- * models (the Llama family), LayerNorm otherwise. */
+ * models (the Llama family), LayerNorm otherwise; a stack on PyTorch's
+ * native norm kernels moves the norms' bytes at their measured rate. */
 static void eager_ctx(const WkModelSpec *m, const WkStackMech *sk, WkOpsCtx *c, double *bytes, double *kernels)
 {
+    if (sk->native_norm)
+        c->norm_eff = WK_NATIVE_NORM_EFF;
     if (!sk->eager_ops)
         return;
     wk_stack_eager_ops(m->gated_mlp, !m->learned_pos, m->gated_mlp, bytes, kernels);

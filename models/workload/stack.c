@@ -52,11 +52,13 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * ahead), backward_prefetch BACKWARD_POST with limit 1,
      * limit_all_gathers True, mixed_precision PURE in llm-foundry's yamls
      * (bf16 reduction), flat parameters (no copy-out), eager; MPT's
-     * low-precision LayerNorm is one native kernel, GELU one kernel, ALiBi
+     * low-precision LayerNorm is one native kernel (F.layer_norm in bf16,
+     * at its measured rate: native_norm), GELU one kernel, ALiBi
      * inside the attention kernel, fused_crossentropy; DecoupledAdamW (a
      * Python loop over the tensors). */
     [WK_STACK_COMPOSER] = {.name = "composer", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1, .reshard_after_forward = 1,
-                           .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_PER_TENSOR, .attn_fa2 = 1},
+                           .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_PER_TENSOR, .attn_fa2 = 1,
+                           .native_norm = 1},
 };
 
 const WkStackMech *wk_stack_mech(WkStack s)

@@ -63,7 +63,19 @@ typedef struct WkStackMech {
                                  merged in fp32 by log-sum-exp, K and V all-gathered once per layer, dK and dV
                                  passed around the ring in fp32 (stack.c, perf_comm.c); 0: the all-gather CP
                                  Llama 3 describes, attention one kernel */
+    int native_norm;          /* 1: the norms are PyTorch's native LayerNorm/RMSNorm kernels, whose HBM rate is
+                                 WK_NATIVE_NORM_EFF of the triad's; 0: the SKU's triad rate */
 } WkStackMech;
+
+/* PyTorch's native LayerNorm, forward + backward, as a fraction of the
+ * triad-rate time of the bytes the model books for it (read and write
+ * forward, twice that backward): torch.nn.LayerNorm, FP32, 4,096 rows of
+ * 4,096-16,384, L2 flushed per call (Liger-Kernel
+ * benchmark/data/all_benchmark_data.csv at ead96b6, provider
+ * "huggingface"): A100-SXM4-80GB 1.621 ms at 16,384 (0.574), H100 80GB
+ * HBM3 0.951 ms (0.571); forward alone 0.61 / 0.59, backward 0.56 / 0.56
+ * (docs/models.md, "Software stacks"). */
+#define WK_NATIVE_NORM_EFF 0.57
 
 /** The mechanism settings of stack s (static storage); s out of range: megatron-core's. */
 const WkStackMech *wk_stack_mech(WkStack s);

@@ -383,7 +383,14 @@ static double layer_act_bytes(const WkModelSpec *m, double tok)
         double k = (m->top_k ? m->top_k : 1) * (m->moe_imbalance > 1 ? m->moe_imbalance : 1);
         mlp = 2 * (tok / t) * k * etp * (h + f / etp * ((m->gated_mlp ? 2 : 1) + 1));
     }
-    return (m->no_seq_parallel ? rep : rep / t) + attn / t + mlp;
+    /* unfused attention without recomputation keeps its s x s scores:
+     * the softmax output (2 B), with dropout also its mask (1 B) and output
+     * (2 B): Korthikanti et al.'s 5 a s^2 b, over t; keys span the whole
+     * sequence under context parallelism */
+    double scores = m->attention == WK_ATTN_UNFUSED && m->recompute == WK_RECOMPUTE_NONE
+                        ? (m->dropout ? 5 : 2) * tok * m->seq_len * a / t
+                        : 0;
+    return (m->no_seq_parallel ? rep : rep / t) + attn / t + mlp + scores;
 }
 
 /* Micro-batches whose activations pipeline rank r (0 = first) holds at its

@@ -484,6 +484,15 @@ static void test_activation_bytes_per_layer_by_architecture(void **state)
                           " mlp: swiglu, seq_len: 2048, micro_batch: 2, tp: 4, global_batch: 4}\n");
     double coef = 8 + 2 + 4 * 4.0 / 16 + 2 + 6 * 3.5;
     assert_float_equal(eval_ok(&l, env_h100(4)).mem_act_bytes, L * (coef * s * b * h / t + 4 * s * b * a / t), 1);
+    /* unfused attention keeps the s x s scores without recomputation: the
+     * softmax output, dropout mask and output, 5 a s^2 b / t (Korthikanti et
+     * al.), and no log-sum-exp; selective recomputation recomputes them */
+    WkModelSpec u = model("model: {layers: 8, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, mlp: gelu,"
+                          " dropout: true, seq_len: 2048, micro_batch: 2, tp: 4, global_batch: 4,"
+                          " attention: unfused}\n");
+    assert_float_equal(eval_ok(&u, env_h100(4)).mem_act_bytes, L * (34 * s * b * h / t + 5 * a * s * s * b / t), 1);
+    u.recompute = WK_RECOMPUTE_SELECTIVE;
+    assert_float_equal(eval_ok(&u, env_h100(4)).mem_act_bytes, L * 34 * s * b * h / t, 1);
     /* MoE, top 2 of 8 experts (ep 4 with etp 1, ep 1 with etp 4): a rank's experts receive its s b / t
      * tokens' 2 copies gathered over etp ranks and keep, per row, the
      * dispatched input (h) and fc1's and the activation's outputs at f/etp

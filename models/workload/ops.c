@@ -314,16 +314,26 @@ double wk_ops_optimizer(WkOpsCtx *c, double params)
     return t;
 }
 
-double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
+void wk_ops_layer_mix(WkOpsCtx *t, const void *sh)
+{
+    wk_ops_layer_fwd(t, sh, 0);
+    wk_ops_layer_bwd(t, sh);
+}
+
+double wk_ops_sustain_of(WkOpsCtx *c, WkSustainMix mix, const void *arg, const WkGpuSku *sku, double cap_clock)
 {
     WkOpStat acc[WK_OP_NKIND] = {{0}};
     WkOpsCtx t = *c;
     t.gemm_clk = t.fp8_clk = t.attn_clk = 1;
     t.mult = 1;
     t.acc = acc;
-    wk_ops_layer_fwd(&t, sh, 0);
-    wk_ops_layer_bwd(&t, sh);
+    mix(&t, arg);
     return wk_ops_sustain_mix(c, acc, sku, cap_clock);
+}
+
+double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
+{
+    return wk_ops_sustain_of(c, wk_ops_layer_mix, sh, sku, cap_clock);
 }
 
 double wk_ops_sustain_mix(WkOpsCtx *c, const WkOpStat acc[WK_OP_NKIND], const WkGpuSku *sku, double cap_clock)

@@ -91,6 +91,18 @@ typedef struct WkOpsCtx {
  * the run clock factor (of the top clock). c->acc and c->mult are kept. */
 double wk_ops_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock);
 
+/* Books one mix of operators into t->acc (t's clock factors 1). */
+typedef void (*WkSustainMix)(WkOpsCtx *t, const void *arg);
+
+/** The mix wk_ops_sustain times: one forward and one backward layer of the
+ * WkOpsShape at sh. */
+void wk_ops_layer_mix(WkOpsCtx *t, const void *sh);
+
+/** wk_ops_sustain for any mix: books mix(t, arg) on a copy t of c with its
+ * clock factors 1, mult 1 and its own sums, then wk_ops_sustain_mix on
+ * them. Sets c's clock factors; returns the run clock factor. */
+double wk_ops_sustain_of(WkOpsCtx *c, WkSustainMix mix, const void *arg, const WkGpuSku *sku, double cap_clock);
+
 /** wk_ops_sustain's second half for any operator mix: acc holds the
  * operators' times at the curves' own clocks (gemm_clk, fp8_clk, attn_clk
  * 1), e.g. one data-parallel step of a vision job; sets c's clock factors

@@ -65,13 +65,7 @@ double wk_perf_sustain_mix(WkOpsCtx *c, int tag, const void *id, size_t id_len, 
                 return sustain_cache.clk[i][3];
             }
     }
-    WkOpStat acc[WK_OP_NKIND] = {{0}};
-    WkOpsCtx t = *c;
-    t.gemm_clk = t.fp8_clk = t.attn_clk = 1;
-    t.mult = 1;
-    t.acc = acc;
-    mix(&t, arg);
-    double run = wk_ops_sustain_mix(c, acc, sku, cap_clock);
+    double run = wk_ops_sustain_of(c, mix, arg, sku, cap_clock);
     if (cacheable) {
         int i = sustain_cache.next;
         sustain_cache.key[i] = k;
@@ -86,16 +80,9 @@ double wk_perf_sustain_mix(WkOpsCtx *c, int tag, const void *id, size_t id_len, 
     return run;
 }
 
-/* One forward and one backward layer of the shape arg (wk_ops_sustain's mix). */
-static void layer_mix(WkOpsCtx *t, const void *arg)
-{
-    wk_ops_layer_fwd(t, arg, 0);
-    wk_ops_layer_bwd(t, arg);
-}
-
 double wk_perf_sustain(WkOpsCtx *c, const WkOpsShape *sh, const WkGpuSku *sku, double cap_clock)
 {
-    return wk_perf_sustain_mix(c, 0, sh, sizeof *sh, layer_mix, sh, sku, cap_clock);
+    return wk_perf_sustain_mix(c, 0, sh, sizeof *sh, wk_ops_layer_mix, sh, sku, cap_clock);
 }
 
 double wk_perf_run_mhz(const WkGpuSku *sku, double run)

@@ -9,15 +9,11 @@
 #include "models/gpu/catalog.h"
 #include "models/workload/ops.h"
 
-/* Books one mix of operators into t->acc (t's clock factors 1). */
-typedef void (*WkSustainMix)(WkOpsCtx *t, const void *arg);
-
-/** The sustained clock of the operator mix that mix(t, arg) books
- * (wk_ops_sustain_mix on it), remembered in a small per-thread cache keyed
+/** wk_ops_sustain_of(c, mix, arg, sku, cap_clock), remembered in a small per-thread cache keyed
  * on `tag` (which mix function), the id_len bytes at id (everything mix
  * reads through arg; at most 320 bytes, else not remembered) and every
- * input of c and sku the answer reads; c's op_bytes and op_kernels are not
- * in the key and must be NULL. Sets c's clock factors and returns the run
+ * input of c and sku the answer reads; c's op_bytes, op_kernels and norm_eff
+ * are not in the key and must be unset (NULL, 0). Sets c's clock factors and returns the run
  * clock factor. */
 double wk_perf_sustain_mix(WkOpsCtx *c, int tag, const void *id, size_t id_len, WkSustainMix mix, const void *arg,
                            const WkGpuSku *sku, double cap_clock);

@@ -66,7 +66,7 @@ static int check_memory(const WkModelSpec *m, const WkPerfEnv *env, WkPerfResult
 }
 
 /* Bytes per parameter of training state (bf16 weights 2 + bf16 gradients 2 +
- * fp32 master weights 4 + Adam moments 8), sharded by ZeRO stage over dp. */
+ * fp32 master weights 4 + Adam moments 8), sharded by ZeRO stage over dp x cp. */
 static double state_bytes(double params, int zero, double dp)
 {
     double w = 2 * params, g = 2 * params, o = 12 * params;
@@ -481,14 +481,16 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     WkOpsShape sh = llm_shape(m);
     double layers = ceil((double)m->layers / m->pp); /* the bounding stage */
     WkWanLeg leg;
-    WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = dp,
+    /* The context-parallel ranks hold the same weights and see different
+     * tokens: the gradients are summed, and ZeRO shards, over dp x cp
+     * (Megatron-Core's DDP and distributed optimizer on the data-parallel
+     * group with context parallelism; torchtitan's dp_shard_cp mesh;
+     * docs/models.md, "Communication and overlap"). ZeRO-3 across sites
+     * shards inside a site (hybrid sharding). */
+    uint32_t red = dp * m->cp;
+    WkCommIn in = {.m = m, .env = env, .p = p, .e = &e, .T = sh.T, .layers = layers, .mb = mb, .dp = red,
                    .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params, .sk = sk};
-    /* ZeRO-3 across sites shards inside a site (hybrid sharding); a stack
-     * that shards over the context-parallel ranks too (torchtitan's
-     * dp_shard x cp mesh) divides the state by dp x cp */
-    uint32_t shard_dp = in.wan && m->zero >= 3 ? dp / in.wan->sites : dp;
-    if (m->zero >= 3 && sk->shard_over_cp && !in.wan)
-        shard_dp = dp * m->cp;
+    uint32_t shard_dp = in.wan && m->zero >= 3 ? red / in.wan->sites : red;
     in.shard = shard_dp;
     double wait_mb;
     double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r, &wait_mb);

@@ -34,7 +34,7 @@ typedef struct WkCommIn {
     double T;             /* tokens of a micro-batch on one rank */
     double layers;        /* layers of the bounding stage */
     double mb;            /* micro-batches per replica */
-    uint32_t dp;
+    uint32_t dp;          /* ranks the gradients are reduced over: dp x cp */
     double gemm_fwd_s, gemm_bwd_s; /* GEMM time of one layer, one micro-batch */
     double attn_fwd_s, attn_bwd_s; /* attention kernels' compute time of one layer, one micro-batch */
     double fwd_s, bwd_s;  /* one layer, one micro-batch */
@@ -45,7 +45,7 @@ typedef struct WkCommIn {
     double rc_s;          /* recomputation of one layer, one micro-batch (in its backward) */
     double layer_params;  /* parameters of one layer on one rank (before ZeRO) */
     double root_params;   /* parameters outside the layers on one rank: embedding and output layer */
-    uint32_t shard;       /* ranks ZeRO-3 shards over (dp, or dp x cp where the stack shards over cp) */
+    uint32_t shard;       /* ranks ZeRO shards over: dp x cp, per site for ZeRO-3 across sites */
     double site_grad_bytes; /* the gradients of the whole model (2 B per parameter), with a WAN */
 } WkCommIn;
 

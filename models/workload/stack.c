@@ -33,7 +33,7 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * (round-robin load balance, rotate method "allgather", torch
      * 1963fc8 / torchtitan 9dec370 of its published runs). */
     [WK_STACK_TORCHTITAN] = {.name = "torchtitan", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1,
-                             .reshard_after_forward = 1, .reduce_bytes = 4, .fsdp2_copies = 1, .shard_over_cp = 1,
+                             .reshard_after_forward = 1, .reduce_bytes = 4, .fsdp2_copies = 1,
                              .keep_last = 1, .root_reshard = 1, .tp_blocking = 1,
                              .host_model = 1, .eager_ops = 1, .optim = WK_OPTIM_FUSED, .attn_fa2 = 1, .sac_op = 1,
                              .cp_ring = 1},

@@ -47,7 +47,6 @@ typedef struct WkStackMech {
     int root_reshard;         /* 1: the root's (embedding, output layer) are freed and gathered again too */
     double reduce_bytes;      /* bytes per gradient element the data-parallel reduction moves */
     int fsdp2_copies;         /* 1: FSDP2's all-gather copy-in / copy-out and reduce-scatter copy-in passes */
-    int shard_over_cp;        /* 1: ZeRO-3 shards over the data- and context-parallel ranks together */
     int pp_grad_after;        /* 1: with pp > 1 the DP gradient reduction runs after the whole schedule */
     int tp_blocking;          /* 1: tensor-parallel collectives block (no overlap with GEMMs, whatever tp_overlap) */
     int host_model;           /* 1: host dispatch is modelled (the GPU waits when the host is slower) */

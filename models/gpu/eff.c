@@ -113,6 +113,20 @@
  * too slow (A100 4 MB: 37 GB/s modelled, 71 measured). No public H100 ring
  * curve was found: its ring step is the A100's (marked in `source`). */
 #define A100_RING_LAT_S 11.7e-6
+
+/* A latency-bound collective inside a node (a few KiB or less: an FP8
+ * amax, per-expert token counts): one call takes what the smallest size of
+ * a measured in-node all-reduce curve takes, where NCCL runs its low-latency
+ * protocol and the time hardly depends on the size (43.83 us at 32 KiB,
+ * 46.80 at 64 KiB). A100: nccl-tests all_reduce_perf on 8 x A100, 32 KiB,
+ * 43.83 us (stas00/ml-engineering network/README.md at 744d01e;
+ * ../shared/calibration/allreduce_8xA100_nccltests_stas00.tsv). GH100
+ * (H100, H200; NVLink 4, NVSwitch): torch.distributed all_reduce on 8 x
+ * H200, 32 KiB at 0.82 GB/s algbw, 40.0 us (stas00/ml-engineering
+ * network/benchmarks/results/all-reduce-8xH200.md at c53741b;
+ * allreduce_8xH200_nvls_torch_bench.tsv; Ring + LL up to 1 MiB). */
+#define A100_SMALL_COLL_S 43.83e-6
+#define H100_SMALL_COLL_S (32768 / 0.82e9)
 #define H100_NVLS_LAT_S 35.3e-6
 /* Causal flash attention against key length s [FA]: FlashAttention-2
  * forward, A100 SXM, 32 query heads (32 and 8 KV heads), 16k tokens per call:
@@ -183,7 +197,8 @@ static const WkGpuEff table[] = {
         .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
         .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
-        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .sms = A100_SMS, .gemm_at = A100_GEMM_AT,
+        .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .small_coll_s = A100_SMALL_COLL_S, .sms = A100_SMS,
+        .gemm_at = A100_GEMM_AT,
         .attn_at = ATTN_AT, .mat_max_q = A100_GEMM_Q_FLOPS / 312e12,
         .mat_half_q = (A100_GEMM_Q_TAU_S - A100_KERNEL_S) * A100_GEMM_Q_FLOPS, .measured = 1,
         .source = "GEMM: Azure ND A100 v4 cuBLASLt sweep (random inputs), fit 248.0 TFLOP/s + 10.7 us (with wave "
@@ -191,7 +206,8 @@ static const WkGpuEff table[] = {
                   "HBM: BabelStream triad 1.70 TB/s (same); launch gap 2.6 us (te42kyfo/gpu-benches); "
                   "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s, "
                   "causal shape s/(s+157) (FA2 forward sweep, liangan1/GPU_travel); "
-                  "all-reduce: nccl-tests busbw 232 GB/s, 11.7 us per ring step (Azure ND A100 v4); "
+                  "all-reduce: nccl-tests busbw 232 GB/s, 11.7 us per ring step (Azure ND A100 v4), 43.8 us "
+                  "for a small one (nccl-tests 8 x A100 at 32 KiB, stas00/ml-engineering); "
                   "IB ring 47 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
     },
     {
@@ -201,7 +217,8 @@ static const WkGpuEff table[] = {
         .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
-        .nvls_lat_s = H100_NVLS_LAT_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT, .fp8_at = H100_FP8_AT,
+        .nvls_lat_s = H100_NVLS_LAT_S, .small_coll_s = H100_SMALL_COLL_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT,
+        .fp8_at = H100_FP8_AT,
         .attn_at = ATTN_AT, .mat_max_q = H100_GEMM_Q_FLOPS / 989e12,
         .mat_half_q = (H100_GEMM_Q_TAU_S - H100_KERNEL_S) * H100_GEMM_Q_FLOPS, .fp8_max_q = H100_FP8_Q_FLOPS / 1979e12,
         .fp8_half_q = (H100_FP8_Q_TAU_S - H100_KERNEL_S) * H100_FP8_Q_FLOPS, .measured = 1,
@@ -214,6 +231,7 @@ static const WkGpuEff table[] = {
                   "causal shape: the A100's; "
                   "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212), "
                   "NVLS 35.3 us per step (Azure ND H100 v5); ring step: the A100's (no H100 ring curve used); "
+                  "a small all-reduce 40.0 us (8 x H200 at 32 KiB, stas00/ml-engineering; same NVLink 4); "
                   "NDR ring 46-48 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
     },
     {
@@ -223,7 +241,8 @@ static const WkGpuEff table[] = {
         .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
-        .nvls_lat_s = H100_NVLS_LAT_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT, .fp8_at = H100_FP8_AT,
+        .nvls_lat_s = H100_NVLS_LAT_S, .small_coll_s = H100_SMALL_COLL_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT,
+        .fp8_at = H100_FP8_AT,
         .attn_at = ATTN_AT, .mat_max_q = H100_GEMM_Q_FLOPS / 989e12,
         .mat_half_q = (H100_GEMM_Q_TAU_S - H100_KERNEL_S) * H100_GEMM_Q_FLOPS, .fp8_max_q = H100_FP8_Q_FLOPS / 1979e12,
         .fp8_half_q = (H100_FP8_Q_TAU_S - H100_KERNEL_S) * H100_FP8_Q_FLOPS, .measured = 0, .borrowed = "H100-SXM-80G",

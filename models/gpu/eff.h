@@ -31,6 +31,8 @@ typedef struct WkGpuEff {
     double net_eff;         /* ring collectives over InfiniBand/RoCE: busbw / NIC rate */
     double ring_lat_s;      /* NCCL ring/tree step latency inside an NVLink domain, s */
     double nvls_lat_s;      /* NVLink SHARP all-reduce step latency (2 steps), s */
+    double small_coll_s;    /* one latency-bound collective inside the node (a few KiB or less), s: the
+                               smallest point of a measured in-node all-reduce curve; 0 = none measured */
     double sms;             /* streaming multiprocessors (compute units) a GEMM's tiles spread over */
     double gemm_at;         /* SM clock the BF16 GEMM sweep ran at, a fraction of the SKU's top clock
                                (models/gpu/dvfs.h); 0 = unknown: no clock correction */

@@ -314,6 +314,29 @@ static void dp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     *hidden += h;
 }
 
+/* FP8 current scaling under sequence parallelism (Transformer Engine,
+ * _customize_quantizers_float8_current_scaling in its Linear,
+ * LayerNormLinear and LayerNormMLP): a column-parallel GEMM's input is
+ * cast to FP8 before its all-gather and a row-parallel GEMM's output
+ * gradient before the backward all-gather, each with one scale for the
+ * whole gathered tensor, so its amax is all-reduced (MAX) over the TP group
+ * first, and the cast waits for it. Per layer and micro-batch: forward
+ * the QKV and fc1 inputs, backward the projection's and fc2's output
+ * gradients, again the forward two under full recomputation; a MoE layer
+ * only the attention's (its experts' inputs come from the dispatcher).
+ * Each is a latency-bound in-node all-reduce (small_coll_s), exposed. */
+static double tp_amax_s(const WkCommIn *in)
+{
+    const WkModelSpec *m = in->m;
+    if (!m->fp8 || !m->fp8_current || m->no_seq_parallel || m->tp <= 1 || in->env->tp_cross)
+        return 0;
+    if (!(in->sk && in->sk->amax_tp) || !(in->e->small_coll_s > 0))
+        return 0;
+    double per_pass = m->experts ? 1 : 2;
+    double passes = 2 + (m->recompute == WK_RECOMPUTE_FULL);
+    return per_pass * passes * in->e->small_coll_s;
+}
+
 /* TP: with sequence parallelism an all-gather and a reduce-scatter around
  * each of attention and MLP (the volume of two all-reduces per pass), else
  * two all-reduces; backward the same, and full recomputation repeats the
@@ -354,7 +377,7 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     if (m->tp_overlap == WK_TP_OVERLAP_FULL && !blocking)
         hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
     double n = in->mb * in->layers;
-    r->tp_s = n * (fwd + bwd + rc - hb - hf);
+    r->tp_s = n * (fwd + bwd + rc - hb - hf + tp_amax_s(in));
     double w = env->tp_cross ? wk_perf_interf_ratio(in->e, env, env->net_bw * in->e->net_eff) : 1;
     *hidden += n * (hb + hf) * w;
 }

@@ -13,11 +13,11 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * Engine's fused norm, rotary, bias-SwiGLU and the fused vocab-parallel
      * cross-entropy; CUDA graphs off unless enabled. */
     [WK_STACK_MCORE] = {.name = "megatron-core", .fsdp = WK_FSDP_MCORE, .prefetch = 1, .reshard_after_forward = 1,
-                        .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_FUSED},
+                        .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_FUSED, .amax_tp = 1},
     /* NeMo 2 / Megatron-Bridge build their models from Megatron-Core: its
      * mechanisms, unchanged. */
     [WK_STACK_NEMO] = {.name = "nemo", .fsdp = WK_FSDP_MCORE, .prefetch = 1, .reshard_after_forward = 1,
-                       .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_FUSED},
+                       .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_FUSED, .amax_tp = 1},
     /* torchtitan: fully_shard per transformer block (FSDP2), implicit
      * prefetch of the next block in forward and backward,
      * fsdp_reshard_after_forward "default" (resharded, but the last block
@@ -45,7 +45,7 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * Megatron's fused kernels. */
     [WK_STACK_DEEPSPEED] = {.name = "deepspeed", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1, .prefetch_elems = 5e7,
                             .reshard_after_forward = 1, .reduce_bytes = 2, .pp_grad_after = 1, .host_model = 1,
-                            .optim = WK_OPTIM_FUSED},
+                            .optim = WK_OPTIM_FUSED, .amax_tp = 1},
     /* Composer / llm-foundry: FSDP1 FULL_SHARD (resharded after forward;
      * FSDP1 keeps the root's parameters for backward),
      * forward_prefetch False (the next all-gather issued as the host runs
@@ -58,7 +58,7 @@ static const WkStackMech stacks[WK_STACK_N] = {
      * Python loop over the tensors). */
     [WK_STACK_COMPOSER] = {.name = "composer", .fsdp = WK_FSDP_PER_LAYER, .prefetch = 1, .reshard_after_forward = 1,
                            .reduce_bytes = 2, .host_model = 1, .optim = WK_OPTIM_PER_TENSOR, .attn_fa2 = 1,
-                           .native_norm = 1},
+                           .native_norm = 1, .amax_tp = 1},
 };
 
 const WkStackMech *wk_stack_mech(WkStack s)

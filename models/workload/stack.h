@@ -62,6 +62,9 @@ typedef struct WkStackMech {
                                  merged in fp32 by log-sum-exp, K and V all-gathered once per layer, dK and dV
                                  passed around the ring in fp32 (stack.c, perf_comm.c); 0: the all-gather CP
                                  Llama 3 describes, attention one kernel */
+    int amax_tp;              /* 1: FP8 current scaling reduces the amax of each sequence-parallel GEMM input
+                                 (forward) and output gradient (backward) over the tensor-parallel group before
+                                 casting (Transformer Engine); 0: not modelled (torchtitan's torchao) */
     int native_norm;          /* 1: the norms are PyTorch's native LayerNorm/RMSNorm kernels, whose HBM rate is
                                  WK_NATIVE_NORM_EFF of the triad's; 0: the SKU's triad rate */
 } WkStackMech;

@@ -555,6 +555,42 @@ static void test_torchtitan_cp_ring_matches_closed_form(void **state)
     assert_float_equal(rm.cp_s, L * 3 * ag, 1e-12);
 }
 
+/* FP8 current scaling with tensor and sequence parallelism: Transformer
+ * Engine all-reduces each cast input's amax over the TP group, two per
+ * layer and pass (forward, backward), exposed, one latency-bound in-node
+ * all-reduce each; delayed scaling uses the previous step's amax history
+ * and has none; torchtitan (torchao) is not modelled; a MoE layer has only
+ * the attention's. */
+static void test_fp8_current_amax_reductions_over_tp(void **state)
+{
+    (void)state;
+    const char *y = "model: {base: llama3-8b, tp: 4, pp: 1, micro_batch: 1, global_batch: 32, recompute: %s,"
+                    " tp_overlap: none, precision: fp8, fp8_scaling: %s%s}\n";
+    char a[256], b[256], c[256], d[256];
+    snprintf(a, sizeof a, y, "none", "current", "");
+    snprintf(b, sizeof b, y, "none", "delayed", "");
+    snprintf(c, sizeof c, y, "full", "current", "");
+    snprintf(d, sizeof d, y, "none", "current", ", stack: torchtitan");
+    WkModelSpec ma = model(a), mb = model(b), mc = model(c), md = model(d);
+    WkPerfEnv env = env_of("H100-SXM-80G", 64);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    assert_float_equal(e->small_coll_s, 32768 / 0.82e9, 1e-12);
+    WkPerfResult ra = eval_ok(&ma, &env), rb = eval_ok(&mb, &env), rc = eval_ok(&mc, &env);
+    double n = 2 * 32; /* micro-batches per replica (32 / dp 16) x layers */
+    assert_float_equal(ra.tp_s - rb.tp_s, n * 4 * e->small_coll_s, 1e-7);
+    /* full recomputation casts the forward inputs again */
+    snprintf(b, sizeof b, y, "full", "delayed", "");
+    mb = model(b);
+    rb = eval_ok(&mb, &env);
+    assert_float_equal(rc.tp_s - rb.tp_s, n * 6 * e->small_coll_s, 1e-7);
+    /* torchtitan: the same with delayed scaling */
+    snprintf(b, sizeof b, y, "none", "delayed", ", stack: torchtitan");
+    mb = model(b);
+    WkPerfResult rd = eval_ok(&md, &env);
+    rb = eval_ok(&mb, &env);
+    assert_float_equal(rd.tp_s, rb.tp_s, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +604,7 @@ int main(void)
         cmocka_unit_test_teardown(test_per_tensor_optimizer_host_bound, teardown),
         cmocka_unit_test_teardown(test_op_sac_memory_matches_published_llama2_70b, teardown),
         cmocka_unit_test_teardown(test_shard_over_cp, teardown),
+        cmocka_unit_test_teardown(test_fp8_current_amax_reductions_over_tp, teardown),
         cmocka_unit_test_teardown(test_deepspeed_prefetch_bucket, teardown),
         cmocka_unit_test_teardown(test_reduce_dtype_overrides_the_stack, teardown),
         cmocka_unit_test(test_stack_in_library_and_workload_class),

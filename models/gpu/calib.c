@@ -29,6 +29,7 @@ static const char *const keys[WK_CALIB_NVALUES] = {
     [WK_CALIB_DISPATCH_US] = "dispatch_us",
     [WK_CALIB_SUSTAINED_CLOCK_MHZ] = "sustained_clock_mhz",
     [WK_CALIB_SUSTAINED_POWER_W] = "sustained_power_w",
+    [WK_CALIB_ALLREDUCE_SMALL_US] = "allreduce_small_us",
     [WK_CALIB_GEMM_BF16_SUSTAINED_TFLOPS] = "gemm_bf16_sustained_tflops",
 };
 
@@ -201,6 +202,8 @@ static void lay_over(WkGpuCalib *rec, const WkGpuSku *sku)
         e->nvlink_eff = x[WK_CALIB_ALLREDUCE_BUSBW] * 1e9 / (sku->link_bw_bytes_per_s / 2);
     if (HAS(WK_CALIB_ALLREDUCE_STEP_US))
         e->ring_lat_s = x[WK_CALIB_ALLREDUCE_STEP_US] * 1e-6;
+    if (HAS(WK_CALIB_ALLREDUCE_SMALL_US))
+        e->small_coll_s = x[WK_CALIB_ALLREDUCE_SMALL_US] * 1e-6;
     e->measured = 1;
     e->borrowed = NULL;
 #undef HAS

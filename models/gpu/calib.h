@@ -27,6 +27,7 @@ enum {
     WK_CALIB_DISPATCH_US,
     WK_CALIB_SUSTAINED_CLOCK_MHZ,
     WK_CALIB_SUSTAINED_POWER_W,
+    WK_CALIB_ALLREDUCE_SMALL_US,
     WK_CALIB_NUSED, /* the ones above change the model; the ones below are recorded only */
     WK_CALIB_GEMM_BF16_SUSTAINED_TFLOPS = WK_CALIB_NUSED,
     WK_CALIB_NVALUES

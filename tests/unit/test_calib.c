@@ -74,6 +74,7 @@ static int cluster(const char *yaml, WkCluster *c, WkDoc **doc, WkError *err)
     " \"values\": {\"gemm_bf16_tflops\": 700, \"gemm_bf16_tail_us\": 6.0, \"gemm_fp8_tflops\": 1200,\n"               \
     "   \"gemm_fp8_tail_us\": 8.0, \"attn_fwd_tflops\": 500, \"attn_bwd_tflops\": 400, \"memory_tb_per_s\": 3.0,\n"    \
     "   \"kernel_us\": 3.0, \"allreduce_busbw_gb_per_s\": 360, \"allreduce_step_us\": 10.0,\n"                          \
+    "   \"allreduce_small_us\": 25.0,\n"                                                                              \
     "   \"power_limit_w\": 650, \"idle_w\": 70, \"dispatch_us\": 20, \"sustained_clock_mhz\": 1700,\n"                 \
     "   \"sustained_power_w\": 640, \"gemm_bf16_sustained_tflops\": 650},\n"                                          \
     " \"detail\": {\"gemm\": [{\"m\": 4096, \"n\": 4096, \"k\": 4096, \"tflops\": 700}]}}\n"
@@ -104,6 +105,7 @@ static void test_every_value_sets_its_documented_field(void **state)
     assert_double_equal(e->mem_max, 3.0 / 3.35, 1e-12);
     assert_double_equal(e->nvlink_eff, 360 / 450.0, 1e-12);
     assert_double_equal(e->ring_lat_s, 10e-6, 1e-15);
+    assert_double_equal(e->small_coll_s, 25e-6, 1e-15);
     assert_double_equal(s->tdp_w, 650, 0);
     assert_double_equal(s->idle_w, 70, 0);
     /* what the file does not give stays the catalog's */

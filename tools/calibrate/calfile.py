@@ -17,6 +17,7 @@ VALUE_KEYS = (
     "attn_fwd_tflops", "attn_bwd_tflops", "memory_tb_per_s", "kernel_us",
     "allreduce_busbw_gb_per_s", "allreduce_step_us", "power_limit_w", "idle_w",
     "dispatch_us", "sustained_clock_mhz", "sustained_power_w", "gemm_bf16_sustained_tflops",
+    "allreduce_small_us",
 )
 
 # Catalog SKUs by the device name the driver reports (first match wins).

@@ -361,6 +361,11 @@ def measure_sustained(torch, tm, dev, a, smi):
             "end": {"tflops": med(last, 1), "clock_mhz": med(last, 2), "power_w": med(last, 3)}}
 
 
+# The size of a latency-bound all-reduce (allreduce_small_us): the smallest
+# size of the public curves the catalog's figure comes from (docs/models.md).
+SMALL_COLL_BYTES = 32 << 10
+
+
 def _coll_worker(rank, world, sizes, q):
     import torch
     import torch.distributed as dist
@@ -403,7 +408,8 @@ def _coll_worker(rank, world, sizes, q):
 
 def measure_collectives(torch, a):
     world = torch.cuda.device_count()
-    sizes = [1 << p for p in range(20, 31, 1)]  # 1 MiB .. 1 GiB
+    # 32 KiB (a latency-bound call: an FP8 amax, token counts), then 1 MiB .. 1 GiB
+    sizes = [SMALL_COLL_BYTES] + [1 << p for p in range(20, 31, 1)]
     import torch.multiprocessing as mp
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
@@ -417,7 +423,7 @@ def measure_collectives(torch, a):
     # per-step latency: t = 2(n-1) alpha + 2(n-1)/n S / B, fitted from 16 MiB up (as docs/models.md)
     pts = [(r["bytes"], r["s"]) for r in ar if r["bytes"] >= 16 << 20]
     alpha, _ = calfile.fit_alpha_beta(pts, 2 * (world - 1), 2 * (world - 1) / world)
-    return {"gpus": world, **res}, ar[-1]["busbw_gb_per_s"], alpha
+    return {"gpus": world, **res}, ar[-1]["busbw_gb_per_s"], alpha, ar[0]["s"]
 
 
 def main(argv):
@@ -479,8 +485,9 @@ def main(argv):
     values["power_limit_w"] = limit
     if dev == "cuda" and torch.cuda.device_count() >= 2 and not a.no_collectives:
         step("NCCL collectives on %d GPUs" % torch.cuda.device_count())
-        detail["collectives"], values["allreduce_busbw_gb_per_s"], alpha = measure_collectives(torch, a)
+        detail["collectives"], values["allreduce_busbw_gb_per_s"], alpha, small = measure_collectives(torch, a)
         values["allreduce_step_us"] = alpha * 1e6
+        values["allreduce_small_us"] = small * 1e6
     doc = calfile.document(sku, dev, values, detail, gpu=gpu, driver=driver or "",
                            cuda=(torch.version.cuda or "") if dev == "cuda" else "",
                            torch_version=torch.__version__)

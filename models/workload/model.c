@@ -205,7 +205,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", "compile", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};
@@ -295,6 +295,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_bool(n, "dropout", 0, &m.dropout, err)) < 0 ||
         (rc = wk_node_bool(n, "pp_grad_partitioned", 0, &pgp, err)) < 0 ||
         (rc = wk_node_bool(n, "parallel_block", 0, &m.parallel_block, err)) < 0 ||
+        (rc = wk_node_bool(n, "compile", 0, &m.compiled, err)) < 0 ||
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;

@@ -69,6 +69,9 @@ typedef struct WkModelSpec {
     int rebalance;          /* 1: slower DP replicas get fewer micro-batches (gradient
                                accumulation bridges slower nodes); 0: the slowest rank bounds */
     WkStack stack;          /* the training framework whose mechanisms apply (stack.h); megatron-core */
+    int compiled;           /* 1: `compile: true`, torch.compile of each transformer block: Inductor fuses the
+                               block's RMSNorm, rotary and SwiGLU into one kernel each (a stack that runs
+                               them eagerly, torchtitan); the loss outside the blocks stays eager */
     int pp_grad_full;       /* 1: pipeline backward sends carry the full T h gradient from every TP
                                rank (`pp_grad_partitioned: false`); 0: partitioned, T h / tp */
     double reduce_bytes;    /* `reduce_dtype:` bytes per gradient element of the per-layer FSDP /

@@ -279,7 +279,10 @@ static void eager_ctx(const WkModelSpec *m, const WkStackMech *sk, WkOpsCtx *c, 
         c->norm_eff = WK_NATIVE_NORM_EFF;
     if (!sk->eager_ops)
         return;
-    wk_stack_eager_ops(m->gated_mlp, !m->learned_pos, m->gated_mlp, bytes, kernels);
+    /* compiled blocks (compile: true) fuse the block's norm, rotary and
+     * SwiGLU; the cross-entropy outside the blocks stays eager */
+    int in_block = !m->compiled;
+    wk_stack_eager_ops(in_block && m->gated_mlp, in_block && !m->learned_pos, in_block && m->gated_mlp, bytes, kernels);
     c->op_bytes = bytes;
     c->op_kernels = kernels;
 }

@@ -216,6 +216,16 @@ static void test_eager_norm_moves_nine_times_the_bytes(void **state)
     assert_float_equal(rb.ops[WK_OP_XENT].memory_s / ra.ops[WK_OP_XENT].memory_s, 2, 1e-9);
     /* GEMMs untouched */
     assert_float_equal(rb.ops[WK_OP_GEMM].s, ra.ops[WK_OP_GEMM].s, 1e-12);
+    /* compiled blocks fuse the norm, rotary and SwiGLU as the fused stacks
+     * do; the loss outside the blocks stays eager */
+    WkModelSpec c = model("model: {base: llama3-8b, seq_len: 2048, zero: 1, global_batch: 8, stack: torchtitan,"
+                          " compile: true}\n");
+    WkPerfResult rc = eval_ok(&c, &env);
+    assert_float_equal(rc.ops[WK_OP_NORM].memory_s, ra.ops[WK_OP_NORM].memory_s, 1e-12);
+    assert_float_equal(rc.ops[WK_OP_NORM].kernels, ra.ops[WK_OP_NORM].kernels, 0);
+    assert_float_equal(rc.ops[WK_OP_ROTARY].memory_s, ra.ops[WK_OP_ROTARY].memory_s, 1e-12);
+    assert_float_equal(rc.ops[WK_OP_ACT].memory_s, ra.ops[WK_OP_ACT].memory_s, 1e-12);
+    assert_float_equal(rc.ops[WK_OP_XENT].memory_s, rb.ops[WK_OP_XENT].memory_s, 1e-12);
 }
 
 /* Composer runs PyTorch's native LayerNorm kernel, measured at 0.57 of the

@@ -523,7 +523,16 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
 
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
     double dense_params = m->params - expert_params;
-    double local = dense_params / (m->tp * m->pp) + expert_params / ((double)etp * m->pp * m->ep);
+    double local_dense = dense_params / (m->tp * m->pp), local_exp = expert_params / ((double)etp * m->pp * m->ep);
+    double local = local_dense + local_exp;
+    /* expert parameters shard over the expert-data-parallel ranks, the
+     * tp x cp x dp ranks of a stage over etp x ep (Megatron-Core's
+     * distributed optimizer puts the MoE parameter groups on
+     * get_expert_data_parallel_group); dense ones over dp x cp */
+    double shard_edp = (double)shard_dp * m->tp / ((double)etp * (m->ep ? m->ep : 1));
+    if (shard_edp < 1)
+        shard_edp = 1;
+    double opt_local = m->zero >= 1 ? local_dense / shard_dp + local_exp / shard_edp : local;
     double root = (double)m->vocab * m->hidden * 2 / ((double)m->tp * m->pp); /* embedding and output layer */
     in.local_params = local;
     in.root_params = root;
@@ -532,11 +541,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     c.mult = 1;
     c.acc = r->ops;
     double tensors = layers * (m->gated_mlp ? 9 : 6) + 3; /* weights of a layer, plus embedding, final norm, output */
-    r->optim_s = optimizer_s(sk, &c, m->zero >= 1 ? local / shard_dp : local, tensors);
+    r->optim_s = optimizer_s(sk, &c, opt_local, tensors);
     if (m->fp16) /* dynamic loss scaling: unscale the FP32 main gradients and check them for inf/NaN (one
                     multi-tensor pass, read and write 4 B each) before the step */
-        r->optim_s += wk_ops_mem(&c, WK_OP_OPTIM, 8 * (m->zero >= 1 ? local / shard_dp : local),
-                                 m->zero >= 1 ? local / shard_dp : local);
+        r->optim_s += wk_ops_mem(&c, WK_OP_OPTIM, 8 * opt_local, opt_local);
 
     r->iter_s = r->compute_s + r->host_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s +
                 r->optim_s + r->interference_s + r->wan_s;
@@ -553,7 +561,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
      * the layer input, 2*s*b*h/t. Each pipeline rank holds inflight_mb
      * micro-batches of its layers; the most any rank holds counts. */
     double t = m->tp, s = m->seq_len, h = m->hidden;
-    r->mem_state_bytes = state_bytes(local * state_scale, m->zero, shard_dp);
+    r->mem_state_bytes = state_bytes(local_dense * state_scale, m->zero, shard_dp) +
+                         state_bytes(local_exp * state_scale, m->zero, shard_edp);
     double sbh = (double)m->micro_batch * s / m->cp * h;
     double per_layer = m->recompute == WK_RECOMPUTE_FULL ? 2 * sbh / t : layer_act_bytes(m, sbh / h);
     if (m->recompute == WK_RECOMPUTE_SELECTIVE && sk->sac_op)

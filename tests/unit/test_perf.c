@@ -938,6 +938,20 @@ static void test_expert_folding_moves_the_all_to_all_into_the_node(void **state)
     assert_non_null(strstr(err.msg, "etp = 3"));
 }
 
+/* The distributed optimizer shards dense parameters over dp x cp and expert
+ * parameters over the expert-data-parallel ranks, tp x cp x dp / (etp x
+ * ep) of a stage (Megatron-Core's MoE parameter groups): Mixtral 8x7B TP2
+ * PP4 EP4 on 64 GPUs, dp 8, expert dp 2. */
+static void test_expert_state_shards_over_the_expert_data_parallel_ranks(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: 4, zero: 1, global_batch: 64, seq_len: 4096}\n");
+    WkPerfResult r = eval_ok(&m, env_h100(64));
+    double E = (double)m.layers * m.experts * 3 * m.hidden * m.ffn;
+    double ld = (m.params - E) / (2 * 4), le = E / (2 * 4 * 4);
+    assert_float_equal(r.mem_state_bytes, 4 * (ld + le) + 12 * ld / 8 + 12 * le / 2, 1e-6 * (ld + le));
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1241,6 +1255,7 @@ int main(void)
         cmocka_unit_test_teardown(test_overlap_costs_the_measured_slowdown_of_hidden_time, teardown),
         cmocka_unit_test_teardown(test_interference_ratio_is_bandwidth_over_nvlink, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
+        cmocka_unit_test_teardown(test_expert_state_shards_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

@@ -15,19 +15,19 @@ static uint32_t pxn(const WkCluster *c, uint32_t a, uint32_t b)
 }
 
 int wk_a2a_add(WkFlowNet *net, const WkCluster *c, const uint8_t *link_down, uint32_t job, const uint32_t *gpus,
-               uint32_t n, uint32_t tp, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
+               uint32_t n, uint32_t width, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
                uint32_t *moved, WkError *err)
 {
-    if (ep <= 1 || !tp || !etp || tp % etp || !per || per % tp || n % per)
+    if (ep <= 1 || !width || !etp || width % etp || !per || per % width || n % per)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "job %u: no expert groups on %u GPUs", job, n);
-    uint32_t fold = tp / etp, slots = n / per * fold; /* expert slots of one position */
+    uint32_t fold = width / etp, slots = n / per * fold; /* expert slots of one stage */
     if (slots % ep)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "job %u: ep %u does not divide %u slots", job, ep, slots);
     double cap = c->fabric.spec.link_bytes_per_s / (ep - 1);
     size_t room = *nflows;
     int rc = 0;
     for (uint32_t r = 0; r < n && rc == 0; r++) {
-        uint32_t d = r / per, q = r % per, t = q % tp, pos = q - t, u = t % etp;
+        uint32_t d = r / per, q = r % per, t = q % width, pos = q - t, u = t % etp;
         uint32_t e = d * fold + t / etp, first = e - e % ep;
         for (uint32_t e2 = first; e2 < first + ep && rc == 0; e2++) {
             uint32_t r2 = e2 / fold * per + pos + e2 % fold * etp + u;

@@ -38,22 +38,25 @@ static inline int wk_a2a_route(const WkCluster *c, const uint8_t *link_down, uin
 }
 
 /** Add to net the expert all-to-all flows of a job on gpus[0..n) in rank
- * order (tp fastest, a data-parallel replica of `per` = tp x pp x cp
- * consecutive ranks): rank (replica d, position q, tp index t) is expert
- * slot d x tp/etp + t/etp of position q/tp and expert-TP index t mod etp;
- * blocks of ep consecutive slots are the EP groups, and each rank sends to
- * the other ep - 1 ranks of its group with its position and expert-TP index.
+ * order (tp fastest, then cp: a data-parallel replica of `per` = tp x pp x
+ * cp consecutive ranks, each pipeline stage of it `width` = tp x cp
+ * consecutive ranks): rank (replica d, stage k, index w < width in its
+ * stage) is expert slot d x width/etp + w/etp of stage k and expert-TP
+ * index w mod etp, so experts fold over the tp x cp x dp ranks of a stage
+ * (Megatron-Core's expert rank order etp-ep-edp within a stage); blocks of
+ * ep consecutive slots are the EP groups, and each rank sends to the other
+ * ep - 1 ranks of its group with its stage and expert-TP index.
  * A send leaves through the NIC of the destination's rail (PXN: over NVLink
  * to the GPU of its node on that rail, as NCCL >= 2.12 does for
  * all-to-all). Each pair in different NVLink domains is a flow owned by job,
  * routed by wk_a2a_route, capped at the link rate / (ep - 1). The ids are
  * appended to *flows (realloc'd; its room is taken to be *nflows) after its
  * *nflows; *moved (NULL: not counted) counts as wk_a2a_route's. Returns 0,
- * WK_E_NOMEM, or WK_E_INVAL when n is not a multiple of
- * per or the slots of a position are not a multiple of ep (the perf model
- * refuses such a job first). */
+ * WK_E_NOMEM, or WK_E_INVAL when n is not a multiple of per, per not of
+ * width, width not of etp, or the slots of a stage are not a multiple of
+ * ep (the perf model refuses such a job first). */
 int wk_a2a_add(WkFlowNet *net, const WkCluster *c, const uint8_t *link_down, uint32_t job, const uint32_t *gpus,
-               uint32_t n, uint32_t tp, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
+               uint32_t n, uint32_t width, uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows,
                uint32_t *moved, WkError *err);
 
 #endif

@@ -112,7 +112,7 @@ void wk_share_hit_clear(WkShare *s, uint32_t job)
         s->hit[job >> 6] &= ~(UINT64_C(1) << (job & 63));
 }
 
-int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
+int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t width,
                      uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, uint32_t *moved,
                      WkError *err)
 {
@@ -123,7 +123,7 @@ int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_
         if (rc < 0)
             return rc;
     }
-    return wk_a2a_add(s->a2a, c, s->link_down, job, gpus, n, tp, per, ep, etp, flows, nflows, moved, err);
+    return wk_a2a_add(s->a2a, c, s->link_down, job, gpus, n, width, per, ep, etp, flows, nflows, moved, err);
 }
 
 void wk_share_remove(WkShare *s, const uint32_t *flows, uint32_t n)

@@ -77,7 +77,7 @@ void wk_share_hit_clear(WkShare *s, uint32_t job);
  * use: every job's all-to-alls share the links there, apart from the rings
  * (the phases of an iteration do not overlap); *moved as wk_share_add's. Returns 0, WK_E_NOMEM, or
  * WK_E_INVAL (no fabric; or as wk_a2a_add). */
-int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t tp,
+int wk_share_add_a2a(WkShare *s, const WkCluster *c, uint32_t job, const uint32_t *gpus, uint32_t n, uint32_t width,
                      uint32_t per, uint32_t ep, uint32_t etp, uint32_t **flows, uint32_t *nflows, uint32_t *moved,
                      WkError *err);
 

@@ -462,10 +462,10 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,
                             per_replica);
     uint32_t dp = env->gpus / per_replica;
-    uint32_t etp = m->etp ? m->etp : m->tp; /* experts fold over tp/etp x dp ranks */
-    if (m->ep > 1 && (dp * (m->tp / etp)) % m->ep)
+    uint32_t etp = m->etp ? m->etp : m->tp; /* experts fold over dp x cp x tp/etp ranks */
+    if (m->ep > 1 && (dp * m->cp * (m->tp / etp)) % m->ep)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the %u ranks experts fold over "
-                            "(dp %u x tp/etp %u)", m->ep, dp * (m->tp / etp), dp, m->tp / etp);
+                            "(dp %u x cp %u x tp/etp %u)", m->ep, dp * m->cp * (m->tp / etp), dp, m->cp, m->tp / etp);
     uint32_t gb = m->global_batch ? m->global_batch : dp * m->micro_batch * 4 * m->pp;
     if (gb % (dp * m->micro_batch))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
@@ -747,9 +747,10 @@ static int check_sites(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfW
                             "need a multiple of sites x tp x pp x cp = %llu", env->gpus, s,
                             (unsigned long long)s * per);
     uint32_t etp = m->etp ? m->etp : m->tp, dps = env->gpus / per / s;
-    if (m->kind == WK_MODEL_LLM && m->ep > 1 && (dps * (m->tp / etp)) % m->ep)
+    if (m->kind == WK_MODEL_LLM && m->ep > 1 && (dps * m->cp * (m->tp / etp)) % m->ep)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "ep = %u does not divide the %u ranks experts fold over in "
-                            "one site (dp per site %u x tp/etp %u)", m->ep, dps * (m->tp / etp), dps, m->tp / etp);
+                            "one site (dp per site %u x cp %u x tp/etp %u)", m->ep, dps * m->cp * (m->tp / etp), dps,
+                            m->cp, m->tp / etp);
     return 0;
 }
 

@@ -370,6 +370,15 @@ static void test_expert_all_to_all_flows_pair_the_groups_across_nodes(void **sta
     double link = c.fabric.spec.link_bytes_per_s;
     for (uint32_t i = 0; i < n; i++)
         assert_true(fabs(wk_flownet_rate(net, ids[i]) - link / 7) < 1e-6 * link);
+    /* tp 2 x cp 2 (per = width = 4), etp 2 on 4 nodes: a stage's 16 expert
+     * slots are 8 replicas x 2 cp ranks, so an EP group of 8 spans 4
+     * replicas and both cp ranks (16 GPUs, 2 nodes): 4 peers in the other
+     * node per rank. Folded over dp alone (width tp = 2) it would span all
+     * 8 replicas, 6 peers off-node. */
+    uint32_t *cpf = NULL, ncp = 0;
+    assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 32, 4, 4, 8, 2, &cpf, &ncp, NULL, &err), 0);
+    assert_int_equal(ncp, 32 * 4);
+    free(cpf);
     /* ep 8 does not divide 12 slots: refused */
     uint32_t *none = NULL, k = 0;
     assert_int_equal(wk_a2a_add(net, &c, NULL, 0, gpus, 24, 2, 2, 8, 2, &none, &k, NULL, &err), WK_E_INVAL);
@@ -952,6 +961,31 @@ static void test_expert_state_shards_over_the_expert_data_parallel_ranks(void **
     assert_float_equal(r.mem_state_bytes, 4 * (ld + le) + 12 * ld / 8 + 12 * le / 2, 1e-6 * (ld + le));
 }
 
+/* Experts fold over the tp x cp x dp ranks of a stage (Megatron-Core builds
+ * its expert groups etp-ep-edp over them): Mixtral 8x7B TP1 CP2 PP4 EP8 on
+ * 32 GPUs has dp 4 but 8 ranks per stage to place its 8 EP ranks on, one
+ * expert each and no expert-data-parallel peer (its expert state is
+ * unsharded). On 24 GPUs (dp 3, 6 ranks) EP 8 has no room and is refused,
+ * the message naming cp. */
+static void test_experts_fold_over_the_context_parallel_ranks(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {base: mixtral-8x7b, tp: 1, cp: 2, pp: 4, ep: 8, zero: 1, global_batch: 64, "
+                          "seq_len: 8192}\n");
+    WkPerfResult r = eval_ok(&m, env_h100(32));
+    double E = (double)m.layers * m.experts * 3 * m.hidden * m.ffn, ld = (m.params - E) / 4, le = E / 32;
+    assert_float_equal(r.mem_state_bytes, 4 * (ld + le) + 12 * ld / 8 + 12 * le, 1e-6 * (ld + le));
+    assert_true(r.ep_s > 0);
+    WkPerfEnv env = env_h100(24);
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult x;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(&m, &env, &pp, &x, &err), WK_E_INVAL);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, "cp 2"));
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1256,6 +1290,7 @@ int main(void)
         cmocka_unit_test_teardown(test_interference_ratio_is_bandwidth_over_nvlink, teardown),
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_expert_state_shards_over_the_expert_data_parallel_ranks, teardown),
+        cmocka_unit_test_teardown(test_experts_fold_over_the_context_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

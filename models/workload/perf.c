@@ -535,6 +535,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double opt_local = m->zero >= 1 ? local_dense / shard_dp + local_exp / shard_edp : local;
     double root = (double)m->vocab * m->hidden * 2 / ((double)m->tp * m->pp); /* embedding and output layer */
     in.local_params = local;
+    in.exp_frac = local > 0 ? local_exp / local : 0;
     in.root_params = root;
     in.layer_params = (local > root ? local - root : 0) / ((double)m->layers / m->pp);
     wk_perf_comm(&in, r);

@@ -65,17 +65,17 @@ double wk_perf_interf_ratio(const WkGpuEff *e, const WkPerfEnv *env, double bw)
     return bw > 0 ? bw / ref : 0;
 }
 
-/* Hierarchical DP reduction of `bytes` among the DP ranks of one site: one
- * ring pass (reduce-scatter or all-gather) when half, else the all-reduce;
+/* Hierarchical reduction of `bytes` among n ranks `stride` apart: one ring
+ * pass (reduce-scatter or all-gather) when half, else the all-reduce;
  * inside the domain, then on the fabric over the domains. *eq (may be
  * NULL) receives its NVLink-equivalent time for the interference: the
  * fabric phase weighted by wk_perf_interf_ratio of its bandwidth. */
-static double site_coll_s(const WkCommIn *in, double bytes, int half, double *eq)
+static double group_coll_s(const WkCommIn *in, double bytes, int half, uint32_t n, uint32_t stride, double *eq)
 {
     const WkPerfEnv *env = in->env;
     const WkGpuEff *e = in->e;
     uint32_t ni, nx;
-    dp_split(env, in->m->tp, in->wan ? in->dp / in->wan->sites : in->dp, &ni, &nx);
+    dp_split(env, stride, n, &ni, &nx);
     double bwi = env->nvlink_bw * e->nvlink_eff, bwx = env->net_bw * e->net_eff;
     double li = e->ring_lat_s, lx = in->p->lat_inter_s;
     double t, x = 0;
@@ -94,6 +94,29 @@ static double site_coll_s(const WkCommIn *in, double bytes, int half, double *eq
     }
     if (eq)
         *eq = t - x + x * wk_perf_interf_ratio(e, env, bwx);
+    return t;
+}
+
+/* The DP reduction of `bytes` per rank among the DP ranks of one site
+ * (group_coll_s): the dense parameters' share over dp x cp ranks tp apart,
+ * the experts' share (in->exp_frac) over the expert-data-parallel ranks,
+ * dp x cp x tp / (etp x ep) of them etp x ep apart in the stage
+ * (Megatron-Core reduces and shards MoE parameters on
+ * get_expert_data_parallel_group), one after the other on the same
+ * links. *eq as group_coll_s's, summed. */
+static double site_coll_s(const WkCommIn *in, double bytes, int half, double *eq)
+{
+    const WkModelSpec *m = in->m;
+    uint32_t n = in->wan ? in->dp / in->wan->sites : in->dp;
+    double f = in->exp_frac;
+    if (!(f > 0) || m->ep <= 1)
+        return group_coll_s(in, bytes, half, n, m->tp, eq);
+    uint32_t es = (m->etp ? m->etp : m->tp) * m->ep, ne = (uint32_t)((uint64_t)n * m->tp / es);
+    double eqx = 0;
+    double t = group_coll_s(in, (1 - f) * bytes, half, n, m->tp, eq) +
+               group_coll_s(in, f * bytes, half, ne ? ne : 1, es, eq ? &eqx : NULL);
+    if (eq)
+        *eq += eqx;
     return t;
 }
 

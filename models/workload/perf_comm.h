@@ -40,6 +40,7 @@ typedef struct WkCommIn {
     double fwd_s, bwd_s;  /* one layer, one micro-batch */
     double bubble_s;
     double local_params;  /* parameters held by one rank (before ZeRO) */
+    double exp_frac;      /* the expert parameters' share of local_params (reduced over expert-DP ranks) */
     const WkWanLeg *wan;  /* NULL: one site; else dp / wan->sites DP ranks per site */
     const WkStackMech *sk;/* the framework's mechanisms (stack.h); NULL: megatron-core's */
     double rc_s;          /* recomputation of one layer, one micro-batch (in its backward) */

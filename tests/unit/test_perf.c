@@ -986,6 +986,40 @@ static void test_experts_fold_over_the_context_parallel_ranks(void **state)
     assert_non_null(strstr(err.msg, "cp 2"));
 }
 
+/* Expert gradients are reduced over the expert-data-parallel ranks, not
+ * dp x cp (Megatron-Core's get_expert_data_parallel_group): Mixtral 8x7B
+ * TP2 PP4 on 64 GPUs (dp 8), ZeRO 0, nothing overlapped. With EP 8 a stage's
+ * 16 expert slots form one EP group: no expert-DP peer, so only the dense
+ * gradients are all-reduced (over 8 ranks 2 apart: 4 in a node, 2 nodes).
+ * With EP 4 each expert has one peer 8 slots (a node) away: its gradients
+ * add an all-reduce over 2 ranks on the fabric. */
+static void test_expert_gradients_reduce_over_the_expert_data_parallel_ranks(void **state)
+{
+    (void)state;
+    WkPerfParams pp = wk_perf_defaults();
+    pp.dp_overlap = 0;
+    WkPerfEnv env = env_h100(64);
+    const WkGpuEff *e = wk_catalog_eff(env.sku);
+    double bwi = env.nvlink_bw * e->nvlink_eff, bwx = env.net_bw * e->net_eff, li = e->ring_lat_s;
+    double lx = pp.lat_inter_s;
+    for (int ep = 4; ep <= 8; ep += 4) {
+        char y[200];
+        snprintf(y, sizeof y, "model: {base: mixtral-8x7b, tp: 2, pp: 4, ep: %d, zero: 0, global_batch: 64, "
+                 "seq_len: 4096}\n", ep);
+        WkModelSpec m = model(y);
+        WkPerfResult r;
+        WkError err;
+        wk_error_clear(&err);
+        assert_int_equal(wk_perf_eval(&m, &env, &pp, &r, &err), 0);
+        double E = (double)m.layers * m.experts * 3 * m.hidden * m.ffn;
+        double bd = 2 * (m.params - E) / 8, be = 2 * E / (2 * 4 * ep);
+        double dense = 2 * wk_coll_reduce_scatter_s(bd, 4, bwi, li) +
+                       fmin(wk_coll_allreduce_tree_s(bd / 4, 2, bwx, lx), wk_coll_allreduce_ring_s(bd / 4, 2, bwx, lx));
+        double expert = ep == 8 ? 0 : fmin(wk_coll_allreduce_tree_s(be, 2, bwx, lx), wk_coll_allreduce_ring_s(be, 2, bwx, lx));
+        assert_float_equal(r.dp_s, dense + expert, 1e-9 * r.dp_s);
+    }
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1291,6 +1325,7 @@ int main(void)
         cmocka_unit_test_teardown(test_expert_folding_moves_the_all_to_all_into_the_node, teardown),
         cmocka_unit_test_teardown(test_expert_state_shards_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_experts_fold_over_the_context_parallel_ranks, teardown),
+        cmocka_unit_test_teardown(test_expert_gradients_reduce_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

@@ -453,10 +453,11 @@ static double optimizer_s(const WkStackMech *sk, WkOpsCtx *c, double params, dou
 static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfParams *p, const WkPerfWan *w,
                     WkPerfResult *r, WkError *err)
 {
-    if (env->sku->fp16_only && !m->fp16)
-        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0,
-                            "%s has no BF16 or FP8 tensor cores: the model needs precision: fp16 (it has %s)",
-                            env->sku->name, m->fp8 ? "fp8" : "bf16");
+    int f16 = env->sku->fp16_only; /* no BF16 (nor FP8); else FP8 needs its tensor cores (TE refuses without) */
+    if ((f16 && !m->fp16) || (m->fp8 && !(env->sku->fp8_flops > 0)))
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%s has no %s tensor cores: the model needs precision: %s "
+                            "(it has %s)", env->sku->name, f16 ? "BF16 or FP8" : "FP8", f16 ? "fp16" : "bf16",
+                            m->fp8 ? "fp8" : "bf16");
     uint32_t per_replica = m->tp * m->pp * m->cp;
     if (env->gpus % per_replica)
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "%u GPUs are not a multiple of tp x pp x cp = %u", env->gpus,

@@ -400,7 +400,7 @@ static void tp_comm(const WkCommIn *in, WkPerfResult *r, double *hidden)
     if (m->tp_overlap == WK_TP_OVERLAP_FULL && !blocking)
         hf = min2(fwd, in->gemm_fwd_s) * (1 + (rc > 0));
     double n = in->mb * in->layers;
-    r->tp_s = n * (fwd + bwd + rc - hb - hf + tp_amax_s(in));
+    r->tp_s = n * (max2(fwd + bwd + rc - hb - hf, 0) + tp_amax_s(in)); /* all hidden: no rounding residue */
     double w = env->tp_cross ? wk_perf_interf_ratio(in->e, env, env->net_bw * in->e->net_eff) : 1;
     *hidden += n * (hb + hf) * w;
 }

@@ -1233,7 +1233,8 @@ static void test_uneven_pipeline_stages_are_bounded_by_the_slowest(void **state)
 /* precision: fp16 runs the GEMMs at the 16-bit tensor peak as bf16 and adds
  * dynamic loss scaling's unscale-and-check pass over the FP32 main
  * gradients: 8 B per parameter of the rank's shard, one kernel. A SKU
- * without BF16 (V100) takes fp16 only. */
+ * without BF16 (V100) takes fp16 only; one without FP8 (A100) refuses fp8
+ * (Transformer Engine does), where it once ran it silently as bf16. */
 static void test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it(void **state)
 {
     (void)state;
@@ -1249,6 +1250,13 @@ static void test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it(void **state)
     assert_float_equal(rf.compute_s, rb.compute_s, 0);
     assert_float_equal(rf.optim_s - rb.optim_s, 8 * shard / (env.sku->hbm_bw_bytes_per_s * e->mem_max) + e->kernel_s,
                        1e-6 * rb.optim_s);
+    WkModelSpec f8 = model("model: {base: llama3-8b, seq_len: 2048, tp: 2, global_batch: 64, precision: fp8}\n");
+    WkPerfParams p8 = wk_perf_defaults();
+    WkPerfResult r8;
+    WkError e8;
+    wk_error_clear(&e8);
+    assert_int_equal(wk_perf_eval(&f8, &env, &p8, &r8, &e8), WK_E_INVAL);
+    assert_non_null(strstr(e8.msg, "A100-SXM-80G has no FP8 tensor cores: the model needs precision: bf16"));
     /* the V100 refuses bf16, with its name; fp16 runs at its 125 TFLOP/s */
     env.sku = wk_catalog_find("V100-SXM2-32G");
     assert_non_null(env.sku);

@@ -465,6 +465,19 @@ static WkPerfResult eval_ok(const WkModelSpec *m, WkPerfEnv env)
     return r;
 }
 
+/* m on env under the defaults is refused (WK_E_INVAL) with a message
+ * holding `want`. */
+static void eval_refused(const WkModelSpec *m, WkPerfEnv env, const char *want)
+{
+    WkPerfParams pp = wk_perf_defaults();
+    WkPerfResult r;
+    WkError err;
+    wk_error_clear(&err);
+    assert_int_equal(wk_perf_eval(m, &env, &pp, &r, &err), WK_E_INVAL);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, want));
+}
+
 /* A layer's saved activations, with sequence parallelism over t: for a GPT
  * layer (MHA, 4h GeLU MLP, dropout, flash attention) 34*s*b*h/t bytes,
  * Korthikanti et al.'s count (norm inputs and outputs 8, Q K V 6, attention
@@ -976,14 +989,7 @@ static void test_experts_fold_over_the_context_parallel_ranks(void **state)
     double E = (double)m.layers * m.experts * 3 * m.hidden * m.ffn, ld = (m.params - E) / 4, le = E / 32;
     assert_float_equal(r.mem_state_bytes, 4 * (ld + le) + 12 * ld / 8 + 12 * le, 1e-6 * (ld + le));
     assert_true(r.ep_s > 0);
-    WkPerfEnv env = env_h100(24);
-    WkPerfParams pp = wk_perf_defaults();
-    WkPerfResult x;
-    WkError err;
-    wk_error_clear(&err);
-    assert_int_equal(wk_perf_eval(&m, &env, &pp, &x, &err), WK_E_INVAL);
-    print_message("%s\n", err.msg);
-    assert_non_null(strstr(err.msg, "cp 2"));
+    eval_refused(&m, env_h100(24), "(dp 3 x cp 2 x tp/etp 1)");
 }
 
 /* Expert gradients are reduced over the expert-data-parallel ranks, not
@@ -1251,23 +1257,12 @@ static void test_fp16_adds_the_loss_scaling_pass_and_v100_needs_it(void **state)
     assert_float_equal(rf.optim_s - rb.optim_s, 8 * shard / (env.sku->hbm_bw_bytes_per_s * e->mem_max) + e->kernel_s,
                        1e-6 * rb.optim_s);
     WkModelSpec f8 = model("model: {base: llama3-8b, seq_len: 2048, tp: 2, global_batch: 64, precision: fp8}\n");
-    WkPerfParams p8 = wk_perf_defaults();
-    WkPerfResult r8;
-    WkError e8;
-    wk_error_clear(&e8);
-    assert_int_equal(wk_perf_eval(&f8, &env, &p8, &r8, &e8), WK_E_INVAL);
-    assert_non_null(strstr(e8.msg, "A100-SXM-80G has no FP8 tensor cores: the model needs precision: bf16"));
+    eval_refused(&f8, env, "A100-SXM-80G has no FP8 tensor cores: the model needs precision: bf16");
     /* the V100 refuses bf16, with its name; fp16 runs at its 125 TFLOP/s */
     env.sku = wk_catalog_find("V100-SXM2-32G");
     assert_non_null(env.sku);
     WkModelSpec small = model("model: {base: llama3-8b, layers: 4, seq_len: 1024, tp: 8, global_batch: 16, zero: 1}\n");
-    WkPerfParams pp = wk_perf_defaults();
-    WkPerfResult r;
-    WkError err;
-    wk_error_clear(&err);
-    assert_int_equal(wk_perf_eval(&small, &env, &pp, &r, &err), WK_E_INVAL);
-    assert_non_null(strstr(err.msg, "V100-SXM2-32G has no BF16"));
-    assert_non_null(strstr(err.msg, "precision: fp16"));
+    eval_refused(&small, env, "V100-SXM2-32G has no BF16 or FP8 tensor cores: the model needs precision: fp16");
     small.fp16 = 1;
     WkPerfResult rv = eval_ok(&small, env);
     assert_true(rv.iter_s > 0);

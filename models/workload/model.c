@@ -104,7 +104,7 @@ static void derive_params(WkModelSpec *m)
     double h = m->hidden, kv = m->kv_heads ? m->kv_heads : m->heads;
     double attn = 2 * h * h + 2 * h * (h * kv / m->heads); /* q, o + k, v (GQA) */
     double mlp = (m->gated_mlp ? 3.0 : 2.0) * h * m->ffn;
-    double embed = 2.0 * m->vocab * h; /* input embedding + untied output layer */
+    double embed = (m->tied_embeddings ? 1.0 : 2.0) * m->vocab * h; /* input embedding (+ an untied output layer) */
     if (m->experts > 0) {
         double router = h * m->experts;
         m->params = m->layers * (attn + m->experts * mlp + router) + embed;
@@ -115,13 +115,19 @@ static void derive_params(WkModelSpec *m)
     }
 }
 
+double wk_model_stored_params(const WkModelSpec *m)
+{
+    return m->params + (m->tied_embeddings && m->pp > 1 ? (double)m->vocab * m->hidden : 0);
+}
+
 double wk_model_train_flops_per_token(const WkModelSpec *m)
 {
     if (m->kind != WK_MODEL_LLM)
         return 3 * m->flops_per_sample;
     /* the input embedding is a table lookup, not a matrix product: its
-     * vocab x hidden parameters are left out (the output layer stays) */
-    double lookup = (double)m->vocab * m->hidden;
+     * vocab x hidden parameters are left out (the output layer stays; a
+     * tied one is the same table, counted once in active_params) */
+    double lookup = m->tied_embeddings ? 0 : (double)m->vocab * m->hidden;
     return 6 * (m->active_params - lookup) + 12.0 * m->layers * m->hidden * m->seq_len;
 }
 
@@ -205,7 +211,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", "compile", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", "compile", "tied_embeddings", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};
@@ -296,6 +302,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         (rc = wk_node_bool(n, "pp_grad_partitioned", 0, &pgp, err)) < 0 ||
         (rc = wk_node_bool(n, "parallel_block", 0, &m.parallel_block, err)) < 0 ||
         (rc = wk_node_bool(n, "compile", 0, &m.compiled, err)) < 0 ||
+        (rc = wk_node_bool(n, "tied_embeddings", 0, &m.tied_embeddings, err)) < 0 ||
         (rc = wk_node_enum(n, "position", 0, poss, &pos, err)) < 0 ||
         (rc = wk_node_double(n, "moe_imbalance", 0, 1, 100, &m.moe_imbalance, err)) < 0)
         return rc;

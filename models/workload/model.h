@@ -72,6 +72,9 @@ typedef struct WkModelSpec {
     int compiled;           /* 1: `compile: true`, torch.compile of each transformer block: Inductor fuses the
                                block's RMSNorm, rotary and SwiGLU into one kernel each (a stack that runs
                                them eagerly, torchtitan); the loss outside the blocks stays eager */
+    int tied_embeddings;    /* 1: `tied_embeddings: true`, the output layer multiplies by the input embedding
+                               table (GPT-2, MPT, Gemma): one vocab x hidden table in params, a copy of it
+                               on the last stage under pp > 1 (Megatron's shared embedding) */
     int pp_grad_full;       /* 1: pipeline backward sends carry the full T h gradient from every TP
                                rank (`pp_grad_partitioned: false`); 0: partitioned, T h / tp */
     double reduce_bytes;    /* `reduce_dtype:` bytes per gradient element of the per-layer FSDP /
@@ -110,10 +113,17 @@ const char *wk_model_preset_names(char *buf, size_t n);
  * (the message lists the known stacks). */
 int wk_model_parse(const WkNode *n, const WkNode *library, WkModelSpec *out, WkError *err);
 
+/** The parameters m's ranks store over all pipeline stages: params, plus
+ * the last stage's copy of a tied embedding table when pp > 1 (Megatron's
+ * shared embedding: the first and last stages each hold it and all-reduce
+ * its gradients). */
+double wk_model_stored_params(const WkModelSpec *m);
+
 /** Model FLOPs per token for training (forward + backward, no recompute):
  * 6 * (active_params - vocab * hidden) + 12 * layers * hidden * seq_len
  * (REFERENCES.md; the input embedding is a lookup, so its parameters are
- * left out). For vision/recsys: 3 * flops_per_sample per sample. */
+ * left out; with tied embeddings the one table is the output layer's, and
+ * nothing is left out). For vision/recsys: 3 * flops_per_sample per sample. */
 double wk_model_train_flops_per_token(const WkModelSpec *m);
 
 /** Bytes of training data a job reads per sample (an LLM: per token), for

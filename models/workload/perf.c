@@ -523,7 +523,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     in.bubble_s = r->bubble_s;
 
     double expert_params = m->experts ? (double)m->layers * m->experts * (m->gated_mlp ? 3.0 : 2.0) * m->hidden * m->ffn : 0;
-    double dense_params = m->params - expert_params;
+    double dense_params = wk_model_stored_params(m) - expert_params;
     double local_dense = dense_params / (m->tp * m->pp), local_exp = expert_params / ((double)etp * m->pp * m->ep);
     double local = local_dense + local_exp;
     /* expert parameters shard over the expert-data-parallel ranks, the
@@ -534,7 +534,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     if (shard_edp < 1)
         shard_edp = 1;
     double opt_local = m->zero >= 1 ? local_dense / shard_dp + local_exp / shard_edp : local;
-    double root = (double)m->vocab * m->hidden * 2 / ((double)m->tp * m->pp); /* embedding and output layer */
+    double root = (double)m->vocab * m->hidden * (m->tied_embeddings && m->pp == 1 ? 1 : 2) /
+                  ((double)m->tp * m->pp); /* embedding and output layer (one table, tied on one stage) */
     in.local_params = local;
     in.exp_frac = local > 0 ? local_exp / local : 0;
     in.root_params = root;

@@ -1026,6 +1026,33 @@ static void test_expert_gradients_reduce_over_the_expert_data_parallel_ranks(voi
     }
 }
 
+/* Tied embeddings (GPT-2, MPT): one vocab x hidden table is both the input
+ * embedding and the output layer. The model has vh fewer parameters, the
+ * same training FLOPs per token (the output GEMM stays), and on one stage
+ * a rank stores (and ZeRO-0 keeps 16 B of state for) vh/tp fewer; under
+ * pp > 1 the last stage holds a copy, so the state is the untied one. */
+static void test_tied_embeddings_store_one_table(void **state)
+{
+    (void)state;
+    const char *y = "model: {base: gpt3-175b, layers: 8, hidden: 2048, heads: 16, ffn: 8192, tp: 2, pp: %d, zero: 0, "
+                    "global_batch: 64%s}\n";
+    char buf[200];
+    WkModelSpec m[2][2];
+    WkPerfResult r[2][2];
+    for (int pp = 0; pp < 2; pp++)
+        for (int t = 0; t < 2; t++) {
+            snprintf(buf, sizeof buf, y, pp + 1, t ? ", tied_embeddings: true" : "");
+            m[pp][t] = model(buf);
+            r[pp][t] = eval_ok(&m[pp][t], env_h100(16));
+        }
+    double vh = 50257.0 * 2048;
+    assert_float_equal(m[0][0].params - m[0][1].params, vh, 0);
+    assert_float_equal(wk_model_train_flops_per_token(&m[0][1]), wk_model_train_flops_per_token(&m[0][0]), 1);
+    assert_float_equal(r[0][0].mem_state_bytes - r[0][1].mem_state_bytes, 16 * vh / 2, 1e-6 * vh);
+    assert_float_equal(wk_model_stored_params(&m[1][1]), m[1][0].params, 0);
+    assert_float_equal(r[1][1].mem_state_bytes, r[1][0].mem_state_bytes, 1e-9 * r[1][0].mem_state_bytes);
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1329,6 +1356,7 @@ int main(void)
         cmocka_unit_test_teardown(test_expert_state_shards_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_experts_fold_over_the_context_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_expert_gradients_reduce_over_the_expert_data_parallel_ranks, teardown),
+        cmocka_unit_test_teardown(test_tied_embeddings_store_one_table, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

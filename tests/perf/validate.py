@@ -34,6 +34,11 @@ STACKS = {
 # power limit and clocks are not in the datasheet).
 SKUS = {"V100-SXM3-32G": "V100-SXM2-32G"}
 
+# Parts the catalog lacks, as `cluster.skus` entries over a catalog SKU. The
+# A100 SXM4 40 GB: 40 GB HBM2 at 1,555 GB/s, the 80 GB part's compute, NVLink
+# and 400 W (NVIDIA A100 Tensor Core GPU datasheet, 2021: "A100 40GB SXM").
+CUSTOM_SKUS = {"A100-SXM-40G": "{name: A100-SXM-40G, base: A100-SXM-80G, hbm_gb: 40, hbm_tb_per_s: 1.555}"}
+
 
 def perf_section():
     """`perf: {...}` from WK_VALIDATE_PERF (comma-separated `key: value`), or ""."""
@@ -68,7 +73,8 @@ def job_yaml(r):
     model.update(opts)
     m = ", ".join(f"{k}: {v}" for k, v in model.items())
     return (f"model: {{{m}}}\ngpus: {r['gpus']}\n"
-            f"cluster: {{sku: {SKUS.get(r['sku'], r['sku'])}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
+            f"cluster: {{{'skus: [' + CUSTOM_SKUS[r['sku']] + '], ' if r['sku'] in CUSTOM_SKUS else ''}"
+            f"sku: {SKUS.get(r['sku'], r['sku'])}, {power}nodes: {nodes}, gpus_per_node: 8, nodes_per_pod: {128 if big else 32}, "
             f"fabric: {{kind: rail, radix: {128 if big else 64}, link_gbps: {r['link_gbps']}}}}}\n" + perf_section())
 
 

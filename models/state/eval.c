@@ -335,8 +335,8 @@ static int a2a_alone(WkEvalSweep *s, const WkModelSpec *m, const uint32_t *gpus,
     WkError e;
     wk_error_clear(&e);
     if (rc == 0)
-        rc = wk_a2a_add(s->net, s->c, NULL, 0, gpus, n, m->tp * m->cp, m->tp * m->pp * m->cp, m->ep, etp, &ids, &nids,
-                        NULL, &e);
+        rc = wk_a2a_add(s->net, s->c, NULL, 0, gpus, n, m->tp * m->cp, m->tp * m->pp * m->cp, m->ep, etp, &ids,
+                        &nids, NULL, &e);
     if (rc == WK_E_INVAL) /* no whole expert groups here (the perf model says why) */
         rc = 0;
     else if (rc < 0)

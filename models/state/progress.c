@@ -233,8 +233,8 @@ static int add_flows(WkRun *r, uint32_t job, int reuse, WkError *err)
     const WkModelSpec *m = r->wl.jobs[job].model ? &r->wl.models[r->wl.jobs[job].model - 1] : NULL;
     if (rc == 0 && m && wk_eval_ep_spans(m, &rt->env)) { /* its expert groups span NVLink domains */
         uint32_t rings = rt->nflows, etp = m->etp ? m->etp : m->tp;
-        rc = wk_share_add_a2a(&r->share, &r->cluster, job, rt->gpus, n, m->tp * m->cp, m->tp * m->pp * m->cp, m->ep, etp,
-                              &rt->flows, &rt->nflows, &rt->moved, err);
+        rc = wk_share_add_a2a(&r->share, &r->cluster, job, rt->gpus, n, m->tp * m->cp, m->tp * m->pp * m->cp, m->ep,
+                              etp, &rt->flows, &rt->nflows, &rt->moved, err);
         rt->na2a = rt->nflows - rings;
     }
     wk_share_flowing(&r->share, job, rt->nflows > 0);

@@ -211,7 +211,8 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
         "top_k", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "tp", "pp", "cp", "ep", "etp",
         "schedule", "vp", "zero", "rebalance", "elastic", "attention", "sequence_parallel", "tp_overlap",
         "overlap_grad_reduce", "dropout", "position", "parallel_block", "moe_imbalance", "fp8_scaling", "first_stage_layers", "last_stage_layers", "flops_per_sample", "batch_per_gpu", "embedding_gb", "a2a_bytes_per_sample",
-        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", "compile", "tied_embeddings", NULL};
+        "dataset_bytes_per_sample", "arch", "blocks", "width", "image", "patch", "classes", "class_tokens", "bias_fusion", "stack", "reduce_dtype", "pp_grad_partitioned", "compile",
+        "tied_embeddings", NULL};
     static const char *const kinds[] = {"llm", "vision", "recsys", NULL};
     static const char *const mlps[] = {"gelu", "swiglu", NULL};
     static const char *const precs[] = {"bf16", "fp8", "fp16", NULL};

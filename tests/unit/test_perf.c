@@ -1021,7 +1021,8 @@ static void test_expert_gradients_reduce_over_the_expert_data_parallel_ranks(voi
         double bd = 2 * (m.params - E) / 8, be = 2 * E / (2 * 4 * ep);
         double dense = 2 * wk_coll_reduce_scatter_s(bd, 4, bwi, li) +
                        fmin(wk_coll_allreduce_tree_s(bd / 4, 2, bwx, lx), wk_coll_allreduce_ring_s(bd / 4, 2, bwx, lx));
-        double expert = ep == 8 ? 0 : fmin(wk_coll_allreduce_tree_s(be, 2, bwx, lx), wk_coll_allreduce_ring_s(be, 2, bwx, lx));
+        double expert =
+            ep == 8 ? 0 : fmin(wk_coll_allreduce_tree_s(be, 2, bwx, lx), wk_coll_allreduce_ring_s(be, 2, bwx, lx));
         assert_float_equal(r.dp_s, dense + expert, 1e-9 * r.dp_s);
     }
 }

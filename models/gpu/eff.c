@@ -30,6 +30,10 @@
  *        commit 9d82827): square torch.matmul BF16, randn inputs, H100 80GB
  *        HBM3 SXM, PyTorch 2.7.0 (../shared/calibration/
  *        torch_matmul_sweep_zzc0721.tsv).
+ * [F1]   Dao-AILab/flash-attention at 4f285b3 (FlashAttention-2 release),
+ *        assets/flash2_a100_fwd_bwd_benchmark.png and
+ *        flash2_h100_fwd_bwd_benchmark.png: forward + backward TFLOP/s of
+ *        FlashAttention-1 and -2 per head dimension, mask and key length.
  * [HE]   H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When
  *        Given 'Predictable' Data!", thonking.ai (2024): A100 cuBLAS
  *        8192^3, zeros 295 TFLOP/s, randn 257 TFLOP/s (power-limited).
@@ -137,6 +141,27 @@
  * stays the published one (attn_fwd/bwd); the backward and the H100 (FA3
  * also tiles keys by 128 at head dim 128) borrow this shape, unmeasured. */
 #define ATTN_CAUSAL_S0 157.0
+/* FlashAttention-1 (flash-attn 1.x, CUDA) forward + backward [F1]: the
+ * "FlashAttention" bars of the FlashAttention-2 release's benchmark figures
+ * (Dao-AILab/flash-attention 4f285b3, 2023-07-17,
+ * assets/flash2_{a100,h100}_fwd_bwd_benchmark.png; FlashAttention-2 paper,
+ * arXiv:2307.08691, figs. 4 and 7): FP16, 16k tokens per call (batch x key
+ * length), hidden 2048 (32 heads of 64 or 16 of 128), no dropout, 30
+ * repeats (short runs: the boost clock, like the other attention figures).
+ * A100 80GB SXM4 and H100 80GB SXM5; the H200 (the same GH100 compute)
+ * takes the H100's. The same figures put FlashAttention-2 at 99-189
+ * (A100) and 163-328 (H100) TFLOP/s causal at head dim 128. The 2022
+ * Triton FlashAttention (flash_attn_triton.py, which llm-foundry's
+ * `attn_impl: triton` runs) is, by its own docstring, "slightly slower"
+ * than this kernel forward + backward; it is timed here (an upper bound). */
+static const WkAttnTable FA1_A100 = {{
+    {{91, 92, 104, 108, 110, 110}, {58, 70, 77, 87, 92, 97}},  /* head dim 64: non-causal, causal */
+    {{76, 72, 76, 80, 82, 83}, {55, 62, 69, 76, 80, 83}},      /* head dim 128 */
+}, 312e12};
+static const WkAttnTable FA1_H100 = {{
+    {{157, 159, 161, 161, 166, 168}, {104, 123, 136, 138, 149, 156}},
+    {{127, 127, 128, 131, 137, 139}, {98, 109, 108, 126, 135, 137}},
+}, 989e12};
 /* V100 (SXM2, 125 TFLOP/s FP16 tensor peak): [MK] S. Markidis et al., "NVIDIA
  * Tensor Core Programmability, Performance & Precision", IPDPSW 2018
  * (arXiv:1803.04014), abstract and section IV: cuBLAS GEMM on the tensor
@@ -194,7 +219,7 @@ static const WkGpuEff table[] = {
     {
         .sku = "A100-SXM-80G", .mat_max = A100_GEMM_FLOPS / 312e12,
         .mat_half_flops = (A100_GEMM_TAU_S - A100_KERNEL_S) * A100_GEMM_FLOPS, .fp8_max = 0, .fp8_half_flops = 0,
-        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0,
+        .attn_fwd = 0.62, .attn_bwd = 0.55, .attn_causal_s0 = ATTN_CAUSAL_S0, .fa1 = &FA1_A100,
         .vec_flops = 19.5e12, .mem_max = A100_MEM, .kernel_s = A100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN, .nvlink_eff = 232.0 / 300, .nvls_algbw_eff = 0, .net_eff = 0.94,
         .ring_lat_s = A100_RING_LAT_S, .nvls_lat_s = 0, .small_coll_s = A100_SMALL_COLL_S, .sms = A100_SMS,
@@ -205,7 +230,8 @@ static const WkGpuEff table[] = {
                   "quantization, perf.gemm_shapes: 251.7 TFLOP/s + 3.43 us), at its sustained 1228 MHz; "
                   "HBM: BabelStream triad 1.70 TB/s (same); launch gap 2.6 us (te42kyfo/gpu-benches); "
                   "attention: FlashAttention-2 (Dao, ICLR'24) causal hd128 fwd ~195, bwd ~170 TFLOP/s, "
-                  "causal shape s/(s+157) (FA2 forward sweep, liangan1/GPU_travel); "
+                  "causal shape s/(s+157) (FA2 forward sweep, liangan1/GPU_travel); FlashAttention-1 (flash1): "
+                  "the FlashAttention-2 release's fwd+bwd figure; "
                   "all-reduce: nccl-tests busbw 232 GB/s, 11.7 us per ring step (Azure ND A100 v4), 43.8 us "
                   "for a small one (nccl-tests 8 x A100 at 32 KiB, stas00/ml-engineering); "
                   "IB ring 47 of 50 GB/s (REFERENCES.md); overlap slowdown 18.9 % (arXiv:2507.03114)",
@@ -214,7 +240,8 @@ static const WkGpuEff table[] = {
         .sku = "H100-SXM-80G", .mat_max = H100_GEMM_FLOPS / 989e12,
         .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
         .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
-        .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H100_MEM, .kernel_s = H100_KERNEL_S,
+        .attn_causal_s0 = ATTN_CAUSAL_S0, .fa1 = &FA1_H100, .vec_flops = 67e12, .mem_max = H100_MEM,
+        .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
         .nvls_lat_s = H100_NVLS_LAT_S, .small_coll_s = H100_SMALL_COLL_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT,
@@ -228,7 +255,7 @@ static const WkGpuEff table[] = {
                   "TFLOP/s + 4.48 us), at the sustained 1741 MHz; HBM: BabelStream triad 2.97 TB/s (Azure); "
                   "launch gap: the "
                   "H200's 2.4 us (GH100); attention: FlashAttention-3 (Shah et al., 2024) causal hd128 BF16, "
-                  "causal shape: the A100's; "
+                  "causal shape: the A100's; FlashAttention-1 (flash1): the FlashAttention-2 release's fwd+bwd figure; "
                   "ring busbw 370 and NVLS busbw 480 (algbw 275) GB/s on 8 GPUs (NVIDIA/nccl-tests#212), "
                   "NVLS 35.3 us per step (Azure ND H100 v5); ring step: the A100's (no H100 ring curve used); "
                   "a small all-reduce 40.0 us (8 x H200 at 32 KiB, stas00/ml-engineering; same NVLink 4); "
@@ -238,7 +265,8 @@ static const WkGpuEff table[] = {
         .sku = "H200-SXM", .mat_max = H100_GEMM_FLOPS / 989e12,
         .mat_half_flops = (H100_GEMM_TAU_S - H100_KERNEL_S) * H100_GEMM_FLOPS, .fp8_max = H100_FP8_FLOPS / 1979e12,
         .fp8_half_flops = (H100_FP8_TAU_S - H100_KERNEL_S) * H100_FP8_FLOPS, .attn_fwd = 0.60, .attn_bwd = 0.45,
-        .attn_causal_s0 = ATTN_CAUSAL_S0, .vec_flops = 67e12, .mem_max = H200_MEM, .kernel_s = H100_KERNEL_S,
+        .attn_causal_s0 = ATTN_CAUSAL_S0, .fa1 = &FA1_H100, .vec_flops = 67e12, .mem_max = H200_MEM,
+        .kernel_s = H100_KERNEL_S,
         .overlap_slowdown = OVERLAP_SLOWDOWN,
         .nvlink_eff = 370.0 / 450, .nvls_algbw_eff = 275.0 / 450, .net_eff = 0.94, .ring_lat_s = A100_RING_LAT_S,
         .nvls_lat_s = H100_NVLS_LAT_S, .small_coll_s = H100_SMALL_COLL_S, .sms = H100_SMS, .gemm_at = H100_GEMM_AT,
@@ -352,6 +380,23 @@ double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int
     if (causal && s > 0)
         eff *= s / (s + e->attn_causal_s0);
     return flops / (peak * eff);
+}
+
+double wk_eff_attn_fa1_s(const WkGpuEff *e, double flops, double peak, double s, int causal, double hd)
+{
+    if (!e->fa1 || !(hd > 0) || hd > 128)
+        return -1;
+    if (!(flops > 0))
+        return 0;
+    double pad = 16; /* the kernels' head block: the next power of two, at least 16 */
+    while (pad < hd)
+        pad *= 2;
+    const double *r = e->fa1->tflops[pad > 64][causal != 0];
+    double x = s > 512 ? log2(s / 512) : 0; /* 0 .. 5 over 512 .. 16k */
+    int i = x < WK_ATTN_TAB_S - 1 ? (int)x : WK_ATTN_TAB_S - 2;
+    double u = x - i < 1 ? x - i : 1;
+    double tflops = r[i] + (r[i + 1] - r[i]) * u;
+    return flops / (peak * tflops * 1e12 / e->fa1->peak * hd / pad);
 }
 
 double wk_eff_mem_s(const WkGpuEff *e, double bytes, double vec_flops, double hbm_bw, double speed)

@@ -9,6 +9,16 @@
 
 #include <stdint.h>
 
+/* A flash-attention kernel's measured forward + backward rate on one SKU
+ * (FlashAttention's FLOP count: 4 T s d per head forward, halved by a causal
+ * mask, 2.5x that backward), TFLOP/s, per head dimension (64, 128), mask
+ * (none, causal) and key length (512, 1k, 2k, 4k, 8k, 16k). */
+#define WK_ATTN_TAB_S 6
+typedef struct WkAttnTable {
+    double tflops[2][2][WK_ATTN_TAB_S]; /* [head dim 64, 128][non-causal, causal][key length] */
+    double peak;                        /* dense 16-bit peak of the GPU measured, FLOP/s */
+} WkAttnTable;
+
 typedef struct WkGpuEff {
     const char *sku;        /* catalog name these curves were measured on */
     double mat_max;         /* BF16 GEMM: largest fraction of the dense peak reached (the curve in use) */
@@ -22,6 +32,8 @@ typedef struct WkGpuEff {
     double fp8_half_q;      /* its F_half, FLOPs */
     double attn_fwd, attn_bwd; /* flash attention, fraction of the BF16 peak, forward / backward */
     double attn_causal_s0;  /* causal flash attention: e(s) = attn x s / (s + s0), s the key length */
+    const WkAttnTable *fa1; /* FlashAttention-1-class kernels (`attention: flash1`) measured on this SKU's
+                               generation, at the attention clock (attn_at); NULL = no measurement */
     double vec_flops;       /* vector (non-tensor-core) FP32 peak, FLOP/s */
     double mem_max;         /* memory-bound kernels: fraction of HBM bandwidth streamed */
     double kernel_s;        /* per-kernel overhead (launch-to-launch gap in a stream), s */
@@ -85,6 +97,19 @@ WkGpuEff wk_eff_shaped(const WkGpuEff *e);
  * in full), else 1; attn is attn_bwd when bwd, else attn_fwd. Without the
  * per-kernel overhead. */
 double wk_eff_attn_s(const WkGpuEff *e, double flops, double peak, double s, int causal, int bwd);
+
+/** Time of a FlashAttention-1-class kernel (`attention: flash1`) doing
+ * `flops` useful FLOPs (the same count as wk_eff_attn_s) over keys of
+ * length s at head dimension hd on a GPU of `peak` FLOP/s, from the
+ * measured table e->fa1: the rate of head dimension 64 (hd <= 64) or 128
+ * interpolated linearly in log2 s between the measured key lengths (the end
+ * values outside them), as a fraction of the measured GPU's peak, scaled by
+ * hd / pad, pad the kernels' head block (the next power of two >= hd, at
+ * least 16: the padded columns are computed too); one
+ * rate for forward and backward. At the measurement's clock, without the
+ * per-kernel overhead. Returns -1 when e->fa1 is NULL or hd is not in
+ * (0, 128]. */
+double wk_eff_attn_fa1_s(const WkGpuEff *e, double flops, double peak, double s, int causal, double hd);
 
 /** Time of a memory-bound kernel moving `bytes` on HBM of bw bytes/s at
  * mem_max, or of its vector FLOPs at vec_flops x speed, whichever is longer.

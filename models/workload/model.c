@@ -219,7 +219,7 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     static const char *const recs[] = {"none", "selective", "full", NULL};
     static const char *const fp8s[] = {"delayed", "current", NULL};
     static const char *const scheds[] = {"1f1b", "interleaved", NULL};
-    static const char *const attns[] = {"flash", "unfused", NULL};
+    static const char *const attns[] = {"flash", "unfused", "flash1", NULL};
     static const char *const tpov[] = {"backward", "none", "full", NULL};
     static const char *const poss[] = {"rotary", "learned", NULL};
     char names[512];
@@ -335,6 +335,10 @@ static int parse_model(const WkNode *n, const WkNode *library, WkModelSpec *out,
     m.params = params;
     if ((rc = wk_vision_parse(n, &m, err)) < 0)
         return rc;
+    if (m.attention == WK_ATTN_FLASH1 && m.heads && m.hidden > 128.0 * m.heads) /* the kernels' largest */
+        return wk_node_error(wk_node_get(n, "attention") ? wk_node_get(n, "attention") : n, WK_E_INVAL, err,
+                             "flash1 kernels run head dimensions up to 128 (hidden %u / heads %u)",
+                             m.hidden, m.heads);
     if (m.kind == WK_MODEL_LLM) {
         const char *miss = !m.layers ? "layers" : !m.hidden ? "hidden" : !m.heads ? "heads" : !m.ffn ? "ffn"
                                                                                        : !m.vocab ? "vocab" : !m.seq_len ? "seq_len" : NULL;

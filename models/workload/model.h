@@ -26,7 +26,10 @@ typedef enum WkVisionArch { WK_ARCH_GENERIC = 0, WK_ARCH_RESNET, WK_ARCH_VIT } W
 
 typedef enum WkRecompute { WK_RECOMPUTE_NONE = 0, WK_RECOMPUTE_SELECTIVE, WK_RECOMPUTE_FULL } WkRecompute;
 typedef enum WkSchedule { WK_PP_1F1B = 0, WK_PP_INTERLEAVED } WkSchedule;
-typedef enum WkAttention { WK_ATTN_FLASH = 0, WK_ATTN_UNFUSED } WkAttention;
+/* flash: the SKU's flash-attention kernel (the stack's, docs/models.md); unfused: the scores through
+ * HBM; flash1: a FlashAttention-1-class kernel (flash-attn 1.x, the 2022 Triton FlashAttention) at its
+ * measured rate (models/gpu/eff.h, fa1). */
+typedef enum WkAttention { WK_ATTN_FLASH = 0, WK_ATTN_UNFUSED, WK_ATTN_FLASH1 } WkAttention;
 /* Which tensor-parallel communication hides behind GEMMs: backward only
  * (Megatron's asynchronous data-gradient all-reduce/all-gather, the default),
  * none (exposed), or both passes (userbuffer overlap). */
@@ -56,7 +59,7 @@ typedef struct WkModelSpec {
     uint32_t vp;            /* virtual stages per GPU (interleaved schedule) */
     uint32_t first_stage_layers, last_stage_layers; /* uneven pipeline split (0: even) */
     int zero;               /* ZeRO / distributed optimizer stage 0..3 */
-    WkAttention attention;  /* flash (default) or unfused (scores in HBM) */
+    WkAttention attention;  /* flash (default), flash1 or unfused (scores in HBM) */
     int no_seq_parallel;    /* 1: no sequence parallelism with tp > 1 (norms etc. on all T tokens) */
     WkTpOverlap tp_overlap;
     int no_grad_overlap;    /* 1: the DP gradient reduction starts after the last backward */

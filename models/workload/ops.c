@@ -88,6 +88,17 @@ static double gemm_fb(WkOpsCtx *c, double M, double K, double N, double n, int b
  * two batched GEMMs (no causal skip), softmax and dropout over b a/t s^2 scores. */
 static double ring_attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd);
 
+/* One flash-attention kernel of f FLOPs over keys of length s at the
+ * attention clock: a FlashAttention-1-class kernel from its measured table
+ * (flash1; a stage SKU without one in a mixed job takes its own flash
+ * kernel, docs/limits.md), else the SKU's flash curve. */
+static double flash_s(const WkOpsCtx *c, const WkOpsShape *sh, double f, double s, int causal, int bwd)
+{
+    double clk = c->attn_clk > 0 ? c->attn_clk : 1;
+    double t = sh->flash1 && sh->heads > 0 ? wk_eff_attn_fa1_s(c->e, f, c->peak, s, causal, sh->h / sh->heads) : -1;
+    return (t >= 0 ? t : wk_eff_attn_s(c->e, f, c->peak, s, causal, bwd)) * clk;
+}
+
 static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
     double hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
@@ -96,7 +107,7 @@ static double attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
         return ring_attention(c, sh, bwd);
     if (sh->flash) {
         double f = 4 * sh->T * sh->s * hq * (sh->noncausal ? 1 : 0.5) * (bwd ? 2.5 : 1);
-        double tc = wk_eff_attn_s(c->e, f, c->peak, sh->s, !sh->noncausal, bwd) * (c->attn_clk > 0 ? c->attn_clk : 1);
+        double tc = flash_s(c, sh, f, sh->s, !sh->noncausal, bwd);
         return book(c, WK_OP_ATTN, tc, (bwd ? 2 : 1) * qkvo / (c->hbm * c->e->mem_max), 1);
     }
     double hd = sh->h / sh->heads, nb = sh->b * sh->heads / sh->t; /* batched heads */
@@ -125,12 +136,10 @@ static double ring_attention(WkOpsCtx *c, const WkOpsShape *sh, int bwd)
 {
     double n = sh->cp_ring, T = sh->T, hq = sh->h / sh->t, hkv = hq * sh->kv_heads / sh->heads;
     double k = bwd ? 2.5 : 1, io = bwd ? 2 : 1, bw = c->hbm * c->e->mem_max;
-    double clk = c->attn_clk > 0 ? c->attn_clk : 1;
     double f0 = 4 * T * T * hq * 0.5 * k, f1 = 4 * T * (T / 2) * hq * k;
-    double t = book(c, WK_OP_ATTN, wk_eff_attn_s(c->e, f0, c->peak, T, 1, bwd) * clk,
-                    io * T * (2 * hq + 2 * hkv) * ELEM / bw, 1);
-    t += book(c, WK_OP_ATTN, (n - 1) * wk_eff_attn_s(c->e, f1, c->peak, T, 0, bwd) * clk,
-              (n - 1) * io * T * (2 * hq + hkv) * ELEM / bw, n - 1);
+    double t = book(c, WK_OP_ATTN, flash_s(c, sh, f0, T, 1, bwd), io * T * (2 * hq + 2 * hkv) * ELEM / bw, 1);
+    t += book(c, WK_OP_ATTN, (n - 1) * flash_s(c, sh, f1, T, 0, bwd), (n - 1) * io * T * (2 * hq + hkv) * ELEM / bw,
+              n - 1);
     double nk, bytes = wk_stack_cp_ring_bytes(n, sh->h / sh->heads, bwd, &nk) * T * hq;
     return t + book(c, WK_OP_ATTN, 0, bytes / bw, nk);
 }
@@ -357,4 +366,15 @@ double wk_ops_sustain_mix(WkOpsCtx *c, const WkOpStat acc[WK_OP_NKIND], const Wk
 double wk_ops_compute(WkOpsCtx *c, WkOpKind k, double flops, double peak)
 {
     return book(c, k, flops / peak * (c->gemm_clk > 0 ? c->gemm_clk : 1), 0, 0);
+}
+
+void wk_ops_add(WkOpStat *dst, const WkOpStat *src, double k)
+{
+    for (int i = 0; i < WK_OP_NKIND; i++) {
+        dst[i].s += k * src[i].s;
+        dst[i].compute_s += k * src[i].compute_s;
+        dst[i].memory_s += k * src[i].memory_s;
+        dst[i].overhead_s += k * src[i].overhead_s;
+        dst[i].kernels += k * src[i].kernels;
+    }
 }

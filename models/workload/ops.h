@@ -49,6 +49,7 @@ typedef struct WkOpsShape {
     int rotary;       /* rotary position embedding on q and k */
     int dropout;      /* dropout after attention and MLP (and on probabilities if unfused) */
     int flash;        /* 1: flash attention; 0: materialised scores */
+    int flash1;       /* with flash: a FlashAttention-1-class kernel at its measured rate (eff.h fa1) */
     int sp;           /* sequence parallelism: norms, dropout, residual on T/t tokens */
     int fp8;          /* FP8 GEMMs with casts */
     double experts, top_k, ep; /* MoE (experts 0 = dense) */
@@ -179,6 +180,10 @@ double wk_ops_moe_rows(int bwd, double Ts, double X, double R, double local);
 /** A memory-bound operator of kind k moving `bytes` on HBM with `vflops`
  * vector FLOPs, booked with one kernel launch. Returns its time. */
 double wk_ops_mem(WkOpsCtx *c, WkOpKind k, double bytes, double vflops);
+
+/** Adds k x src to dst, kind by kind (WK_OP_NKIND entries each: time,
+ * compute, memory and overhead seconds, kernels); dst may be src. */
+void wk_ops_add(WkOpStat *dst, const WkOpStat *src, double k);
 
 /** Short name of an operator kind ("gemm", "attention", ...). */
 const char *wk_ops_name(WkOpKind k);

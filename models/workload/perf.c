@@ -99,23 +99,12 @@ static WkOpsShape llm_shape(const WkModelSpec *m)
     return (WkOpsShape){
         .T = (double)m->micro_batch * m->seq_len / m->cp, .s = m->seq_len, .b = m->micro_batch,
         .h = m->hidden, .heads = m->heads, .kv_heads = m->kv_heads, .ffn = m->ffn, .vocab = m->vocab,
-        .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout,
-        .flash = m->attention == WK_ATTN_FLASH, .sp = !m->no_seq_parallel, .fp8 = m->fp8,
+        .t = m->tp, .gated = m->gated_mlp, .rotary = !m->learned_pos, .dropout = m->dropout, .fp8 = m->fp8,
+        .flash = m->attention != WK_ATTN_UNFUSED, .flash1 = m->attention == WK_ATTN_FLASH1, .sp = !m->no_seq_parallel,
         .experts = m->experts, .top_k = m->top_k, .ep = m->ep, .etp = m->etp ? m->etp : m->tp,
         .imbalance = m->moe_imbalance > 1 ? m->moe_imbalance : 1, .parallel = m->parallel_block,
         .cp_ring = wk_stack_mech(m->stack)->cp_ring ? m->cp : 0,
     };
-}
-
-static void add_ops(WkOpStat *dst, const WkOpStat *src, double k)
-{
-    for (int i = 0; i < WK_OP_NKIND; i++) {
-        dst[i].s += k * src[i].s;
-        dst[i].compute_s += k * src[i].compute_s;
-        dst[i].memory_s += k * src[i].memory_s;
-        dst[i].overhead_s += k * src[i].overhead_s;
-        dst[i].kernels += k * src[i].kernels;
-    }
 }
 
 /* Recomputation of one layer for one micro-batch, booked into x: full
@@ -216,10 +205,10 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
             with_head = 0;
         }
     }
-    add_ops(r->ops, f, *layers);
-    add_ops(r->ops, b, *layers);
-    add_ops(r->ops, x, *layers);
-    add_ops(r->ops, hd, with_head);
+    wk_ops_add(r->ops, f, *layers);
+    wk_ops_add(r->ops, b, *layers);
+    wk_ops_add(r->ops, x, *layers);
+    wk_ops_add(r->ops, hd, with_head);
     in->gemm_fwd_s = f[WK_OP_GEMM].s;
     in->gemm_bwd_s = b[WK_OP_GEMM].s;
     in->attn_fwd_s = f[WK_OP_ATTN].compute_s;
@@ -375,7 +364,7 @@ static double layer_act_bytes(const WkModelSpec *m, double tok)
     double g = m->heads ? (double)m->kv_heads / m->heads : 1;
     double norms = m->parallel_block ? 1 : 2;
     double rep = 2 * tok * h * 2 * norms + (m->dropout ? 2 * tok * h : 0); /* norm inputs and outputs, masks */
-    double attn = 2 * tok * h * (1 + 2 * g + 1) + (m->attention == WK_ATTN_FLASH ? 4 * tok * a : 0);
+    double attn = 2 * tok * h * (1 + 2 * g + 1) + (m->attention != WK_ATTN_UNFUSED ? 4 * tok * a : 0);
     double mlp = 2 * tok * f * ((m->gated_mlp ? 2 : 1) + 1) / t;
     if (m->experts) {
         /* a rank's experts receive its tok/t tokens' top_k copies (x the
@@ -499,7 +488,7 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     double wait_mb;
     double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r, &wait_mb);
     in.layers = layers; /* the bounding stage's */
-    add_ops(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
+    wk_ops_add(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
     r->dp = dp;
     r->micro_batches = (uint32_t)mb;
@@ -725,6 +714,9 @@ static int eval_any(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
     *out = (WkPerfResult){0};
     if (env->gpus == 0 || !(env->speed > 0) || !(env->net_bw > 0) || !(env->nvlink_bw > 0))
         return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "perf: empty placement or zero bandwidth");
+    if (m->attention == WK_ATTN_FLASH1 && !wk_catalog_eff(env->sku)->fa1) /* measured: eff.c FA1_* */
+        return wk_error_set(err, WK_E_INVAL, NULL, 0, 0, "attention: flash1 has no measurement on %s (the "
+                            "A100, H100 and H200 have one; docs/limits.md)", env->sku->name);
     return m->kind == WK_MODEL_LLM ? eval_llm(m, env, p, w, out, err) : eval_dp(m, env, p, w, out, err);
 }
 

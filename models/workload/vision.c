@@ -182,7 +182,8 @@ static void walk_vit(Walk *w, const WkModelSpec *m)
     if (w->c) {
         double T = w->B * s;
         WkOpsShape sh = {.T = T, .s = s, .b = w->B, .h = h, .heads = m->heads, .kv_heads = m->heads,
-                         .ffn = f, .t = 1, .flash = flash, .noncausal = 1};
+                         .ffn = f, .t = 1, .flash = flash, .noncausal = 1,
+                         .flash1 = m->attention == WK_ATTN_FLASH1};
         w->t += wk_ops_gemm(w->c, w->B * np, pin, h, 1, 0) + wk_ops_gemm(w->c, w->B * np, pin, h, 1, 1);
         if (m->dropout) /* embedding dropout: read, write and mask; backward likewise */
             for (int i = 0; i < 2; i++)

@@ -1054,6 +1054,67 @@ static void test_tied_embeddings_store_one_table(void **state)
     assert_float_equal(r[1][1].mem_state_bytes, r[1][0].mem_state_bytes, 1e-9 * r[1][0].mem_state_bytes);
 }
 
+/* attention: flash1 times the attention core from FlashAttention-1's
+ * measured forward + backward table (eff.c FA1_*, docs/models.md): at a
+ * measured key length its rate, between two the log2 interpolation, beyond
+ * the ends the end value; a head dimension below the kernel's block (80 in
+ * a 128 block) computes the padding too; no table (MI300X) or a head
+ * dimension above 128 is refused. In a whole layer (sustained clock off)
+ * the attention is the table's time; memory and flops are flash's. */
+static void test_flash1_attention_runs_at_the_measured_flashattention1_rate(void **state)
+{
+    (void)state;
+    const WkGpuEff *h = wk_catalog_eff(wk_catalog_find("H100-SXM-80G"));
+    const WkGpuEff *a = wk_catalog_eff(wk_catalog_find("A100-SXM-80G"));
+    double P = 989e12;
+    assert_float_equal(wk_eff_attn_fa1_s(h, 108e12, P, 2048, 1, 128), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(h, 117e12, P, 2048 * sqrt(2.0), 1, 128), 1, 1e-12); /* (108 + 126) / 2 */
+    assert_float_equal(wk_eff_attn_fa1_s(h, 98e12, P, 100, 1, 128), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(h, 139e12, P, 65536, 0, 128), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(h, 104e12 * 48 / 64, P, 512, 1, 48), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(h, 104e12 * 24 / 32, P, 512, 1, 24), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(h, 108e12 * 80 / 128, P, 2048, 1, 80), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(a, 69e12, 312e12, 2048, 1, 128), 1, 1e-12);
+    assert_float_equal(wk_eff_attn_fa1_s(a, 69e12 / 2, 312e12 / 2, 2048, 1, 128), 1, 1e-12); /* a slower clock */
+    assert_float_equal(wk_eff_attn_fa1_s(h, 1, P, 2048, 1, 129), -1, 0);
+    assert_null(wk_catalog_eff(wk_catalog_find("MI300X"))->fa1);
+
+    const char *y = "model: {base: llama3-8b, layers: 2, heads: 32, kv_heads: 8, seq_len: 2048, global_batch: 8, "
+                    "attention: %s}\n";
+    char buf[200];
+    WkPerfParams off = wk_perf_defaults();
+    off.sustained_clock = 0;
+    WkPerfResult r[2];
+    WkModelSpec m[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(buf, sizeof buf, y, k ? "flash1" : "flash");
+        m[k] = model(buf);
+        WkPerfEnv env = env_h100(8);
+        WkError err;
+        wk_error_clear(&err);
+        if (wk_perf_eval(&m[k], &env, &off, &r[k], &err) < 0)
+            fail_msg("%s", err.msg);
+    }
+    /* a rank: 8 sequences of 2048 tokens (dp 8, micro-batch 1), 2 layers;
+     * causal forward 4 T s h / 2, backward 2.5x, at 108 TFLOP/s */
+    double f = 4.0 * 8 * 2048 * 2048 * 4096 / 2 * 3.5 * 2 / 8;
+    assert_float_equal(r[1].ops[WK_OP_ATTN].compute_s, f / 108e12, 1e-9 * f / 108e12);
+    assert_true(r[0].ops[WK_OP_ATTN].compute_s < r[1].ops[WK_OP_ATTN].compute_s / 2);
+    assert_float_equal(r[1].mem_bytes, r[0].mem_bytes, 0);
+    assert_true(r[1].iter_s > r[0].iter_s);
+
+    WkPerfEnv mi = env_h100(8);
+    mi.sku = wk_catalog_find("MI300X");
+    eval_refused(&m[1], mi, "attention: flash1 has no measurement on MI300X");
+    WkError err;
+    wk_error_clear(&err);
+    WkModelSpec wide;
+    assert_int_equal(wk_model_parse(yaml_node("model: {base: llama3-8b, heads: 16, attention: flash1}\n", "model"),
+                                    NULL, &wide, &err),
+                     WK_E_INVAL);
+    assert_non_null(strstr(err.msg, "flash1 kernels run head dimensions up to 128 (hidden 4096 / heads 16)"));
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1358,6 +1419,7 @@ int main(void)
         cmocka_unit_test_teardown(test_experts_fold_over_the_context_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_expert_gradients_reduce_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_tied_embeddings_store_one_table, teardown),
+        cmocka_unit_test_teardown(test_flash1_attention_runs_at_the_measured_flashattention1_rate, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

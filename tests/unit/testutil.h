@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/approx.h"
+
 #include "sim/scenario/node.h"
 #include "models/network/sim.h"
 #include "models/run/run.h"

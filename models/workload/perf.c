@@ -150,12 +150,13 @@ static double kernels_of(const WkOpStat *a)
  * slower than the GPU the GPU waits. A MoE layer's host synchronisations
  * (ops.h) each leave the GPU idle while the host issues the next operator
  * from Python, in the forward and in a full recomputation of it. *wf and
- * *wb: the waits of the forward and of the backward with its recomputation. */
+ * *wb: the waits of the forward and of the backward with its recomputation;
+ * *sync: the synchronisations' part of them. */
 static void host_waits(const WkModelSpec *m, const WkStackMech *sk, const WkGpuEff *e, const WkOpStat *f,
                        const WkOpStat *b, const WkOpStat *x, double tf, double tb, double rc, double *wf,
-                       double *wb)
+                       double *wb, double *sync)
 {
-    *wf = *wb = 0;
+    *wf = *wb = *sync = 0;
     if (!sk->host_model)
         return;
     double py = wk_stack_py_op_s(e), cpp = WK_HOST_OP_CPP_S + e->kernel_s;
@@ -164,9 +165,10 @@ static void host_waits(const WkModelSpec *m, const WkStackMech *sk, const WkGpuE
                 wk_stack_host_wait(0, kernels_of(x), py, sk->cuda_graphs);
     *wb = hb > tb + rc ? hb - (tb + rc) : 0;
     if (m->kind == WK_MODEL_LLM && m->experts) {
-        double sync = wk_ops_moe_syncs((double)m->experts / (m->ep ? m->ep : 1)) * py;
-        *wf += sync;
-        *wb += m->recompute == WK_RECOMPUTE_FULL ? sync : 0;
+        double one = wk_ops_moe_syncs((double)m->experts / (m->ep ? m->ep : 1)) * py;
+        *wf += one;
+        *wb += m->recompute == WK_RECOMPUTE_FULL ? one : 0;
+        *sync = one * (m->recompute == WK_RECOMPUTE_FULL ? 2 : 1);
     }
 }
 
@@ -174,9 +176,10 @@ static void host_waits(const WkModelSpec *m, const WkStackMech *sk, const WkGpuE
  * the operator list: its layers forward, backward and recomputed, the
  * output layer (and the embedding when pp = 1). Fills `in` with the per
  * layer figures the communication model needs and r->ops per micro-batch;
- * *wait_s receives the stage's host-dispatch wait (in the returned time). */
+ * *wait_s receives the stage's host-dispatch wait (in the returned time),
+ * *sync_s the MoE synchronisations' part of it. */
 static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh, double *layers, WkCommIn *in,
-                         WkPerfResult *r, double *wait_s)
+                         WkPerfResult *r, double *wait_s, double *sync_s)
 {
     WkStackMech skm = wk_stack_with_reduce(m->stack, m->reduce_bytes);
     const WkStackMech *sk = &skm;
@@ -190,8 +193,8 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     double rc = recompute_s(m, sk, c, sh, f, x);
     c->acc = hd;
     double head = wk_ops_head(c, sh) + (m->pp == 1 ? wk_ops_embed(c, sh) : 0);
-    double wf, wb;
-    host_waits(m, sk, c->e, f, b, x, tf, tb, rc, &wf, &wb);
+    double wf, wb, sync;
+    host_waits(m, sk, c->e, f, b, x, tf, tb, rc, &wf, &wb, &sync);
     double per = tf + tb + rc + wf + wb, with_head = 1;
     if (m->first_stage_layers && m->pp > 1) {
         /* an uneven split: the slowest of the first stage, a middle one and
@@ -217,6 +220,7 @@ static double stage_mb_s(const WkModelSpec *m, WkOpsCtx *c, const WkOpsShape *sh
     in->bwd_s = tb + wb;
     in->rc_s = rc;
     *wait_s = *layers * (wf + wb);
+    *sync_s = *layers * sync;
     return *layers * per + with_head * head;
 }
 
@@ -300,8 +304,8 @@ void wk_perf_stage_costs(const WkModelSpec *m, const WkPerfEnv *env, const WkPer
     c.acc = b;
     double tb = wk_ops_layer_bwd(&c, &sh);
     c.acc = x;
-    double rc = recompute_s(m, sk, &c, &sh, f, x), wf, wb;
-    host_waits(m, sk, &e, f, b, x, tf, tb, rc, &wf, &wb);
+    double rc = recompute_s(m, sk, &c, &sh, f, x), wf, wb, sync;
+    host_waits(m, sk, &e, f, b, x, tf, tb, rc, &wf, &wb, &sync);
     c.acc = NULL;
     *layer_s = tf + tb + rc + wf + wb;
     *head_s = wk_ops_head(&c, &sh) + (m->pp == 1 ? wk_ops_embed(&c, &sh) : 0);
@@ -485,8 +489,8 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
                    .wan = wan_leg(env, &e, w, &leg), .site_grad_bytes = 2 * m->params, .sk = sk};
     uint32_t shard_dp = in.wan && m->zero >= 3 ? red / in.wan->sites : red;
     in.shard = shard_dp;
-    double wait_mb;
-    double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r, &wait_mb);
+    double wait_mb, sync_mb;
+    double t_mb = stage_mb_s(m, &c, &sh, &layers, &in, r, &wait_mb, &sync_mb);
     in.layers = layers; /* the bounding stage's */
     wk_ops_add(r->ops, r->ops, mb - 1); /* the per-micro-batch sums, mb times */
 
@@ -538,6 +542,11 @@ static int eval_llm(const WkModelSpec *m, const WkPerfEnv *env, const WkPerfPara
                     multi-tensor pass, read and write 4 B each) before the step */
         r->optim_s += wk_ops_mem(&c, WK_OP_OPTIM, 8 * opt_local, opt_local);
 
+    /* a host-bound pass idles the GPU between kernels; the layers' exposed collectives (tp, cp, ep; ZeRO-3's
+     * per-layer ones) run in that time, so they absorb the wait (a layer takes max(host, GPU busy);
+     * docs/models.md, "Host dispatch"); the MoE synchronisations idle the GPU after them and stay */
+    double bound = r->host_s - mb * sync_mb, lcomm = r->tp_s + r->cp_s + r->ep_s + (m->zero >= 3 ? r->dp_s : 0);
+    r->host_s -= min2(bound > 0 ? bound : 0, lcomm);
     r->iter_s = r->compute_s + r->host_s + r->bubble_s + r->tp_s + r->cp_s + r->pp_s + r->dp_s + r->ep_s +
                 r->optim_s + r->interference_s + r->wan_s;
     r->samples_per_iter = (double)gb * m->seq_len;

@@ -1115,6 +1115,28 @@ static void test_flash1_attention_runs_at_the_measured_flashattention1_rate(void
     assert_non_null(strstr(err.msg, "flash1 kernels run head dimensions up to 128 (hidden 4096 / heads 16)"));
 }
 
+/* A host-bound layer idles the GPU between kernels, and its exposed
+ * collectives run in that time (docs/models.md, "Host dispatch"): the layer
+ * takes max(host, compute + exposed communication), so the host wait plus
+ * the exposed tensor-parallel time is the same whatever the NVLink speed,
+ * as long as the host stays the slower (before: the two were added, and a
+ * faster link only removed communication). */
+static void test_exposed_layer_collectives_absorb_the_host_wait(void **state)
+{
+    (void)state;
+    WkModelSpec m = model("model: {layers: 4, hidden: 512, heads: 8, ffn: 2048, vocab: 32000, seq_len: 1024, tp: 2, "
+                          "global_batch: 64, micro_batch: 1, stack: torchtitan, zero: 1}\n");
+    WkPerfEnv slow = env_h100(16), fast = slow;
+    fast.nvlink_bw *= 2;
+    WkPerfResult a = eval_ok(&m, slow), b = eval_ok(&m, fast);
+    assert_true(a.host_s > 0 && b.host_s > a.host_s && a.tp_s > b.tp_s && b.tp_s > 0);
+    assert_float_equal(a.compute_s, b.compute_s, 1e-12);
+    double di = a.iter_s - b.iter_s, dc = a.dp_s - b.dp_s + a.interference_s - b.interference_s;
+    double ha = a.host_s + a.tp_s, hb = b.host_s + b.tp_s;
+    assert_float_equal(ha, hb, 1e-9 * ha);
+    assert_float_equal(di, dc, 1e-9 * a.iter_s);
+}
+
 /* Megatron-Core's all-to-all dispatcher synchronises the host with the GPU
  * (docs/models.md, "MoE layer"): each sync idles the GPU while the host
  * issues one operator from Python, WK_MOE_SYNCS per layer forward (one
@@ -1420,6 +1442,7 @@ int main(void)
         cmocka_unit_test_teardown(test_expert_gradients_reduce_over_the_expert_data_parallel_ranks, teardown),
         cmocka_unit_test_teardown(test_tied_embeddings_store_one_table, teardown),
         cmocka_unit_test_teardown(test_flash1_attention_runs_at_the_measured_flashattention1_rate, teardown),
+        cmocka_unit_test_teardown(test_exposed_layer_collectives_absorb_the_host_wait, teardown),
         cmocka_unit_test_teardown(test_moe_dispatcher_syncs_idle_the_gpu_one_host_operator_each, teardown),
         cmocka_unit_test_teardown(test_moe_dispatch_is_an_all_to_all_then_an_expert_tp_all_gather, teardown),
         cmocka_unit_test_teardown(test_zero3_communicates_per_micro_batch, teardown),

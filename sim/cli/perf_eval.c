@@ -115,6 +115,9 @@ static int report_one(WkStrBuf *b, const WkCluster *c, const WkModelSpec *m, con
         if (r.sm_clock_mhz > 0)
             wk_strbuf_printf(b, "%-34s %12.0f MHz (GEMMs and attention at the board power limit; "
                                 "perf.sustained_clock)\n", "SM clock", r.sm_clock_mhz);
+        if (m->attention == WK_ATTN_FLASH1)
+            wk_strbuf_printf(b, "%-34s %12s FlashAttention-1's measured rate (docs/models.md, \"Flash attention\")\n",
+                             "attention kernel", "flash1:");
         if (m->kind == WK_MODEL_RECSYS)
             wk_strbuf_printf(b, "note: recommendation models are illustrative: no published throughput validates "
                                 "them (docs/validation.md)\n");
